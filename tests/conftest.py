@@ -1,0 +1,40 @@
+"""Every device test runs once per Vulkan device found (lavapipe in CI): request the
+`ctx` fixture (one Context per device for the whole session) or the `device_info` one."""
+import os
+
+import pytest
+
+import vkpersist as vkp
+
+try:
+    DEVICES = vkp.list_devices()
+except vkp.VulkanUnavailable as exc:  # fail loudly: CI must always have lavapipe
+    raise pytest.UsageError(f"no Vulkan available for the tests: {exc}")
+
+
+def _ids(info):
+    return f"{info.index}-{info.name.split(' ')[0]}"
+
+
+@pytest.fixture(scope="session", params=DEVICES, ids=_ids)
+def device_info(request):
+    return request.param
+
+
+@pytest.fixture(scope="session")
+def ctx(device_info):
+    with vkp.Context(device_info.index) as c:
+        yield c
+
+
+@pytest.fixture(autouse=True)
+def _isolated_spirv_cache(tmp_path_factory, monkeypatch):
+    """Compiled shaders go to one cache per test session, never the user's."""
+    monkeypatch.setenv("VKPERSIST_CACHE", str(tmp_path_factory.getbasetemp() / "spirv-cache"))
+
+
+@pytest.fixture
+def clean_env(monkeypatch):
+    for var in ("VKPERSIST_DEVICE", "VKPERSIST_TIMEOUT"):
+        monkeypatch.delenv(var, raising=False)
+    return os.environ

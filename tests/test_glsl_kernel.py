@@ -1,0 +1,180 @@
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import vkpersist as vkp
+from vkpersist.vk.glslang import compile_glsl
+from vkpersist.vk.spirv import reflect
+
+SAXPY = """#version 450
+layout(local_size_x = 64) in;
+layout(push_constant) uniform P { float a; uint n; };
+layout(std430, binding = 0) readonly buffer X { float x[]; };
+layout(std430, binding = 1) buffer Y { float y[]; };
+void main() { uint i = gl_GlobalInvocationID.x; if (i < n) y[i] = a * x[i] + y[i]; }
+"""
+
+PUSH_TYPES = """#version 450
+layout(local_size_x = 1) in;
+layout(push_constant) uniform P { int i; uint u; float f; vec3 v; int k[2]; } pc;
+layout(std430, binding = 0) buffer Out { float o[]; };
+void main() {
+    o[0] = float(pc.i); o[1] = float(pc.u); o[2] = pc.f;
+    o[3] = pc.v.x; o[4] = pc.v.y; o[5] = pc.v.z; o[6] = float(pc.k[0]); o[7] = float(pc.k[1]);
+}
+"""
+
+
+def test_saxpy_on_device_arrays_is_asynchronous_and_correct(ctx):
+    k = vkp.glsl_kernel(SAXPY, name="saxpy")
+    n = 10_000
+    x = np.random.default_rng(0).standard_normal(n).astype(np.float32)
+    dx, dy = ctx.asarray(x), ctx.zeros(n)
+    for _ in range(5):
+        k[(n + 63) // 64](dx, dy, a=2.0, n=n)
+    ctx.synchronize()
+    np.testing.assert_allclose(dy.numpy(), 5 * np.float32(2.0) * x, rtol=1e-5)
+
+
+def test_numpy_arguments_copied_back_unless_readonly(ctx):
+    k = vkp.glsl_kernel(SAXPY, ctx=ctx)
+    x = np.arange(100, dtype=np.float32)
+    x_before = x.copy()
+    y = np.ones(100, np.float32)
+    k[2](x, y, a=3, n=100)
+    np.testing.assert_array_equal(y, 1 + 3 * x_before)
+    np.testing.assert_array_equal(x, x_before)
+    with pytest.raises(ValueError, match="'Y' is written by the shader but the NumPy array is read-only"):
+        ro = np.ones(100, np.float32)
+        ro.flags.writeable = False
+        k[2](x, ro, a=1, n=100)
+
+
+def test_push_constant_types(ctx):
+    k = vkp.glsl_kernel(PUSH_TYPES)
+    out = ctx.zeros(8)
+    k[1](out, i=-7, u=4_000_000_000, f=0.25, v=(1, 2, 3), k=[5, -6])
+    np.testing.assert_array_equal(out.numpy(), np.float32([-7, 4e9, 0.25, 1, 2, 3, 5, -6]))
+    assert k.push_constants["v"] == (np.dtype(np.float32), 3)
+
+
+@pytest.mark.parametrize("push, error, match", [
+    (dict(i=1, u=1, f=1, v=(1, 2, 3)), TypeError, "missing push constant\\(s\\) k"),
+    (dict(i=1, u=1, f=1, v=(1, 2, 3), k=[1, 2], z=3), TypeError, "unknown push constant\\(s\\) z; the shader declares: i, u, f, v, k"),
+    (dict(i=1, u=-1, f=1, v=(1, 2, 3), k=[1, 2]), TypeError, "push constant 'u'"),
+    (dict(i=1.5, u=1, f=1, v=(1, 2, 3), k=[1, 2]), TypeError, "1.5 cannot be represented exactly as int32"),
+    (dict(i=1, u=1, f=1, v=(1, 2), k=[1, 2]), ValueError, "'v' takes 3 values, got 2"),
+])
+def test_push_constant_mistakes(ctx, push, error, match):
+    k = vkp.glsl_kernel(PUSH_TYPES)
+    with pytest.raises(error, match=match):
+        k[1](ctx.zeros(8), **push)
+
+
+def test_argument_mistakes(ctx):
+    k = vkp.glsl_kernel(SAXPY, name="saxpy")
+    x, y = ctx.zeros(64), ctx.zeros(64)
+    with pytest.raises(TypeError, match="saxpy: takes 2 array argument\\(s\\) \\(X, Y\\) in binding order, got 1"):
+        k[1](x, a=1, n=64)
+    with pytest.raises(TypeError, match="'Y' must be a vkpersist Array or a NumPy array, not list"):
+        k[1](x, [1, 2], a=1, n=64)
+    with pytest.raises(ValueError, match="groups must not be negative"):
+        k[-1](x, y, a=1, n=64)
+    with pytest.raises(TypeError, match="groups must be an int or a tuple of 1-3 ints"):
+        k[1.5](x, y, a=1, n=64)
+    with pytest.raises(ValueError, match="exceed the device limit of"):
+        k[ctx.info.max_workgroup_count[0] + 1](x, y, a=1, n=64)
+    with pytest.raises(vkp.VkPersistError, match="fixes local_size \\(64, 1, 1\\); to choose it at launch declare"):
+        k[1, 32](x, y, a=1, n=64)
+    with vkp.Context(ctx.info.index) as other:
+        with pytest.raises(vkp.VkPersistError, match="belongs to another Context"):
+            k[1](x, other.zeros(64), a=1, n=64)
+
+
+def test_zero_groups_is_a_no_op(ctx):
+    k = vkp.glsl_kernel(SAXPY)
+    y = ctx.full(64, 5.0)
+    k[0](ctx.zeros(64), y, a=1, n=64)
+    assert (y.numpy() == 5).all()
+
+
+def test_local_size_chosen_at_launch_and_2d_grids(ctx):
+    src = """#version 450
+    layout(local_size_x_id = 0, local_size_y_id = 1) in;
+    layout(push_constant) uniform P { uint w; uint h; };
+    layout(std430, binding = 0) buffer Out { uint o[]; };
+    void main() {
+        uvec2 g = gl_GlobalInvocationID.xy;
+        if (g.x < w && g.y < h) o[g.y * w + g.x] = g.y * 1000u + g.x + gl_WorkGroupSize.x * 1000000u;
+    }
+    """
+    k = vkp.glsl_kernel(textwrap.dedent(src))
+    assert k.reflection.local_size_spec_ids[:2] == (0, 1)
+    w, h = 37, 11
+    expect = (np.arange(h)[:, None] * 1000 + np.arange(w)[None, :]).astype(np.uint32)
+    for local in [(8, 4), (16, 2)]:
+        out = ctx.zeros(w * h, np.uint32)
+        k[((w + local[0] - 1) // local[0], (h + local[1] - 1) // local[1]), local](out, w=w, h=h)
+        np.testing.assert_array_equal(out.numpy().reshape(h, w), expect + local[0] * 1_000_000)
+    with pytest.raises(ValueError, match="invocations; the device allows"):
+        k[(1, 1), (1024, 1024)](ctx.zeros(4, np.uint32), w=1, h=1)
+
+
+def test_compile_error_shows_the_line():
+    bad = "#version 450\nlayout(local_size_x = 1) in;\nvoid main() {\n    float v = undefined_name * 2.0;\n}\n"
+    with pytest.raises(vkp.CompileError) as info:
+        vkp.glsl_kernel(bad, name="broken.comp")
+    msg = str(info.value)
+    assert "broken.comp:4: error: 'undefined_name' : undeclared identifier" in msg
+    assert "   4 |     float v = undefined_name * 2.0;" in msg
+
+
+def test_uniform_blocks_are_rejected_with_a_hint():
+    src = "#version 450\nlayout(local_size_x=1) in;\nlayout(binding=0) uniform U { float u; };\n" \
+          "layout(std430, binding=1) buffer B { float b[]; };\nvoid main() { b[0] = u; }\n"
+    with pytest.raises(vkp.VkPersistError, match="uniform blocks are not supported.*push constants"):
+        vkp.glsl_kernel(src)
+
+
+def test_defines_reach_the_shader(ctx):
+    src = "#version 450\nlayout(local_size_x=1) in;\nlayout(std430, binding=0) buffer B { uint b[]; };\n" \
+          "void main() { b[0] = VALUE; }\n"
+    out = ctx.zeros(1, np.uint32)
+    vkp.glsl_kernel(src, defines={"VALUE": "17u"})[1](out)
+    assert out.numpy()[0] == 17
+    with pytest.raises(ValueError, match="not a valid GLSL identifier"):
+        vkp.glsl_kernel(src, defines={"1x": 1})
+
+
+def test_reflection_reads_bindings_push_and_local_size():
+    r = reflect(compile_glsl(SAXPY))
+    assert [(b.binding, b.name, b.readonly) for b in r.bindings] == [(0, "X", True), (1, "Y", False)]
+    assert [(m.name, m.offset, str(m.dtype)) for m in r.push_members] == [("a", 0, "float32"), ("n", 4, "uint32")]
+    assert r.push_size == 8 and r.local_size == (64, 1, 1)
+
+
+def test_cache_is_reused_and_safe_under_concurrent_compiles(tmp_path, monkeypatch):
+    monkeypatch.setenv("VKPERSIST_CACHE", str(tmp_path))
+    unique = SAXPY.replace("void main", "// concurrency test\nvoid main")
+    script = textwrap.dedent("""
+        import sys
+        from vkpersist.vk.glslang import compile_glsl
+        from vkpersist.vk.spirv import reflect
+        code = compile_glsl(sys.stdin.read())
+        assert reflect(code).push_size == 8
+        print(len(code))
+    """)
+    procs = [subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True) for _ in range(4)]
+    outs = [p.communicate(unique, timeout=120)[0] for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    assert len(set(outs)) == 1
+    entries = list((tmp_path / "spirv").iterdir())
+    assert len(entries) == 1 and entries[0].suffix == ".spv"   # no stray temporary files
+    def no_compiler(*a, **k):
+        raise AssertionError("a cached shader must not be recompiled")
+    monkeypatch.setattr(subprocess, "run", no_compiler)
+    assert compile_glsl(unique) == entries[0].read_bytes()

@@ -1,0 +1,57 @@
+"""Command line: `python -m vkpersist devices | doctor | demo`."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ._errors import VkPersistError
+
+
+def _fmt_bytes(n: int) -> str:
+    return f"{n / (1 << 30):.0f} GiB" if n >= 1 << 30 else f"{n >> 20} MiB"
+
+
+def devices() -> int:
+    from .vk.devices import list_devices, select_device
+    infos = list_devices()
+    default = select_device().index if infos else None
+    rows = [("#", "name", "kind", "driver", "vulkan", "f64", "i64", "subgroup", "memory kinds",
+             "heaps")]
+    for d in infos:
+        kinds = ",".join(d.memory_kinds) + (" (unified)" if d.uma else "")
+        heaps = " + ".join(_fmt_bytes(h.size) + ("*" if h.device_local else "") for h in d.heaps)
+        rows.append((f"{d.index}{'*' if d.index == default else ''}", d.name, d.kind,
+                     d.driver_info or f"{d.driver} {d.driver_version}", d.vulkan_version,
+                     "yes" if d.float64 else "no", "yes" if d.int64 else "no",
+                     str(d.subgroup_size), kinds, heaps))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    print("\n* default device (override with VKPERSIST_DEVICE); heap* = device-local")
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vkpersist",
+                                     description="vkpersist: GPU simulations on any Vulkan device")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("devices", help="list the Vulkan devices")
+    doctor = sub.add_parser("doctor", help="check each device end to end")
+    doctor.add_argument("--device", default=None,
+                        help="index, kind (dgpu, igpu, cpu) or name substring; default: all")
+    sub.add_parser("demo", help="run the demo on the default device")
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "devices":
+            return devices()
+        if args.command == "doctor":
+            from .vk.doctor import main as doctor_main
+            device = int(args.device) if args.device and args.device.isdigit() else args.device
+            return doctor_main(device)
+        if args.command == "demo":
+            from ._demo import main as demo_main
+            return demo_main()
+    except VkPersistError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0

@@ -1,0 +1,197 @@
+"""Arrays: N-d, C-contiguous, typed views of one Buffer, with NumPy in and out.
+
+Reads (`numpy()`, `numpy_view()`) first wait for the context's pending launches, so a
+result is never read half-written. Device-memory arrays move through a staging buffer;
+host-visible ones are read and written in place.
+"""
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+
+from .._errors import UnsupportedError, VkPersistError
+from . import commands
+from .memory import check_kind
+
+# dtype -> the DeviceInfo flag it needs (None: every device can store it)
+_DTYPE_NEEDS = {
+    np.dtype(np.bool_): None, np.dtype(np.int8): None, np.dtype(np.uint8): None,
+    np.dtype(np.int16): "storage16", np.dtype(np.uint16): "storage16",
+    np.dtype(np.float16): "storage16",
+    np.dtype(np.int32): None, np.dtype(np.uint32): None, np.dtype(np.float32): None,
+    np.dtype(np.int64): "int64", np.dtype(np.uint64): "int64", np.dtype(np.float64): "float64",
+}
+SUPPORTED_DTYPES = tuple(str(d) for d in _DTYPE_NEEDS)
+
+
+def check_dtype(dtype, info) -> np.dtype:
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"{dtype!r} is not a NumPy dtype; supported: "
+                        f"{', '.join(SUPPORTED_DTYPES)}") from None
+    dt = dt.newbyteorder("=") if dt.byteorder == ">" else dt
+    if dt not in _DTYPE_NEEDS:
+        raise TypeError(f"vkpersist arrays do not support dtype {dt}; supported: "
+                        f"{', '.join(SUPPORTED_DTYPES)}")
+    need = _DTYPE_NEEDS[dt]
+    if need and not getattr(info, need):
+        can = [d for d, n in _DTYPE_NEEDS.items() if n is None or getattr(info, n)]
+        raise UnsupportedError(f"{info.name} cannot use {dt} arrays (it lacks {need} support); "
+                               f"dtypes it supports: {', '.join(map(str, can))}")
+    return dt
+
+
+def check_shape(shape) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    try:
+        out = tuple(operator.index(n) for n in shape)
+    except TypeError:
+        raise TypeError(f"shape must be an int or a tuple of ints, got {shape!r}") from None
+    if any(n < 0 for n in out):
+        raise ValueError(f"shape must not have negative sizes, got {out}")
+    return out
+
+
+def to_scalar(value, dtype: np.dtype, what: str) -> np.ndarray:
+    """`value` as a 0-d array of `dtype`, refusing conversions that change the value
+    (1.5 into an integer, 300 into uint8, -1 into an unsigned type)."""
+    try:
+        item = np.array(value, dtype=dtype)
+    except (TypeError, ValueError, OverflowError):
+        raise TypeError(f"{what}: cannot convert {value!r} to {dtype}") from None
+    if item.ndim != 0:
+        raise ValueError(f"{what}: expected a scalar, got shape {item.shape}")
+    if dtype.kind in "biu":
+        original = np.asarray(value)
+        if original.dtype.kind == "f" and not float(original) == float(item) \
+                or original.dtype.kind in "iu" and int(original) != int(item):
+            raise TypeError(f"{what}: {value!r} cannot be represented exactly as {dtype}")
+    return item
+
+
+class Array:
+    """A typed N-d array in device memory. Create with `ctx.asarray`, `ctx.empty`,
+    `ctx.zeros` or `ctx.full`."""
+
+    def __init__(self, ctx, shape, dtype, memory: str = "device"):
+        check_kind(memory)
+        self.ctx = ctx
+        self.shape = check_shape(shape)
+        self.dtype = check_dtype(dtype, ctx.info)
+        self.memory = memory
+        self.size = math.prod(self.shape)
+        self.nbytes = self.size * self.dtype.itemsize
+        self.buffer = ctx._core_alive().allocate(self.nbytes, memory)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d array")
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        return (f"vkpersist.Array(shape={self.shape}, dtype={self.dtype}, memory={self.memory!r}, "
+                f"device={self.ctx.info.name!r})")
+
+    def __array__(self, dtype=None, copy=None):
+        out = self.numpy()
+        return out if dtype is None else out.astype(dtype, copy=False)
+
+    # ---- reading ---------------------------------------------------------------------
+    def numpy(self) -> np.ndarray:
+        """A NumPy copy of the contents (waits for pending launches first)."""
+        self._check_alive()
+        self.ctx.synchronize()
+        if self.buffer.host_visible:
+            raw = self.buffer.host_view()[:self.nbytes].copy()
+        else:
+            raw = self.ctx._staging().download(self.buffer, self.nbytes)
+        return raw.view(self.dtype).reshape(self.shape)
+
+    def numpy_view(self) -> np.ndarray:
+        """A zero-copy NumPy view of host-visible memory ('host', 'cached', 'rebar').
+
+        Waits for pending launches, then returns memory the GPU may write again later:
+        call `ctx.synchronize()` before reading it after further launches. The view keeps
+        the memory alive until it is garbage-collected."""
+        self._check_alive()
+        if self.memory == "device":
+            raise UnsupportedError(
+                "numpy_view() needs host-visible memory, and this array lives in 'device' "
+                "memory; use .numpy() for a copy, or create the array with memory='host', "
+                "'cached' or 'rebar'")
+        self.ctx.synchronize()
+        return self.buffer.host_view()[:self.nbytes].view(self.dtype).reshape(self.shape)
+
+    # ---- writing ---------------------------------------------------------------------
+    def copy_from(self, src) -> "Array":
+        """Copy `src` (an Array or anything NumPy accepts) into this array. Shapes must match;
+        the dtype is converted when NumPy's same-kind casting allows it."""
+        self._check_alive()
+        if isinstance(src, Array):
+            src._check_alive()
+            if src.ctx is not self.ctx:
+                raise VkPersistError("copy_from() between arrays of different contexts; "
+                                     "go through .numpy()")
+            if src.shape != self.shape or src.dtype != self.dtype:
+                raise ValueError(f"copy_from(): source is {src.shape} {src.dtype}, this array is "
+                                 f"{self.shape} {self.dtype}; they must match")
+            n = self.nbytes
+            commands.run_now(self.ctx._core_alive(),
+                             lambda cb: n and commands.copy(cb, src.buffer, self.buffer, n),
+                             keep=(src, self))
+            return self
+        data = np.asarray(src)
+        if data.shape != self.shape:
+            raise ValueError(f"copy_from(): source shape {data.shape} does not match the "
+                             f"array's shape {self.shape}")
+        if data.dtype != self.dtype and not np.can_cast(data.dtype, self.dtype, "same_kind"):
+            raise TypeError(f"copy_from(): cannot convert {data.dtype} to {self.dtype} "
+                            "safely; convert it explicitly with .astype()")
+        raw = np.ascontiguousarray(data, dtype=self.dtype).reshape(-1).view(np.uint8)
+        self._write_bytes(raw)
+        return self
+
+    def fill(self, value) -> "Array":
+        """Set every element to `value` (converted to the array's dtype)."""
+        self._check_alive()
+        item = to_scalar(value, self.dtype, "fill()")
+        pattern = np.full(4 // self.dtype.itemsize or 1, item, dtype=self.dtype).view(np.uint8)
+        if self.buffer.host_visible:
+            self.ctx.synchronize()
+            self.buffer.host_view()[:self.nbytes].view(self.dtype)[:] = item
+        elif self.dtype.itemsize <= 4:
+            word = int(pattern.view(np.uint32)[0])
+            size = self.buffer.size
+            commands.run_now(self.ctx._core_alive(),
+                             lambda cb: commands.fill_words(cb, self.buffer, word, size),
+                             keep=(self,))
+        else:
+            self._write_bytes(np.full(self.size, item, dtype=self.dtype).view(np.uint8))
+        return self
+
+    def _write_bytes(self, raw: np.ndarray) -> None:
+        if self.buffer.host_visible:
+            self.ctx.synchronize()
+            self.buffer.host_view()[:raw.size] = raw
+        else:
+            self.ctx._staging().upload(self.buffer, raw)
+
+    # ---- lifetime --------------------------------------------------------------------
+    def free(self) -> None:
+        """Release the memory now instead of at garbage collection. Waits for pending
+        launches first; views from numpy_view() must not be used afterwards."""
+        if self.buffer.alive:
+            self.ctx.synchronize()
+            self.buffer.free()
+
+    def _check_alive(self) -> None:
+        if not self.buffer.alive:
+            raise VkPersistError("this array was freed (or its Context closed)")

@@ -1,0 +1,126 @@
+"""Buffers: one VkBuffer bound to its own VkDeviceMemory, mapped when host-visible.
+
+A Buffer is released when it is garbage-collected, when `free()` is called, or when its
+Context closes, whichever comes first; the release runs once. Every buffer has a serial
+number so caches (descriptor sets, recorded command buffers) can forget it when it dies,
+even if the driver later reuses its handle value.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from .._errors import OutOfDeviceMemory, UnsupportedError, VkPersistError
+from ._api import ffi, translated, vk
+from .memory import check_kind
+
+_serials = itertools.count(1)
+_USAGE = None
+
+
+def _usage():
+    global _USAGE
+    if _USAGE is None:
+        _USAGE = (vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | vk.VK_BUFFER_USAGE_TRANSFER_SRC_BIT
+                  | vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT)
+    return _USAGE
+
+
+def _fmt(n: int) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} B"
+
+
+class Buffer:
+    """Raw device memory; `host_view()` gives zero-copy NumPy access when it is host-visible."""
+
+    def __init__(self, core, nbytes: int, kind: str, memory_type: int | None = None):
+        """`memory_type` overrides the kind's resolution (used to test each memory type)."""
+        check_kind(kind)
+        info = core.info
+        if kind not in info.memory_kinds:
+            raise UnsupportedError(
+                f"memory kind {kind!r} is not available on {info.name}; available kinds: "
+                f"{', '.join(info.memory_kinds)}")
+        if nbytes < 0:
+            raise ValueError(f"buffer size must be >= 0, got {nbytes}")
+        type_index = info.memory_kinds[kind] if memory_type is None else memory_type
+        mtype = info.memory_types[type_index]
+        heap = info.heaps[mtype.heap]
+        limit = min(heap.size, info.max_allocation_size)
+        if nbytes > limit:
+            raise OutOfDeviceMemory(
+                f"cannot allocate {_fmt(nbytes)} of {kind!r} memory on {info.name}: the largest "
+                f"single allocation is {_fmt(limit)} (heap {mtype.heap}: {_fmt(heap.size)}, "
+                f"maxMemoryAllocationSize {_fmt(info.max_allocation_size)})")
+        self.nbytes = nbytes
+        self.kind = kind
+        self.memory_type = type_index
+        self.serial = next(_serials)
+        size = max(4, (nbytes + 3) // 4 * 4)   # Vulkan forbids size 0; fills work on words
+        self.size = size
+        device = core.device
+        create_info = vk.VkBufferCreateInfo(size=size, usage=_usage(),
+                                            sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE)
+        with translated(f"creating a {_fmt(size)} buffer"):
+            handle = vk.vkCreateBuffer(device, create_info, None)
+        memory = None
+        try:
+            req = vk.vkGetBufferMemoryRequirements(device, handle)
+            if not (req.memoryTypeBits >> type_index) & 1:
+                raise VkPersistError(f"memory type {type_index} cannot back storage buffers on "
+                                     f"{info.name}")
+            alloc_info = vk.VkMemoryAllocateInfo(allocationSize=req.size, memoryTypeIndex=type_index)
+            with translated(f"allocating {_fmt(req.size)} of {kind!r} memory on {info.name}"):
+                memory = vk.vkAllocateMemory(device, alloc_info, None)
+                vk.vkBindBufferMemory(device, handle, memory, 0)
+            self.address = None
+            if mtype.host_visible:
+                with translated("mapping memory"):
+                    ptr = vk.vkMapMemory(device, memory, 0, size, 0)
+                self.address = int(ffi.cast("uintptr_t", ffi.from_buffer(ptr)))
+        except BaseException:
+            if memory is not None:
+                vk.vkFreeMemory(device, memory, None)
+            vk.vkDestroyBuffer(device, handle, None)
+            raise
+        self.handle = handle
+        self._finalizer = core.track(self, _release, core, handle, memory, self.serial)
+
+    @property
+    def alive(self) -> bool:
+        return self._finalizer.alive
+
+    @property
+    def host_visible(self) -> bool:
+        return self.address is not None
+
+    def host_view(self) -> np.ndarray:
+        """A uint8 view of the mapped memory. The view keeps this Buffer alive, so garbage
+        collection can never unmap memory under it (explicit `free()` still can)."""
+        if self.address is None or not self.alive:
+            raise VkPersistError("buffer is not host-visible or was freed")
+        return np.asarray(_MappedRegion(self))
+
+    def free(self) -> None:
+        """Release now (idempotent). The caller must ensure no pending GPU work uses it."""
+        self._finalizer()
+
+
+class _MappedRegion:
+    """Exposes mapped memory through the NumPy array interface while holding its Buffer."""
+
+    def __init__(self, buffer: Buffer):
+        self.buffer = buffer
+        self.__array_interface__ = {"data": (buffer.address, False), "shape": (buffer.size,),
+                                    "typestr": "|u1", "version": 3}
+
+
+def _release(core, handle, memory, serial) -> None:
+    core.forget(serial)
+    if core.device is not None:
+        vk.vkDestroyBuffer(core.device, handle, None)
+        vk.vkFreeMemory(core.device, memory, None)

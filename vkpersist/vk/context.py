@@ -1,0 +1,304 @@
+"""Context: one logical Vulkan device, its queue, submissions and the resources it owns.
+
+Ownership and shutdown: a Context's resources (buffers, pipelines) are released when they
+are garbage-collected, or when the Context closes (`close()`, `with`, garbage collection or
+interpreter exit), children first, then the device, then (at exit) the instance. A Context
+whose work did not finish within its timeout is not torn down (destroying a device under
+running work can crash the process); it is reported instead.
+
+Submissions: every command buffer vkpersist submits begins with a full memory barrier and
+ends with a barrier to the host, so successive submissions on the queue are ordered and their
+results are visible to the host once their fence signals. Launches are asynchronous;
+`synchronize()` waits for all of them with a timeout.
+"""
+from __future__ import annotations
+
+import collections
+import itertools
+import os
+import warnings
+import weakref
+
+import numpy as np
+
+from .._errors import DeviceTimeout, UnsupportedError, VkPersistError
+from ._api import fence_signaled, translated, vk, wait_fences
+from .buffer import Buffer
+from .devices import DeviceInfo, instance, select_device
+from .staging import Staging
+from .array import SUPPORTED_DTYPES, Array
+
+DEFAULT_TIMEOUT_S = 60.0
+_MAX_INFLIGHT = 512
+
+
+def _default_timeout() -> float:
+    value = os.environ.get("VKPERSIST_TIMEOUT")
+    if not value:
+        return DEFAULT_TIMEOUT_S
+    try:
+        t = float(value)
+    except ValueError:
+        raise ValueError(f"VKPERSIST_TIMEOUT={value!r} is not a number of seconds") from None
+    if t <= 0:
+        raise ValueError(f"VKPERSIST_TIMEOUT must be > 0 seconds, got {value}")
+    return t
+
+
+def _feature_chain(info: DeviceInfo):
+    """VkPhysicalDeviceFeatures2 enabling every optional feature vkpersist uses that the
+    device has. Returns (head, keepalive)."""
+    base = vk.VkPhysicalDeviceFeatures(shaderFloat64=info.float64, shaderInt64=info.int64,
+                                       shaderInt16=info.int16)
+    if tuple(int(p) for p in info.vulkan_version.split(".")[:2]) < (1, 2):
+        return None, [base]
+    f12 = vk.VkPhysicalDeviceVulkan12Features(
+        storageBuffer8BitAccess=info.storage8, shaderInt8=info.int8,
+        shaderFloat16=info.float16, shaderBufferInt64Atomics=info.atomic_int64,
+        vulkanMemoryModel=info.memory_model, vulkanMemoryModelDeviceScope=info.memory_model,
+        timelineSemaphore=True)
+    f11 = vk.VkPhysicalDeviceVulkan11Features(pNext=f12, storageBuffer16BitAccess=info.storage16)
+    head = vk.VkPhysicalDeviceFeatures2(pNext=f11, features=base)
+    return head, [base, f12, f11]
+
+
+class _Core:
+    """The handles of one logical device, shared by the Context and everything it owns
+    (children hold the core, not the Context, so no reference cycles are needed)."""
+
+    def __init__(self, info: DeviceInfo, timeout: float):
+        self.info = info
+        self.timeout = timeout
+        self.instance = instance()             # keeps the instance alive past this device
+        physical = self.instance.physical_devices[info.index]
+        families = vk.vkGetPhysicalDeviceQueueFamilyProperties(physical)
+        compute = [i for i, q in enumerate(families) if q.queueFlags & vk.VK_QUEUE_COMPUTE_BIT]
+        if not compute:
+            raise UnsupportedError(f"{info.name} has no compute queue")
+        self.queue_family = compute[0]
+        priorities = [1.0]
+        queue_info = vk.VkDeviceQueueCreateInfo(queueFamilyIndex=self.queue_family,
+                                                queueCount=1, pQueuePriorities=priorities)
+        features2, keep = _feature_chain(info)
+        if features2 is not None:
+            create = vk.VkDeviceCreateInfo(pNext=features2, pQueueCreateInfos=[queue_info])
+        else:
+            create = vk.VkDeviceCreateInfo(pQueueCreateInfos=[queue_info], pEnabledFeatures=keep[0])
+        with translated(f"creating a device on {info.name}"):
+            self.device = vk.vkCreateDevice(physical, create, None)
+        self.queue = vk.vkGetDeviceQueue(self.device, self.queue_family, 0)
+        pool_info = vk.VkCommandPoolCreateInfo(
+            queueFamilyIndex=self.queue_family,
+            flags=vk.VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT)
+        self.command_pool = vk.vkCreateCommandPool(self.device, pool_info, None)
+        self.free_fences: list = []
+        self.one_shot: list = []                                  # reusable command buffers
+        self.inflight: collections.deque = collections.deque()   # (fence, keepalive)
+        self.children: dict[int, weakref.finalize] = {}
+        self._keys = itertools.count()
+        self.forget_listeners: list = []
+        self.stuck = False
+
+    # ---- resources -------------------------------------------------------------------
+    def track(self, obj, release, *args) -> weakref.finalize:
+        """Register `release(*args)` to run once, when `obj` dies or the device closes."""
+        key = next(self._keys)
+        fin = weakref.finalize(obj, self._release_child, key, release, args)
+        self.children[key] = fin
+        return fin
+
+    def _release_child(self, key, release, args) -> None:
+        self.children.pop(key, None)
+        release(*args)
+
+    def forget(self, serial: int) -> None:
+        for listener in list(self.forget_listeners):
+            listener(serial)
+
+    # ---- submission ------------------------------------------------------------------
+    def fence(self):
+        if self.free_fences:
+            return self.free_fences.pop()
+        info = vk.VkFenceCreateInfo()
+        return vk.vkCreateFence(self.device, info, None)
+
+    def submit(self, command_buffers: list, keep=()) -> None:
+        """Submit asynchronously; `keep` stays referenced until the work completes."""
+        self.retire()
+        if len(self.inflight) >= _MAX_INFLIGHT:
+            self.wait_oldest()
+        fence = self.fence()
+        submit_info = vk.VkSubmitInfo(pCommandBuffers=command_buffers)
+        with translated("vkQueueSubmit"):
+            vk.vkQueueSubmit(self.queue, 1, [submit_info], fence)
+        self.inflight.append((fence, keep))
+
+    def retire(self) -> None:
+        """Recycle the fences of finished submissions, oldest first, without waiting."""
+        while self.inflight and fence_signaled(self.device, self.inflight[0][0]):
+            self._recycle(self.inflight.popleft()[0])
+
+    def _recycle(self, fence) -> None:
+        vk.vkResetFences(self.device, 1, [fence])
+        self.free_fences.append(fence)
+
+    def wait_oldest(self) -> None:
+        fence, _ = self.inflight[0]
+        wait_fences(self.device, [fence], self.timeout, "waiting for a queued launch")
+        self.retire()
+
+    def synchronize(self, timeout: float | None = None) -> None:
+        if not self.inflight:
+            return
+        fences = [f for f, _ in self.inflight]
+        try:
+            wait_fences(self.device, fences, self.timeout if timeout is None else timeout,
+                        "synchronize()")
+        except DeviceTimeout:
+            self.retire()
+            raise
+        while self.inflight:
+            self._recycle(self.inflight.popleft()[0])
+
+    # ---- shutdown --------------------------------------------------------------------
+    def close(self) -> None:
+        if self.device is None:
+            return
+        try:
+            self.synchronize()
+        except DeviceTimeout:
+            self.stuck = True
+            warnings.warn(f"vkpersist: work on {self.info.name} did not finish within "
+                          f"{self.timeout:g} s; its device is left open rather than destroyed "
+                          "under running work", RuntimeWarning, stacklevel=2)
+            return
+        except VkPersistError:
+            pass  # a lost device can still be destroyed
+        for fin in list(self.children.values()):
+            fin()
+        self.children.clear()
+        for fence in self.free_fences:
+            vk.vkDestroyFence(self.device, fence, None)
+        self.free_fences.clear()
+        vk.vkDestroyCommandPool(self.device, self.command_pool, None)
+        vk.vkDestroyDevice(self.device, None)
+        self.device = None
+
+    def allocate(self, nbytes: int, kind: str) -> Buffer:
+        return Buffer(self, nbytes, kind)
+
+
+_contexts: "weakref.WeakSet[Context]" = weakref.WeakSet()
+_default: "Context | None" = None
+
+
+class Context:
+    """One Vulkan device, ready for arrays and kernels.
+
+    device: None (env VKPERSIST_DEVICE, else the best device: dgpu > igpu > cpu), an int
+    index into `list_devices()`, a kind ('dgpu', 'igpu', 'cpu', 'virtual', 'other') or a
+    substring of the device name. timeout: seconds any wait may take before DeviceTimeout
+    (default: env VKPERSIST_TIMEOUT, else 60).
+    """
+
+    def __init__(self, device=None, *, timeout: float | None = None):
+        if timeout is None:
+            timeout = _default_timeout()
+        elif not timeout > 0:
+            raise ValueError(f"timeout must be > 0 seconds, got {timeout!r}")
+        self.info: DeviceInfo = select_device(device)
+        self._core = _Core(self.info, float(timeout))
+        self._close = weakref.finalize(self, self._core.close)
+        self._stager: Staging | None = None
+        _contexts.add(self)
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def timeout(self) -> float:
+        return self._core.timeout
+
+    @timeout.setter
+    def timeout(self, seconds: float) -> None:
+        if not seconds > 0:
+            raise ValueError(f"timeout must be > 0 seconds, got {seconds!r}")
+        self._core.timeout = float(seconds)
+
+    @property
+    def closed(self) -> bool:
+        return self._core.device is None
+
+    def close(self) -> None:
+        """Wait for pending work (with the timeout), then release everything this Context
+        owns. Idempotent."""
+        self._close()
+
+    def __enter__(self) -> "Context":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"vkpersist.Context({self.info.summary()}{', closed' if self.closed else ''})"
+
+    # ---- arrays ----------------------------------------------------------------------
+    def empty(self, shape, dtype=np.float32, memory: str = "device") -> Array:
+        """An uninitialised array."""
+        return Array(self, shape, dtype, memory)
+
+    def zeros(self, shape, dtype=np.float32, memory: str = "device") -> Array:
+        return self.empty(shape, dtype, memory).fill(0)
+
+    def full(self, shape, value, dtype=np.float32, memory: str = "device") -> Array:
+        return self.empty(shape, dtype, memory).fill(value)
+
+    def asarray(self, data, dtype=None, memory: str = "device") -> Array:
+        """A device copy of `data` (an ndarray or anything NumPy accepts). An Array of this
+        context with the same dtype and memory kind is returned as it is."""
+        if isinstance(data, Array):
+            if data.ctx is self and (dtype is None or np.dtype(dtype) == data.dtype) \
+                    and data.memory == memory:
+                return data
+            data = data.numpy()
+        host = np.asarray(data, dtype=dtype)
+        if host.dtype == np.dtype(object):
+            raise TypeError("asarray(): data has object dtype (ragged or non-numeric); "
+                            f"supported dtypes: {', '.join(SUPPORTED_DTYPES)}")
+        out = Array(self, host.shape, host.dtype, memory)
+        out.copy_from(host)
+        return out
+
+    # ---- work ------------------------------------------------------------------------
+    def synchronize(self, timeout: float | None = None) -> None:
+        """Wait until every launch submitted on this context has finished."""
+        core = self._core_alive()
+        core.synchronize(timeout)
+
+    def _core_alive(self) -> _Core:
+        core = self._core
+        if core.device is None:
+            raise VkPersistError(f"this Context ({self.info.name}) is closed")
+        return core
+
+    def _staging(self) -> Staging:
+        if self._stager is None:
+            self._stager = Staging(self._core_alive())
+        return self._stager
+
+
+def default_context() -> Context:
+    """The Context used by calls that name none; created on first use."""
+    global _default
+    if _default is None or _default.closed:
+        _default = Context()
+    return _default
+
+
+def synchronize(timeout: float | None = None) -> None:
+    """Wait for the pending launches of every open Context."""
+    for ctx in list(_contexts):
+        if not ctx.closed:
+            ctx.synchronize(timeout)

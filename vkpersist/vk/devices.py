@@ -1,0 +1,203 @@
+"""The Vulkan instance, the devices it sees, and device selection.
+
+One instance serves the whole process; it is created on first use and destroyed at exit
+after every Context (weakref.finalize runs in reverse creation order).
+"""
+from __future__ import annotations
+
+import os
+import weakref
+from dataclasses import dataclass
+
+from .._errors import DeviceNotFound, VulkanUnavailable
+from ._api import INSTALL_HINT, ffi, translated, version_string, vk
+from .memory import MemoryHeap, MemoryType, resolve_kinds
+
+_KIND_OF_TYPE = {0: "other", 1: "igpu", 2: "dgpu", 3: "virtual", 4: "cpu"}
+_KIND_PREFERENCE = ("dgpu", "igpu", "cpu", "virtual", "other")
+DEVICE_KINDS = ("dgpu", "igpu", "cpu", "virtual", "other")
+_VENDORS = {0x10DE: "NVIDIA", 0x1002: "AMD", 0x1022: "AMD", 0x8086: "Intel", 0x13B5: "ARM",
+            0x5143: "Qualcomm", 0x106B: "Apple", 0x1010: "ImgTec", 0x10005: "Mesa",
+            0x14E4: "Broadcom", 0x144D: "Samsung"}
+DRIVER_ID_LLVMPIPE = 13  # VK_DRIVER_ID_MESA_LLVMPIPE
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    """What vkpersist knows about one Vulkan device, read without creating a Context."""
+    index: int
+    name: str
+    kind: str                      # dgpu | igpu | cpu | virtual | other
+    vendor: str
+    vendor_id: int
+    device_id: int
+    driver: str                    # driver name, e.g. "llvmpipe", "NVIDIA"
+    driver_info: str
+    driver_id: int
+    driver_version: str
+    vulkan_version: str
+    float64: bool
+    int64: bool
+    int16: bool
+    int8: bool                     # 8-bit integer arithmetic in shaders
+    float16: bool                  # float16 arithmetic in shaders
+    storage16: bool                # 16-bit types in storage buffers
+    storage8: bool                 # 8-bit types in storage buffers
+    atomic_int64: bool
+    memory_model: bool
+    subgroup_size: int
+    heaps: tuple[MemoryHeap, ...]
+    memory_types: tuple[MemoryType, ...]
+    memory_kinds: dict             # kind -> memory type index, only kinds the device has
+    uma: bool                      # one memory serves host and device
+    external_memory_host: bool     # VK_EXT_external_memory_host (import host pages)
+    shader_clock: bool             # VK_KHR_shader_clock
+    max_storage_buffer_range: int
+    max_allocation_size: int
+    max_workgroup_invocations: int
+    max_workgroup_size: tuple[int, int, int]
+    max_workgroup_count: tuple[int, int, int]
+    max_push_constants_size: int
+    timestamp_period_ns: float
+    timestamps: bool
+
+    @property
+    def is_lavapipe(self) -> bool:
+        return self.driver_id == DRIVER_ID_LLVMPIPE
+
+    def summary(self) -> str:
+        return f"[{self.index}] {self.name} ({self.kind}, {self.driver_info or self.driver + ' ' + self.driver_version})"
+
+
+class _Instance:
+    """The process-wide VkInstance and the physical devices it enumerates."""
+
+    def __init__(self):
+        self._app = vk.VkApplicationInfo(pApplicationName="vkpersist", applicationVersion=1,
+                                         pEngineName="vkpersist", engineVersion=1,
+                                         apiVersion=vk.VK_MAKE_VERSION(1, 3, 0))
+        self._create_info = vk.VkInstanceCreateInfo(pApplicationInfo=self._app)
+        with translated("creating the Vulkan instance"):
+            try:
+                self.handle = vk.vkCreateInstance(self._create_info, None)
+            except vk.VkErrorIncompatibleDriver:
+                raise VulkanUnavailable(f"the Vulkan loader found no driver; {INSTALL_HINT}") from None
+        weakref.finalize(self, vk.vkDestroyInstance, self.handle, None)
+        with translated("enumerating Vulkan devices"):
+            self.physical_devices = list(vk.vkEnumeratePhysicalDevices(self.handle))
+        self.infos = [_describe(i, pd) for i, pd in enumerate(self.physical_devices)]
+
+
+_instance: _Instance | None = None
+
+
+def instance() -> _Instance:
+    global _instance
+    if _instance is None:
+        _instance = _Instance()
+    return _instance
+
+
+def list_devices() -> list[DeviceInfo]:
+    """Every Vulkan device present, in the driver's order (`index` is that position)."""
+    return list(instance().infos)
+
+
+def select_device(selector=None) -> DeviceInfo:
+    """Resolve a device selector: None (env VKPERSIST_DEVICE, else the best device:
+    dgpu > igpu > cpu), an int index, a kind ('dgpu', 'igpu', 'cpu', 'virtual', 'other'),
+    or a case-insensitive substring of the device name."""
+    infos = list_devices()
+    if not infos:
+        raise VulkanUnavailable(f"no Vulkan device found; {INSTALL_HINT}")
+    source = "device"
+    if selector is None:
+        selector = os.environ.get("VKPERSIST_DEVICE") or None
+        source = "VKPERSIST_DEVICE"
+        if selector is not None and selector.strip().lstrip("-").isdigit():
+            selector = int(selector)
+    if selector is None:
+        return min(infos, key=lambda d: (_KIND_PREFERENCE.index(d.kind), d.index))
+    listing = "; ".join(d.summary() for d in infos)
+    if isinstance(selector, bool) or not isinstance(selector, (int, str)):
+        raise TypeError(f"{source} must be an int index, a kind ({', '.join(DEVICE_KINDS)}) or "
+                        f"a name substring, not {type(selector).__name__}")
+    if isinstance(selector, int):
+        if 0 <= selector < len(infos):
+            return infos[selector]
+        raise DeviceNotFound(f"{source}={selector}: no device with that index; devices: {listing}")
+    key = selector.strip().lower()
+    if key in DEVICE_KINDS:
+        found = [d for d in infos if d.kind == key]
+    else:
+        found = [d for d in infos if key and key in d.name.lower()]
+    if not found:
+        raise DeviceNotFound(f"{source}={selector!r} matches no device; use an index, a kind "
+                             f"({', '.join(DEVICE_KINDS)}) or part of a name. Devices: {listing}")
+    return found[0]
+
+
+def _text(chars) -> str:
+    return chars if isinstance(chars, str) else ffi.string(chars).decode()
+
+
+def _driver_version(vendor_id: int, v: int) -> str:
+    if vendor_id == 0x10DE:  # NVIDIA packs 10.8.8.6 bits
+        return f"{v >> 22}.{(v >> 14) & 0xFF}.{(v >> 6) & 0xFF}"
+    return version_string(v)
+
+
+def _describe(index: int, pd) -> DeviceInfo:
+    props = vk.vkGetPhysicalDeviceProperties(pd)
+    api = props.apiVersion
+    exts = {e.extensionName for e in vk.vkEnumerateDeviceExtensionProperties(pd, None)}
+    feats = vk.vkGetPhysicalDeviceFeatures(pd)
+    f11 = f12 = None
+    driver, driver_info, driver_id, subgroup = "", "", 0, 1
+    max_alloc = 1 << 30
+    if api >= vk.VK_MAKE_VERSION(1, 2, 0):
+        f12 = vk.VkPhysicalDeviceVulkan12Features()
+        f11 = vk.VkPhysicalDeviceVulkan11Features(pNext=f12)
+        f2 = vk.VkPhysicalDeviceFeatures2(pNext=f11)
+        vk.vkGetPhysicalDeviceFeatures2(pd, f2)
+        sg = vk.VkPhysicalDeviceSubgroupProperties()
+        m3 = vk.VkPhysicalDeviceMaintenance3Properties(pNext=sg)
+        dp = vk.VkPhysicalDeviceDriverProperties(pNext=m3)
+        p2 = vk.VkPhysicalDeviceProperties2(pNext=dp)
+        vk.vkGetPhysicalDeviceProperties2(pd, p2)
+        driver, driver_info, driver_id = _text(dp.driverName), _text(dp.driverInfo), dp.driverID
+        subgroup, max_alloc = sg.subgroupSize, m3.maxMemoryAllocationSize
+    mp = vk.vkGetPhysicalDeviceMemoryProperties(pd)
+    heaps = tuple(MemoryHeap(i, mp.memoryHeaps[i].size, bool(mp.memoryHeaps[i].flags & 1))
+                  for i in range(mp.memoryHeapCount))
+    types = tuple(MemoryType(i, mp.memoryTypes[i].propertyFlags, mp.memoryTypes[i].heapIndex)
+                  for i in range(mp.memoryTypeCount))
+    kind = _KIND_OF_TYPE.get(props.deviceType, "other")
+    uma = kind in ("igpu", "cpu") or all(h.device_local for h in heaps)
+    queues = vk.vkGetPhysicalDeviceQueueFamilyProperties(pd)
+    lim = props.limits
+    return DeviceInfo(
+        index=index, name=_text(props.deviceName), kind=kind,
+        vendor=_VENDORS.get(props.vendorID, hex(props.vendorID)), vendor_id=props.vendorID,
+        device_id=props.deviceID, driver=driver or _VENDORS.get(props.vendorID, "unknown"),
+        driver_info=driver_info, driver_id=driver_id,
+        driver_version=_driver_version(props.vendorID, props.driverVersion),
+        vulkan_version=version_string(api),
+        float64=bool(feats.shaderFloat64), int64=bool(feats.shaderInt64),
+        int16=bool(feats.shaderInt16), int8=bool(f12 and f12.shaderInt8),
+        float16=bool(f12 and f12.shaderFloat16), storage16=bool(f11 and f11.storageBuffer16BitAccess),
+        storage8=bool(f12 and f12.storageBuffer8BitAccess),
+        atomic_int64=bool(f12 and f12.shaderBufferInt64Atomics),
+        memory_model=bool(f12 and f12.vulkanMemoryModel and f12.vulkanMemoryModelDeviceScope),
+        subgroup_size=subgroup, heaps=heaps, memory_types=types,
+        memory_kinds=resolve_kinds(list(types)), uma=uma,
+        external_memory_host="VK_EXT_external_memory_host" in exts,
+        shader_clock="VK_KHR_shader_clock" in exts,
+        max_storage_buffer_range=lim.maxStorageBufferRange, max_allocation_size=max_alloc,
+        max_workgroup_invocations=lim.maxComputeWorkGroupInvocations,
+        max_workgroup_size=tuple(lim.maxComputeWorkGroupSize),
+        max_workgroup_count=tuple(lim.maxComputeWorkGroupCount),
+        max_push_constants_size=lim.maxPushConstantsSize,
+        timestamp_period_ns=float(lim.timestampPeriod),
+        timestamps=any(q.timestampValidBits for q in queues if q.queueFlags & vk.VK_QUEUE_COMPUTE_BIT),
+    )

@@ -1,0 +1,182 @@
+"""Compute pipelines and the launch cache.
+
+A Pipeline owns its shader module, layouts and pipeline, plus descriptor sets cached per
+tuple of bound buffers and command buffers cached per (buffers, groups, push-constant bytes):
+a repeated launch with the same arguments costs one vkQueueSubmit. Cache entries die with
+any buffer they reference (Buffer serials, via the core's forget listeners).
+"""
+from __future__ import annotations
+
+import collections
+
+from .._errors import VkPersistError
+from . import commands
+from ._api import ffi, translated, vk
+from .spirv import Reflection
+
+_SETS_PER_POOL = 64
+_MAX_RECORDED = 256
+
+
+class Pipeline:
+    def __init__(self, core, code: bytes, reflection: Reflection, spec: dict[int, int] | None = None,
+                 label: str = "kernel"):
+        self.core = core
+        self.reflection = reflection
+        self.label = label
+        device = core.device
+        sets = {b.set for b in reflection.bindings}
+        if sets - {0}:
+            raise VkPersistError(f"{label}: only descriptor set 0 is supported, the shader uses "
+                                 f"sets {sorted(sets)}")
+        if reflection.push_size > core.info.max_push_constants_size:
+            raise VkPersistError(f"{label}: {reflection.push_size} bytes of push constants exceed "
+                                 f"the device limit of {core.info.max_push_constants_size}")
+        self._keep = []
+        module_info = vk.VkShaderModuleCreateInfo(codeSize=len(code), pCode=code)
+        bindings = [vk.VkDescriptorSetLayoutBinding(
+            binding=b.binding, descriptorType=vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            descriptorCount=1, stageFlags=vk.VK_SHADER_STAGE_COMPUTE_BIT)
+            for b in reflection.bindings]
+        layout_info = vk.VkDescriptorSetLayoutCreateInfo(pBindings=bindings or None)
+        with translated(f"{label}: creating the pipeline"):
+            self.module = vk.vkCreateShaderModule(device, module_info, None)
+            self.set_layout = vk.vkCreateDescriptorSetLayout(device, layout_info, None)
+            set_layouts = [self.set_layout]
+            if reflection.push_size:
+                ranges = [vk.VkPushConstantRange(stageFlags=vk.VK_SHADER_STAGE_COMPUTE_BIT,
+                                                 offset=0, size=reflection.push_size)]
+                pl_info = vk.VkPipelineLayoutCreateInfo(pSetLayouts=set_layouts,
+                                                        pPushConstantRanges=ranges)
+            else:
+                pl_info = vk.VkPipelineLayoutCreateInfo(pSetLayouts=set_layouts)
+            self.layout = vk.vkCreatePipelineLayout(device, pl_info, None)
+            spec_info = None
+            if spec:
+                entries = [vk.VkSpecializationMapEntry(constantID=cid, offset=4 * i, size=4)
+                           for i, cid in enumerate(spec)]
+                data = ffi.new("uint32_t[]", list(spec.values()))
+                spec_info = vk.VkSpecializationInfo(pMapEntries=entries, dataSize=4 * len(spec),
+                                                    pData=data)
+                self._keep += [entries, data]
+            stage = vk.VkPipelineShaderStageCreateInfo(
+                stage=vk.VK_SHADER_STAGE_COMPUTE_BIT, module=self.module, pName="main",
+                pSpecializationInfo=spec_info)
+            create = vk.VkComputePipelineCreateInfo(stage=stage, layout=self.layout)
+            self.handle = vk.vkCreateComputePipelines(device, None, 1, [create], None)[0]
+        self.cache = _LaunchCache(core, self.set_layout, reflection, label)
+        core.forget_listeners.append(self.cache.forget)
+        self._finalizer = core.track(self, _destroy, core, self.handle, self.layout,
+                                     self.set_layout, self.module, self.cache)
+
+    def command_buffer(self, buffers, groups: tuple[int, int, int], push: bytes):
+        """A recorded (and cached) command buffer that dispatches this pipeline."""
+        key = (tuple(b.serial for b in buffers), groups, push)
+        cb = self.cache.recorded.get(key)
+        if cb is not None:
+            self.cache.recorded.move_to_end(key)
+            return cb
+        ds = self.cache.descriptor_set(buffers)
+        cb = commands.allocate(self.core)[0]
+        push_data = ffi.new("char[]", push) if push else None
+
+        def body(cb):
+            vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, self.handle)
+            if self.reflection.bindings:
+                vk.vkCmdBindDescriptorSets(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, self.layout,
+                                           0, 1, [ds], 0, None)
+            if push:
+                vk.vkCmdPushConstants(cb, self.layout, vk.VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                                      len(push), push_data)
+            vk.vkCmdDispatch(cb, *groups)
+        commands.record(cb, body, reusable=True)
+        self.cache.add(key, cb)
+        return cb
+
+
+class _LaunchCache:
+    """Descriptor sets per tuple of buffers and recorded command buffers per launch key.
+    Separate from Pipeline so the forget listener does not keep the Pipeline alive."""
+
+    def __init__(self, core, set_layout, reflection: Reflection, label: str):
+        self.core = core
+        self.set_layout = set_layout
+        self.bindings = reflection.bindings
+        self.label = label
+        self.pools: list = []
+        self.free_sets: list = []
+        self.sets: dict[tuple, object] = {}
+        self.recorded: collections.OrderedDict = collections.OrderedDict()
+
+    def descriptor_set(self, buffers) -> object:
+        key = tuple(b.serial for b in buffers)
+        ds = self.sets.get(key)
+        if ds is not None:
+            return ds
+        if not self.free_sets:
+            self._grow_pool()
+        ds = self.free_sets.pop()
+        infos = [vk.VkDescriptorBufferInfo(buffer=b.handle, offset=0, range=b.size) for b in buffers]
+        writes = [vk.VkWriteDescriptorSet(dstSet=ds, dstBinding=spec.binding, descriptorCount=1,
+                                          descriptorType=vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                          pBufferInfo=[info])
+                  for spec, info in zip(self.bindings, infos)]
+        if writes:
+            vk.vkUpdateDescriptorSets(self.core.device, len(writes), writes, 0, None)
+        self.sets[key] = ds
+        return ds
+
+    def _grow_pool(self) -> None:
+        n = max(1, len(self.bindings))
+        sizes = [vk.VkDescriptorPoolSize(type=vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                         descriptorCount=n * _SETS_PER_POOL)]
+        info = vk.VkDescriptorPoolCreateInfo(maxSets=_SETS_PER_POOL, pPoolSizes=sizes)
+        with translated(f"{self.label}: creating a descriptor pool"):
+            pool = vk.vkCreateDescriptorPool(self.core.device, info, None)
+        self.pools.append(pool)
+        layouts = [self.set_layout] * _SETS_PER_POOL
+        alloc = vk.VkDescriptorSetAllocateInfo(descriptorPool=pool,
+                                               descriptorSetCount=_SETS_PER_POOL,
+                                               pSetLayouts=layouts)
+        with translated(f"{self.label}: allocating descriptor sets"):
+            self.free_sets.extend(vk.vkAllocateDescriptorSets(self.core.device, alloc))
+
+    def add(self, key, cb) -> None:
+        self.recorded[key] = cb
+        if len(self.recorded) > _MAX_RECORDED:
+            self.core.synchronize()   # the oldest may still be pending
+            _, old = self.recorded.popitem(last=False)
+            self._free_command_buffers([old])
+
+    def forget(self, serial: int) -> None:
+        """A buffer died: drop every cached set and command buffer that names it. No pending
+        work uses them: submissions keep their buffers alive until they complete."""
+        for key in [k for k in self.sets if serial in k]:
+            self.free_sets.append(self.sets.pop(key))
+        stale = [k for k in self.recorded if serial in k[0]]
+        self._free_command_buffers([self.recorded.pop(k) for k in stale])
+
+    def _free_command_buffers(self, cbs: list) -> None:
+        if cbs and self.core.device is not None:
+            vk.vkFreeCommandBuffers(self.core.device, self.core.command_pool, len(cbs), cbs)
+
+    def release(self) -> None:
+        if self.forget in self.core.forget_listeners:
+            self.core.forget_listeners.remove(self.forget)
+        self._free_command_buffers(list(self.recorded.values()))
+        self.recorded.clear()
+        if self.core.device is not None:
+            for pool in self.pools:
+                vk.vkDestroyDescriptorPool(self.core.device, pool, None)
+        self.pools.clear()
+
+
+def _destroy(core, handle, layout, set_layout, module, cache) -> None:
+    cache.release()
+    if core.device is None:
+        return
+    device = core.device
+    vk.vkDestroyPipeline(device, handle, None)
+    vk.vkDestroyPipelineLayout(device, layout, None)
+    vk.vkDestroyDescriptorSetLayout(device, set_layout, None)
+    vk.vkDestroyShaderModule(device, module, None)

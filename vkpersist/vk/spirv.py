@@ -1,0 +1,170 @@
+"""Reflection of compute-shader SPIR-V: what a kernel binds and what it takes as push
+constants, read from the module itself so it holds whatever the GLSL did with macros.
+
+Only the instructions that describe the interface are decoded (names, decorations, types,
+variables, execution modes, spec constants); see the SPIR-V specification §3 for the numbers.
+"""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._errors import VkPersistError
+
+MAGIC = 0x07230203
+# opcodes
+_OpName, _OpMemberName, _OpExecutionMode, _OpTypeBool, _OpTypeInt, _OpTypeFloat = 5, 6, 16, 20, 21, 22
+_OpTypeVector, _OpTypeArray, _OpTypeRuntimeArray, _OpTypeStruct, _OpTypePointer = 23, 28, 29, 30, 32
+_OpConstant, _OpSpecConstant, _OpSpecConstantComposite, _OpVariable = 43, 50, 51, 59
+_OpDecorate, _OpMemberDecorate, _OpExecutionModeId = 71, 72, 331
+# decorations, storage classes, execution modes
+_SpecId, _Block, _BufferBlock, _ArrayStride, _BuiltIn, _NonWritable, _Binding, _DescriptorSet, _Offset = \
+    1, 2, 3, 6, 11, 24, 33, 34, 35
+_Uniform, _PushConstant, _StorageBuffer = 2, 9, 12
+_LocalSize, _LocalSizeId = 17, 38
+_WorkgroupSize = 25
+
+
+@dataclass(frozen=True)
+class BufferBinding:
+    set: int
+    binding: int
+    name: str            # the instance name, else the block name
+    readonly: bool
+
+
+@dataclass(frozen=True)
+class PushMember:
+    name: str
+    offset: int
+    dtype: np.dtype      # element type
+    count: int           # components (vectors) x elements (arrays); 1 for scalars
+
+
+@dataclass
+class Reflection:
+    bindings: list[BufferBinding] = field(default_factory=list)
+    push_members: list[PushMember] = field(default_factory=list)
+    push_size: int = 0
+    local_size: tuple[int, int, int] = (1, 1, 1)
+    local_size_spec_ids: tuple = (None, None, None)   # SpecId per axis when specialisable
+
+
+def _string(words: list[int]) -> str:
+    raw = struct.pack(f"<{len(words)}I", *words)
+    return raw.split(b"\0", 1)[0].decode()
+
+
+def reflect(code: bytes) -> Reflection:
+    if len(code) < 20 or len(code) % 4:
+        raise VkPersistError("not a SPIR-V module (size)")
+    words = list(struct.unpack(f"<{len(code) // 4}I", code))
+    if words[0] != MAGIC:
+        raise VkPersistError("not a SPIR-V module (magic number)")
+    names, member_names, decorations, member_decorations = {}, {}, {}, {}
+    types, variables, constants, spec_ids = {}, [], {}, {}
+    local_size, local_size_ids, workgroup_size = None, None, None
+    pos = 5
+    while pos < len(words):
+        count, op = words[pos] >> 16, words[pos] & 0xFFFF
+        if count == 0:
+            raise VkPersistError("malformed SPIR-V (zero-length instruction)")
+        a = words[pos + 1:pos + count]
+        pos += count
+        if op == _OpName:
+            names[a[0]] = _string(a[1:])
+        elif op == _OpMemberName:
+            member_names[(a[0], a[1])] = _string(a[2:])
+        elif op == _OpDecorate:
+            decorations.setdefault(a[0], {})[a[1]] = a[2:]
+        elif op == _OpMemberDecorate:
+            member_decorations.setdefault((a[0], a[1]), {})[a[2]] = a[3:]
+        elif op == _OpTypeBool:
+            types[a[0]] = ("bool",)
+        elif op == _OpTypeInt:
+            types[a[0]] = ("int", a[1], a[2])
+        elif op == _OpTypeFloat:
+            types[a[0]] = ("float", a[1])
+        elif op == _OpTypeVector:
+            types[a[0]] = ("vector", a[1], a[2])
+        elif op == _OpTypeArray:
+            types[a[0]] = ("array", a[1], a[2])
+        elif op == _OpTypeRuntimeArray:
+            types[a[0]] = ("runtime_array", a[1])
+        elif op == _OpTypeStruct:
+            types[a[0]] = ("struct", tuple(a[1:]))
+        elif op == _OpTypePointer:
+            types[a[0]] = ("pointer", a[1], a[2])
+        elif op in (_OpConstant, _OpSpecConstant):
+            constants[a[1]] = a[2] if len(a) > 2 else 0
+        elif op == _OpSpecConstantComposite:
+            constants[a[1]] = tuple(a[2:])
+        elif op == _OpVariable:
+            variables.append((a[0], a[1], a[2]))
+        elif op == _OpExecutionMode and a[1] == _LocalSize:
+            local_size = tuple(a[2:5])
+        elif op == _OpExecutionModeId and a[1] == _LocalSizeId:
+            local_size_ids = tuple(a[2:5])
+    for target, decs in decorations.items():
+        if _SpecId in decs:
+            spec_ids[target] = decs[_SpecId][0]
+        if decs.get(_BuiltIn, [None])[0] == _WorkgroupSize:
+            workgroup_size = constants.get(target)
+
+    out = Reflection()
+    if local_size is not None:
+        out.local_size = local_size
+    if local_size_ids is not None:
+        out.local_size = tuple(constants.get(i, 1) for i in local_size_ids)
+        out.local_size_spec_ids = tuple(spec_ids.get(i) for i in local_size_ids)
+    if isinstance(workgroup_size, tuple):   # gl_WorkGroupSize built from spec constants
+        out.local_size = tuple(constants.get(i, 1) for i in workgroup_size)
+        out.local_size_spec_ids = tuple(spec_ids.get(i) for i in workgroup_size)
+
+    for ptr_type, var, storage in variables:
+        pointee = types.get(ptr_type, (None, None, None))[2]
+        block_decs = decorations.get(pointee, {})
+        if storage == _StorageBuffer or (storage == _Uniform and _BufferBlock in block_decs):
+            decs = decorations.get(var, {})
+            members = types[pointee][1]
+            readonly = _NonWritable in decs or all(
+                _NonWritable in member_decorations.get((pointee, i), {}) for i in range(len(members)))
+            out.bindings.append(BufferBinding(
+                set=decs.get(_DescriptorSet, [0])[0], binding=decs.get(_Binding, [0])[0],
+                name=names.get(var) or names.get(pointee, f"binding{len(out.bindings)}"),
+                readonly=readonly))
+        elif storage == _Uniform and _Block in block_decs:
+            raise VkPersistError("uniform blocks are not supported by glsl_kernel; use a "
+                                 "storage buffer (layout(std430, binding=N) buffer ...) or "
+                                 "push constants")
+        elif storage == _PushConstant:
+            members = types[pointee][1]
+            for i, mtype in enumerate(members):
+                offset = member_decorations.get((pointee, i), {}).get(_Offset, [0])[0]
+                dtype, n = _element(types, constants, mtype)
+                name = member_names.get((pointee, i), f"member{i}")
+                out.push_members.append(PushMember(name, offset, dtype, n))
+            out.push_size = max((m.offset + m.dtype.itemsize * m.count for m in out.push_members),
+                                default=0)
+    out.bindings.sort(key=lambda b: (b.set, b.binding))
+    return out
+
+
+def _element(types, constants, type_id) -> tuple[np.dtype, int]:
+    t = types[type_id]
+    if t[0] == "bool":
+        return np.dtype(np.uint32), 1
+    if t[0] == "int":
+        return np.dtype(f"{'i' if t[2] else 'u'}{t[1] // 8}"), 1
+    if t[0] == "float":
+        return np.dtype(f"f{t[1] // 8}"), 1
+    if t[0] == "vector":
+        dtype, n = _element(types, constants, t[1])
+        return dtype, n * t[2]
+    if t[0] == "array":
+        dtype, n = _element(types, constants, t[1])
+        return dtype, n * constants.get(t[2], 1)
+    raise VkPersistError("push constants may hold scalars, vectors and arrays of them; "
+                         "structs and matrices are not supported")

@@ -1,0 +1,142 @@
+"""Does a running shader see host writes to a memory type? A bounded self-test.
+
+The Vulkan spec promises no such thing, and on NVIDIA only device-local host-visible (BAR)
+memory passes (VULKAN_FACTS.md §1), so vkpersist measures it per device before it relies on
+it: one invocation polls a ticket word with atomicAdd(x, 0) and echoes it into host memory,
+the host writes tickets and times the echo. Every loop is bounded: the shader by an
+iteration cap (kept under lavapipe's 65,535-iteration loop limit, VULKAN_FACTS.md §5),
+the host by timeouts. A run that ends before any verdict is repeated with a larger cap.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .buffer import Buffer
+from .memory import HOST_COHERENT, HOST_VISIBLE, kind_name_of_type
+
+_SOURCE = """#version 450
+layout(local_size_x = 1) in;
+layout(push_constant) uniform P { uint cap; };
+layout(std430, binding = 0) buffer Control { uint stop; uint ticket; } ctrl;
+layout(std430, binding = 1) buffer Echo { uint started; uint echo; uint finished; } host;
+void main() {
+    atomicExchange(host.started, 1u);
+    uint last = 0u;
+    uint it = 0u;
+    for (; it < cap; ++it) {
+        uint t = atomicAdd(ctrl.ticket, 0u);
+        if (t != last) { last = t; atomicExchange(host.echo, t); }
+        if (atomicAdd(ctrl.stop, 0u) != 0u) break;
+    }
+    atomicExchange(host.finished, it + 1u);
+}
+"""
+_ROUNDS = 32
+_ECHO_TIMEOUT_S = 0.02
+_START_TIMEOUT_S = 5.0
+
+
+@dataclass(frozen=True)
+class Visibility:
+    memory_type: int
+    flags: str
+    kind: str                 # the memory kind that resolves to this type, e.g. "rebar"
+    live: bool                # host writes reach a running shader
+    round_trip_us: float      # median host->GPU->host, NaN when not live
+    p99_us: float
+    detail: str
+
+
+_kernel = None
+
+
+def _probe_kernel():
+    global _kernel
+    if _kernel is None:
+        from .glsl_kernel import GLSLKernel
+        _kernel = GLSLKernel(_SOURCE, name="visibility_probe")
+    return _kernel
+
+
+def host_visible_types(info) -> list[int]:
+    need = HOST_VISIBLE | HOST_COHERENT
+    return [t.index for t in info.memory_types if t.flags & need == need and t.flags & 0x30 == 0]
+
+
+def probe(ctx, memory_type: int) -> Visibility:
+    """Measure whether shaders on `ctx` see host writes to `memory_type` while running."""
+    core = ctx._core_alive()
+    info = ctx.info
+    mtype = info.memory_types[memory_type]
+    kind = kind_name_of_type(info.memory_kinds, memory_type)
+    pipeline = _probe_kernel()._pipeline(ctx, None)
+    control = Buffer(core, 64, "host", memory_type=memory_type)
+    echo = Buffer(core, 64, "host")
+    cv, ev = control.host_view().view(np.uint32), echo.host_view().view(np.uint32)
+    cap = 60_000 if info.is_lavapipe else 1 << 18
+    detail = ""
+    try:
+        for _attempt in range(4):
+            cv[:] = 0
+            ev[:] = 0
+            push = np.uint32(cap).tobytes()
+            cb = pipeline.command_buffer([control, echo], (1, 1, 1), push)
+            core.submit([cb], keep=(pipeline, control, echo))
+            latencies, missed = _round_trips(cv, ev)
+            cv[0] = 1                                   # stop (if it can see it)
+            core.synchronize(max(ctx.timeout, 60.0))
+            iterations = int(ev[2]) - 1
+            if latencies and len(latencies) >= _ROUNDS // 2 and iterations < cap:
+                lat = np.array(latencies) / 1000.0
+                return Visibility(memory_type, mtype.describe(), kind, True,
+                                  float(np.median(lat)), float(np.percentile(lat, 99)),
+                                  f"{len(lat)} round trips")
+            if missed:
+                detail = (f"a running shader never saw host writes ({missed} tickets unseen "
+                          f"within {_ECHO_TIMEOUT_S * 1e3:.0f} ms; it ran to its cap of {cap} "
+                          "iterations)")
+                break
+            detail = f"inconclusive: the shader finished after {iterations} iterations"
+            if not info.is_lavapipe:
+                cap *= 4
+    finally:
+        control.free()
+        echo.free()
+    return Visibility(memory_type, mtype.describe(), kind, False, float("nan"), float("nan"),
+                      detail)
+
+
+def _round_trips(cv, ev) -> tuple[list[int], int]:
+    start = time.perf_counter()
+    while ev[0] == 0:
+        if ev[2] or time.perf_counter() - start > _START_TIMEOUT_S:
+            return [], 0
+    latencies, missed = [], 0
+    for ticket in range(1, _ROUNDS + 1):
+        t0 = time.perf_counter_ns()
+        cv[1] = ticket
+        deadline = t0 + int(_ECHO_TIMEOUT_S * 1e9)
+        while ev[1] != ticket:
+            if ev[2] or time.perf_counter_ns() > deadline:
+                break
+        else:
+            latencies.append(time.perf_counter_ns() - t0)
+            continue
+        if ev[2]:                       # the shader ended: no verdict from this run
+            break
+        missed += 1
+        if missed >= 3:
+            break
+    return latencies, missed
+
+
+def control_channel(results: list[Visibility]) -> Visibility | None:
+    """The memory for host-written words: a live device-local type (BAR) first, since it is
+    also fast for the GPU, then any live type; None when nothing is live."""
+    live = [r for r in results if r.live]
+    if not live:
+        return None
+    return min(live, key=lambda r: ("DEVICE_LOCAL" not in r.flags, r.memory_type))
