@@ -7,11 +7,25 @@
 """
 from ._errors import (CompileError, DeviceLimitError, DeviceLost, DeviceNotFound, DeviceTimeout,
                       OutOfDeviceMemory, UnsupportedError, VkPersistError, VulkanUnavailable)
-from .vk.array import SUPPORTED_DTYPES, Array
+from .vk.array import SUPPORTED_DTYPES
 from .vk.context import Context, default_context, synchronize
 from .vk.devices import DeviceInfo, list_devices
 from .vk.glsl_kernel import GLSLKernel, glsl_kernel
 from .vk.memory import KINDS as MEMORY_KINDS
+
+from .kernel import Kernel, func, kernel
+from .lang.builtins import (abs, acos, acosh, asin, asinh, atan, atan2, atanh, atomic, barrier,
+                            ceil, clamp, copysign, cos, cosh, cross, distance, dot, exp, exp2,
+                            fabs, floor, fma, global_id, global_size, group_id, hypot, isinf,
+                            isnan, length, local, local_id, local_size, log, log2, log10, max,
+                            min, mix, normalize, num_groups, pow, rsqrt, select, shared, sign,
+                            sin, sinh, sqrt, tan, tanh, trunc)
+from .lang.types import (Array, bool_, bvec2, bvec3, bvec4, dvec2, dvec3, dvec4, f16, f32, f64,
+                         i8, i16, i32, i64, ivec2, ivec3, ivec4, u8, u16, u32, u64, uvec2, uvec3,
+                         uvec4, vec2, vec3, vec4)
+
+float16, float32, float64 = f16, f32, f64
+int8, int16, int32, int64, uint8, uint16, uint32, uint64 = i8, i16, i32, i64, u8, u16, u32, u64
 
 __version__ = "0.1.0"
 

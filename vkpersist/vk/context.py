@@ -97,6 +97,8 @@ class _Core:
         self.children: dict[int, weakref.finalize] = {}
         self._keys = itertools.count()
         self.forget_listeners: list = []
+        self.after_sync: list = []   # checks run once all submitted work has completed
+        self.unchecked = False       # work was submitted since the checks last ran
         self.stuck = False
 
     # ---- resources -------------------------------------------------------------------
@@ -132,6 +134,7 @@ class _Core:
         with translated("vkQueueSubmit"):
             vk.vkQueueSubmit(self.queue, 1, [submit_info], fence)
         self.inflight.append((fence, keep))
+        self.unchecked = True
 
     def retire(self) -> None:
         """Recycle the fences of finished submissions, oldest first, without waiting."""
@@ -148,17 +151,20 @@ class _Core:
         self.retire()
 
     def synchronize(self, timeout: float | None = None) -> None:
-        if not self.inflight:
-            return
-        fences = [f for f, _ in self.inflight]
-        try:
-            wait_fences(self.device, fences, self.timeout if timeout is None else timeout,
-                        "synchronize()")
-        except DeviceTimeout:
-            self.retire()
-            raise
-        while self.inflight:
-            self._recycle(self.inflight.popleft()[0])
+        if self.inflight:
+            fences = [f for f, _ in self.inflight]
+            try:
+                wait_fences(self.device, fences, self.timeout if timeout is None else timeout,
+                            "synchronize()")
+            except DeviceTimeout:
+                self.retire()
+                raise
+            while self.inflight:
+                self._recycle(self.inflight.popleft()[0])
+        if self.unchecked:
+            self.unchecked = False
+            for check in list(self.after_sync):
+                check()
 
     # ---- shutdown --------------------------------------------------------------------
     def close(self) -> None:

@@ -1,0 +1,88 @@
+"""Compilation units: one kernel specialisation and the device functions it calls."""
+from __future__ import annotations
+
+import inspect
+
+from .._errors import CompileError
+from . import types as T
+from .frontend import FunctionCompiler, glsl_name
+
+
+class DeviceFunction:
+    """A @vkp.func: callable from kernels and other device functions, compiled once per
+    argument-type signature into a GLSL function."""
+
+    def __init__(self, pyfunc):
+        self.pyfunc = pyfunc
+        self.__name__ = pyfunc.__name__
+        self.__doc__ = pyfunc.__doc__
+        self.__wrapped__ = pyfunc
+        self.param_names = list(inspect.signature(pyfunc).parameters)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"@vkp.func {self.__name__} runs only on the GPU: call it from a "
+                           "@vkp.kernel (its Python body is the GPU code)")
+
+    def __repr__(self) -> str:
+        return f"<vkp.func {self.__name__}>"
+
+
+class Unit:
+    """Everything one kernel specialisation compiles: its functions (callees first), the
+    shared arrays it declares and the device features its code needs."""
+
+    def __init__(self, info=None):
+        self.info = info                 # DeviceInfo, or None to compile for any device
+        self.functions: dict = {}
+        self.order: list = []            # device functions, callees before callers
+        self.stack: list = []
+        self.shared_arrays: list = []
+        self.uses_int64 = self.uses_float64 = False
+        self.uses_atomic_int64 = self.uses_atomic_float = False
+        self.uses_storage8 = self.uses_storage16 = False
+        self.atomic_float = False        # float atomics: not enabled by vkpersist yet
+
+    def require_type(self, t, src, node) -> None:
+        if not isinstance(t, T.Scalar):
+            return
+        if t in (T.i64, T.u64):
+            self.uses_int64 = True
+            if self.info is not None and not self.info.int64:
+                raise src.error(node, f"{t} needs 64-bit integer support, which "
+                                f"{self.info.name} lacks; use 32-bit types")
+        if t == T.f64:
+            self.uses_float64 = True
+            if self.info is not None and not self.info.float64:
+                raise src.error(node, f"float64 needs shaderFloat64, which {self.info.name} "
+                                "lacks; use float32")
+
+    def compile_kernel(self, pyfunc, arg_types):
+        self.stack.append(pyfunc)
+        fc = FunctionCompiler(self, pyfunc, arg_types, is_kernel=True, glsl_fn_name="main")
+        fn = fc.compile()
+        self.stack.pop()
+        return fn
+
+    def compile_function(self, devfunc, arg_types, bound, src, node):
+        pyfunc = devfunc.pyfunc
+        if pyfunc in self.stack:
+            chain = " -> ".join(f.__name__ for f in self.stack) + f" -> {pyfunc.__name__}"
+            raise src.error(node, f"recursion is not supported on the GPU ({chain})")
+        key = (pyfunc, tuple(arg_types), tuple(sorted((k, id(v)) for k, v in bound.items())))
+        fn = self.functions.get(key)
+        if fn is not None:
+            return fn
+        name = f"{glsl_name(pyfunc.__name__)}_{len(self.functions)}"
+        self.stack.append(pyfunc)
+        try:
+            fc = FunctionCompiler(self, pyfunc, list(arg_types), is_kernel=False,
+                                  glsl_fn_name=name, bound_arrays=bound)
+            fn = fc.compile()
+        finally:
+            self.stack.pop()
+        self.functions[key] = fn
+        self.order.append(fn)
+        return fn
+
+
+__all__ = ["CompileError", "DeviceFunction", "Unit"]

@@ -1,0 +1,996 @@
+"""Python AST -> typed IR: one visitor method per Python node, every error positioned.
+
+A FunctionCompiler turns one Python function, specialised on its parameter types, into an
+ir.Function. Names resolve, in order, to locals/parameters, then to the function's closure
+and module globals at compile time: numbers become constants, `vkp`/`math` members become
+builtins, @vkp.func objects become calls. Locals have one type for the whole function: the
+body is walked until every local's type is stable, unifying the types assigned to it
+(int then float -> float), so branches may assign different numeric types.
+"""
+from __future__ import annotations
+
+import ast
+import builtins as py_builtins
+import inspect
+import math
+import textwrap
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._errors import CompileError
+from . import builtins as B
+from . import ir
+from . import types as T
+
+_GLSL_RESERVED = set("""attribute const uniform varying buffer shared coherent volatile restrict
+readonly writeonly atomic_uint layout centroid flat smooth noperspective patch sample break
+continue do for while switch case default if else subroutine in out inout float double int
+void bool true false invariant precise discard return mat2 mat3 mat4 dmat2 dmat3 dmat4 vec2
+vec3 vec4 ivec2 ivec3 ivec4 bvec2 bvec3 bvec4 dvec2 dvec3 dvec4 uint uvec2 uvec3 uvec4 lowp
+mediump highp precision sampler1D sampler2D sampler3D struct common partition active asm class
+union enum typedef template this resource goto inline noinline public static extern external
+interface long short half fixed unsigned superp input output filter sizeof cast namespace
+using main dot cross length normalize distance min max abs sign floor ceil fract mod clamp mix
+step sqrt exp log pow sin cos tan asin acos atan sinh cosh tanh exp2 log2 inversesqrt fma
+isnan isinf round trunc barrier texture sampler image""".split())
+
+
+def glsl_name(name: str) -> str:
+    """The GLSL name of a Python identifier: itself unless GLSL reserves it."""
+    if name in _GLSL_RESERVED or name.startswith("gl_") or "__" in name or name.startswith("_vkp"):
+        return f"{name.strip('_')}_py" if name.strip("_") else "v_py"
+    return name
+
+
+@dataclass
+class PySource:
+    file: str
+    first_line: int
+    lines: list[str]             # the dedented source lines
+    indent: int
+
+    def loc(self, node) -> ir.Loc:
+        return ir.Loc(self.file, self.first_line + node.lineno - 1, node.col_offset + self.indent)
+
+    def error(self, node, message: str) -> CompileError:
+        lineno = getattr(node, "lineno", 1)
+        col = getattr(node, "col_offset", 0)
+        line = self.lines[lineno - 1] if 0 < lineno <= len(self.lines) else ""
+        real_line = self.first_line + lineno - 1
+        text = " " * self.indent + line
+        caret = " " * (col + self.indent) + "^"
+        err = CompileError(f"{self.file}:{real_line}:{col + self.indent + 1}: {message}\n"
+                           f"    {text}\n    {caret}")
+        err.lineno, err.col, err.filename = real_line, col + self.indent + 1, self.file
+        return err
+
+
+def parse_function(pyfunc) -> tuple[ast.FunctionDef, PySource]:
+    try:
+        lines, first = inspect.getsourcelines(pyfunc)
+        file = inspect.getsourcefile(pyfunc) or "<unknown>"
+    except (OSError, TypeError):
+        raise CompileError(f"cannot read the source of {pyfunc!r}: kernels must be defined in a "
+                           "file (not typed at an interactive prompt or built with exec)") from None
+    raw = "".join(lines)
+    dedented = textwrap.dedent(raw)
+    indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
+    tree = ast.parse(dedented)
+    node = tree.body[0]
+    if not isinstance(node, (ast.FunctionDef,)):
+        raise CompileError(f"{file}:{first}: {pyfunc.__name__} is not a plain function")
+    return node, PySource(file, first, dedented.splitlines(), indent)
+
+
+class PyValue:
+    """A compile-time Python value met while compiling (a module, function, type, tuple of IR)."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+def _const(value, loc, type_=None) -> ir.Const:
+    if type_ is None:
+        type_, _weak = T.python_scalar_type(value)
+    return ir.Const(type_, loc, value)
+
+
+def _is_weak(e) -> bool:
+    return isinstance(e, ir.Const) and getattr(e, "weak", False)
+
+
+def _weak_const(value, loc) -> ir.Const:
+    t, weak = T.python_scalar_type(value)
+    c = ir.Const(t, loc, value)
+    c.weak = weak
+    return c
+
+
+class _Restart(Exception):
+    """A local's type widened: walk the function again."""
+
+
+class FunctionCompiler:
+    MAX_PASSES = 8
+
+    def __init__(self, unit, pyfunc, param_types: list, *, is_kernel: bool, glsl_fn_name: str,
+                 bound_arrays: dict | None = None):
+        self.unit = unit
+        self.pyfunc = pyfunc
+        self.node, self.src = parse_function(pyfunc)
+        self.param_types = param_types
+        self.is_kernel = is_kernel
+        self.glsl_fn_name = glsl_fn_name
+        self.bound_arrays = bound_arrays or {}
+        self.local_types: dict[str, T.Type] = {}
+        self.return_types: list | None = None
+        self.shared_arrays: dict[str, ir.Var] = {}
+        self.temps = 0
+
+    # ---- driver -----------------------------------------------------------------------
+    def compile(self) -> ir.Function:
+        fn = self.node
+        args = fn.args
+        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
+            raise self.src.error(fn, "kernel parameters must be plain positional names (no "
+                                 "defaults, *args, **kwargs or keyword-only parameters)")
+        for _ in range(self.MAX_PASSES):
+            try:
+                return self._build()
+            except _Restart:
+                continue
+        raise self.src.error(fn, "could not settle the types of the locals (they keep widening)")
+
+    def _build(self) -> ir.Function:
+        self.vars: dict[str, ir.Var] = {}
+        self.loop_depth = 0
+        self.temps = 0
+        self._temp_vars = []
+        self.callees = []
+        self.returns_seen = []
+        params, arrays = [], []
+        names = [a.arg for a in self.node.args.args]
+        if len(names) != len(self.param_types):
+            raise self.src.error(self.node, f"{self.pyfunc.__name__} takes {len(names)} "
+                                 f"parameters, {len(self.param_types)} types were given")
+        for name, t in zip(names, self.param_types):
+            if isinstance(t, T.ArrayType):
+                var = self.bound_arrays.get(name) or ir.Var(glsl_name(name), t, "array_param")
+                arrays.append(var)
+            elif isinstance(t, (T.Scalar, T.Vector)):
+                var = ir.Var(glsl_name(name), T.arithmetic(t) if isinstance(t, T.Scalar) else t,
+                             "scalar_param")
+                params.append(var)
+            elif isinstance(t, T.FixedArray):
+                var = self.bound_arrays[name]
+                arrays.append(var)
+            else:
+                raise self.src.error(self.node, f"parameter {name!r}: unsupported type {t}")
+            self.vars[name] = var
+        body = self.block(self.node.body)
+        locals_ = []
+        for v in self.vars.values():
+            if v.role == "local":
+                v.type = self.local_types[v.py_name]
+                locals_.append(v)
+            elif v.role == "local_array":
+                locals_.append(v)
+        returns = self.return_types or []
+        return ir.Function(self.glsl_fn_name, self.pyfunc.__name__, params, arrays, returns, body,
+                           locals_ + self._temp_vars, self.is_kernel, self.src.loc(self.node),
+                           self.callees)
+
+    # ---- statements ---------------------------------------------------------------------
+    def block(self, stmts) -> list:
+        out = []
+        for s in stmts:
+            method = getattr(self, "stmt_" + type(s).__name__, None)
+            if method is None:
+                raise self.src.error(s, f"{_describe_stmt(s)} is not supported in kernels")
+            result = method(s)
+            if result is None:
+                continue
+            out.extend(result if isinstance(result, list) else [result])
+        return out
+
+    def stmt_Pass(self, node):
+        return None
+
+    def stmt_Expr(self, node):
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return None  # docstring
+        value = self.expr(node.value, allow_void=True)
+        if isinstance(value, PyValue):
+            raise self.src.error(node, "this expression does nothing on the GPU")
+        return ir.ExprStmt(self.src.loc(node), value)
+
+    def stmt_Assign(self, node):
+        if len(node.targets) != 1:
+            raise self.src.error(node, "chained assignment (a = b = ...) is not supported; "
+                                 "assign each name separately")
+        target = node.targets[0]
+        if isinstance(node.value, ast.Call):
+            special = self._array_allocation(node.value)
+            if special is not None:
+                return self._declare_fixed_array(target, node.value, special)
+        if isinstance(target, ast.Tuple):
+            return self._unpack(target, node.value, node)
+        value = self.expr(node.value)
+        return self.assign_to(target, value, node)
+
+    def stmt_AnnAssign(self, node):
+        declared = self._resolve_type_annotation(node.annotation)
+        if node.value is None:
+            raise self.src.error(node, "annotated locals need a value (x: vkp.f32 = 0.0)")
+        if not isinstance(node.target, ast.Name):
+            raise self.src.error(node, "only plain names can be annotated")
+        name = node.target.id
+        prev = self.local_types.get(name)
+        if prev is not None and prev != declared:
+            raise self.src.error(node, f"{name!r} is annotated {declared} but also holds {prev}")
+        self.local_types[name] = declared
+        var = self._local(name, node)
+        var.fixed = True
+        return ir.Assign(self.src.loc(node), var, self.convert(self.expr(node.value), declared, node))
+
+    def stmt_AugAssign(self, node):
+        op = _BINOPS.get(type(node.op))
+        if op is None:
+            raise self.src.error(node, f"operator {type(node.op).__name__} is not supported")
+        target = node.target
+        if isinstance(target, ast.Subscript):
+            # Evaluate the index once: a[i] += v  ->  idx = i; a[idx] = a[idx] + v
+            var, index = self.subscript_target(target)
+            current = ir.Load(T.arithmetic(_elem_type(var.type)), self.src.loc(target), var, index)
+            value = self.binary(op, current, self.expr(node.value), node)
+            return self.store(var, index, value, node)
+        current = self.expr(target)
+        value = self.binary(op, current, self.expr(node.value), node)
+        return self.assign_to(target, value, node)
+
+    def stmt_If(self, node):
+        cond = self.truth(self.expr(node.test), node.test)
+        body = self.block(node.body)
+        orelse = self.block(node.orelse)
+        if isinstance(cond, ir.Const):   # fold `if DEBUG:` on module constants
+            return body if cond.value else orelse
+        return ir.If(self.src.loc(node), cond, body, orelse)
+
+    def stmt_While(self, node):
+        if node.orelse:
+            raise self.src.error(node, "while ... else is not supported")
+        cond = self.truth(self.expr(node.test), node.test)
+        self.loop_depth += 1
+        body = self.block(node.body)
+        self.loop_depth -= 1
+        return ir.While(self.src.loc(node), cond, body)
+
+    def stmt_For(self, node):
+        if node.orelse:
+            raise self.src.error(node, "for ... else is not supported")
+        it = node.iter
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
+                and self._resolves_to(it.func, range)):
+            raise self.src.error(it, "kernels loop only over range(...): for i in range(n)")
+        if it.keywords or not 1 <= len(it.args) <= 3:
+            raise self.src.error(it, "range() takes 1 to 3 positional arguments")
+        if not isinstance(node.target, ast.Name):
+            raise self.src.error(node.target, "the loop variable must be a plain name")
+        args = [self.expr(a) for a in it.args]
+        for a, n in zip(args, it.args):
+            if not (isinstance(a, ir.Expr) and isinstance(a.type, T.Scalar) and a.type.is_int):
+                raise self.src.error(n, f"range() arguments must be integers, got {_tname(a)}")
+        if len(args) == 1:
+            args = [_weak_const(0, self.src.loc(it))] + args
+        if len(args) == 2:
+            args.append(_weak_const(1, self.src.loc(it)))
+        if isinstance(args[2], ir.Const) and args[2].value == 0:
+            raise self.src.error(it.args[2], "range() step must not be zero")
+        t = self._unify_many(args, it)
+        start, stop, step = (self.convert(a, t, it) for a in args)
+        var = self.assign_var(node.target.id, t, node.target)
+        counter = self._temp(t, "i")
+        self.loop_depth += 1
+        body = self.block(node.body)
+        self.loop_depth -= 1
+        return ir.ForRange(self.src.loc(node), var, counter, start, stop, step, body)
+
+    def stmt_Break(self, node):
+        if not self.loop_depth:
+            raise self.src.error(node, "'break' outside a loop")
+        return ir.Break(self.src.loc(node))
+
+    def stmt_Continue(self, node):
+        if not self.loop_depth:
+            raise self.src.error(node, "'continue' outside a loop")
+        return ir.Continue(self.src.loc(node))
+
+    def stmt_Return(self, node):
+        loc = self.src.loc(node)
+        if node.value is None or isinstance(node.value, ast.Constant) and node.value.value is None:
+            values = []
+        elif self.is_kernel:
+            raise self.src.error(node, "kernels cannot return values; write results into an "
+                                 "array argument")
+        elif isinstance(node.value, ast.Tuple):
+            values = [self.value(self.expr(e), e) for e in node.value.elts]
+        else:
+            values = [self.value(self.expr(node.value), node.value)]
+        types_ = [v.type for v in values]
+        if self.return_types is None:
+            self.return_types = types_
+        elif len(self.return_types) != len(types_):
+            raise self.src.error(node, f"this return gives {len(types_)} value(s), an earlier one "
+                                 f"gave {len(self.return_types)}")
+        else:
+            merged = [self.unify(a, b, node) for a, b in zip(self.return_types, types_)]
+            if merged != self.return_types:
+                self.return_types = merged
+                raise _Restart()
+        values = [self.convert(v, t, node) for v, t in zip(values, self.return_types)]
+        return ir.Return(loc, values)
+
+    # ---- assignment ---------------------------------------------------------------------
+    def assign_to(self, target, value, node):
+        loc = self.src.loc(node)
+        if isinstance(target, ast.Name):
+            value = self.value(value, node)
+            var = self.assign_var(target.id, value.type, target)
+            return ir.Assign(loc, var, self.convert(value, var.type, node))
+        if isinstance(target, ast.Subscript):
+            var, index = self.subscript_target(target)
+            return self.store(var, index, self.value(value, node), node)
+        if isinstance(target, ast.Attribute):
+            base = self.expr(target.value)
+            if not (isinstance(base, ir.Ref) and isinstance(base.type, T.Vector)
+                    and base.var.role == "local"):
+                raise self.src.error(target, "only components of local vectors can be assigned "
+                                     "(v.x = ...)")
+            comps = self._swizzle_check(base.type, target.attr, target)
+            if len(set(comps)) != len(comps):
+                raise self.src.error(target, f"swizzle {comps!r} repeats a component")
+            want = base.type.elem if len(comps) == 1 else T.Vector(base.type.elem, len(comps))
+            return ir.AssignComponent(loc, base.var, comps, self.convert(self.value(value, node), want, node))
+        raise self.src.error(target, "cannot assign to this expression")
+
+    def _unpack(self, target, value_node, node):
+        names = target.elts
+        if isinstance(value_node, ast.Tuple):
+            if len(value_node.elts) != len(names):
+                raise self.src.error(node, f"cannot unpack {len(value_node.elts)} values into "
+                                     f"{len(names)} names")
+            values = [self.value(self.expr(e), e) for e in value_node.elts]
+            # evaluate every right-hand value before assigning (a, b = b, a)
+            temps, out = [], []
+            for v in values:
+                t = self._temp(v.type, "t")
+                out.append(ir.Assign(self.src.loc(node), t, v))
+                temps.append(ir.Ref(t.type, self.src.loc(node), t))
+            for tgt, tv in zip(names, temps):
+                out.append(self.assign_to(tgt, tv, node))
+            return out
+        value = self.expr(value_node, allow_void=True)
+        if isinstance(value, ir.Call) and value.outs:
+            if len(value.outs) != len(names):
+                raise self.src.error(node, f"{value.func.python_name} returns {len(value.outs)} "
+                                     f"values, unpacked into {len(names)} names")
+            out = [ir.ExprStmt(self.src.loc(node), value)]
+            for tgt, o in zip(names, value.outs):
+                out.append(self.assign_to(tgt, ir.Ref(o.type, self.src.loc(node), o), node))
+            return out
+        if isinstance(value, PyValue) and isinstance(value.value, tuple):
+            if len(value.value) != len(names):
+                raise self.src.error(node, f"cannot unpack {len(value.value)} values into "
+                                     f"{len(names)} names")
+            return [self.assign_to(t, v if isinstance(v, ir.Expr) else self.pyconst(v, node), node)
+                    for t, v in zip(names, value.value)]
+        raise self.src.error(node, "only tuples, shapes and multi-value @vkp.func results can be "
+                             "unpacked")
+
+    def assign_var(self, name: str, t: T.Type, node) -> ir.Var:
+        if name in self.vars and self.vars[name].role != "local":
+            raise self.src.error(node, f"cannot assign to {name!r}: it is a "
+                                 f"{self.vars[name].role.replace('_', ' ')}")
+        prev = self.local_types.get(name)
+        if prev is None:
+            self.local_types[name] = t
+        elif prev != t:
+            if getattr(self.vars.get(name), "fixed", False):
+                return self.vars[name]
+            merged = self.unify(prev, t, node)
+            if merged != prev:
+                self.local_types[name] = merged
+                raise _Restart()
+        return self._local(name, node)
+
+    def _local(self, name, node) -> ir.Var:
+        var = self.vars.get(name)
+        if var is None:
+            var = ir.Var(glsl_name(name), self.local_types[name], "local")
+            var.py_name = name
+            self.vars[name] = var
+        var.type = self.local_types[name]
+        return var
+
+    def _temp(self, t, hint) -> ir.Var:
+        self.temps += 1
+        var = ir.Var(f"_{hint}{self.temps}", t, "temp")
+        self._temp_vars.append(var)
+        return var
+
+    # ---- shared and local arrays ---------------------------------------------------------
+    def _array_allocation(self, call):
+        fn = self.expr(call.func)
+        if isinstance(fn, PyValue) and fn.value in (B.shared.array, B.local.array):
+            return "shared" if fn.value is B.shared.array else "local"
+        return None
+
+    def _declare_fixed_array(self, target, call, space):
+        if not isinstance(target, ast.Name):
+            raise self.src.error(target, f"assign {space}.array(...) to a plain name")
+        args = list(call.args)
+        kw = {k.arg: k.value for k in call.keywords}
+        if len(args) + len(kw) != 2 or set(kw) - {"shape", "dtype"}:
+            raise self.src.error(call, f"{space}.array takes (shape, dtype)")
+        shape_node = args[0] if args else kw["shape"]
+        dtype_node = args[1] if len(args) > 1 else kw["dtype"]
+        shape = self.constant_value(shape_node, "the shape")
+        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        if not shape or not all(isinstance(n, (int, np.integer)) and n > 0 for n in shape):
+            raise self.src.error(shape_node, f"{space}.array shape must be positive integer "
+                                 f"constants, got {shape!r}")
+        elem = self._resolve_type_annotation(dtype_node)
+        if not isinstance(elem, (T.Scalar, T.Vector)):
+            raise self.src.error(dtype_node, f"{space}.array dtype must be a scalar or vector type")
+        name = target.id
+        t = T.FixedArray(elem, tuple(int(n) for n in shape), space)
+        existing = self.vars.get(name)
+        if existing is not None:
+            if existing.type != t:
+                raise self.src.error(target, f"{name!r} is already a {existing.type}")
+            return None
+        role = "shared" if space == "shared" else "local_array"
+        if space == "shared" and not self.is_kernel:
+            raise self.src.error(call, "shared arrays must be declared in the kernel and passed "
+                                 "to functions")
+        var = ir.Var(glsl_name(name), t, role)
+        self.vars[name] = var
+        if space == "shared":
+            self.unit.shared_arrays.append(var)
+        return None
+
+    # ---- expressions ---------------------------------------------------------------------
+    def expr(self, node, allow_void=False):
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            raise self.src.error(node, f"{_describe_expr(node)} is not supported in kernels")
+        out = method(node)
+        if not allow_void and isinstance(out, ir.Expr) and out.type == T.void:
+            raise self.src.error(node, "this call returns nothing; it cannot be used as a value")
+        return out
+
+    def value(self, e, node) -> ir.Expr:
+        """A runtime value: compile-time numbers become constants, anything else is an error."""
+        if isinstance(e, ir.Expr):
+            return e
+        return self.pyconst(e.value, node)
+
+    def pyconst(self, v, node) -> ir.Expr:
+        if isinstance(v, (bool, int, float, np.generic)) and not isinstance(v, np.void):
+            try:
+                return _weak_const(v, self.src.loc(node))
+            except (OverflowError, TypeError) as exc:
+                raise self.src.error(node, str(exc)) from None
+        if isinstance(v, ir.Expr):
+            return v
+        raise self.src.error(node, f"{_pydescribe(v)} cannot be used as a value on the GPU")
+
+    def expr_Constant(self, node):
+        v = node.value
+        if v is None or isinstance(v, (str, bytes, complex)) or v is Ellipsis:
+            raise self.src.error(node, f"constant {v!r} is not supported in kernels (numbers and "
+                                 "booleans only)")
+        return self.pyconst(v, node)
+
+    def expr_Name(self, node):
+        if node.id in self.vars:
+            var = self.vars[node.id]
+            if isinstance(var.type, (T.ArrayType, T.FixedArray)):
+                return PyValue(_ArrayHandle(var))
+            return ir.Ref(var.type, self.src.loc(node), var)
+        if node.id in self.local_types:
+            raise self.src.error(node, f"local {node.id!r} is used before it is assigned")
+        return PyValue(self.lookup_global(node.id, node))
+
+    def lookup_global(self, name, node):
+        fn = self.pyfunc
+        if fn.__closure__:
+            for cell_name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+                if cell_name == name:
+                    try:
+                        value = cell.cell_contents
+                    except ValueError:
+                        raise self.src.error(node, f"{name!r} is not bound yet") from None
+                    if isinstance(value, np.ndarray) or hasattr(value, "buffer"):
+                        raise self.src.error(node, f"{name!r} is an array captured from an "
+                                             "enclosing function; pass arrays as kernel arguments")
+                    return value
+        if name in fn.__globals__:
+            return fn.__globals__[name]
+        if hasattr(py_builtins, name):
+            return getattr(py_builtins, name)
+        raise self.src.error(node, f"name {name!r} is not defined")
+
+    def _resolves_to(self, node, obj) -> bool:
+        try:
+            v = self.expr(node)
+        except CompileError:
+            return False
+        return isinstance(v, PyValue) and v.value is obj
+
+    def expr_Attribute(self, node):
+        base = self.expr(node.value)
+        if isinstance(base, PyValue):
+            obj = base.value
+            if isinstance(obj, _ArrayHandle):
+                return self.array_attribute(obj.var, node)
+            if isinstance(obj, tuple):
+                raise self.src.error(node, f"tuples have no attribute {node.attr!r}")
+            try:
+                return PyValue(getattr(obj, node.attr))
+            except AttributeError:
+                raise self.src.error(node, f"{_pydescribe(obj)} has no attribute {node.attr!r}") from None
+        if isinstance(base.type, T.Vector):
+            comps = self._swizzle_check(base.type, node.attr, node)
+            t = base.type.elem if len(comps) == 1 else T.Vector(base.type.elem, len(comps))
+            return ir.Swizzle(t, self.src.loc(node), base, comps)
+        raise self.src.error(node, f"{base.type} values have no attribute {node.attr!r}")
+
+    def _swizzle_check(self, vt: T.Vector, attr: str, node) -> str:
+        valid = "xyzw"[:vt.n]
+        if not attr or len(attr) > 4 or any(c not in valid for c in attr):
+            raise self.src.error(node, f"{vt} has components {', '.join(valid)}; "
+                                 f"{attr!r} is not a swizzle of them")
+        return attr
+
+    def array_attribute(self, var, node):
+        t = var.type
+        loc = self.src.loc(node)
+        ndim = t.ndim if isinstance(t, T.ArrayType) else len(t.shape)
+        if node.attr == "shape":
+            return PyValue(tuple(self.shape_of(var, axis, loc) for axis in range(ndim)))
+        if node.attr == "ndim":
+            return PyValue(ndim)
+        if node.attr == "size":
+            size = self.shape_of(var, 0, loc)
+            for axis in range(1, ndim):
+                size = self.binary("*", size, self.shape_of(var, axis, loc), node)
+            return size
+        raise self.src.error(node, f"arrays have .shape, .size and .ndim, not .{node.attr}")
+
+    def shape_of(self, var, axis, loc):
+        if isinstance(var.type, T.FixedArray):
+            return _const(var.type.shape[axis], loc, T.i32)
+        return ir.Shape(T.i32, loc, var, axis)
+
+    def expr_Tuple(self, node):
+        return PyValue(tuple(self.expr(e) for e in node.elts))
+
+    def expr_Subscript(self, node):
+        base = self.expr(node.value)
+        if isinstance(base, PyValue) and isinstance(base.value, _ArrayHandle):
+            var = base.value.var
+            index = self.array_index(var, node.slice, node)
+            t = T.arithmetic(_elem_type(var.type)) if isinstance(_elem_type(var.type), T.Scalar) \
+                else _elem_type(var.type)
+            return ir.Load(t, self.src.loc(node), var, index)
+        if isinstance(base, PyValue) and isinstance(base.value, tuple):
+            i = self.constant_value(node.slice, "a tuple index")
+            try:
+                item = base.value[i]
+            except (IndexError, TypeError):
+                raise self.src.error(node, f"tuple index {i!r} out of range for {len(base.value)} items") from None
+            return item if isinstance(item, ir.Expr) else PyValue(item)
+        if isinstance(base, ir.Expr) and isinstance(base.type, T.Vector):
+            i = self.constant_value(node.slice, "a vector index")
+            n = base.type.n
+            if not isinstance(i, int) or not -n <= i < n:
+                raise self.src.error(node, f"vector index must be a constant in {-n}..{n - 1}")
+            return ir.Swizzle(base.type.elem, self.src.loc(node), base, "xyzw"[i % n])
+        raise self.src.error(node, f"{_tname(base)} cannot be indexed")
+
+    def subscript_target(self, target):
+        base = self.expr(target.value)
+        if not (isinstance(base, PyValue) and isinstance(base.value, _ArrayHandle)):
+            raise self.src.error(target, "only array elements can be assigned by index")
+        var = base.value.var
+        return var, self.array_index(var, target.slice, target)
+
+    def array_index(self, var, slice_node, node) -> list:
+        items = slice_node.elts if isinstance(slice_node, ast.Tuple) else [slice_node]
+        t = var.type
+        ndim = t.ndim if isinstance(t, T.ArrayType) else len(t.shape)
+        if any(isinstance(i, ast.Slice) for i in items):
+            raise self.src.error(node, "slices are not supported in kernels; index one element")
+        if len(items) != ndim:
+            raise self.src.error(node, f"this array has {ndim} dimension(s), indexed with "
+                                 f"{len(items)} index(es)")
+        out = []
+        for axis, item in enumerate(items):
+            e = self.value(self.expr(item), item)
+            if not (isinstance(e.type, T.Scalar) and (e.type.is_int or e.type == T.bool_)):
+                raise self.src.error(item, f"array indices must be integers, got {e.type}")
+            if isinstance(e, ir.Const) and e.value < 0:
+                # negative constant: count from the end, as in Python
+                e = self.binary("+", self.shape_of(var, axis, self.src.loc(item)), e, item)
+            elif isinstance(e, ir.Const) and isinstance(t, T.FixedArray) and e.value >= t.shape[axis]:
+                raise self.src.error(item, f"index {e.value} is out of range for axis {axis} of size {t.shape[axis]}")
+            out.append(self.convert(e, T.i32, item) if e.type != T.i32 and e.type.bits <= 32 else e)
+        return out
+
+    def store(self, var, index, value, node):
+        if var.role == "array_param" and getattr(var, "readonly", False):
+            raise self.src.error(node, f"array {var.name!r} is read-only here")
+        elem = _elem_type(var.type)
+        target = T.arithmetic(elem) if isinstance(elem, T.Scalar) else elem
+        var.written = True
+        return ir.Store(self.src.loc(node), var, index, self.convert(value, target, node))
+
+    def expr_UnaryOp(self, node):
+        v = self.value(self.expr(node.operand), node.operand)
+        loc = self.src.loc(node)
+        if isinstance(node.op, ast.Not):
+            return ir.Unary(T.bool_, loc, "not", self.truth(v, node.operand))
+        if isinstance(node.op, ast.UAdd):
+            return v
+        if isinstance(v.type, T.Scalar) and v.type == T.bool_:
+            v = self.convert(v, T.i32, node)
+        if isinstance(node.op, ast.USub):
+            if isinstance(v, ir.Const):
+                c = _weak_const(-v.value, loc) if _is_weak(v) else ir.Const(v.type, loc, _wrap(-v.value, v.type))
+                return c
+            return ir.Unary(v.type, loc, "-", v)
+        if isinstance(node.op, ast.Invert):
+            if not (isinstance(v.type, T.Scalar) and v.type.is_int):
+                raise self.src.error(node, f"~ needs an integer, got {v.type}")
+            return ir.Unary(v.type, loc, "~", v)
+        raise self.src.error(node, "unsupported unary operator")
+
+    def expr_BinOp(self, node):
+        op = _BINOPS.get(type(node.op))
+        if op is None:
+            raise self.src.error(node, f"operator {type(node.op).__name__} is not supported")
+        return self.binary(op, self.expr(node.left), self.expr(node.right), node)
+
+    def binary(self, op, left, right, node):
+        left, right = self.value(left, node), self.value(right, node)
+        loc = self.src.loc(node)
+        lt, rt = left.type, right.type
+        if isinstance(lt, T.Vector) or isinstance(rt, T.Vector):
+            return self._vector_binary(op, left, right, node)
+        if not (isinstance(lt, T.Scalar) and isinstance(rt, T.Scalar)):
+            raise self.src.error(node, f"unsupported operand types for {op}: {lt} and {rt}")
+        if op in ("&", "|", "^") and lt == T.bool_ and rt == T.bool_:
+            return ir.Binary(T.bool_, loc, op, left, right)
+        try:
+            t = T.promote(lt, rt, _is_weak(left), _is_weak(right))
+        except T.PromotionError as exc:
+            raise self.src.error(node, str(exc)) from None
+        self.unit.require_type(t, self.src, node)
+        if op in ("&", "|", "^", "<<", ">>") and not t.is_int:
+            raise self.src.error(node, f"operator {op} needs integers, got {lt} and {rt}")
+        if op == "/":
+            if t.is_int:
+                t = T.f32 if t.bits <= 32 else T.f64
+                self.unit.require_type(t, self.src, node)
+        if op == "**":
+            return self._power(left, right, t, node)
+        l2, r2 = self.convert(left, t, node), self.convert(right, t, node)
+        if isinstance(l2, ir.Const) and isinstance(r2, ir.Const):
+            folded = _fold(op, l2.value, r2.value, t)
+            if folded is not None:
+                c = ir.Const(t, loc, folded)
+                c.weak = _is_weak(left) and _is_weak(right)
+                return c
+        if op in ("//", "%") and isinstance(r2, ir.Const) and r2.value == 0:
+            raise self.src.error(node, "integer division or modulo by zero")
+        return ir.Binary(t, loc, op, l2, r2)
+
+    def _power(self, base, exp, t, node):
+        loc = self.src.loc(node)
+        if isinstance(exp, ir.Const) and isinstance(exp.value, (int, np.integer)) and not isinstance(exp.value, bool) \
+                and 0 <= exp.value <= 16:
+            n = int(exp.value)
+            if n == 0:
+                return _const(1, loc, t)
+            b = self.convert(base, t, node)
+            if not isinstance(b, (ir.Ref, ir.Const)):
+                tmp = self._temp(t, "p")
+                ref = ir.Ref(t, loc, tmp)
+                return ir.Let(t, loc, tmp, b, _product(ref, n, t, loc))
+            return _product(b, n, t, loc)
+        if t.is_int:
+            if isinstance(exp, ir.Const) and exp.value < 0:
+                raise self.src.error(node, "integers to negative powers are not supported (Python "
+                                     "gives a float; write float(x) ** n)")
+            return ir.Intrinsic(t, loc, "ipow", [self.convert(base, t, node), self.convert(exp, t, node)])
+        return ir.Intrinsic(t, loc, "pow", [self.convert(base, t, node), self.convert(exp, t, node)])
+
+    def _vector_binary(self, op, left, right, node):
+        loc = self.src.loc(node)
+        vt = left.type if isinstance(left.type, T.Vector) else right.type
+        for side in (left, right):
+            if isinstance(side.type, T.Vector) and side.type != vt:
+                raise self.src.error(node, f"vector operands differ: {left.type} and {right.type}")
+        if op not in ("+", "-", "*", "/", "%", "//"):
+            raise self.src.error(node, f"operator {op} is not supported on vectors")
+        if op in ("%", "//") and not vt.elem.is_float:
+            raise self.src.error(node, f"operator {op} on integer vectors is not supported")
+        conv = []
+        for side in (left, right):
+            if isinstance(side.type, T.Scalar):
+                side = self.convert(side, vt.elem, node)
+            conv.append(side)
+        return ir.Binary(vt, loc, op, conv[0], conv[1])
+
+    def expr_BoolOp(self, node):
+        op = "and" if isinstance(node.op, ast.And) else "or"
+        values = [self.value(self.expr(v), v) for v in node.values]
+        result = values[0]
+        for v, vnode in zip(values[1:], node.values[1:]):
+            result = self._logical(op, result, v, node)
+        return result
+
+    def _logical(self, op, a, b, node):
+        loc = self.src.loc(node)
+        if a.type == T.bool_ and b.type == T.bool_:
+            if isinstance(a, ir.Const):
+                return (b if a.value else a) if op == "and" else (a if a.value else b)
+            return ir.Logical(T.bool_, loc, op, a, b)
+        # Python semantics: the result is one of the operands
+        t = self.unify(a.type, b.type, node)
+        tmp = self._temp(t, "b")
+        ref = ir.Ref(t, loc, tmp)
+        truthy = self.truth(ref, node)
+        select = ir.Select(t, loc, truthy, ref, self.convert(b, t, node)) if op == "or" else \
+            ir.Select(t, loc, truthy, self.convert(b, t, node), ref)
+        return ir.Let(t, loc, tmp, self.convert(a, t, node), select)
+
+    def expr_Compare(self, node):
+        loc = self.src.loc(node)
+        operands = [self.value(self.expr(node.left), node.left)] + \
+                   [self.value(self.expr(c), c) for c in node.comparators]
+        result, lets = None, []
+        for i, (op_node, right) in enumerate(zip(node.ops, operands[1:])):
+            op = _CMPOPS.get(type(op_node))
+            if op is None:
+                raise self.src.error(node, f"comparison {type(op_node).__name__} is not supported "
+                                     "(is/in have no GPU meaning)")
+            left = operands[i]
+            if i + 1 < len(node.comparators) and not isinstance(right, (ir.Ref, ir.Const)):
+                tmp = self._temp(right.type, "c")
+                lets.append((tmp, right))
+                right = ir.Ref(right.type, loc, tmp)
+                operands[i + 1] = right
+            cmp = self.compare(op, left, right, node)
+            result = cmp if result is None else ir.Logical(T.bool_, loc, "and", result, cmp)
+        for tmp, value in reversed(lets):
+            result = ir.Let(T.bool_, loc, tmp, value, result)
+        return result
+
+    def compare(self, op, left, right, node):
+        loc = self.src.loc(node)
+        if not (isinstance(left.type, T.Scalar) and isinstance(right.type, T.Scalar)):
+            raise self.src.error(node, f"cannot compare {left.type} and {right.type} (compare "
+                                 "vector components instead)")
+        if left.type == T.bool_ and right.type == T.bool_:
+            if op not in ("==", "!="):
+                left, right = self.convert(left, T.i32, node), self.convert(right, T.i32, node)
+            return ir.Compare(T.bool_, loc, op, left, right)
+        try:
+            t = T.promote(left.type, right.type, _is_weak(left), _is_weak(right))
+        except T.PromotionError as exc:
+            raise self.src.error(node, str(exc)) from None
+        self.unit.require_type(t, self.src, node)
+        return ir.Compare(T.bool_, loc, op, self.convert(left, t, node), self.convert(right, t, node))
+
+    def expr_IfExp(self, node):
+        cond = self.truth(self.value(self.expr(node.test), node.test), node.test)
+        a = self.value(self.expr(node.body), node.body)
+        b = self.value(self.expr(node.orelse), node.orelse)
+        t = self.unify(a.type, b.type, node)
+        return ir.Select(t, self.src.loc(node), cond, self.convert(a, t, node), self.convert(b, t, node))
+
+    def truth(self, e, node):
+        e = self.value(e, node)
+        if e.type == T.bool_:
+            return e
+        if isinstance(e.type, T.Scalar):
+            if isinstance(e, ir.Const):
+                return _const(bool(e.value), e.loc, T.bool_)
+            return ir.Compare(T.bool_, e.loc, "!=", e, _const(0, e.loc, e.type))
+        raise self.src.error(node, f"a {e.type} has no truth value here; compare its components")
+
+    def expr_Call(self, node):
+        fn = self.expr(node.func)
+        if not isinstance(fn, PyValue):
+            raise self.src.error(node, f"a {fn.type} value is not callable")
+        target = fn.value
+        from . import calls
+        return calls.lower_call(self, target, node)
+
+    # ---- typing helpers --------------------------------------------------------------------
+    def unify(self, a, b, node):
+        if a == b:
+            return a
+        if isinstance(a, T.Scalar) and isinstance(b, T.Scalar):
+            if T.bool_ in (a, b):      # bool with a number: the number's type
+                return b if a == T.bool_ else a
+            try:
+                return T.promote(a, b)
+            except T.PromotionError as exc:
+                raise self.src.error(node, str(exc)) from None
+        raise self.src.error(node, f"this value is a {b} but the same name/branch also holds a "
+                             f"{a}; give each its own name or cast explicitly")
+
+    def _unify_many(self, exprs, node):
+        t = exprs[0].type
+        weak = _is_weak(exprs[0])
+        for e in exprs[1:]:
+            if weak and not _is_weak(e):
+                t, weak = e.type, False
+            elif _is_weak(e) and not weak:
+                continue
+            else:
+                t = self.unify(t, e.type, node)
+        return t
+
+    def convert(self, e, t, node):
+        e = self.value(e, node)
+        if e.type == t:
+            return e
+        if isinstance(e.type, T.Scalar) and isinstance(t, T.Scalar):
+            self.unit.require_type(t, self.src, node)
+            if isinstance(e, ir.Const):
+                return ir.Const(t, e.loc, _convert_const(e.value, t))
+            return ir.Cast(t, e.loc, e)
+        if isinstance(e.type, T.Scalar) and isinstance(t, T.Vector):
+            return ir.MakeVector(t, e.loc, [self.convert(e, t.elem, node)])
+        if isinstance(e.type, T.Vector) and isinstance(t, T.Vector) and e.type.n == t.n:
+            return ir.Cast(t, e.loc, e)
+        raise self.src.error(node, f"cannot convert {e.type} to {t}")
+
+    def constant_value(self, node, what):
+        e = self.expr(node)
+        if isinstance(e, ir.Const):
+            return e.value
+        if isinstance(e, PyValue) and isinstance(e.value, (int, float, tuple, np.integer)):
+            if isinstance(e.value, tuple):
+                return tuple(x.value if isinstance(x, ir.Const) else x for x in e.value)
+            return e.value
+        raise self.src.error(node, f"{what} must be a compile-time constant")
+
+    def _resolve_type_annotation(self, node):
+        e = self.expr(node)
+        v = e.value if isinstance(e, PyValue) else None
+        t = resolve_type(v)
+        if t is None:
+            raise self.src.error(node, f"{_pydescribe(v)} is not a kernel type (use vkp.f32, "
+                                 "vkp.i32, vkp.vec3, numpy dtypes, ...)")
+        return t
+
+
+class _ArrayHandle:
+    __slots__ = ("var",)
+
+    def __init__(self, var):
+        self.var = var
+
+
+def resolve_type(v):
+    if isinstance(v, (T.Scalar, T.Vector, T.ArrayType)):
+        return v
+    if v is float:
+        return T.f32
+    if v is int:
+        return T.i32
+    if v is bool:
+        return T.bool_
+    try:
+        return T.scalar_of_dtype(np.dtype(v)) if v is not None else None
+    except TypeError:
+        return None
+
+
+def _elem_type(t):
+    return t.elem
+
+
+def _tname(e) -> str:
+    if isinstance(e, ir.Expr):
+        return str(e.type)
+    if isinstance(e, PyValue):
+        return _pydescribe(e.value)
+    return type(e).__name__
+
+
+def _pydescribe(v) -> str:
+    if isinstance(v, _ArrayHandle):
+        return f"array {v.var.name!r}"
+    if isinstance(v, tuple):
+        return "a tuple"
+    if callable(v):
+        return f"{getattr(v, '__name__', v)!r} (a Python callable)"
+    if hasattr(v, "__name__"):
+        return f"{v.__name__!r}"
+    return f"a {type(v).__name__}"
+
+
+def _describe_stmt(node) -> str:
+    names = {"Try": "try/except", "With": "with", "ClassDef": "a class definition",
+             "FunctionDef": "a nested function", "AsyncFunctionDef": "an async function",
+             "Import": "import", "ImportFrom": "import", "Global": "global", "Nonlocal": "nonlocal",
+             "Delete": "del", "Raise": "raise", "Assert": "assert", "Match": "match"}
+    n = type(node).__name__
+    return names.get(n, f"the statement {n}")
+
+
+def _describe_expr(node) -> str:
+    names = {"List": "a list", "Dict": "a dict", "Set": "a set", "ListComp": "a list comprehension",
+             "GeneratorExp": "a generator", "DictComp": "a dict comprehension", "Lambda": "lambda",
+             "JoinedStr": "an f-string", "Starred": "*unpacking", "Yield": "yield",
+             "Await": "await", "NamedExpr": "the walrus operator", "Slice": "a slice"}
+    n = type(node).__name__
+    return names.get(n, f"the expression {n}")
+
+
+_BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
+           ast.Mod: "%", ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
+           ast.LShift: "<<", ast.RShift: ">>"}
+_CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+
+
+def _wrap(value, t):
+    if t.is_int:
+        bits = t.bits
+        value = int(value) & ((1 << bits) - 1)
+        if t.kind == "i" and value >= 1 << (bits - 1):
+            value -= 1 << bits
+    return value
+
+
+def _convert_const(value, t):
+    if t == T.bool_:
+        return bool(value)
+    if t.is_int:
+        return _wrap(math.trunc(value), t)
+    return float(np.array(value, dtype=t.dtype))
+
+
+def _fold(op, a, b, t):
+    """Fold an operation on two constants with the target type's semantics, or None."""
+    try:
+        if t.is_int:
+            a, b = int(a), int(b)
+            if op in ("//", "%") and b == 0:
+                return None
+            r = {"+": a + b, "-": a - b, "*": a * b, "//": a // b if b else 0,
+                 "%": a % b if b else 0, "&": a & b, "|": a | b, "^": a ^ b,
+                 "<<": a << b if 0 <= b < t.bits else None, ">>": a >> b if 0 <= b < t.bits else None
+                 }.get(op)
+            return None if r is None else _wrap(r, t)
+        a, b = np.array(a, t.dtype), np.array(b, t.dtype)
+        with np.errstate(all="ignore"):
+            r = {"+": a + b, "-": a - b, "*": a * b, "/": a / b if b else None}.get(op)
+        return None if r is None else float(r)
+    except (OverflowError, ValueError):
+        return None
+
+
+def _product(base, n, t, loc):
+    out = base
+    for _ in range(n - 1):
+        out = ir.Binary(t, loc, "*", out, base)
+    return out

@@ -1,0 +1,561 @@
+"""Typed IR -> readable GLSL 450.
+
+Layout of a generated shader:
+  - local size from specialisation constants 0, 1, 2, so `k[groups, local]` never recompiles;
+  - one push-constant block with the scalar parameters, then every array's shape;
+  - one std430 storage buffer per array parameter, named after the parameter (vec3 arrays
+    are stored as packed floats, since std430 pads vec3 to 16 bytes);
+  - helper functions for Python semantics (floor division, modulo, powers) only when used;
+  - device functions (callees first), then main().
+Locals keep their Python names and every statement carries a `// file.py:LINE` comment when
+the source line changes. With `loop_guard`, each loop iteration counts towards lavapipe's
+per-invocation loop limit and the kernel reports when it would be cut short.
+"""
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+
+from . import ir
+from . import types as T
+
+LOOP_GUARD_LIMIT = 65000      # lavapipe stops every loop at ~65,535 iterations per invocation
+
+_HELPERS = {
+    "floordiv": """{t} _vkp_floordiv({t} a, {t} b) {{
+    {t} q = a / b;
+    if ((a - q * b) != {zero} && ((a < {zero}) != (b < {zero}))) q -= {one};
+    return q;
+}}""",
+    "mod": """{t} _vkp_mod({t} a, {t} b) {{
+    {t} r = a - (a / b) * b;
+    if (r != {zero} && ((r < {zero}) != (b < {zero}))) r += b;
+    return r;
+}}""",
+    "ipow": """{t} _vkp_ipow({t} base, {t} e) {{
+    {t} result = {one};
+    while (e > {zero}) {{
+        if ((e & {one}) != {zero}) result *= base;
+        base *= base;
+        e >>= {one};{guard}
+    }}
+    return result;
+}}""",
+    "fpow": """{t} _vkp_pow({t} a, {t} b) {{
+    // Python semantics for negative bases with integral exponents (GLSL pow is undefined there)
+    if (a >= {zero}) return pow(a, b);
+    if (b != floor(b)) return {zero} / {zero};
+    {t} m = pow(-a, b);
+    return (mod(b, {two}) == {zero}) ? m : -m;
+}}""",
+    "copysign": """{t} _vkp_copysign({t} a, {t} b) {{
+    return (b < {zero} || (b == {zero} && {one} / b < {zero})) ? -abs(a) : abs(a);
+}}""",
+}
+
+
+def _literal(value, t) -> str:
+    if t == T.bool_:
+        return "true" if value else "false"
+    if t.is_int:
+        v = int(value)
+        suffix = {"i": "", "u": "u"}[t.kind] if t.bits <= 32 else {"i": "l", "u": "ul"}[t.kind]
+        if t == T.i32 and v == -2**31:
+            return "(-2147483647 - 1)"
+        if t == T.i64 and v == -2**63:
+            return "(-9223372036854775807l - 1l)"
+        return f"{v}{suffix}" if v >= 0 else f"({v}{suffix})"
+    v = float(value)
+    if math.isnan(v):
+        return "(0.0 / 0.0)" if t == T.f32 else "(0.0lf / 0.0lf)"
+    if math.isinf(v):
+        return ("(1.0 / 0.0)" if v > 0 else "(-1.0 / 0.0)") if t == T.f32 else \
+            ("(1.0lf / 0.0lf)" if v > 0 else "(-1.0lf / 0.0lf)")
+    if t == T.f64:
+        return repr(v).replace("e", "e") + ("" if "e" in repr(v) or "." in repr(v) else ".0") + "lf"
+    text = repr(float(np.float32(v)))
+    if "e" not in text and "." not in text:
+        text += ".0"
+    return text if v >= 0 else f"({text})"
+
+
+def _bare(text: str) -> str:
+    """Drop one pair of parentheses that encloses the whole expression."""
+    if not (text.startswith("(") and text.endswith(")")):
+        return text
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0 and i < len(text) - 1:
+            return text
+    return text[1:-1]
+
+
+def glsl_type(t) -> str:
+    if isinstance(t, T.Scalar):
+        return T.arithmetic(t).glsl
+    if isinstance(t, T.Vector):
+        return t.glsl
+    raise TypeError(f"no GLSL type for {t}")
+
+
+class Writer:
+    def __init__(self, kernel: ir.Function, unit, *, loop_guard: bool = False,
+                 kernel_id: int = 0):
+        self.kernel = kernel
+        self.unit = unit
+        self.loop_guard = loop_guard
+        self.kernel_id = kernel_id
+        self.helpers: dict[str, str] = {}
+        self.lines: list[str] = []
+        self.indent = 0
+        self.pre: list[str] | None = None
+        self.temp_count = 0
+        self.last_line = None
+        self.extensions = set()
+        self.push_fields: list[tuple[str, object]] = []   # (glsl name, type) in block order
+        self.array_params = kernel.array_params
+        self.global_names = {v.name for v in kernel.array_params} | \
+            {v.name for v in unit.shared_arrays}
+
+    # ---- module -------------------------------------------------------------------------
+    def module(self) -> str:
+        k = self.kernel
+        for fn in self.unit.order:
+            self.function(fn)
+        self.function(k)
+        functions = self.lines
+        head = ["#version 450"]
+        needs = self._extensions()
+        head += [f"#extension {e} : require" for e in sorted(needs)]
+        head.append("layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;")
+        head.append("")
+        push = [f"    {glsl_type(v.type)} {v.name};" for v in k.params]
+        self.push_fields = [(v.name, v.type) for v in k.params]
+        for var in k.array_params:
+            for axis in range(var.type.ndim):
+                name = f"{var.name}_shape{axis}"
+                push.append(f"    int {name};")
+                self.push_fields.append((name, T.i32))
+        if push:
+            head.append("layout(push_constant) uniform Params {")
+            head += push
+            head.append("};")
+            head.append("")
+        for var in k.array_params:
+            head.append(self._buffer_decl(var))
+        if self.loop_guard:
+            head.append(f"layout(std430, binding = {len(k.array_params)}) buffer VkpStatus "
+                        "{ uint _vkp_status[]; };")
+            head.append("uint _vkp_iterations = 0u;")
+        for var in self.unit.shared_arrays:
+            dims = "".join(f"[{n}]" for n in var.type.shape)
+            head.append(f"shared {glsl_type(var.type.elem)} {var.name}{dims};")
+        head.append("")
+        for h in self.helpers.values():
+            head.append(h)
+            head.append("")
+        return "\n".join(head + functions).rstrip() + "\n"
+
+    def _extensions(self) -> set:
+        u = self.unit
+        ext = set()
+        if u.uses_int64:
+            ext.add("GL_EXT_shader_explicit_arithmetic_types_int64")
+        if u.uses_atomic_int64:
+            ext.add("GL_EXT_shader_atomic_int64")
+        elems = [v.type.elem for v in self.kernel.array_params] + \
+                [v.type.elem for v in u.shared_arrays]
+        if any(isinstance(e, T.Scalar) and e.bits == 8 or e == T.bool_ for e in elems):
+            ext.add("GL_EXT_shader_8bit_storage")
+            ext.add("GL_EXT_shader_explicit_arithmetic_types_int8")
+        if any(isinstance(e, T.Scalar) and e.bits == 16 for e in elems):
+            ext.add("GL_EXT_shader_16bit_storage")
+            ext.add("GL_EXT_shader_explicit_arithmetic_types_int16")
+            ext.add("GL_EXT_shader_explicit_arithmetic_types_float16")
+        return ext | self.extensions
+
+    def _buffer_decl(self, var) -> str:
+        elem = var.type.elem
+        access = "" if getattr(var, "written", False) else "readonly "
+        if isinstance(elem, T.Vector) and elem.n == 3:
+            store = "float" if elem.elem == T.f32 else glsl_type(elem.elem)
+        elif elem == T.bool_:
+            store = "uint8_t"
+        elif isinstance(elem, T.Scalar):
+            store = elem.glsl
+        else:
+            store = elem.glsl
+        return (f"layout(std430, binding = {var.binding}) {access}buffer {var.name}_buffer "
+                f"{{ {store} {var.name}[]; }};")
+
+    # ---- functions ----------------------------------------------------------------------
+    def function(self, fn: ir.Function) -> None:
+        self.fn = fn
+        self.local_names = {}
+        for v in fn.locals:
+            if v.name in self.global_names or v.name in self.local_names.values():
+                self.local_names[v] = f"{v.name}_{len(self.local_names)}"
+        ret = glsl_type(fn.returns[0]) if len(fn.returns) == 1 else "void"
+        params = [f"{glsl_type(p.type)} {p.name}" for p in fn.params]
+        if len(fn.returns) > 1:
+            params += [f"out {glsl_type(t)} _out{i}" for i, t in enumerate(fn.returns)]
+        if fn.loc:
+            self.emit(f"// {os.path.basename(fn.loc.file)}:{fn.loc.line}: {fn.python_name}")
+        sig = "void main()" if fn.is_kernel else f"{ret} {fn.name}({', '.join(params)})"
+        self.emit(sig + " {")
+        self.indent += 1
+        for v in fn.locals:
+            if isinstance(v.type, T.FixedArray):
+                dims = "".join(f"[{n}]" for n in v.type.shape)
+                self.emit(f"{glsl_type(v.type.elem)} {self.name(v)}{dims};")
+            else:
+                self.emit(f"{glsl_type(v.type)} {self.name(v)};")
+        self.last_line = None
+        self.block(fn.body)
+        self.indent -= 1
+        self.emit("}")
+        self.emit("")
+
+    def name(self, var) -> str:
+        return self.local_names.get(var, var.name)
+
+    # ---- statements ---------------------------------------------------------------------
+    def emit(self, line: str) -> None:
+        self.lines.append("    " * self.indent + line if line else "")
+
+    def block(self, stmts) -> None:
+        for s in stmts:
+            self.stmt(s)
+
+    def _mark(self, s) -> None:
+        loc = s.loc
+        if loc is not None and loc.line != self.last_line:
+            self.emit(f"// {os.path.basename(loc.file)}:{loc.line}")
+            self.last_line = loc.line
+
+    def expr_with_pre(self, e) -> tuple[list, str]:
+        saved, self.pre = self.pre, []
+        text = self.expr(e)
+        pre, self.pre = self.pre, saved
+        return pre, text
+
+    def stmt(self, s) -> None:
+        self._mark(s)
+        method = getattr(self, "stmt_" + type(s).__name__)
+        method(s)
+
+    def _emit_pre(self, pre) -> None:
+        for line in pre:
+            self.emit(line)
+
+    def stmt_Assign(self, s):
+        pre, value = self.expr_with_pre(s.value)
+        self._emit_pre(pre)
+        self.emit(f"{self.name(s.var)} = {_bare(value)};")
+
+    def stmt_AssignComponent(self, s):
+        pre, value = self.expr_with_pre(s.value)
+        self._emit_pre(pre)
+        self.emit(f"{self.name(s.var)}.{s.components} = {value};")
+
+    def stmt_Store(self, s):
+        pre, value = self.expr_with_pre(s.value)
+        pre2, target = self.expr_with_pre(ir.Load(s.var.type.elem, s.loc, s.var, s.index))
+        self._emit_pre(pre + pre2)
+        elem = s.var.type.elem
+        if s.var.role == "array_param" and isinstance(elem, T.Vector) and elem.n == 3:
+            base = self._linear(s.var, s.index)
+            tmp = self._tmp("v")
+            self.emit(f"{{ vec3 {tmp} = {value}; int _b = ({base}) * 3; "
+                      f"{s.var.name}[_b] = {tmp}.x; {s.var.name}[_b + 1] = {tmp}.y; "
+                      f"{s.var.name}[_b + 2] = {tmp}.z; }}")
+            return
+        self.emit(f"{target} = {_bare(self._to_storage(value, elem, s.var))};")
+
+    def stmt_If(self, s):
+        pre, cond = self.expr_with_pre(s.cond)
+        self._emit_pre(pre)
+        self.emit(f"if ({_bare(cond)}) {{")
+        self.indent += 1
+        self.block(s.body)
+        self.indent -= 1
+        orelse = s.orelse
+        while len(orelse) == 1 and isinstance(orelse[0], ir.If):
+            pre, cond = self.expr_with_pre(orelse[0].cond)
+            if pre:           # the condition needs statements: nest instead of chaining
+                break
+            self.emit(f"}} else if ({_bare(cond)}) {{")
+            self.indent += 1
+            self.block(orelse[0].body)
+            self.indent -= 1
+            orelse = orelse[0].orelse
+        if orelse:
+            self.emit("} else {")
+            self.indent += 1
+            self.block(orelse)
+            self.indent -= 1
+        self.emit("}")
+
+    def _guard(self) -> None:
+        if self.loop_guard:
+            self.emit(f"if (++_vkp_iterations == {LOOP_GUARD_LIMIT}u) "
+                      f"atomicCompSwap(_vkp_status[0], 0u, {self.kernel_id + 1}u);")
+
+    def stmt_While(self, s):
+        pre, cond = self.expr_with_pre(s.cond)
+        if pre:
+            self.emit("while (true) {")
+            self.indent += 1
+            self._guard()
+            self._emit_pre(pre)
+            self.emit(f"if (!({cond})) break;")
+        else:
+            self.emit(f"while ({_bare(cond)}) {{")
+            self.indent += 1
+            self._guard()
+        self.block(s.body)
+        self.indent -= 1
+        self.emit("}")
+
+    def stmt_ForRange(self, s):
+        t = glsl_type(s.var.type)
+        pre, start = self.expr_with_pre(s.start)
+        pre2, stop = self.expr_with_pre(s.stop)
+        pre3, step = self.expr_with_pre(s.step)
+        self._emit_pre(pre + pre2 + pre3)
+        c = self.name(s.counter)
+        if not isinstance(s.stop, ir.Const):
+            stop_var = self._tmp("stop")
+            self.emit(f"{t} {stop_var} = {stop};")
+            stop = stop_var
+        if isinstance(s.step, ir.Const):
+            cmp = f"{c} < {stop}" if s.step.value > 0 else f"{c} > {stop}"
+        else:
+            step_var = self._tmp("step")
+            self.emit(f"{t} {step_var} = {step};")
+            step = step_var
+            cmp = f"({step} > {_literal(0, s.step.type)}) ? ({c} < {stop}) : ({c} > {stop})"
+        self.emit(f"for ({c} = {start}; {cmp}; {c} += {step}) {{")
+        self.indent += 1
+        self._guard()
+        self.emit(f"{self.name(s.var)} = {c};")
+        self.block(s.body)
+        self.indent -= 1
+        self.emit("}")
+
+    def stmt_Break(self, s):
+        self.emit("break;")
+
+    def stmt_Continue(self, s):
+        self.emit("continue;")
+
+    def stmt_Return(self, s):
+        if not s.values:
+            self.emit("return;")
+            return
+        pre, values = [], []
+        for v in s.values:
+            p, text = self.expr_with_pre(v)
+            pre += p
+            values.append(text)
+        self._emit_pre(pre)
+        if len(values) == 1:
+            self.emit(f"return {_bare(values[0])};")
+        else:
+            for i, v in enumerate(values):
+                self.emit(f"_out{i} = {v};")
+            self.emit("return;")
+
+    def stmt_ExprStmt(self, s):
+        pre, text = self.expr_with_pre(s.expr)
+        self._emit_pre(pre)
+        if text:
+            self.emit(f"{text};")
+
+    # ---- expressions --------------------------------------------------------------------
+    def _tmp(self, hint) -> str:
+        self.temp_count += 1
+        return f"_{hint}{self.temp_count}"
+
+    def expr(self, e) -> str:
+        return getattr(self, "expr_" + type(e).__name__)(e)
+
+    def expr_Const(self, e):
+        return _literal(e.value, e.type)
+
+    def expr_Ref(self, e):
+        return self.name(e.var)
+
+    def expr_Unary(self, e):
+        v = self.expr(e.operand)
+        return {"not": f"!({v})", "-": f"-({v})", "~": f"~({v})"}[e.op]
+
+    def expr_Binary(self, e):
+        a, b = self.expr(e.left), self.expr(e.right)
+        t = e.type
+        op = e.op
+        if op in ("//", "%"):
+            if isinstance(t, T.Vector) or t.is_float:
+                return f"floor(({a}) / ({b}))" if op == "//" else f"mod({a}, {b})"
+            if t.kind == "u":
+                return f"(({a}) {'/' if op == '//' else '%'} ({b}))"
+            name = "floordiv" if op == "//" else "mod"
+            fn = self._helper(name, t)
+            return f"{fn}({a}, {b})"
+        if op == "/" and isinstance(t, T.Scalar) and t.is_int:
+            raise AssertionError("true division must have been typed float")
+        return f"({a} {op} {b})"
+
+    def _helper(self, name, t) -> str:
+        gt = glsl_type(t)
+        suffix = "" if t in (T.i32, T.f32) else "_" + t.name
+        key = f"{name}{suffix}"
+        if key not in self.helpers:
+            guard = ""
+            if name == "ipow" and self.loop_guard:
+                guard = (f"\n        if (++_vkp_iterations == {LOOP_GUARD_LIMIT}u) "
+                         f"atomicCompSwap(_vkp_status[0], 0u, {self.kernel_id + 1}u);")
+            code = _HELPERS[name].format(t=gt, zero=_literal(0, t), one=_literal(1, t),
+                                         two=_literal(2, t), guard=guard)
+            code = code.replace(f"_vkp_{name if name != 'fpow' else 'pow'}(", f"_vkp_{key}(")
+            self.helpers[key] = code
+        return f"_vkp_{key}"
+
+    def expr_Compare(self, e):
+        return f"({self.expr(e.left)} {e.op} {self.expr(e.right)})"
+
+    def expr_Logical(self, e):
+        a = self.expr(e.left)
+        pre, b = self.expr_with_pre(e.right)
+        op = "&&" if e.op == "and" else "||"
+        if not pre:
+            return f"({a} {op} {b})"
+        # the right side needs statements: keep short-circuit semantics with an if
+        tmp = self._tmp("sc")
+        self.pre.append(f"bool {tmp} = {a};")
+        test = tmp if e.op == "and" else f"!{tmp}"
+        self.pre.append(f"if ({test}) {{")
+        self.pre += ["    " + line for line in pre]
+        self.pre.append(f"    {tmp} = {b};")
+        self.pre.append("}")
+        return tmp
+
+    def expr_Select(self, e):
+        cond = self.expr(e.cond)
+        pre_a, a = self.expr_with_pre(e.then)
+        pre_b, b = self.expr_with_pre(e.orelse)
+        if not pre_a and not pre_b:
+            return f"({cond} ? {a} : {b})"
+        tmp = self._tmp("sel")
+        self.pre.append(f"{glsl_type(e.type)} {tmp};")
+        self.pre.append(f"if ({cond}) {{")
+        self.pre += ["    " + line for line in pre_a] + [f"    {tmp} = {a};", "} else {"]
+        self.pre += ["    " + line for line in pre_b] + [f"    {tmp} = {b};", "}"]
+        return tmp
+
+    def expr_Cast(self, e):
+        return f"{glsl_type(e.type)}({self.expr(e.value)})"
+
+    def expr_Let(self, e):
+        self.pre.append(f"{self.name(e.var)} = {self.expr(e.value)};")
+        return self.expr(e.body)
+
+    def expr_Swizzle(self, e):
+        return f"{self.expr(e.value)}.{e.components}"
+
+    def expr_MakeVector(self, e):
+        return f"{glsl_type(e.type)}({', '.join(self.expr(a) for a in e.args)})"
+
+    def expr_Shape(self, e):
+        return f"{e.var.name}_shape{e.axis}"
+
+    def _linear(self, var, index) -> str:
+        idx = [self.expr(i) for i in index]
+        out = idx[0]
+        for axis in range(1, len(idx)):
+            out = f"({out}) * {var.name}_shape{axis} + {idx[axis]}"
+        return out
+
+    def expr_Load(self, e):
+        var = e.var
+        if var.role in ("shared", "local_array"):
+            return self.name(var) + "".join(f"[{self.expr(i)}]" for i in e.index)
+        elem = var.type.elem
+        linear = self._linear(var, e.index)
+        if isinstance(elem, T.Vector) and elem.n == 3:
+            tmp_base = f"(({linear}) * 3)"
+            return (f"vec3({var.name}[{tmp_base}], {var.name}[{tmp_base} + 1], "
+                    f"{var.name}[{tmp_base} + 2])")
+        raw = f"{var.name}[{linear}]"
+        if elem == T.bool_:
+            return f"({raw} != uint8_t(0))"
+        if isinstance(elem, T.Scalar) and elem in T.STORAGE_ONLY:
+            return f"{glsl_type(T.STORAGE_ONLY[elem])}({raw})"
+        return raw
+
+    def _to_storage(self, value, elem, var):
+        if var.role != "array_param":
+            return value
+        if elem == T.bool_:
+            return f"uint8_t({value} ? 1 : 0)"
+        if isinstance(elem, T.Scalar) and elem in T.STORAGE_ONLY:
+            return f"{elem.glsl}({value})"
+        return value
+
+    def expr_Call(self, e):
+        args = [self.expr(a) for a in e.args] + [self.name(o) for o in e.outs]
+        return f"{e.func.name}({', '.join(args)})"
+
+    _IDS = {"global_id": "gl_GlobalInvocationID", "local_id": "gl_LocalInvocationID",
+            "group_id": "gl_WorkGroupID", "num_groups": "gl_NumWorkGroups",
+            "local_size": "gl_WorkGroupSize"}
+    _SIMPLE = {"sqrt": "sqrt", "rsqrt": "inversesqrt", "exp": "exp", "exp2": "exp2",
+               "log": "log", "log2": "log2", "sin": "sin", "cos": "cos", "tan": "tan",
+               "asin": "asin", "acos": "acos", "atan": "atan", "sinh": "sinh", "cosh": "cosh",
+               "tanh": "tanh", "asinh": "asinh", "acosh": "acosh", "atanh": "atanh",
+               "floor": "floor", "ceil": "ceil", "trunc": "trunc", "fabs": "abs", "abs": "abs",
+               "sign": "sign", "min": "min", "max": "max", "clamp": "clamp", "mix": "mix",
+               "fma": "fma", "isnan": "isnan", "isinf": "isinf", "atan2": "atan", "dot": "dot",
+               "cross": "cross", "length": "length", "normalize": "normalize",
+               "distance": "distance"}
+    _ATOMICS = {"atomic_add": "atomicAdd", "atomic_min": "atomicMin", "atomic_max": "atomicMax",
+                "atomic_and": "atomicAnd", "atomic_or": "atomicOr", "atomic_xor": "atomicXor",
+                "atomic_exchange": "atomicExchange", "atomic_compare_exchange": "atomicCompSwap"}
+
+    def expr_Intrinsic(self, e):
+        n = e.name
+        if n in self._IDS:
+            return f"int({self._IDS[n]}.{'xyz'[e.args[0]]})"
+        if n == "global_size":
+            ax = "xyz"[e.args[0]]
+            return f"int(gl_NumWorkGroups.{ax} * gl_WorkGroupSize.{ax})"
+        if n == "barrier":
+            return "memoryBarrierShared(); barrier()"
+        if n.startswith("atomic_"):
+            target = self.expr(e.args[0])
+            values = [self.expr(a) for a in e.args[1:]]
+            if n == "atomic_sub":
+                return f"atomicAdd({target}, -({values[0]}))"
+            return f"{self._ATOMICS[n]}({target}, {', '.join(values)})"
+        args = [self.expr(a) for a in e.args]
+        if n == "log10":
+            return f"(log({args[0]}) * {_literal(1 / math.log(10), _scalar(e.type))})"
+        if n == "pow":
+            if isinstance(e.type, T.Vector):
+                return f"pow({args[0]}, {args[1]})"
+            return f"{self._helper('fpow', e.type)}({args[0]}, {args[1]})"
+        if n == "ipow":
+            return f"{self._helper('ipow', e.type)}({args[0]}, {args[1]})"
+        if n == "copysign":
+            return f"{self._helper('copysign', e.type)}({args[0]}, {args[1]})"
+        if n == "hypot":
+            return f"length({glsl_type(T.Vector(e.type, 2)) if e.type != T.f64 else 'dvec2'}({args[0]}, {args[1]}))"
+        return f"{self._SIMPLE[n]}({', '.join(args)})"
+
+
+def _scalar(t):
+    return t.elem if isinstance(t, T.Vector) else t
