@@ -1,4 +1,4 @@
-"""Command line: `python -m vkpersist devices | doctor | demo`."""
+"""Command line: `python -m vkpersist devices | doctor | demo | emit-glsl FILE[:NAME]`."""
 from __future__ import annotations
 
 import argparse
@@ -40,6 +40,8 @@ def main(argv=None) -> int:
     doctor.add_argument("--device", default=None,
                         help="index, kind (dgpu, igpu, cpu) or name substring; default: all")
     sub.add_parser("demo", help="run the demo on the default device")
+    emit = sub.add_parser("emit-glsl", help="print the GLSL of the kernels in a file")
+    emit.add_argument("target", metavar="FILE[:NAME]")
     args = parser.parse_args(argv)
     try:
         if args.command == "devices":
@@ -48,6 +50,8 @@ def main(argv=None) -> int:
             from .vk.doctor import main as doctor_main
             device = int(args.device) if args.device and args.device.isdigit() else args.device
             return doctor_main(device)
+        if args.command == "emit-glsl":
+            return emit_glsl(args.target)
         if args.command == "demo":
             from ._demo import main as demo_main
             return demo_main()
@@ -55,3 +59,36 @@ def main(argv=None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def emit_glsl(target: str) -> int:
+    """Print the GLSL of the kernels in FILE (or FILE:NAME), from their annotations."""
+    import importlib.util
+    import os
+
+    from .kernel import Kernel
+    path, _, name = target.partition(":") if not os.path.exists(target) else (target, "", "")
+    if not os.path.exists(path):
+        print(f"error: no such file {path!r}", file=sys.stderr)
+        return 2
+    spec = importlib.util.spec_from_file_location("_vkpersist_emit", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    spec.loader.exec_module(module)
+    kernels = {k: v for k, v in vars(module).items() if isinstance(v, Kernel)}
+    if name:
+        if name not in kernels:
+            print(f"error: no kernel {name!r} in {path}; kernels there: "
+                  f"{', '.join(kernels) or 'none'}", file=sys.stderr)
+            return 2
+        kernels = {name: kernels[name]}
+    status = 0
+    for kname, k in kernels.items():
+        try:
+            print(f"// ---- {kname} ----")
+            print(k.glsl())
+        except (TypeError, VkPersistError) as exc:
+            print(f"error: {kname}: {exc} (annotate every parameter to emit its GLSL)",
+                  file=sys.stderr)
+            status = 2
+    return status

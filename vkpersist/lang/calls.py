@@ -126,6 +126,8 @@ def _math(c, name, node, *, python_math):
             a = c.convert(a, T.i32, node)
         if isinstance(a, ir.Const):
             return ir.Const(a.type, loc, abs(a.value))
+        if isinstance(a.type, T.Scalar) and a.type.kind == "u":
+            return a
         return ir.Intrinsic(a.type, loc, "abs", [a])
     if name in ("min", "max"):
         if len(args) < 2:

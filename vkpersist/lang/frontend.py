@@ -278,7 +278,7 @@ class FunctionCompiler:
             raise self.src.error(it, "range() takes 1 to 3 positional arguments")
         if not isinstance(node.target, ast.Name):
             raise self.src.error(node.target, "the loop variable must be a plain name")
-        args = [self.expr(a) for a in it.args]
+        args = [self.value(self.expr(a), a) for a in it.args]
         for a, n in zip(args, it.args):
             if not (isinstance(a, ir.Expr) and isinstance(a.type, T.Scalar) and a.type.is_int):
                 raise self.src.error(n, f"range() arguments must be integers, got {_tname(a)}")
@@ -576,7 +576,8 @@ class FunctionCompiler:
         return ir.Shape(T.i32, loc, var, axis)
 
     def expr_Tuple(self, node):
-        return PyValue(tuple(self.expr(e) for e in node.elts))
+        items = (self.expr(e) for e in node.elts)
+        return PyValue(tuple(i.value if isinstance(i, PyValue) else i for i in items))
 
     def expr_Subscript(self, node):
         base = self.expr(node.value)
@@ -760,14 +761,15 @@ class FunctionCompiler:
 
     def expr_Compare(self, node):
         loc = self.src.loc(node)
+        for op_node in node.ops:
+            if type(op_node) not in _CMPOPS:
+                raise self.src.error(node, f"comparison {type(op_node).__name__} is not supported "
+                                     "(is/in have no GPU meaning)")
         operands = [self.value(self.expr(node.left), node.left)] + \
                    [self.value(self.expr(c), c) for c in node.comparators]
         result, lets = None, []
         for i, (op_node, right) in enumerate(zip(node.ops, operands[1:])):
-            op = _CMPOPS.get(type(op_node))
-            if op is None:
-                raise self.src.error(node, f"comparison {type(op_node).__name__} is not supported "
-                                     "(is/in have no GPU meaning)")
+            op = _CMPOPS[type(op_node)]
             left = operands[i]
             if i + 1 < len(node.comparators) and not isinstance(right, (ir.Ref, ir.Const)):
                 tmp = self._temp(right.type, "c")

@@ -264,7 +264,7 @@ class Writer:
 
     def stmt_Store(self, s):
         pre, value = self.expr_with_pre(s.value)
-        pre2, target = self.expr_with_pre(ir.Load(s.var.type.elem, s.loc, s.var, s.index))
+        pre2, target = self.expr_with_pre(_LValue(s.var, s.index))
         self._emit_pre(pre + pre2)
         elem = s.var.type.elem
         if s.var.role == "array_param" and isinstance(elem, T.Vector) and elem.n == 3:
@@ -480,6 +480,12 @@ class Writer:
             out = f"({out}) * {var.name}_shape{axis} + {idx[axis]}"
         return out
 
+    def expr__LValue(self, e):
+        var = e.var
+        if var.role in ("shared", "local_array"):
+            return self.name(var) + "".join(f"[{self.expr(i)}]" for i in e.index)
+        return f"{var.name}[{self._linear(var, e.index)}]"
+
     def expr_Load(self, e):
         var = e.var
         if var.role in ("shared", "local_array"):
@@ -536,7 +542,7 @@ class Writer:
         if n == "barrier":
             return "memoryBarrierShared(); barrier()"
         if n.startswith("atomic_"):
-            target = self.expr(e.args[0])
+            target = self.expr(_LValue(e.args[0].var, e.args[0].index))
             values = [self.expr(a) for a in e.args[1:]]
             if n == "atomic_sub":
                 return f"atomicAdd({target}, -({values[0]}))"
@@ -555,6 +561,13 @@ class Writer:
         if n == "hypot":
             return f"length({glsl_type(T.Vector(e.type, 2)) if e.type != T.f64 else 'dvec2'}({args[0]}, {args[1]}))"
         return f"{self._SIMPLE[n]}({', '.join(args)})"
+
+
+class _LValue:
+    """The storage location of an array element (no widening of storage-only types)."""
+
+    def __init__(self, var, index):
+        self.var, self.index = var, index
 
 
 def _scalar(t):

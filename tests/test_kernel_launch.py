@@ -1,0 +1,143 @@
+"""Launching: plans, specialisation, asynchrony, NumPy copy-back, loop-limit detection,
+inspection (glsl/spirv/emit-glsl)."""
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import vkpersist as vkp
+
+
+@vkp.kernel
+def scale(x, factor):
+    i = vkp.global_id(0)
+    if i < x.shape[0]:
+        x[i] = x[i] * factor
+
+
+@vkp.kernel
+def copy_in_out(src, dst):
+    i = vkp.global_id(0)
+    if i < src.shape[0]:
+        dst[i] = src[i] + 1
+
+
+def test_unannotated_kernels_specialise_per_signature(ctx):
+    a = np.arange(5, dtype=np.float32)
+    scale.forall(5)(a, 2)
+    b = np.arange(5, dtype=np.int32)
+    scale.forall(5)(b, 3)
+    np.testing.assert_array_equal(a, np.arange(5) * 2.0)
+    np.testing.assert_array_equal(b, np.arange(5) * 3)
+    sigs = {c.types[0].elem.name for c in scale._compiled.values()}
+    assert {"float32", "int32"} <= sigs
+
+
+@vkp.kernel
+def bump(x, by):
+    i = vkp.global_id(0)
+    if i < x.shape[0]:
+        x[i] += by
+
+
+def test_launch_plans_are_reused(ctx):
+    x = ctx.asarray(np.ones(64, np.float32))
+    bump.forall(64)(x, 1.5)
+    assert len(bump._plans) == 1
+    plan = next(iter(bump._plans.values()))
+    for _ in range(20):
+        bump.forall(64)(x, 1.0)      # same signature: same plan, set and command buffer
+    assert len(bump._plans) == 1
+    assert len(plan.pipeline.cache.sets) == 1 and len(plan.pipeline.cache.recorded) == 2
+    np.testing.assert_array_equal(x.numpy(), np.full(64, 22.5))
+
+
+def test_device_array_launches_are_asynchronous(ctx):
+    x = ctx.asarray(np.ones(1 << 16, np.float32))
+    for _ in range(10):
+        scale.forall(1 << 16)(x, 2.0)
+    assert ctx._core.inflight, "launches on device arrays should not wait"
+    vkp.synchronize()
+    assert not ctx._core.inflight
+    np.testing.assert_array_equal(x.numpy(), np.full(1 << 16, 1024.0))
+
+
+def test_only_written_numpy_arrays_are_copied_back(ctx):
+    src = np.arange(4, dtype=np.float32)
+    dst = np.zeros(4, np.float32)
+    ro = src.copy()
+    ro.flags.writeable = False      # read-only input is fine: the kernel never writes it
+    copy_in_out.forall(4)(ro, dst)
+    np.testing.assert_array_equal(dst, src + 1)
+    glsl = copy_in_out.glsl(vkp.Array[vkp.f32], vkp.Array[vkp.f32])
+    assert "readonly buffer src_buffer" in glsl and "readonly buffer dst_buffer" not in glsl
+    with pytest.raises(ValueError, match="writes 'dst' but the NumPy array is read-only"):
+        copy_in_out.forall(4)(src, ro)
+
+
+def test_glsl_is_readable_and_spirv_validates():
+    glsl = copy_in_out.glsl(vkp.Array[vkp.f32], vkp.Array[vkp.f32])
+    assert "// test_kernel_launch.py:" in glsl
+    assert "int i;" in glsl and "dst[i] = src[i] + 1.0;" in glsl
+    spv = copy_in_out.spirv(vkp.Array[vkp.f32], vkp.Array[vkp.f32])
+    assert spv[:4] == b"\x03\x02\x23\x07"
+    from vkpersist.vk.glslang import compiler
+    import os
+    val = os.path.join(os.path.dirname(compiler()[0]), "spirv-val")
+    if os.path.exists(val):
+        run = subprocess.run([val, "--target-env", "vulkan1.2", "-"], input=spv,
+                             capture_output=True, env=compiler()[1])
+        assert run.returncode == 0, run.stderr
+
+
+@vkp.kernel
+def long_loop(out, n: vkp.i32):
+    i = vkp.global_id(0)
+    s = 0
+    for k in range(n):
+        s += k % 7
+    if i == 0:
+        out[0] = s
+
+
+def test_lavapipe_loop_limit_is_reported_not_truncated(ctx):
+    out = ctx.zeros(1, np.int32)
+    long_loop.forall(1)(out, 60_000)
+    assert out.numpy()[0] == sum(k % 7 for k in range(60_000))
+    long_loop.forall(1)(out, 200_000)
+    if not ctx.info.is_lavapipe:
+        assert out.numpy()[0] == sum(k % 7 for k in range(200_000))
+        return
+    with pytest.raises(vkp.DeviceLimitError, match="kernel 'long_loop'.*65,535 iterations"):
+        out.numpy()
+    long_loop.forall(1)(out, 10)     # the context stays usable
+    assert out.numpy()[0] == sum(k % 7 for k in range(10))
+
+
+def test_emit_glsl_cli(tmp_path):
+    src = tmp_path / "kernels.py"
+    src.write_text(textwrap.dedent("""
+        import vkpersist as vkp
+
+        @vkp.kernel
+        def add_one(x: vkp.Array[vkp.f32]):
+            i = vkp.global_id(0)
+            if i < x.shape[0]:
+                x[i] += 1.0
+
+        @vkp.kernel
+        def untyped(x):
+            x[0] = 1
+    """))
+    run = subprocess.run([sys.executable, "-m", "vkpersist", "emit-glsl", f"{src}:add_one"],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "void main()" in run.stdout and "// kernels.py:8" in run.stdout
+    run = subprocess.run([sys.executable, "-m", "vkpersist", "emit-glsl", str(src)],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and "untyped" in run.stderr and "needs a type" in run.stderr
+    run = subprocess.run([sys.executable, "-m", "vkpersist", "emit-glsl", f"{src}:nope"],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and "no kernel 'nope'" in run.stderr and "add_one" in run.stderr

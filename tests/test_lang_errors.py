@@ -1,0 +1,218 @@
+"""Unsupported Python and type mistakes raise CompileError pointing at the right line.
+
+Each bad kernel marks its offending line with `# <- error`; the test checks that the
+reported file:line is that line, that the message names the problem, and that the source
+line and a caret are shown."""
+import inspect
+
+import numpy as np
+import pytest
+
+import vkpersist as vkp
+
+F = vkp.Array[vkp.f32]
+I = vkp.Array[vkp.i32]
+
+
+def bad_try(x: F):
+    try:  # <- error
+        x[0] = 1.0
+    except Exception:
+        pass
+
+
+def bad_with(x: F):
+    with open("f"):  # <- error
+        pass
+
+
+def bad_list(x: F):
+    y = [1, 2, 3]  # <- error
+    x[0] = y[0]
+
+
+def bad_print(x: F):
+    print(x[0])  # <- error
+
+
+def bad_call(x: F):
+    x[0] = np.random.rand()  # <- error
+
+
+def bad_string(x: F):
+    s = "hello"  # <- error
+
+
+def bad_undefined(x: F):
+    x[0] = not_defined_anywhere  # <- error
+
+
+def bad_type_conflict(x: F):
+    v = 1.0
+    v = vkp.vec3(1.0, 2.0, 3.0)  # <- error
+    x[0] = v.x
+
+
+def bad_index_count(x: vkp.Array[vkp.f32, 2]):
+    x[0] = 1.0  # <- error
+
+
+def bad_slice(x: F):
+    x[1:3] = 2.0  # <- error
+
+
+def bad_return_value(x: F):
+    return 1  # <- error
+
+
+def bad_range(x: F):
+    for i in range(1.5):  # <- error
+        x[0] = 1.0
+
+
+def bad_iter(x: F):
+    for v in x:  # <- error
+        pass
+
+
+def bad_swizzle(x: F):
+    v = vkp.vec2(1.0, 2.0)
+    x[0] = v.z  # <- error
+
+
+def bad_axis(x: F):
+    x[0] = vkp.global_id(3)  # <- error
+
+
+def bad_lambda(x: F):
+    f = lambda: 1  # noqa: E731  # <- error
+
+
+def bad_shift_float(x: F):
+    x[0] = x[1] << 2  # <- error
+
+
+def bad_shared_shape(x: F, n: vkp.i32):
+    s = vkp.shared.array(n, vkp.f32)  # <- error
+
+
+@vkp.func
+def recursive(n):
+    return recursive(n - 1)  # <- error
+
+
+def bad_recursion(x: F):
+    x[0] = recursive(3)
+
+
+def bad_closure_array():
+    captured = np.zeros(3)
+
+    def k(x: F):
+        x[0] = captured[0]  # <- error
+    return k
+
+
+def bad_attribute(x: F):
+    x[0] = x.strides  # <- error
+
+
+def bad_keyword(x: F):
+    x[0] = vkp.sqrt(x=2.0)  # <- error
+
+
+def bad_is(x: F):
+    if x[0] is None:  # <- error
+        pass
+
+
+def bad_unpack(x: F):
+    a, b = 1, 2, 3  # <- error
+
+
+def bad_assign_param(x: F, n: vkp.i32):
+    x = 3  # <- error
+
+
+CASES = [
+    (bad_try, "try/except is not supported"),
+    (bad_with, "with is not supported"),
+    (bad_list, "a list is not supported"),
+    (bad_print, "print() is not available on the GPU"),
+    (bad_call, "cannot call 'rand' on the GPU"),
+    (bad_string, "constant 'hello' is not supported"),
+    (bad_undefined, "name 'not_defined_anywhere' is not defined"),
+    (bad_type_conflict, "holds a float32"),
+    (bad_index_count, "has 2 dimension(s), indexed with 1"),
+    (bad_slice, "slices are not supported"),
+    (bad_return_value, "kernels cannot return values"),
+    (bad_range, "range() arguments must be integers"),
+    (bad_iter, "kernels loop only over range"),
+    (bad_swizzle, "'z' is not a swizzle"),
+    (bad_axis, "axis must be the constant 0, 1 or 2"),
+    (bad_lambda, "lambda is not supported"),
+    (bad_shift_float, "operator << needs integers"),
+    (bad_shared_shape, "must be a compile-time constant"),
+    (bad_recursion, "recursion is not supported"),
+    (bad_closure_array(), "captured from an enclosing function"),
+    (bad_attribute, "arrays have .shape, .size and .ndim"),
+    (bad_keyword, "keyword arguments are not supported"),
+    (bad_is, "(is/in have no GPU meaning)"),
+    (bad_unpack, "cannot unpack 3 values into 2 names"),
+    (bad_assign_param, "cannot assign to 'x'"),
+]
+
+
+def _marked_line(fn) -> int:
+    for f in (fn, recursive.pyfunc):
+        lines, first = inspect.getsourcelines(f)
+        for k, line in enumerate(lines):
+            if "# <- error" in line:
+                return first + k
+    raise AssertionError("no marker")
+
+
+@pytest.mark.parametrize("fn, message", CASES, ids=[c[0].__name__ for c in CASES])
+def test_compile_errors_point_at_the_line(fn, message):
+    k = vkp.kernel(fn)
+    with pytest.raises(vkp.CompileError) as info:
+        k.glsl()
+    err = info.value
+    text = str(err)
+    assert message in text
+    assert err.filename == __file__
+    expected = _marked_line(fn) if fn is not bad_recursion else _marked_line(recursive.pyfunc)
+    assert err.lineno == expected, text
+    assert f"{__file__}:{expected}:" in text
+    assert "^" in text.splitlines()[-1]
+
+
+def test_unannotated_kernel_needs_types_for_glsl():
+    @vkp.kernel
+    def k(x):
+        x[0] = 1
+    with pytest.raises(TypeError, match="parameter 'x' needs a type"):
+        k.glsl()
+
+
+def test_launch_argument_mistakes(ctx):
+    @vkp.kernel
+    def k(a: vkp.f32, x: vkp.Array[vkp.f32, 2]):
+        x[0, 0] = a
+    good = ctx.zeros((2, 2))
+    with pytest.raises(TypeError, match=r"takes 2 arguments \(a, x\), got 1"):
+        k[1, 1](1.0)
+    with pytest.raises(TypeError, match="expects float32 elements, got a float64 array"):
+        k[1, 1](1.0, np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="expects a 2-d array, got 1-d"):
+        k[1, 1](1.0, np.zeros(2, np.float32))
+    with pytest.raises(TypeError, match="is annotated float32 but got an array"):
+        k[1, 1](good, good)
+    with pytest.raises(TypeError, match="cannot convert 'x' to float32"):
+        k[1, 1]("x", good)
+    with pytest.raises(TypeError, match=r"launch with k\[groups, local\]"):
+        k[4](1.0, good)
+    with pytest.raises(TypeError, match="launch a kernel with a configuration"):
+        k(1.0, good)
+    with pytest.raises(RuntimeError, match="can only be used inside a @vkp.kernel"):
+        vkp.global_id(0)
