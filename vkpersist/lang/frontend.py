@@ -838,15 +838,18 @@ class FunctionCompiler:
                              f"{a}; give each its own name or cast explicitly")
 
     def _unify_many(self, exprs, node):
-        t = exprs[0].type
-        weak = _is_weak(exprs[0])
+        """The common type of several values, honouring literal weakness (min(0.5, i) is
+        float32, min(2, x_f64) is float64)."""
+        t, weak = exprs[0].type, _is_weak(exprs[0])
         for e in exprs[1:]:
-            if weak and not _is_weak(e):
-                t, weak = e.type, False
-            elif _is_weak(e) and not weak:
-                continue
+            if isinstance(t, T.Scalar) and isinstance(e.type, T.Scalar):
+                try:
+                    t = T.promote(t, e.type, weak, _is_weak(e))
+                except T.PromotionError as exc:
+                    raise self.src.error(node, str(exc)) from None
             else:
                 t = self.unify(t, e.type, node)
+            weak = weak and _is_weak(e)
         return t
 
     def convert(self, e, t, node):

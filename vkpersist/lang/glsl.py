@@ -74,10 +74,13 @@ def _literal(value, t) -> str:
         return ("(1.0 / 0.0)" if v > 0 else "(-1.0 / 0.0)") if t == T.f32 else \
             ("(1.0lf / 0.0lf)" if v > 0 else "(-1.0lf / 0.0lf)")
     if t == T.f64:
-        return repr(v).replace("e", "e") + ("" if "e" in repr(v) or "." in repr(v) else ".0") + "lf"
-    text = repr(float(np.float32(v)))
-    if "e" not in text and "." not in text:
-        text += ".0"
+        text = repr(v)
+        return (text if "e" in text or "." in text else text + ".0") + "lf"
+    f = np.float32(v)
+    if f == 0 or 1e-4 <= abs(f) < 1e7:
+        text = np.format_float_positional(f, unique=True, trim="0")
+    else:
+        text = np.format_float_scientific(f, unique=True, trim="0")
     return text if v >= 0 else f"({text})"
 
 
@@ -406,8 +409,8 @@ class Writer:
             name = "floordiv" if op == "//" else "mod"
             fn = self._helper(name, t)
             return f"{fn}({a}, {b})"
-        if op == "/" and isinstance(t, T.Scalar) and t.is_int:
-            raise AssertionError("true division must have been typed float")
+        if t == T.bool_:          # GLSL has no bitwise operators on bool; both sides run
+            return f"({a} != {b})" if op == "^" else f"bool(int({a}) {op} int({b}))"
         return f"({a} {op} {b})"
 
     def _helper(self, name, t) -> str:
