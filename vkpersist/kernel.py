@@ -80,7 +80,10 @@ class Kernel:
         self.__name__ = pyfunc.__name__
         self.__doc__ = pyfunc.__doc__
         self.__wrapped__ = pyfunc
-        sig = inspect.signature(pyfunc)
+        try:
+            sig = inspect.signature(pyfunc, eval_str=True)   # `from __future__ import annotations`
+        except NameError as exc:
+            raise CompileError(f"{pyfunc.__name__}: an annotation could not be evaluated: {exc}") from None
         self.param_names = list(sig.parameters)
         self.annotations = [_annotation(self.__name__, n, p.annotation)
                             for n, p in sig.parameters.items()]
@@ -235,73 +238,96 @@ class _Plan:
             fmt += f"{reflection.push_size - pos}x"
         self.packer = struct.Struct(fmt)
         self.scalar_slots = [i for i, t in enumerate(types) if not isinstance(t, T.ArrayType)]
-        self.array_slots = [i for i, t in enumerate(types) if isinstance(t, T.ArrayType)]
+        self.vector_slots = {i for i, t in enumerate(types) if isinstance(t, T.Vector)}
+        # (argument index, number of leading axes that are the array's shape)
+        self.array_slots = [(i, t.ndim) for i, t in enumerate(types)
+                            if isinstance(t, T.ArrayType)]
         written = {v.name for v in self.compiled.array_params if getattr(v, "written", False)}
         from .lang.frontend import glsl_name
-        self.copy_back = [i for i in self.array_slots
-                          if glsl_name(kern.param_names[i]) in written]
+        self.copy_back = {i for i, _ in self.array_slots
+                          if glsl_name(kern.param_names[i]) in written}
+        self.max_range = info.max_storage_buffer_range
         self.status = _status_array(ctx) if self.compiled.loop_guard else None
 
     def launch(self, ctx, args, groups):
-        kern = self.kern
-        values = []
-        for i in self.scalar_slots:
-            t = self.types[i]
-            a = args[i]
-            if isinstance(t, T.Vector):
-                seq = np.asarray(a).reshape(-1)
-                if seq.size != t.n:
-                    raise ValueError(f"{kern.__name__}: parameter {kern.param_names[i]!r} takes "
-                                     f"{t.n} values, got {seq.size}")
-                values += [to_scalar(v, t.elem.dtype, f"{kern.__name__}: parameter "
-                                     f"{kern.param_names[i]!r}").item() for v in seq]
-            else:
-                values.append(to_scalar(a, T.arithmetic(t).dtype if t != T.bool_ else np.dtype(np.bool_),
-                                        f"{kern.__name__}: parameter {kern.param_names[i]!r}").item())
-        arrays, host_copies = [], []
-        for i in self.array_slots:
-            a = args[i]
-            if isinstance(a, np.ndarray):
-                dev = ctx.asarray(a)
-                if i in self.copy_back:
-                    if not a.flags.writeable:
-                        raise ValueError(f"{kern.__name__}: the kernel writes "
-                                         f"{kern.param_names[i]!r} but the NumPy array is read-only")
-                    host_copies.append((a, dev))
-            else:
-                if a.ctx is not ctx:
-                    raise VkPersistError(f"{kern.__name__}: argument {kern.param_names[i]!r} "
-                                         "belongs to another Context; all arrays of a launch "
-                                         "share one")
-                a._check_alive()
-                dev = a
-            arrays.append(dev)
+        """The hot path: pack scalars and shapes, bind, submit. Conversions are left to
+        struct.pack; only when it refuses a value is the slower, explaining check run."""
+        arrays = []
         shapes = []
-        for i, dev in zip(self.array_slots, arrays):
-            t = self.types[i]
-            shape = dev.shape[:t.ndim] if not _vector_backed(t) else dev.shape[:-1]
-            if any(n > 2**31 - 1 for n in shape):
-                raise VkPersistError(f"{kern.__name__}: {kern.param_names[i]!r} has an axis longer "
-                                     "than 2**31-1, which kernels cannot index")
-            shapes += list(shape)
-        push = self.packer.pack(*values, *shapes) if self.packer.size else b""
+        host_copies = None
+        for i, ndim in self.array_slots:
+            a = args[i]
+            if a.__class__ is np.ndarray:
+                a, host_copies = self._from_numpy(ctx, i, a, host_copies)
+            elif a.ctx is not ctx or not a.buffer.alive:
+                self._refuse_array(ctx, i, a)
+            arrays.append(a)
+            shapes += a.shape[:ndim]
+        try:
+            if self.vector_slots:
+                values = []
+                for i in self.scalar_slots:
+                    if i in self.vector_slots:
+                        values += list(np.asarray(args[i]).reshape(-1))
+                    else:
+                        values.append(args[i])
+            else:
+                values = [args[i] for i in self.scalar_slots]
+            push = self.packer.pack(*values, *shapes)
+        except (struct.error, TypeError, ValueError):
+            self._explain_scalars(args, shapes)
+            raise
         if 0 in groups:
             return
-        bound = arrays + ([self.status] if self.status is not None else [])
-        for dev in bound:
-            if dev.buffer.size > ctx.info.max_storage_buffer_range:
-                raise VkPersistError(f"{kern.__name__}: an argument of {dev.nbytes} bytes exceeds "
-                                     f"{ctx.info.name}'s storage buffer limit of "
-                                     f"{ctx.info.max_storage_buffer_range} bytes")
-        buffers = [d.buffer for d in bound]
-        cb = self.pipeline.command_buffer(buffers, groups, push)
-        ctx._core.submit([cb], keep=(self.pipeline, *bound))
-        for host, dev in host_copies:
-            host[...] = dev.numpy()
+        if self.status is not None:
+            arrays.append(self.status)
+        for dev in arrays:
+            if dev.buffer.size > self.max_range:
+                self._refuse_size(ctx, dev)
+        ready = self.pipeline.command_buffer([d.buffer for d in arrays], groups, push)
+        ctx._core.submit(ready, (self.pipeline, arrays))
+        if host_copies:
+            for host, dev in host_copies:
+                host[...] = dev.numpy()
 
+    def _from_numpy(self, ctx, i, host, host_copies):
+        dev = ctx.asarray(host)
+        if i in self.copy_back:
+            if not host.flags.writeable:
+                raise ValueError(f"{self.kern.__name__}: the kernel writes "
+                                 f"{self.kern.param_names[i]!r} but the NumPy array is read-only")
+            host_copies = (host_copies or []) + [(host, dev)]
+        return dev, host_copies
 
-def _vector_backed(t) -> bool:
-    return isinstance(t, T.ArrayType) and isinstance(t.elem, T.Vector)
+    def _refuse_array(self, ctx, i, a):
+        name = f"{self.kern.__name__}: argument {self.kern.param_names[i]!r}"
+        if a.ctx is not ctx:
+            raise VkPersistError(f"{name} belongs to another Context; all arrays of a launch "
+                                 "share one")
+        a._check_alive()
+
+    def _refuse_size(self, ctx, dev):
+        raise VkPersistError(f"{self.kern.__name__}: an argument of {dev.nbytes} bytes exceeds "
+                             f"{ctx.info.name}'s storage buffer limit of {self.max_range} bytes")
+
+    def _explain_scalars(self, args, shapes):
+        kname = self.kern.__name__
+        for i in self.scalar_slots:
+            t = self.types[i]
+            what = f"{kname}: parameter {self.kern.param_names[i]!r}"
+            if isinstance(t, T.Vector):
+                seq = np.asarray(args[i]).reshape(-1)
+                if seq.size != t.n:
+                    raise ValueError(f"{what} takes {t.n} values, got {seq.size}")
+                for v in seq:
+                    to_scalar(v, t.elem.dtype, what)
+            else:
+                to_scalar(args[i], T.arithmetic(t).dtype, what)
+                if not isinstance(args[i], (bool, int, float, np.generic)):
+                    raise TypeError(f"{what} takes a number, got {type(args[i]).__name__}")
+        if any(n > 2**31 - 1 for n in shapes):
+            raise VkPersistError(f"{kname}: an array has an axis longer than 2**31-1, which "
+                                 "kernels cannot index")
 
 
 def _param_type(kname, name, ann, value):

@@ -65,28 +65,65 @@ def translated(what: str):
         raise
 
 
-def fence_signaled(device, fence) -> bool:
-    """Non-blocking fence test: the binding raises VkNotReady instead of returning it."""
-    with translated("vkGetFenceStatus"):
-        try:
-            vk.vkGetFenceStatus(device, fence)
-        except vk.VkNotReady:
-            return False
-    return True
-
-
 def wait_fences(device, fences, timeout_s: float, what: str) -> None:
     """Wait for all `fences`, raising DeviceTimeout (never hanging) after `timeout_s`."""
     if not fences:
         return
     ns = max(0, int(timeout_s * 1e9))
-    try:
-        with translated(what):
-            vk.vkWaitForFences(device, len(fences), fences, vk.VK_TRUE, ns)
-    except DeviceTimeout:
+    handles = ffi.new("VkFence[]", fences)
+    result = vk.lib.vkWaitForFences(device, len(fences), handles, vk.VK_TRUE, ns)
+    if result == _TIMEOUT:
         raise DeviceTimeout(f"{what}: the device did not finish within {timeout_s:g} s. "
                             "The work may still be running; raise the timeout "
-                            "(timeout=, or VKPERSIST_TIMEOUT) if it is simply long") from None
+                            "(timeout=, or VKPERSIST_TIMEOUT) if it is simply long")
+    _check(result, what)
+
+
+# ---- the launch hot path: direct cffi calls --------------------------------------------
+# The binding wraps every call in Python that converts each argument (tens of µs per launch
+# on a fast GPU). Submission, fence polling and waits go straight to the C functions with
+# structs built once; result codes are checked here.
+_SUCCESS, _NOT_READY, _TIMEOUT, _DEVICE_LOST = 0, 1, 2, -4
+
+
+class RawSubmit:
+    """A VkSubmitInfo for one command buffer, built once and reused for every submission."""
+    __slots__ = ("handles", "info")
+
+    def __init__(self, command_buffer):
+        self.handles = ffi.new("VkCommandBuffer[1]", [command_buffer])
+        self.info = ffi.new("VkSubmitInfo*", {"sType": vk.VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                                              "commandBufferCount": 1,
+                                              "pCommandBuffers": self.handles})
+
+
+def _check(result: int, what: str) -> None:
+    if result == _SUCCESS:
+        return
+    if result == _DEVICE_LOST:
+        raise DeviceLost(f"{what}: the device was lost (driver crash or watchdog reset); "
+                         "close this Context and create a new one")
+    if result == _TIMEOUT:
+        raise DeviceTimeout(f"{what}: timed out")
+    if result in (-1, -2):
+        raise OutOfDeviceMemory(f"{what}: the driver is out of memory")
+    raise VkPersistError(f"{what} failed with VkResult {result}")
+
+
+def raw_submit(queue, submit: RawSubmit, fence) -> None:
+    _check(vk.lib.vkQueueSubmit(queue, 1, submit.info, fence), "vkQueueSubmit")
+
+
+def raw_fence_signaled(device, fence) -> bool:
+    result = vk.lib.vkGetFenceStatus(device, fence)
+    if result == _NOT_READY:
+        return False
+    _check(result, "vkGetFenceStatus")
+    return True
+
+
+def raw_reset_fence(device, fence) -> None:
+    _check(vk.lib.vkResetFences(device, 1, ffi.new("VkFence[1]", [fence])), "vkResetFences")
 
 
 def version_string(v: int) -> str:

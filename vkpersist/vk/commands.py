@@ -2,7 +2,7 @@
 (copies, fills) that run now and wait."""
 from __future__ import annotations
 
-from ._api import translated, vk
+from ._api import RawSubmit, translated, vk
 
 _ALL = None
 
@@ -65,7 +65,7 @@ def run_now(core, body, keep=(), timeout: float | None = None) -> None:
     try:
         vk.vkResetCommandBuffer(cb, 0)
         record(cb, body, reusable=False)
-        core.submit([cb], keep)
+        core.submit(RawSubmit(cb), keep)
         core.synchronize(timeout)
     except BaseException:
         if core.device is not None and not core.inflight:

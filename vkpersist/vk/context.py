@@ -22,14 +22,16 @@ import weakref
 import numpy as np
 
 from .._errors import DeviceTimeout, UnsupportedError, VkPersistError
-from ._api import fence_signaled, translated, vk, wait_fences
+from ._api import (RawSubmit, raw_fence_signaled, raw_reset_fence, raw_submit, translated, vk,
+                   wait_fences)
 from .buffer import Buffer
 from .devices import DeviceInfo, instance, select_device
 from .staging import Staging
 from .array import SUPPORTED_DTYPES, Array
 
 DEFAULT_TIMEOUT_S = 60.0
-_MAX_INFLIGHT = 512
+_MAX_INFLIGHT = 512     # queued launches before a launch waits for the oldest
+_RETIRE_AT = 64         # queued launches before a launch polls for finished ones
 
 
 def _default_timeout() -> float:
@@ -124,25 +126,25 @@ class _Core:
         info = vk.VkFenceCreateInfo()
         return vk.vkCreateFence(self.device, info, None)
 
-    def submit(self, command_buffers: list, keep=()) -> None:
-        """Submit asynchronously; `keep` stays referenced until the work completes."""
-        self.retire()
-        if len(self.inflight) >= _MAX_INFLIGHT:
-            self.wait_oldest()
-        fence = self.fence()
-        submit_info = vk.VkSubmitInfo(pCommandBuffers=command_buffers)
-        with translated("vkQueueSubmit"):
-            vk.vkQueueSubmit(self.queue, 1, [submit_info], fence)
+    def submit(self, submit: RawSubmit, keep=()) -> None:
+        """Submit one recorded command buffer asynchronously; `keep` stays referenced until
+        the work completes. This is the launch hot path: keep it lean."""
+        if len(self.inflight) >= _RETIRE_AT:
+            self.retire()
+            if len(self.inflight) >= _MAX_INFLIGHT:
+                self.wait_oldest()
+        fence = self.free_fences.pop() if self.free_fences else self.fence()
+        raw_submit(self.queue, submit, fence)
         self.inflight.append((fence, keep))
         self.unchecked = True
 
     def retire(self) -> None:
         """Recycle the fences of finished submissions, oldest first, without waiting."""
-        while self.inflight and fence_signaled(self.device, self.inflight[0][0]):
+        while self.inflight and raw_fence_signaled(self.device, self.inflight[0][0]):
             self._recycle(self.inflight.popleft()[0])
 
     def _recycle(self, fence) -> None:
-        vk.vkResetFences(self.device, 1, [fence])
+        raw_reset_fence(self.device, fence)
         self.free_fences.append(fence)
 
     def wait_oldest(self) -> None:

@@ -1,8 +1,9 @@
 """Compute pipelines and the launch cache.
 
 A Pipeline owns its shader module, layouts and pipeline, plus descriptor sets cached per
-tuple of bound buffers and command buffers cached per (buffers, groups, push-constant bytes):
-a repeated launch with the same arguments costs one vkQueueSubmit. Cache entries die with
+tuple of bound buffers and command buffers cached per (buffers, groups, push-constant bytes)
+(least recently recorded evicted first): a repeated launch with the same arguments costs one
+vkQueueSubmit. Cache entries die with
 any buffer they reference (Buffer serials, via the core's forget listeners).
 """
 from __future__ import annotations
@@ -11,7 +12,7 @@ import collections
 
 from .._errors import VkPersistError
 from . import commands
-from ._api import ffi, translated, vk
+from ._api import RawSubmit, ffi, translated, vk
 from .spirv import Reflection
 
 _SETS_PER_POOL = 64
@@ -69,13 +70,13 @@ class Pipeline:
         self._finalizer = core.track(self, _destroy, core, self.handle, self.layout,
                                      self.set_layout, self.module, self.cache)
 
-    def command_buffer(self, buffers, groups: tuple[int, int, int], push: bytes):
-        """A recorded (and cached) command buffer that dispatches this pipeline."""
+    def command_buffer(self, buffers, groups: tuple[int, int, int], push: bytes) -> RawSubmit:
+        """A recorded (and cached) command buffer that dispatches this pipeline, ready to
+        submit."""
         key = (tuple(b.serial for b in buffers), groups, push)
-        cb = self.cache.recorded.get(key)
-        if cb is not None:
-            self.cache.recorded.move_to_end(key)
-            return cb
+        ready = self.cache.recorded.get(key)
+        if ready is not None:
+            return ready
         ds = self.cache.descriptor_set(buffers)
         cb = commands.allocate(self.core)[0]
         push_data = ffi.new("char[]", push) if push else None
@@ -90,8 +91,9 @@ class Pipeline:
                                       len(push), push_data)
             vk.vkCmdDispatch(cb, *groups)
         commands.record(cb, body, reusable=True)
-        self.cache.add(key, cb)
-        return cb
+        ready = RawSubmit(cb)
+        self.cache.add(key, ready)
+        return ready
 
 
 class _LaunchCache:
@@ -141,8 +143,8 @@ class _LaunchCache:
         with translated(f"{self.label}: allocating descriptor sets"):
             self.free_sets.extend(vk.vkAllocateDescriptorSets(self.core.device, alloc))
 
-    def add(self, key, cb) -> None:
-        self.recorded[key] = cb
+    def add(self, key, ready: RawSubmit) -> None:
+        self.recorded[key] = ready
         if len(self.recorded) > _MAX_RECORDED:
             self.core.synchronize()   # the oldest may still be pending
             _, old = self.recorded.popitem(last=False)
@@ -156,8 +158,9 @@ class _LaunchCache:
         stale = [k for k in self.recorded if serial in k[0]]
         self._free_command_buffers([self.recorded.pop(k) for k in stale])
 
-    def _free_command_buffers(self, cbs: list) -> None:
-        if cbs and self.core.device is not None:
+    def _free_command_buffers(self, submits: list) -> None:
+        if submits and self.core.device is not None:
+            cbs = [s.handles[0] for s in submits]
             vk.vkFreeCommandBuffers(self.core.device, self.core.command_pool, len(cbs), cbs)
 
     def release(self) -> None:

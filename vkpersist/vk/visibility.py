@@ -84,7 +84,7 @@ def probe(ctx, memory_type: int) -> Visibility:
             ev[:] = 0
             push = np.uint32(cap).tobytes()
             cb = pipeline.command_buffer([control, echo], (1, 1, 1), push)
-            core.submit([cb], keep=(pipeline, control, echo))
+            core.submit(cb, keep=(pipeline, control, echo))
             latencies, missed = _round_trips(cv, ev)
             cv[0] = 1                                   # stop (if it can see it)
             core.synchronize(max(ctx.timeout, 60.0))
