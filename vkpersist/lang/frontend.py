@@ -390,9 +390,17 @@ class FunctionCompiler:
                              "unpacked")
 
     def assign_var(self, name: str, t: T.Type, node) -> ir.Var:
-        if name in self.vars and self.vars[name].role != "local":
+        existing = self.vars.get(name)
+        if existing is not None and existing.role == "scalar_param":
+            # parameters may be reassigned, but keep their type (the caller's value is typed)
+            if t != existing.type and self.unify(existing.type, t, node) != existing.type:
+                raise self.src.error(node, f"parameter {name!r} is a {existing.type}; assigning "
+                                     f"a {t} would change its type: use a new name")
+            existing.assigned = True
+            return existing
+        if existing is not None and existing.role != "local":
             raise self.src.error(node, f"cannot assign to {name!r}: it is a "
-                                 f"{self.vars[name].role.replace('_', ' ')}")
+                                 f"{existing.role.replace('_', ' ')}")
         prev = self.local_types.get(name)
         if prev is None:
             self.local_types[name] = t

@@ -136,8 +136,8 @@ class Writer:
         head += [f"#extension {e} : require" for e in sorted(needs)]
         head.append("layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;")
         head.append("")
-        push = [f"    {glsl_type(v.type)} {v.name};" for v in k.params]
-        self.push_fields = [(v.name, v.type) for v in k.params]
+        push = [f"    {glsl_type(v.type)} {self._push_name(v)};" for v in k.params]
+        self.push_fields = [(self._push_name(v), v.type) for v in k.params]
         for var in k.array_params:
             for axis in range(var.type.ndim):
                 name = f"{var.name}_shape{axis}"
@@ -163,15 +163,21 @@ class Writer:
             head.append("")
         return "\n".join(head + functions).rstrip() + "\n"
 
+    @staticmethod
+    def _push_name(var) -> str:
+        """Push constants are read-only: a kernel parameter that the body reassigns reads
+        `NAME_arg` from the block into a local NAME."""
+        return f"{var.name}_arg" if getattr(var, "assigned", False) else var.name
+
     def _extensions(self) -> set:
         u = self.unit
         ext = set()
-        if u.uses_int64:
+        elems = [v.type.elem for v in self.kernel.array_params] + \
+                [v.type.elem for v in u.shared_arrays]
+        if u.uses_int64 or any(e in (T.i64, T.u64) for e in elems):
             ext.add("GL_EXT_shader_explicit_arithmetic_types_int64")
         if u.uses_atomic_int64:
             ext.add("GL_EXT_shader_atomic_int64")
-        elems = [v.type.elem for v in self.kernel.array_params] + \
-                [v.type.elem for v in u.shared_arrays]
         if any(isinstance(e, T.Scalar) and e.bits == 8 or e == T.bool_ for e in elems):
             ext.add("GL_EXT_shader_8bit_storage")
             ext.add("GL_EXT_shader_explicit_arithmetic_types_int8")
@@ -185,7 +191,7 @@ class Writer:
         elem = var.type.elem
         access = "" if getattr(var, "written", False) else "readonly "
         if isinstance(elem, T.Vector) and elem.n == 3:
-            store = "float" if elem.elem == T.f32 else glsl_type(elem.elem)
+            store = glsl_type(elem.elem)
         elif elem == T.bool_:
             store = "uint8_t"
         elif isinstance(elem, T.Scalar):
@@ -211,6 +217,10 @@ class Writer:
         sig = "void main()" if fn.is_kernel else f"{ret} {fn.name}({', '.join(params)})"
         self.emit(sig + " {")
         self.indent += 1
+        if fn.is_kernel:
+            for p in fn.params:
+                if getattr(p, "assigned", False):
+                    self.emit(f"{glsl_type(p.type)} {p.name} = {self._push_name(p)};")
         for v in fn.locals:
             if isinstance(v.type, T.FixedArray):
                 dims = "".join(f"[{n}]" for n in v.type.shape)
@@ -273,7 +283,7 @@ class Writer:
         if s.var.role == "array_param" and isinstance(elem, T.Vector) and elem.n == 3:
             base = self._linear(s.var, s.index)
             tmp = self._tmp("v")
-            self.emit(f"{{ vec3 {tmp} = {value}; int _b = ({base}) * 3; "
+            self.emit(f"{{ {glsl_type(elem)} {tmp} = {value}; int _b = ({base}) * 3; "
                       f"{s.var.name}[_b] = {tmp}.x; {s.var.name}[_b + 1] = {tmp}.y; "
                       f"{s.var.name}[_b + 2] = {tmp}.z; }}")
             return
@@ -497,7 +507,7 @@ class Writer:
         linear = self._linear(var, e.index)
         if isinstance(elem, T.Vector) and elem.n == 3:
             tmp_base = f"(({linear}) * 3)"
-            return (f"vec3({var.name}[{tmp_base}], {var.name}[{tmp_base} + 1], "
+            return (f"{glsl_type(elem)}({var.name}[{tmp_base}], {var.name}[{tmp_base} + 1], "
                     f"{var.name}[{tmp_base} + 2])")
         raw = f"{var.name}[{linear}]"
         if elem == T.bool_:
