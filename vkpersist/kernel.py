@@ -157,24 +157,33 @@ class Kernel:
         if len(args) != len(self.param_names):
             raise TypeError(f"{self.__name__}() takes {len(self.param_names)} arguments "
                             f"({', '.join(self.param_names)}), got {len(args)}")
-        ctx = next((a.ctx for a in args if isinstance(a, Array)), None) or default_context()
+        ctx = None
+        for a in args:
+            if a.__class__ is Array:
+                ctx = a.ctx
+                break
+        else:
+            ctx = default_context()
         core = ctx._core_alive()
-        signature = tuple(_arg_key(a) for a in args)
-        plan = self._plans.get((core, signature, local))
+        key = (core, local, *[_arg_key(a) for a in args])
+        plan = self._plans.get(key)
         if plan is None:
             plan = _Plan(self, ctx, args, local)
-            self._plans[(core, signature, local)] = plan
+            self._plans[key] = plan
         plan.launch(ctx, args, groups)
 
 
 def _arg_key(a):
-    if isinstance(a, Array):
-        return ("A", a.dtype.str, a.shape.__len__())
-    if isinstance(a, np.ndarray):
-        return ("N", a.dtype.str, a.ndim)
+    """What of an argument decides its launch plan: kind, dtype and rank of arrays, the type
+    of scalars (values are packed per launch)."""
+    cls = a.__class__
+    if cls is Array:
+        return (cls, a.dtype, len(a.shape))
+    if cls is np.ndarray:
+        return (cls, a.dtype, a.ndim)
     if isinstance(a, np.generic):
-        return a.dtype.str
-    return type(a)
+        return a.dtype
+    return cls
 
 
 class _Compiled:
@@ -246,7 +255,6 @@ class _Plan:
         from .lang.frontend import glsl_name
         self.copy_back = {i for i, _ in self.array_slots
                           if glsl_name(kern.param_names[i]) in written}
-        self.max_range = info.max_storage_buffer_range
         self.status = _status_array(ctx) if self.compiled.loop_guard else None
 
     def launch(self, ctx, args, groups):
@@ -281,9 +289,6 @@ class _Plan:
             return
         if self.status is not None:
             arrays.append(self.status)
-        for dev in arrays:
-            if dev.buffer.size > self.max_range:
-                self._refuse_size(ctx, dev)
         ready = self.pipeline.command_buffer([d.buffer for d in arrays], groups, push)
         ctx._core.submit(ready, (self.pipeline, arrays))
         if host_copies:
@@ -305,10 +310,6 @@ class _Plan:
             raise VkPersistError(f"{name} belongs to another Context; all arrays of a launch "
                                  "share one")
         a._check_alive()
-
-    def _refuse_size(self, ctx, dev):
-        raise VkPersistError(f"{self.kern.__name__}: an argument of {dev.nbytes} bytes exceeds "
-                             f"{ctx.info.name}'s storage buffer limit of {self.max_range} bytes")
 
     def _explain_scalars(self, args, shapes):
         kname = self.kern.__name__

@@ -12,6 +12,7 @@ Quirks (VULKAN_FACTS.md §7) handled here or by convention:
 from __future__ import annotations
 
 import contextlib
+import time
 
 from .._errors import (DeviceLost, DeviceTimeout, OutOfDeviceMemory, VkPersistError,
                        VulkanUnavailable)
@@ -111,7 +112,13 @@ def _check(result: int, what: str) -> None:
 
 
 def raw_submit(queue, submit: RawSubmit, fence) -> None:
-    _check(vk.lib.vkQueueSubmit(queue, 1, submit.info, fence), "vkQueueSubmit")
+    result = vk.lib.vkQueueSubmit(queue, 1, submit.info, fence or ffi.NULL)
+    if result:
+        _check(result, "vkQueueSubmit")
+
+
+def raw_submit_fence_only(queue, fence) -> None:
+    _check(vk.lib.vkQueueSubmit(queue, 0, ffi.NULL, fence), "vkQueueSubmit")
 
 
 def raw_fence_signaled(device, fence) -> bool:
@@ -122,8 +129,23 @@ def raw_fence_signaled(device, fence) -> bool:
     return True
 
 
-def raw_reset_fence(device, fence) -> None:
-    _check(vk.lib.vkResetFences(device, 1, ffi.new("VkFence[1]", [fence])), "vkResetFences")
+def raw_reset_fences(device, fences: list) -> None:
+    _check(vk.lib.vkResetFences(device, len(fences), ffi.new("VkFence[]", fences)),
+           "vkResetFences")
+
+
+def spin_until_signaled(device, fence, seconds: float) -> bool:
+    """Poll a fence for up to `seconds`. A blocking wait costs a thread wake-up (measured
+    50-140 µs on the H200 against ~21 µs spinning), so short waits spin first."""
+    status = vk.lib.vkGetFenceStatus
+    deadline = time.perf_counter() + seconds
+    while True:
+        result = status(device, fence)
+        if result != _NOT_READY:
+            _check(result, "vkGetFenceStatus")
+            return True
+        if time.perf_counter() > deadline:
+            return False
 
 
 def version_string(v: int) -> str:

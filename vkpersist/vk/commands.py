@@ -68,7 +68,7 @@ def run_now(core, body, keep=(), timeout: float | None = None) -> None:
         core.submit(RawSubmit(cb), keep)
         core.synchronize(timeout)
     except BaseException:
-        if core.device is not None and not core.inflight:
+        if core.device is not None and not core.pending:
             core.one_shot.append(cb)
         raise
     core.one_shot.append(cb)

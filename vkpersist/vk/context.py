@@ -22,16 +22,18 @@ import weakref
 import numpy as np
 
 from .._errors import DeviceTimeout, UnsupportedError, VkPersistError
-from ._api import (RawSubmit, raw_fence_signaled, raw_reset_fence, raw_submit, translated, vk,
-                   wait_fences)
+from ._api import (RawSubmit, raw_fence_signaled, raw_reset_fences, raw_submit,
+                   raw_submit_fence_only, spin_until_signaled, translated, vk, wait_fences)
 from .buffer import Buffer
 from .devices import DeviceInfo, instance, select_device
 from .staging import Staging
 from .array import SUPPORTED_DTYPES, Array
 
 DEFAULT_TIMEOUT_S = 60.0
-_MAX_INFLIGHT = 512     # queued launches before a launch waits for the oldest
-_RETIRE_AT = 64         # queued launches before a launch polls for finished ones
+_FENCE_EVERY = 32       # submissions per fence
+_RETIRE_AT = 4          # fenced batches in flight before a fenced submission polls for done ones
+_MAX_BATCHES = 32       # fenced batches in flight before a launch waits for the oldest
+SPIN_S = 0.0005         # synchronize() polls this long before it blocks
 
 
 def _default_timeout() -> float:
@@ -94,8 +96,9 @@ class _Core:
             flags=vk.VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT)
         self.command_pool = vk.vkCreateCommandPool(self.device, pool_info, None)
         self.free_fences: list = []
+        self.open_keeps: list = []          # keepalives of submissions no fence covers yet
         self.one_shot: list = []                                  # reusable command buffers
-        self.inflight: collections.deque = collections.deque()   # (fence, keepalive)
+        self.inflight: collections.deque = collections.deque()   # (fence, [keepalive...])
         self.children: dict[int, weakref.finalize] = {}
         self._keys = itertools.count()
         self.forget_listeners: list = []
@@ -128,24 +131,57 @@ class _Core:
 
     def submit(self, submit: RawSubmit, keep=()) -> None:
         """Submit one recorded command buffer asynchronously; `keep` stays referenced until
-        the work completes. This is the launch hot path: keep it lean."""
+        the work completes. This is the launch hot path: keep it lean.
+
+        Only every _FENCE_EVERY-th submission (and the first after the queue went idle)
+        carries a fence: a fence signalled by vkQueueSubmit covers all work submitted
+        before it on the queue, and fences are the expensive part of a submission on some
+        drivers. The unfenced ones wait in `open_keeps` for the next fence."""
+        open_keeps = self.open_keeps
+        if open_keeps and len(open_keeps) < _FENCE_EVERY:
+            raw_submit(self.queue, submit, None)
+            open_keeps.append(keep)
+            return
+        if not open_keeps and self.inflight:       # busy queue: start a new unfenced run
+            raw_submit(self.queue, submit, None)
+            open_keeps.append(keep)
+            self.unchecked = True
+            return
         if len(self.inflight) >= _RETIRE_AT:
             self.retire()
-            if len(self.inflight) >= _MAX_INFLIGHT:
+            if len(self.inflight) >= _MAX_BATCHES:
                 self.wait_oldest()
         fence = self.free_fences.pop() if self.free_fences else self.fence()
         raw_submit(self.queue, submit, fence)
-        self.inflight.append((fence, keep))
+        open_keeps.append(keep)
+        self.inflight.append((fence, open_keeps))
+        self.open_keeps = []
         self.unchecked = True
+
+    @property
+    def pending(self) -> bool:
+        return bool(self.inflight or self.open_keeps)
+
+    def _close_open_batch(self) -> None:
+        """Put a fence behind the unfenced submissions (an empty submission: its fence
+        signals once everything submitted before it has completed)."""
+        if self.open_keeps:
+            fence = self.free_fences.pop() if self.free_fences else self.fence()
+            raw_submit_fence_only(self.queue, fence)
+            self.inflight.append((fence, self.open_keeps))
+            self.open_keeps = []
 
     def retire(self) -> None:
         """Recycle the fences of finished submissions, oldest first, without waiting."""
+        done = []
         while self.inflight and raw_fence_signaled(self.device, self.inflight[0][0]):
-            self._recycle(self.inflight.popleft()[0])
+            done.append(self.inflight.popleft()[0])
+        self._recycle(done)
 
-    def _recycle(self, fence) -> None:
-        raw_reset_fence(self.device, fence)
-        self.free_fences.append(fence)
+    def _recycle(self, fences: list) -> None:
+        if fences:
+            raw_reset_fences(self.device, fences)
+            self.free_fences.extend(fences)
 
     def wait_oldest(self) -> None:
         fence, _ = self.inflight[0]
@@ -153,16 +189,19 @@ class _Core:
         self.retire()
 
     def synchronize(self, timeout: float | None = None) -> None:
+        self._close_open_batch()
         if self.inflight:
+            last = self.inflight[-1][0]   # covers every earlier submission on the queue
+            if not spin_until_signaled(self.device, last, SPIN_S):
+                try:
+                    wait_fences(self.device, [last], self.timeout if timeout is None else timeout,
+                                "synchronize()")
+                except DeviceTimeout:
+                    self.retire()
+                    raise
             fences = [f for f, _ in self.inflight]
-            try:
-                wait_fences(self.device, fences, self.timeout if timeout is None else timeout,
-                            "synchronize()")
-            except DeviceTimeout:
-                self.retire()
-                raise
-            while self.inflight:
-                self._recycle(self.inflight.popleft()[0])
+            self.inflight.clear()
+            self._recycle(fences)
         if self.unchecked:
             self.unchecked = False
             for check in list(self.after_sync):

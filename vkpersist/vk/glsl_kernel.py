@@ -21,6 +21,7 @@ and, unless the shader declares them readonly, back again; such launches wait.
 from __future__ import annotations
 
 import operator
+import struct
 import weakref
 
 import numpy as np
@@ -59,6 +60,7 @@ class GLSLKernel:
         self.reflection = reflect(self.spirv())
         self.bindings = tuple(b.name for b in self.reflection.bindings)
         self.push_constants = {m.name: (m.dtype, m.count) for m in self.reflection.push_members}
+        self._packer = _push_packer(self.reflection)
         self._pipelines: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def spirv(self, target_env: str = "vulkan1.2") -> bytes:
@@ -109,6 +111,15 @@ class GLSLKernel:
         return per_core[key]
 
     def _pack_push(self, values: dict) -> bytes:
+        """Pack by struct (fast); if it refuses, explain precisely which value is wrong."""
+        if self._packer is not None and len(values) == len(self.push_constants):
+            try:
+                return self._packer.pack(*[values[n] for n in self.push_constants])
+            except (KeyError, struct.error, TypeError):
+                pass
+        return self._pack_push_checked(values)
+
+    def _pack_push_checked(self, values: dict) -> bytes:
         unknown = sorted(set(values) - set(self.push_constants))
         if unknown:
             raise TypeError(f"{self.name}: unknown push constant(s) {', '.join(unknown)}; the "
@@ -162,10 +173,6 @@ class GLSLKernel:
             else:
                 raise TypeError(f"{self.name}: argument {spec.name!r} must be a vkpersist Array "
                                 f"or a NumPy array, not {type(arg).__name__}")
-            if dev.buffer.size > info.max_storage_buffer_range:
-                raise UnsupportedError(
-                    f"{self.name}: argument {spec.name!r} is {dev.nbytes} bytes; {info.name} binds "
-                    f"at most {info.max_storage_buffer_range} bytes per storage buffer")
             arrays.append(dev)
         if 0 in groups:
             return
@@ -175,6 +182,27 @@ class GLSLKernel:
         ctx._core_alive().submit(cb, keep=(pipeline, *arrays))
         for host, dev in copy_back:
             host[...] = dev.numpy()
+
+
+_STRUCT_CODES = {"i4": "i", "u4": "I", "f4": "f", "f8": "d", "i8": "q", "u8": "Q"}
+
+
+def _push_packer(reflection):
+    """A struct.Struct for the push-constant block when every member is a 32/64-bit scalar
+    (vectors and arrays take the checked path)."""
+    fmt, pos = "<", 0
+    for m in sorted(reflection.push_members, key=lambda m: m.offset):
+        code = _STRUCT_CODES.get(f"{m.dtype.kind}{m.dtype.itemsize}")
+        if code is None or m.count != 1:
+            return None
+        fmt += f"{m.offset - pos}x" if m.offset > pos else ""
+        fmt += code
+        pos = m.offset + m.dtype.itemsize
+    if [m.name for m in sorted(reflection.push_members, key=lambda m: m.offset)] != \
+            [m.name for m in reflection.push_members]:
+        return None
+    fmt += f"{reflection.push_size - pos}x" if reflection.push_size > pos else ""
+    return struct.Struct(fmt)
 
 
 class _Launcher:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import collections
 
-from .._errors import VkPersistError
+from .._errors import UnsupportedError, VkPersistError
 from . import commands
 from ._api import RawSubmit, ffi, translated, vk
 from .spirv import Reflection
@@ -77,6 +77,12 @@ class Pipeline:
         ready = self.cache.recorded.get(key)
         if ready is not None:
             return ready
+        limit = self.core.info.max_storage_buffer_range
+        for spec, b in zip(self.reflection.bindings, buffers):
+            if b.size > limit:
+                raise UnsupportedError(
+                    f"{self.label}: the array bound to {spec.name!r} is {b.nbytes} bytes; "
+                    f"{self.core.info.name} binds at most {limit} bytes per storage buffer")
         ds = self.cache.descriptor_set(buffers)
         cb = commands.allocate(self.core)[0]
         push_data = ffi.new("char[]", push) if push else None
