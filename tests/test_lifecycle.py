@@ -111,3 +111,33 @@ def test_interpreter_exit_with_live_objects_is_clean(device_info):
                          timeout=120)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "ok" and run.stderr == ""
+
+
+BUSY = """#version 450
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) buffer A { float a[]; };
+void main() {
+    float v = a[gl_GlobalInvocationID.x];
+    for (int k = 0; k < 20000; ++k) v = v * 0.9999 + 1.0;
+    a[gl_GlobalInvocationID.x] = v;
+}
+"""
+
+
+def test_exit_while_the_last_created_kernel_still_runs(device_info):
+    """At exit the context must wait for running work before any child (here the pipeline,
+    created last, whose finalizer would otherwise run first) is destroyed."""
+    script = textwrap.dedent(f"""
+        import numpy as np, vkpersist as vkp
+        ctx = vkp.Context({device_info.index})
+        a = ctx.zeros(64 * 64)
+        k = vkp.glsl_kernel({BUSY!r})
+        for _ in range(4):
+            k[64](a)
+        print("launched")
+    """)
+    for _ in range(3):
+        run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                             timeout=120)
+        assert run.returncode == 0, (run.returncode, run.stderr)
+        assert run.stdout.strip() == "launched" and run.stderr == ""

@@ -111,6 +111,10 @@ class _Core:
         """Register `release(*args)` to run once, when `obj` dies or the device closes."""
         key = next(self._keys)
         fin = weakref.finalize(obj, self._release_child, key, release, args)
+        # At interpreter exit the device's own close() waits for pending work and then
+        # releases its children; a child released first could pull memory out from under
+        # a running launch.
+        fin.atexit = False
         self.children[key] = fin
         return fin
 
