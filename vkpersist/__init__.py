@@ -14,12 +14,14 @@ from .vk.glsl_kernel import GLSLKernel, glsl_kernel
 from .vk.memory import KINDS as MEMORY_KINDS
 
 from .kernel import Kernel, func, kernel
-from .lang.builtins import (abs, acos, acosh, asin, asinh, atan, atan2, atanh, atomic, barrier,
-                            ceil, clamp, copysign, cos, cosh, cross, distance, dot, exp, exp2,
-                            fabs, floor, fma, global_id, global_size, group_id, hypot, isinf,
-                            isnan, length, local, local_id, local_size, log, log2, log10, max,
-                            min, mix, normalize, num_groups, pow, rsqrt, select, shared, sign,
-                            sin, sinh, sqrt, tan, tanh, trunc)
+from .lang.builtins import (acos, acosh, asin, asinh, atan, atan2, atanh, atomic, barrier, ceil,
+                            clamp, copysign, cos, cosh, cross, distance, dot, exp, exp2, fabs,
+                            floor, fma, global_id, global_size, group_id, hypot, isinf, isnan,
+                            length, local, local_id, local_size, log, log2, log10, mix,
+                            normalize, num_groups, rsqrt, select, shared, sign, sin, sinh, sqrt,
+                            tan, tanh, trunc)
+# vkp.abs/min/max/pow for kernels; not in __all__, so `import *` keeps Python's own
+from .lang.builtins import abs, max, min, pow  # noqa: F401
 from .lang.types import (Array, bool_, bvec2, bvec3, bvec4, dvec2, dvec3, dvec4, f16, f32, f64,
                          i8, i16, i32, i64, ivec2, ivec3, ivec4, u8, u16, u32, u64, uvec2, uvec3,
                          uvec4, vec2, vec3, vec4)
@@ -30,8 +32,23 @@ int8, int16, int32, int64, uint8, uint16, uint32, uint64 = i8, i16, i32, i64, u8
 __version__ = "0.1.0"
 
 __all__ = [
+    # runtime
     "Array", "CompileError", "Context", "DeviceInfo", "DeviceLimitError", "DeviceLost",
-    "DeviceNotFound", "DeviceTimeout", "GLSLKernel", "MEMORY_KINDS", "OutOfDeviceMemory", "SUPPORTED_DTYPES",
-    "UnsupportedError", "VkPersistError", "VulkanUnavailable", "default_context",
-    "glsl_kernel", "list_devices", "synchronize",
+    "DeviceNotFound", "DeviceTimeout", "GLSLKernel", "MEMORY_KINDS", "OutOfDeviceMemory",
+    "SUPPORTED_DTYPES", "UnsupportedError", "VkPersistError", "VulkanUnavailable",
+    "default_context", "glsl_kernel", "list_devices", "synchronize",
+    # kernels
+    "Kernel", "kernel", "func",
+    # kernel language: types and builtins (usable inside @vkp.kernel / @vkp.func). vkp.abs,
+    # vkp.min, vkp.max and vkp.pow exist too but stay out of `import *`, which would
+    # shadow Python's own.
+    "bool_", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "f32", "f64",
+    "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
+    "float32", "float64", "vec2", "vec3", "vec4", "ivec2", "ivec3", "ivec4", "uvec2", "uvec3",
+    "uvec4", "dvec2", "dvec3", "dvec4", "bvec2", "bvec3", "bvec4",
+    "global_id", "local_id", "group_id", "num_groups", "local_size", "global_size", "barrier",
+    "shared", "local", "atomic", "sqrt", "rsqrt", "exp", "exp2", "log", "log2", "log10", "sin",
+    "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh",
+    "atanh", "floor", "ceil", "trunc", "fabs", "clamp", "mix", "fma", "isnan", "isinf",
+    "copysign", "hypot", "sign", "select", "dot", "cross", "length", "normalize", "distance",
 ]

@@ -26,7 +26,7 @@ import weakref
 
 import numpy as np
 
-from .._errors import UnsupportedError, VkPersistError
+from .._errors import VkPersistError
 from .array import Array, to_scalar
 from .context import Context, default_context
 from .glslang import compile_glsl

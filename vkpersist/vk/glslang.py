@@ -67,7 +67,7 @@ def compile_glsl(source: str, *, target_env: str = "vulkan1.2", defines: dict | 
                  filename: str = "<glsl>") -> bytes:
     """SPIR-V for a compute shader, from the cache when possible."""
     exe, env, version = compiler()
-    options = ["-V", "-S", "comp", f"--target-env", target_env]
+    options = ["-V", "-S", "comp", "--target-env", target_env]
     for key, value in sorted((defines or {}).items()):
         if not re.fullmatch(r"[A-Za-z_]\w*", str(key)):
             raise ValueError(f"define name {key!r} is not a valid GLSL identifier")
