@@ -312,3 +312,30 @@ def test_module_constants_are_folded(ctx):
     module_constants.forall(4)(out)
     np.testing.assert_allclose(out, np.arange(4) * 3 + 0.25 + 16 - 3)
     assert "MODULE" not in module_constants.glsl(vkp.Array[vkp.f32])
+
+
+@vkp.kernel
+def signed_unsigned_compare(s, u, out):
+    i = vkp.global_id(0)
+    if i < s.shape[0]:
+        a = s[i]
+        b = u[i]
+        out[i, 0] = a < b
+        out[i, 1] = a <= b
+        out[i, 2] = a > b
+        out[i, 3] = a >= b
+        out[i, 4] = a == b
+        out[i, 5] = b != a
+        out[i, 6] = b < a
+
+
+def test_int32_uint32_comparisons_are_exact_without_int64(ctx):
+    s = np.array([-1, 0, 5, 7, -2**31, 2**31 - 1, 3], np.int32)
+    u = np.array([0, 0, 5, 3, 2**31, 2**31 - 1, 4000000000], np.uint32)
+    out = np.zeros((7, 7), np.int32)
+    signed_unsigned_compare.forall(7)(s, u, out)
+    si, ui = s.astype(np.int64), u.astype(np.int64)
+    np.testing.assert_array_equal(out, np.stack([si < ui, si <= ui, si > ui, si >= ui, si == ui,
+                                                 ui != si, ui < si], 1))
+    assert "int64" not in signed_unsigned_compare.glsl(vkp.Array[vkp.i32], vkp.Array[vkp.u32],
+                                                        vkp.Array[vkp.i32, 2])

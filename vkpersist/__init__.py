@@ -13,6 +13,7 @@ from .vk.devices import DeviceInfo, list_devices
 from .vk.glsl_kernel import GLSLKernel, glsl_kernel
 from .vk.memory import KINDS as MEMORY_KINDS
 
+from .control import ControlBuffer
 from .kernel import Kernel, func, kernel
 from .lang.builtins import (acos, acosh, asin, asinh, atan, atan2, atanh, atomic, barrier, ceil,
                             clamp, copysign, cos, cosh, cross, distance, dot, exp, exp2, fabs,
@@ -22,7 +23,7 @@ from .lang.builtins import (acos, acosh, asin, asinh, atan, atan2, atanh, atomic
                             tan, tanh, trunc)
 # vkp.abs/min/max/pow for kernels; not in __all__, so `import *` keeps Python's own
 from .lang.builtins import abs, max, min, pow  # noqa: F401
-from .lang.types import (Array, bool_, bvec2, bvec3, bvec4, dvec2, dvec3, dvec4, f16, f32, f64,
+from .lang.types import (Array, Controls, bool_, bvec2, bvec3, bvec4, dvec2, dvec3, dvec4, f16, f32, f64,
                          i8, i16, i32, i64, ivec2, ivec3, ivec4, u8, u16, u32, u64, uvec2, uvec3,
                          uvec4, vec2, vec3, vec4)
 
@@ -37,8 +38,8 @@ __all__ = [
     "DeviceNotFound", "DeviceTimeout", "GLSLKernel", "MEMORY_KINDS", "OutOfDeviceMemory",
     "SUPPORTED_DTYPES", "UnsupportedError", "VkPersistError", "VulkanUnavailable",
     "default_context", "glsl_kernel", "list_devices", "synchronize",
-    # kernels
-    "Kernel", "kernel", "func",
+    # kernels and the channels to running kernels
+    "Kernel", "kernel", "func", "ControlBuffer", "Controls",
     # kernel language: types and builtins (usable inside @vkp.kernel / @vkp.func). vkp.abs,
     # vkp.min, vkp.max and vkp.pow exist too but stay out of `import *`, which would
     # shadow Python's own.

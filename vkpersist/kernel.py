@@ -61,6 +61,9 @@ def _annotation(kernel_name, name, ann):
 
 
 def _type_of_value(value):
+    t = getattr(value, "type", None)
+    if isinstance(t, T.ControlsType):        # a ControlBuffer
+        return t
     if isinstance(value, (Array, np.ndarray)):
         return T.ArrayType(T.scalar_of_dtype(value.dtype), value.ndim)
     if isinstance(value, (bool, np.bool_)):
@@ -107,6 +110,9 @@ class Kernel:
         out = []
         for name, ann, t in zip(self.param_names, self.annotations, types):
             t = ann if t is None else t
+            if t == T.ANY_CONTROLS:
+                raise TypeError(f"{self.__name__}: parameter {name!r} is a ControlBuffer; pass "
+                                "the buffer's .type (ctrl.type) to glsl()/spirv()")
             from .lang.frontend import resolve_type
             rt = resolve_type(t) if not isinstance(t, T.ArrayType) else t
             if rt is None:
@@ -157,9 +163,8 @@ class Kernel:
         if len(args) != len(self.param_names):
             raise TypeError(f"{self.__name__}() takes {len(self.param_names)} arguments "
                             f"({', '.join(self.param_names)}), got {len(args)}")
-        ctx = None
         for a in args:
-            if a.__class__ is Array:
+            if a.__class__ is Array or isinstance(getattr(a, "type", None), T.ControlsType):
                 ctx = a.ctx
                 break
         else:
@@ -183,7 +188,8 @@ def _arg_key(a):
         return (cls, a.dtype, a.ndim)
     if isinstance(a, np.generic):
         return a.dtype
-    return cls
+    t = getattr(a, "type", None)
+    return (cls, t) if isinstance(t, T.ControlsType) else cls
 
 
 class _Compiled:
@@ -194,7 +200,7 @@ class _Compiled:
         binding = 0
         arrays = []
         for name, t in zip(kern.param_names, types):
-            if isinstance(t, T.ArrayType):
+            if isinstance(t, (T.ArrayType, T.ControlsType)):
                 arrays.append((name, t, binding))
                 binding += 1
         fn = unit.compile_kernel(kern.pyfunc, types)
@@ -246,11 +252,12 @@ class _Plan:
         if reflection.push_size > pos:
             fmt += f"{reflection.push_size - pos}x"
         self.packer = struct.Struct(fmt)
-        self.scalar_slots = [i for i, t in enumerate(types) if not isinstance(t, T.ArrayType)]
+        self.scalar_slots = [i for i, t in enumerate(types)
+                             if not isinstance(t, (T.ArrayType, T.ControlsType))]
         self.vector_slots = {i for i, t in enumerate(types) if isinstance(t, T.Vector)}
         # (argument index, number of leading axes that are the array's shape)
-        self.array_slots = [(i, t.ndim) for i, t in enumerate(types)
-                            if isinstance(t, T.ArrayType)]
+        self.array_slots = [(i, getattr(t, "ndim", 0)) for i, t in enumerate(types)
+                            if isinstance(t, (T.ArrayType, T.ControlsType))]
         written = {v.name for v in self.compiled.array_params if getattr(v, "written", False)}
         from .lang.frontend import glsl_name
         self.copy_back = {i for i, _ in self.array_slots
@@ -333,6 +340,15 @@ class _Plan:
 
 def _param_type(kname, name, ann, value):
     """The kernel type of one argument, checked against the annotation."""
+    vt = getattr(value, "type", None)
+    if isinstance(vt, T.ControlsType) or ann == T.ANY_CONTROLS:
+        if not isinstance(vt, T.ControlsType):
+            raise TypeError(f"{kname}: parameter {name!r} expects a ControlBuffer, got "
+                            f"{type(value).__name__}")
+        if ann is not None and ann != T.ANY_CONTROLS:
+            raise TypeError(f"{kname}: parameter {name!r} is annotated {ann} but got a "
+                            "ControlBuffer")
+        return vt
     if isinstance(ann, T.ArrayType):
         if not isinstance(value, (Array, np.ndarray)):
             raise TypeError(f"{kname}: parameter {name!r} expects an array "

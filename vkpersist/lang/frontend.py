@@ -166,6 +166,9 @@ class FunctionCompiler:
             elif isinstance(t, T.FixedArray):
                 var = self.bound_arrays[name]
                 arrays.append(var)
+            elif isinstance(t, T.ControlsType):
+                var = self.bound_arrays.get(name) or ir.Var(glsl_name(name), t, "controls")
+                arrays.append(var)
             else:
                 raise self.src.error(self.node, f"parameter {name!r}: unsupported type {t}")
             self.vars[name] = var
@@ -240,7 +243,7 @@ class FunctionCompiler:
         if op is None:
             raise self.src.error(node, f"operator {type(node.op).__name__} is not supported")
         target = node.target
-        if isinstance(target, ast.Subscript):
+        if isinstance(target, ast.Subscript) and not self._is_control_array(target.value):
             # Evaluate the index once: a[i] += v  ->  idx = i; a[idx] = a[idx] + v
             var, index = self.subscript_target(target)
             current = ir.Load(T.arithmetic(_elem_type(var.type)), self.src.loc(target), var, index)
@@ -249,6 +252,13 @@ class FunctionCompiler:
         current = self.expr(target)
         value = self.binary(op, current, self.expr(node.value), node)
         return self.assign_to(target, value, node)
+
+    def _is_control_array(self, node) -> bool:
+        try:
+            base = self.expr(node)
+        except CompileError:
+            return False
+        return isinstance(base, PyValue) and isinstance(base.value, _ControlArray)
 
     def stmt_If(self, node):
         cond = self.truth(self.expr(node.test), node.test)
@@ -340,10 +350,23 @@ class FunctionCompiler:
             var = self.assign_var(target.id, value.type, target)
             return ir.Assign(loc, var, self.convert(value, var.type, node))
         if isinstance(target, ast.Subscript):
+            base = self.expr(target.value)
+            if isinstance(base, PyValue) and isinstance(base.value, _ControlArray):
+                h = base.value
+                return self.control_store(h.var, h.field, self._control_index(h, target.slice, target),
+                                          value, node)
             var, index = self.subscript_target(target)
             return self.store(var, index, self.value(value, node), node)
         if isinstance(target, ast.Attribute):
             base = self.expr(target.value)
+            if isinstance(base, PyValue) and isinstance(base.value, _ArrayHandle) \
+                    and isinstance(base.value.var.type, T.ControlsType):
+                var = base.value.var
+                f = self._control_field_spec(var, target)
+                if f.count:
+                    raise self.src.error(target, f"control field {f.name!r} is an array; assign "
+                                         "its elements")
+                return self.control_store(var, f, None, value, node)
             if not (isinstance(base, ir.Ref) and isinstance(base.type, T.Vector)
                     and base.var.role == "local"):
                 raise self.src.error(target, "only components of local vectors can be assigned "
@@ -505,7 +528,7 @@ class FunctionCompiler:
     def expr_Name(self, node):
         if node.id in self.vars:
             var = self.vars[node.id]
-            if isinstance(var.type, (T.ArrayType, T.FixedArray)):
+            if isinstance(var.type, (T.ArrayType, T.FixedArray, T.ControlsType)):
                 return PyValue(_ArrayHandle(var))
             return ir.Ref(var.type, self.src.loc(node), var)
         if node.id in self.local_types:
@@ -542,6 +565,8 @@ class FunctionCompiler:
         base = self.expr(node.value)
         if isinstance(base, PyValue):
             obj = base.value
+            if isinstance(obj, _ArrayHandle) and isinstance(obj.var.type, T.ControlsType):
+                return self.control_field(obj.var, node)
             if isinstance(obj, _ArrayHandle):
                 return self.array_attribute(obj.var, node)
             if isinstance(obj, tuple):
@@ -562,6 +587,35 @@ class FunctionCompiler:
             raise self.src.error(node, f"{vt} has components {', '.join(valid)}; "
                                  f"{attr!r} is not a swizzle of them")
         return attr
+
+    # ---- control buffers -------------------------------------------------------------------
+    def _control_field_spec(self, var, node):
+        f = var.type.field(node.attr)
+        if f is None:
+            raise self.src.error(node, f"no control field {node.attr!r}; fields: "
+                                 f"{', '.join(x.name for x in var.type.fields)}")
+        return f
+
+    def control_field(self, var, node):
+        f = self._control_field_spec(var, node)
+        if f.count:
+            return PyValue(_ControlArray(var, f))
+        return ir.Intrinsic(f.type, self.src.loc(node), "control_load", [var, f, None])
+
+    def _control_index(self, handle, slice_node, node):
+        index = self.value(self.expr(slice_node), slice_node)
+        if not (isinstance(index.type, T.Scalar) and index.type.is_int):
+            raise self.src.error(slice_node, f"control array index must be an integer, got {index.type}")
+        if isinstance(index, ir.Const) and not 0 <= index.value < handle.field.count:
+            raise self.src.error(slice_node, f"index {index.value} is out of range for control "
+                                 f"field {handle.field.name!r} of {handle.field.count} elements")
+        return self.convert(index, T.i32, node)
+
+    def control_store(self, var, f, index, value, node):
+        var.written = True
+        value = self.convert(self.value(value, node), f.type, node)
+        return ir.ExprStmt(self.src.loc(node), ir.Intrinsic(T.void, self.src.loc(node),
+                                                            "control_store", [var, f, index, value]))
 
     def array_attribute(self, var, node):
         t = var.type
@@ -595,6 +649,10 @@ class FunctionCompiler:
             t = T.arithmetic(_elem_type(var.type)) if isinstance(_elem_type(var.type), T.Scalar) \
                 else _elem_type(var.type)
             return ir.Load(t, self.src.loc(node), var, index)
+        if isinstance(base, PyValue) and isinstance(base.value, _ControlArray):
+            h = base.value
+            index = self._control_index(h, node.slice, node)
+            return ir.Intrinsic(h.field.type, self.src.loc(node), "control_load", [h.var, h.field, index])
         if isinstance(base, PyValue) and isinstance(base.value, tuple):
             i = self.constant_value(node.slice, "a tuple index")
             try:
@@ -803,8 +861,35 @@ class FunctionCompiler:
             t = T.promote(left.type, right.type, _is_weak(left), _is_weak(right))
         except T.PromotionError as exc:
             raise self.src.error(node, str(exc)) from None
+        lt, rt = T.arithmetic(left.type), T.arithmetic(right.type)
+        if t == T.i64 and {lt, rt} == {T.i32, T.u32}:
+            return self._mixed_sign_compare(op, left, right, node)
         self.unit.require_type(t, self.src, node)
         return ir.Compare(T.bool_, loc, op, self.convert(left, t, node), self.convert(right, t, node))
+
+    def _mixed_sign_compare(self, op, left, right, node):
+        """int32 against uint32, exactly as NumPy's int64 comparison would decide, without
+        needing 64-bit integers: a negative int32 is below every uint32."""
+        loc = self.src.loc(node)
+        swapped = T.arithmetic(left.type) == T.u32
+        s, u = (right, left) if swapped else (left, right)
+        if swapped:
+            op = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}[op]
+        lets = []
+        if not isinstance(s, (ir.Ref, ir.Const)):
+            tmp = self._temp(T.i32, "s")
+            lets.append((tmp, s))
+            s = ir.Ref(T.i32, loc, tmp)
+        zero = _const(0, loc, T.i32)
+        negative = ir.Compare(T.bool_, loc, "<", s, zero)
+        unsigned = ir.Compare(T.bool_, loc, op, ir.Cast(T.u32, loc, s), self.convert(u, T.u32, node))
+        if op in ("<", "<=", "!="):      # true for every negative s
+            result = ir.Logical(T.bool_, loc, "or", negative, unsigned)
+        else:                            # false for every negative s
+            result = ir.Logical(T.bool_, loc, "and", ir.Unary(T.bool_, loc, "not", negative), unsigned)
+        for tmp, value in lets:
+            result = ir.Let(T.bool_, loc, tmp, value, result)
+        return result
 
     def expr_IfExp(self, node):
         cond = self.truth(self.value(self.expr(node.test), node.test), node.test)
@@ -902,9 +987,18 @@ class _ArrayHandle:
         self.var = var
 
 
+class _ControlArray:
+    __slots__ = ("var", "field")
+
+    def __init__(self, var, field):
+        self.var, self.field = var, field
+
+
 def resolve_type(v):
-    if isinstance(v, (T.Scalar, T.Vector, T.ArrayType)):
+    if isinstance(v, (T.Scalar, T.Vector, T.ArrayType, T.ControlsType)):
         return v
+    if v is T.Controls:
+        return T.ANY_CONTROLS
     if v is float:
         return T.f32
     if v is int:

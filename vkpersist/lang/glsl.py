@@ -121,6 +121,9 @@ class Writer:
         self.extensions = set()
         self.push_fields: list[tuple[str, object]] = []   # (glsl name, type) in block order
         self.array_params = kernel.array_params
+        # control words use the Vulkan memory model's acquire/release atomics when the
+        # device has it, else atomicAdd(x, 0) / atomicExchange (VULKAN_FACTS.md §1)
+        self.memory_model = unit.info is None or unit.info.memory_model
         self.global_names = {v.name for v in kernel.array_params} | \
             {v.name for v in unit.shared_arrays}
 
@@ -139,7 +142,7 @@ class Writer:
         push = [f"    {glsl_type(v.type)} {self._push_name(v)};" for v in k.params]
         self.push_fields = [(self._push_name(v), v.type) for v in k.params]
         for var in k.array_params:
-            for axis in range(var.type.ndim):
+            for axis in range(getattr(var.type, "ndim", 0)):
                 name = f"{var.name}_shape{axis}"
                 push.append(f"    int {name};")
                 self.push_fields.append((name, T.i32))
@@ -172,8 +175,11 @@ class Writer:
     def _extensions(self) -> set:
         u = self.unit
         ext = set()
-        elems = [v.type.elem for v in self.kernel.array_params] + \
+        elems = [v.type.elem for v in self.kernel.array_params if hasattr(v.type, "elem")] + \
                 [v.type.elem for v in u.shared_arrays]
+        if any(isinstance(v.type, T.ControlsType) for v in self.kernel.array_params) \
+                and self.memory_model:
+            ext.add("GL_KHR_memory_scope_semantics")
         if u.uses_int64 or any(e in (T.i64, T.u64) for e in elems):
             ext.add("GL_EXT_shader_explicit_arithmetic_types_int64")
         if u.uses_atomic_int64:
@@ -188,6 +194,9 @@ class Writer:
         return ext | self.extensions
 
     def _buffer_decl(self, var) -> str:
+        if isinstance(var.type, T.ControlsType):
+            return (f"layout(std430, binding = {var.binding}) buffer {var.name}_buffer "
+                    f"{{ uint {var.name}[]; }};   // control words")
         elem = var.type.elem
         access = "" if getattr(var, "written", False) else "readonly "
         if isinstance(elem, T.Vector) and elem.n == 3:
@@ -525,6 +534,11 @@ class Writer:
             return f"{elem.glsl}({value})"
         return value
 
+    def _control_word(self, var, f, index) -> str:
+        if index is None:
+            return f"{var.name}[{f.word}]  /* {f.name} */"
+        return f"{var.name}[{f.word} + {self.expr(index)}]  /* {f.name} */"
+
     def expr_Call(self, e):
         args = [self.expr(a) for a in e.args] + [self.name(o) for o in e.outs]
         return f"{e.func.name}({', '.join(args)})"
@@ -554,6 +568,24 @@ class Writer:
             return f"int(gl_NumWorkGroups.{ax} * gl_WorkGroupSize.{ax})"
         if n == "barrier":
             return "memoryBarrierShared(); barrier()"
+        if n == "control_load":
+            var, f, index = e.args
+            word = self._control_word(var, f, index)
+            if self.memory_model:
+                raw = (f"atomicLoad({word}, gl_ScopeDevice, gl_StorageSemanticsBuffer, "
+                       "gl_SemanticsAcquire)")
+            else:
+                raw = f"atomicAdd({word}, 0u)"
+            return {T.f32: f"uintBitsToFloat({raw})", T.i32: f"int({raw})"}.get(f.type, raw)
+        if n == "control_store":
+            var, f, index, value = e.args
+            word = self._control_word(var, f, index)
+            v = self.expr(value)
+            bits = {T.f32: f"floatBitsToUint({v})", T.i32: f"uint({v})"}.get(f.type, v)
+            if self.memory_model:
+                return (f"atomicStore({word}, {bits}, gl_ScopeDevice, gl_StorageSemanticsBuffer, "
+                        "gl_SemanticsRelease)")
+            return f"atomicExchange({word}, {bits})"
         if n.startswith("atomic_"):
             target = self.expr(_LValue(e.args[0].var, e.args[0].index))
             values = [self.expr(a) for a in e.args[1:]]

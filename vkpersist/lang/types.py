@@ -142,6 +142,38 @@ class FixedArray(Type):
 
 
 @dataclass(frozen=True)
+class ControlField:
+    name: str
+    type: Scalar
+    word: int             # offset in 32-bit words
+    count: int            # 0 for a scalar, else the number of elements
+    side: str             # "host" (written by the host) or "gpu" (written by kernels)
+
+
+@dataclass(frozen=True)
+class ControlsType(Type):
+    """A ControlBuffer parameter: named words, read and written atomically."""
+    fields: tuple
+
+    def field(self, name):
+        for f in self.fields:
+            if f.name == name:
+                return f
+        return None
+
+    def __str__(self) -> str:
+        return "Controls(" + ", ".join(f.name for f in self.fields) + ")"
+
+
+class Controls:
+    """Annotation for ControlBuffer parameters of kernels: `def k(ctrl: vkp.Controls, ...)`;
+    the kernel is specialised on the buffer's fields."""
+
+
+ANY_CONTROLS = ControlsType(None)
+
+
+@dataclass(frozen=True)
 class TupleType(Type):
     items: tuple
 

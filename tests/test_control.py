@@ -1,0 +1,127 @@
+"""ControlBuffer: layout, host access, kernel access, and steering a running kernel."""
+import time
+
+import numpy as np
+import pytest
+
+import vkpersist as vkp
+from vkpersist.vk.memory import DEVICE_LOCAL
+
+
+@pytest.fixture
+def ctrl(ctx):
+    c = vkp.ControlBuffer(ctx, stop=vkp.u32, freq=vkp.f32(1.5), offset=vkp.i32(-3),
+                          gains=np.arange(4, dtype=np.float32),
+                          status={"iterations": vkp.u32, "started": vkp.u32, "seen": vkp.f32})
+    yield c
+    c.free()
+
+
+def test_layout_separates_host_and_gpu_words(ctrl):
+    host = [f for f in ctrl.type.fields if f.side == "host"]
+    gpu = [f for f in ctrl.type.fields if f.side == "gpu"]
+    assert max(f.word + max(f.count, 1) for f in host) <= min(f.word for f in gpu)
+    assert min(f.word for f in gpu) % 16 == 0          # a new 64-byte line
+    assert ctrl.buffer.nbytes % 64 == 0
+
+
+def test_host_reads_and_writes_typed_fields(ctrl):
+    assert ctrl["freq"] == np.float32(1.5) and ctrl["offset"] == -3 and ctrl["stop"] == 0
+    np.testing.assert_array_equal(ctrl["gains"], [0, 1, 2, 3])
+    ctrl["freq"] = 2.25
+    ctrl["gains"] = [5, 6, 7, 8]
+    assert ctrl["freq"] == np.float32(2.25)
+    np.testing.assert_array_equal(ctrl["gains"], [5, 6, 7, 8])
+    assert "freq: float32 (host)" in repr(ctrl) and "iterations: uint32 (gpu)" in repr(ctrl)
+
+
+@pytest.mark.parametrize("action, error, match", [
+    (lambda c: c["frq"], KeyError, "no control field 'frq'; fields: stop, freq, offset, gains"),
+    (lambda c: c.__setitem__("stop", -1), TypeError, "cannot convert -1 to uint32"),
+    (lambda c: c.__setitem__("offset", 1.5), TypeError, "cannot be represented exactly"),
+    (lambda c: c.__setitem__("gains", [1, 2]), ValueError, "holds 4 values, got shape \\(2,\\)"),
+])
+def test_host_mistakes_are_explained(ctrl, action, error, match):
+    with pytest.raises(error, match=match):
+        action(ctrl)
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    (dict(x=1.0), TypeError, "give a typed value"),
+    (dict(x=vkp.f64(1.0)), TypeError, "int32, uint32 or float32"),
+    (dict(x=np.zeros((2, 2), np.float32)), ValueError, "1-d with 1 to 64 elements"),
+    (dict(), ValueError, "at least one field"),
+    (dict(x=vkp.u32, status={"x": vkp.u32}), ValueError, "declared twice"),
+])
+def test_declaration_mistakes(ctx, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        vkp.ControlBuffer(ctx, **kwargs)
+
+
+def test_placement_is_live_and_prefers_device_local_memory(ctx, ctrl):
+    info = ctx.info
+    assert ctrl.live, "every device tested so far sees host writes in some memory"
+    flags = info.memory_types[ctrl.memory_type].flags
+    has_bar = any(t.flags & 7 == 7 for t in info.memory_types)
+    if has_bar:
+        assert flags & DEVICE_LOCAL
+
+
+@vkp.kernel
+def use_controls(ctrl: vkp.Controls, out: vkp.Array[vkp.f32]):
+    i = vkp.global_id(0)
+    if i < out.shape[0]:
+        out[i] = ctrl.freq * i + ctrl.offset + ctrl.gains[i % 4]
+    if i == 0:
+        ctrl.seen = ctrl.freq
+        ctrl.iterations += 5
+
+
+def test_kernels_read_and_write_fields(ctx, ctrl):
+    out = ctx.zeros(10)
+    use_controls.forall(10)(ctrl, out)
+    np.testing.assert_allclose(out.numpy(), 1.5 * np.arange(10) - 3 + np.arange(10) % 4)
+    assert ctrl["seen"] == np.float32(1.5) and ctrl["iterations"] == 5
+    glsl = use_controls.glsl(ctrl.type, vkp.Array[vkp.f32])
+    assert "/* freq */" in glsl and "control words" in glsl
+
+
+@vkp.kernel
+def spin_until_stopped(ctrl: vkp.Controls, limit: vkp.u32):
+    if vkp.global_id(0) == 0:
+        ctrl.started = 1
+        n = 0
+        while ctrl.stop == 0 and n < limit:
+            n += 1
+        ctrl.iterations = n
+
+
+def test_a_running_kernel_sees_the_host_stop_word(ctx, ctrl):
+    """The steering channel: a kernel polls `stop` while it runs; the host sets it."""
+    limit = 60_000            # below lavapipe's loop limit; the GPU stops far earlier
+    for _attempt in range(5):
+        ctrl["stop"] = 0
+        ctrl["started"] = 0
+        spin_until_stopped[1, 1](ctrl, limit)
+        t = time.perf_counter()
+        while ctrl["started"] == 0 and time.perf_counter() - t < 5:
+            pass
+        ctrl["stop"] = 1
+        ctx.synchronize()
+        assert ctrl["started"] == 1
+        if ctrl["iterations"] < limit:
+            return
+    pytest.fail(f"the kernel never saw the stop word (ran {ctrl['iterations']} iterations)")
+
+
+def test_controls_annotation_requires_a_control_buffer(ctx):
+    with pytest.raises(TypeError, match="expects a ControlBuffer, got ndarray"):
+        use_controls.forall(1)(np.zeros(1, np.float32), np.zeros(1, np.float32))
+
+
+def test_unknown_field_in_kernel_is_a_compile_error(ctx, ctrl):
+    @vkp.kernel
+    def typo(c: vkp.Controls):
+        c.frequency = 1.0
+    with pytest.raises(vkp.CompileError, match="no control field 'frequency'; fields: stop, freq"):
+        typo[1, 1](ctrl)

@@ -1,0 +1,148 @@
+"""ControlBuffer: named, typed words shared by the host and running kernels.
+
+    ctrl = vkp.ControlBuffer(freq=vkp.f32(1.0), mode=vkp.u32(0), gains=np.zeros(4, np.float32),
+                             status={"heartbeat": vkp.u32, "hot": vkp.u32})
+    ctrl["freq"] = 2.0              # host writes; a running kernel sees it (when ctrl.live)
+    ctrl["heartbeat"]               # host reads what the kernel wrote
+
+    @vkp.kernel
+    def step(ctrl: vkp.Controls, field: vkp.Array[vkp.f32]):
+        f = ctrl.freq               # an atomic load with acquire semantics
+        ctrl.heartbeat = 1          # an atomic store with release semantics
+
+Keyword fields are written by the host (they take an initial value: `vkp.f32(1.0)`, a bare
+type for zero, or a 1-d array of up to 64 32-bit elements); `status` fields are written by
+kernels. The two groups live on separate 64-byte lines so host writes and GPU writes do not
+share a cache line.
+
+Placement: a running shader must see host writes. That holds only for some memory
+(VULKAN_FACTS.md §1: on NVIDIA only device-local host-visible memory), so the first
+ControlBuffer of a Context runs the bounded visibility self-test and uses the first memory
+type that passes, device-local ones first. If none passes, `live` is False: kernels see the
+values current at their launch, not changes made while they run.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._errors import VkPersistError
+from .lang import types as T
+from .vk import visibility
+from .vk.array import to_scalar
+from .vk.buffer import Buffer
+from .vk.context import Context, default_context
+from .vk.memory import DEVICE_LOCAL
+
+LINE_WORDS = 16          # 64-byte lines
+MAX_FIELD_ELEMENTS = 64
+
+
+def _field_spec(name, value, side):
+    if isinstance(value, T.Scalar):
+        t, init = value, np.zeros((), value.dtype)
+    elif isinstance(value, np.generic):
+        t, init = T.scalar_of_dtype(value.dtype), np.asarray(value)
+    elif isinstance(value, np.ndarray):
+        if value.ndim != 1 or not 1 <= value.size <= MAX_FIELD_ELEMENTS:
+            raise ValueError(f"control field {name!r}: arrays must be 1-d with 1 to "
+                             f"{MAX_FIELD_ELEMENTS} elements, got shape {value.shape}")
+        t, init = T.scalar_of_dtype(value.dtype), value
+    else:
+        raise TypeError(f"control field {name!r}: give a typed value (vkp.f32(1.0), vkp.u32(0)), "
+                        f"a type (vkp.u32) or a 1-d NumPy array, not {value!r}")
+    if t not in (T.i32, T.u32, T.f32):
+        raise TypeError(f"control field {name!r}: {t} is not supported; control words are "
+                        "int32, uint32 or float32")
+    return t, init, side
+
+
+class ControlBuffer:
+    def __init__(self, ctx: Context | None = None, *, status: dict | None = None, **fields):
+        self.ctx = ctx if ctx is not None else default_context()
+        specs = {}
+        for name, value in fields.items():
+            specs[name] = _field_spec(name, value, "host")
+        for name, value in (status or {}).items():
+            if name in specs:
+                raise ValueError(f"control field {name!r} is declared twice")
+            specs[name] = _field_spec(name, value, "gpu")
+        if not specs:
+            raise ValueError("a ControlBuffer needs at least one field")
+        for name in specs:
+            if not name.isidentifier() or name.startswith("_"):
+                raise ValueError(f"control field name {name!r} must be an identifier not "
+                                 "starting with '_'")
+        layout, word = [], 0
+        for side in ("host", "gpu"):
+            word = (word + LINE_WORDS - 1) // LINE_WORDS * LINE_WORDS
+            for name, (t, init, s) in specs.items():
+                if s == side:
+                    count = int(np.size(init)) if np.ndim(init) else 1
+                    layout.append(T.ControlField(name, t, word, count if np.ndim(init) else 0,
+                                                 side))
+                    word += count
+        words = (word + LINE_WORDS - 1) // LINE_WORDS * LINE_WORDS
+        self.type = T.ControlsType(tuple(layout))
+        self._fields = {f.name: f for f in layout}
+        self.memory_type, self.live = control_placement(self.ctx)
+        core = self.ctx._core_alive()
+        self.buffer = Buffer(core, words * 4, "host", memory_type=self.memory_type)
+        self._words = self.buffer.host_view().view(np.uint32)
+        self._words[:] = 0
+        self.shape = ()
+        for name, (t, init, _) in specs.items():
+            self[name] = init
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return tuple(self._fields)
+
+    def __repr__(self) -> str:
+        parts = ", ".join(f"{f.name}: {f.type}{f'[{f.count}]' if f.count else ''} ({f.side})"
+                          for f in self._fields.values())
+        return f"ControlBuffer({parts}; live={self.live})"
+
+    def _field(self, name):
+        try:
+            return self._fields[name]
+        except KeyError:
+            raise KeyError(f"no control field {name!r}; fields: {', '.join(self._fields)}") from None
+
+    def __getitem__(self, name):
+        f = self._field(name)
+        raw = self._words[f.word:f.word + max(f.count, 1)].view(f.type.dtype)
+        return raw.copy() if f.count else raw[0]
+
+    def __setitem__(self, name, value):
+        f = self._field(name)
+        what = f"control field {name!r}"
+        if f.count:
+            data = np.asarray(value)
+            if data.shape != (f.count,):
+                raise ValueError(f"{what} holds {f.count} values, got shape {data.shape}")
+            vals = np.array([to_scalar(v, f.type.dtype, what) for v in data], f.type.dtype)
+        else:
+            vals = np.array([to_scalar(value, f.type.dtype, what)], f.type.dtype)
+        self._words[f.word:f.word + vals.size] = vals.view(np.uint32)
+
+    def free(self) -> None:
+        self.buffer.free()
+
+
+def control_placement(ctx: Context) -> tuple[int, bool]:
+    """(memory type, live) for control words on this context, measured once per context."""
+    cached = getattr(ctx, "_control_placement", None)
+    if cached is not None:
+        return cached
+    info = ctx.info
+    candidates = sorted(visibility.host_visible_types(info),
+                        key=lambda i: (not info.memory_types[i].flags & DEVICE_LOCAL, i))
+    if not candidates:
+        raise VkPersistError(f"{info.name} has no host-visible coherent memory for controls")
+    choice = (candidates[0], False)
+    for mt in candidates:
+        if visibility.probe(ctx, mt).live:
+            choice = (mt, True)
+            break
+    ctx._control_placement = choice
+    return choice
