@@ -169,7 +169,9 @@ class Kernel:
                 break
         else:
             ctx = default_context()
-        core = ctx._core_alive()
+        core = ctx._core
+        if core.device is None:
+            ctx._core_alive()                    # raises: the context is closed
         key = (core, local, *[_arg_key(a) for a in args])
         plan = self._plans.get(key)
         if plan is None:
@@ -182,6 +184,8 @@ def _arg_key(a):
     """What of an argument decides its launch plan: kind, dtype and rank of arrays, the type
     of scalars (values are packed per launch)."""
     cls = a.__class__
+    if cls is float or cls is int or cls is bool:
+        return cls
     if cls is Array:
         return (cls, a.dtype, len(a.shape))
     if cls is np.ndarray:
@@ -296,7 +300,7 @@ class _Plan:
             return
         if self.status is not None:
             arrays.append(self.status)
-        ready = self.pipeline.command_buffer([d.buffer for d in arrays], groups, push)
+        ready = self.pipeline.command_buffer([a.buffer for a in arrays], groups, push)
         ctx._core.submit(ready, (self.pipeline, arrays))
         if host_copies:
             for host, dev in host_copies:

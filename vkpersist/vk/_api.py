@@ -111,8 +111,14 @@ def _check(result: int, what: str) -> None:
     raise VkPersistError(f"{what} failed with VkResult {result}")
 
 
+_queue_submit = None
+
+
 def raw_submit(queue, submit: RawSubmit, fence) -> None:
-    result = vk.lib.vkQueueSubmit(queue, 1, submit.info, fence or ffi.NULL)
+    global _queue_submit
+    if _queue_submit is None:
+        _queue_submit = vk.lib.vkQueueSubmit
+    result = _queue_submit(queue, 1, submit.info, fence or ffi.NULL)
     if result:
         _check(result, "vkQueueSubmit")
 

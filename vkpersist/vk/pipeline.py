@@ -73,7 +73,7 @@ class Pipeline:
     def command_buffer(self, buffers, groups: tuple[int, int, int], push: bytes) -> RawSubmit:
         """A recorded (and cached) command buffer that dispatches this pipeline, ready to
         submit."""
-        key = (tuple(b.serial for b in buffers), groups, push)
+        key = (tuple([b.serial for b in buffers]), groups, push)
         ready = self.cache.recorded.get(key)
         if ready is not None:
             return ready
