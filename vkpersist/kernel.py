@@ -31,7 +31,7 @@ from .lang.compiler import DeviceFunction, Unit
 from .lang.glsl import LOOP_GUARD_LIMIT, Writer
 from .vk.array import Array, to_scalar
 from .vk.context import Context, default_context
-from .vk.glsl_kernel import GLSLKernel, _triple
+from .vk.glsl_kernel import GLSLKernel, launch_dims
 
 _kernel_names: list[str] = []      # kernel id - 1 -> name, for loop-limit reports
 DEFAULT_LOCAL = 64
@@ -150,7 +150,7 @@ class Kernel:
             raise TypeError(f"launch with {self.__name__}[groups, local](...) (numba.cuda style), "
                             f"or {self.__name__}.forall(n)(...); got [{config!r}]")
         groups, local = config
-        return _Launcher(self, _triple(groups, "groups"), _triple(local, "local size"))
+        return _Launcher(self, launch_dims(groups, "groups"), launch_dims(local, "local size"))
 
     def forall(self, n: int, local: int = DEFAULT_LOCAL) -> "_Launcher":
         """One invocation per index in range(n) along axis 0 (plus a few idle ones: guard

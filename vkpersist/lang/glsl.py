@@ -118,7 +118,6 @@ class Writer:
         self.pre: list[str] | None = None
         self.temp_count = 0
         self.last_line = None
-        self.extensions = set()
         self.push_fields: list[tuple[str, object]] = []   # (glsl name, type) in block order
         self.array_params = kernel.array_params
         # control words use the Vulkan memory model's acquire/release atomics when the
@@ -191,7 +190,7 @@ class Writer:
             ext.add("GL_EXT_shader_16bit_storage")
             ext.add("GL_EXT_shader_explicit_arithmetic_types_int16")
             ext.add("GL_EXT_shader_explicit_arithmetic_types_float16")
-        return ext | self.extensions
+        return ext
 
     def _buffer_decl(self, var) -> str:
         if isinstance(var.type, T.ControlsType):

@@ -34,7 +34,7 @@ from .pipeline import Pipeline
 from .spirv import reflect
 
 
-def _triple(value, what: str) -> tuple[int, int, int]:
+def launch_dims(value, what: str) -> tuple[int, int, int]:
     items = value if isinstance(value, tuple) else (value,)
     if not 1 <= len(items) <= 3:
         raise ValueError(f"{what} must be an int or a tuple of 1-3 ints, got {value!r}")
@@ -82,8 +82,8 @@ class GLSLKernel:
             groups, local = config
         else:
             groups, local = config, None
-        return _Launcher(self, _triple(groups, "groups"),
-                         None if local is None else _triple(local, "local size"))
+        return _Launcher(self, launch_dims(groups, "groups"),
+                         None if local is None else launch_dims(local, "local size"))
 
     # ---- launching ---------------------------------------------------------------------
     def _pipeline(self, ctx: Context, local) -> Pipeline:
