@@ -14,6 +14,7 @@ from .vk.glsl_kernel import GLSLKernel, glsl_kernel
 from .vk.memory import KINDS as MEMORY_KINDS
 
 from .control import ControlBuffer
+from .memsock import Frame, MemSock
 from .kernel import Kernel, func, kernel
 from .lang.builtins import (acos, acosh, asin, asinh, atan, atan2, atanh, atomic, barrier, ceil,
                             clamp, copysign, cos, cosh, cross, distance, dot, exp, exp2, fabs,
@@ -23,7 +24,7 @@ from .lang.builtins import (acos, acosh, asin, asinh, atan, atan2, atanh, atomic
                             tan, tanh, trunc)
 # vkp.abs/min/max/pow for kernels; not in __all__, so `import *` keeps Python's own
 from .lang.builtins import abs, max, min, pow  # noqa: F401
-from .lang.types import (Array, Controls, bool_, bvec2, bvec3, bvec4, dvec2, dvec3, dvec4, f16, f32, f64,
+from .lang.types import (Array, Controls, Socket, bool_, bvec2, bvec3, bvec4, dvec2, dvec3, dvec4, f16, f32, f64,
                          i8, i16, i32, i64, ivec2, ivec3, ivec4, u8, u16, u32, u64, uvec2, uvec3,
                          uvec4, vec2, vec3, vec4)
 
@@ -39,7 +40,7 @@ __all__ = [
     "SUPPORTED_DTYPES", "UnsupportedError", "VkPersistError", "VulkanUnavailable",
     "default_context", "glsl_kernel", "list_devices", "synchronize",
     # kernels and the channels to running kernels
-    "Kernel", "kernel", "func", "ControlBuffer", "Controls",
+    "Kernel", "kernel", "func", "ControlBuffer", "Controls", "MemSock", "Frame", "Socket",
     # kernel language: types and builtins (usable inside @vkp.kernel / @vkp.func). vkp.abs,
     # vkp.min, vkp.max and vkp.pow exist too but stay out of `import *`, which would
     # shadow Python's own.

@@ -125,6 +125,12 @@ class ControlBuffer:
             vals = np.array([to_scalar(value, f.type.dtype, what)], f.type.dtype)
         self._words[f.word:f.word + vals.size] = vals.view(np.uint32)
 
+    def _bind(self):
+        """(buffers, push values) for a kernel launch that takes this buffer."""
+        if not self.buffer.alive:
+            raise VkPersistError("this ControlBuffer was freed (or its Context closed)")
+        return [self.buffer], []
+
     def free(self) -> None:
         self.buffer.free()
 

@@ -62,7 +62,7 @@ def _annotation(kernel_name, name, ann):
 
 def _type_of_value(value):
     t = getattr(value, "type", None)
-    if isinstance(t, T.ControlsType):        # a ControlBuffer
+    if isinstance(t, (T.ControlsType, T.SocketType)):   # a ControlBuffer or MemSock
         return t
     if isinstance(value, (Array, np.ndarray)):
         return T.ArrayType(T.scalar_of_dtype(value.dtype), value.ndim)
@@ -110,9 +110,9 @@ class Kernel:
         out = []
         for name, ann, t in zip(self.param_names, self.annotations, types):
             t = ann if t is None else t
-            if t == T.ANY_CONTROLS:
-                raise TypeError(f"{self.__name__}: parameter {name!r} is a ControlBuffer; pass "
-                                "the buffer's .type (ctrl.type) to glsl()/spirv()")
+            if t in (T.ANY_CONTROLS, T.ANY_SOCKET):
+                raise TypeError(f"{self.__name__}: parameter {name!r} is a ControlBuffer or "
+                                "MemSock; pass its .type (ctrl.type, sock.type) to glsl()/spirv()")
             from .lang.frontend import resolve_type
             rt = resolve_type(t) if not isinstance(t, T.ArrayType) else t
             if rt is None:
@@ -164,7 +164,8 @@ class Kernel:
             raise TypeError(f"{self.__name__}() takes {len(self.param_names)} arguments "
                             f"({', '.join(self.param_names)}), got {len(args)}")
         for a in args:
-            if a.__class__ is Array or isinstance(getattr(a, "type", None), T.ControlsType):
+            if a.__class__ is Array or isinstance(getattr(a, "type", None),
+                                                  (T.ControlsType, T.SocketType)):
                 ctx = a.ctx
                 break
         else:
@@ -193,7 +194,7 @@ def _arg_key(a):
     if isinstance(a, np.generic):
         return a.dtype
     t = getattr(a, "type", None)
-    return (cls, t) if isinstance(t, T.ControlsType) else cls
+    return (cls, t) if isinstance(t, (T.ControlsType, T.SocketType)) else cls
 
 
 class _Compiled:
@@ -204,9 +205,9 @@ class _Compiled:
         binding = 0
         arrays = []
         for name, t in zip(kern.param_names, types):
-            if isinstance(t, (T.ArrayType, T.ControlsType)):
+            if isinstance(t, (T.ArrayType, T.ControlsType, T.SocketType)):
                 arrays.append((name, t, binding))
-                binding += 1
+                binding += 3 if isinstance(t, T.SocketType) else 1
         fn = unit.compile_kernel(kern.pyfunc, types)
         for var, (_, _, b) in zip(fn.array_params, arrays):
             var.binding = b
@@ -256,12 +257,12 @@ class _Plan:
         if reflection.push_size > pos:
             fmt += f"{reflection.push_size - pos}x"
         self.packer = struct.Struct(fmt)
-        self.scalar_slots = [i for i, t in enumerate(types)
-                             if not isinstance(t, (T.ArrayType, T.ControlsType))]
+        bound_types = (T.ArrayType, T.ControlsType, T.SocketType)
+        self.scalar_slots = [i for i, t in enumerate(types) if not isinstance(t, bound_types)]
         self.vector_slots = {i for i, t in enumerate(types) if isinstance(t, T.Vector)}
         # (argument index, number of leading axes that are the array's shape)
         self.array_slots = [(i, getattr(t, "ndim", 0)) for i, t in enumerate(types)
-                            if isinstance(t, (T.ArrayType, T.ControlsType))]
+                            if isinstance(t, bound_types)]
         written = {v.name for v in self.compiled.array_params if getattr(v, "written", False)}
         from .lang.frontend import glsl_name
         self.copy_back = {i for i, _ in self.array_slots
@@ -271,17 +272,29 @@ class _Plan:
     def launch(self, ctx, args, groups):
         """The hot path: pack scalars and shapes, bind, submit. Conversions are left to
         struct.pack; only when it refuses a value is the slower, explaining check run."""
-        arrays = []
+        if 0 in groups:
+            return
+        buffers = []
         shapes = []
         host_copies = None
         for i, ndim in self.array_slots:
             a = args[i]
-            if a.__class__ is np.ndarray:
+            cls = a.__class__
+            if cls is Array:
+                if a.ctx is not ctx or not a.buffer.alive:
+                    self._refuse_array(ctx, i, a)
+                buffers.append(a.buffer)
+                shapes += a.shape[:ndim]
+            elif cls is np.ndarray:
                 a, host_copies = self._from_numpy(ctx, i, a, host_copies)
-            elif a.ctx is not ctx or not a.buffer.alive:
-                self._refuse_array(ctx, i, a)
-            arrays.append(a)
-            shapes += a.shape[:ndim]
+                buffers.append(a.buffer)
+                shapes += a.shape[:ndim]
+            else:                                   # ControlBuffer, MemSock
+                if a.ctx is not ctx:
+                    self._refuse_array(ctx, i, a)
+                bound, values = a._bind()
+                buffers += bound
+                shapes += values
         try:
             if self.vector_slots:
                 values = []
@@ -296,12 +309,10 @@ class _Plan:
         except (struct.error, TypeError, ValueError):
             self._explain_scalars(args, shapes)
             raise
-        if 0 in groups:
-            return
         if self.status is not None:
-            arrays.append(self.status)
-        ready = self.pipeline.command_buffer([a.buffer for a in arrays], groups, push)
-        ctx._core.submit(ready, (self.pipeline, arrays))
+            buffers.append(self.status.buffer)
+        ready = self.pipeline.command_buffer(buffers, groups, push)
+        ctx._core.submit(ready, (self.pipeline, buffers))
         if host_copies:
             for host, dev in host_copies:
                 host[...] = dev.numpy()
@@ -345,6 +356,13 @@ class _Plan:
 def _param_type(kname, name, ann, value):
     """The kernel type of one argument, checked against the annotation."""
     vt = getattr(value, "type", None)
+    if isinstance(vt, T.SocketType) or ann == T.ANY_SOCKET:
+        if not isinstance(vt, T.SocketType):
+            raise TypeError(f"{kname}: parameter {name!r} expects a MemSock, got "
+                            f"{type(value).__name__}")
+        if ann is not None and ann != T.ANY_SOCKET:
+            raise TypeError(f"{kname}: parameter {name!r} is annotated {ann} but got a MemSock")
+        return vt
     if isinstance(vt, T.ControlsType) or ann == T.ANY_CONTROLS:
         if not isinstance(vt, T.ControlsType):
             raise TypeError(f"{kname}: parameter {name!r} expects a ControlBuffer, got "

@@ -33,6 +33,11 @@ def lower_call(c, target, node):
     if node.keywords and not (target in (B.shared.array, B.local.array)):
         raise c.src.error(node, "keyword arguments are not supported in kernel calls")
     from .compiler import DeviceFunction
+    from .frontend import _SocketCommit
+    if isinstance(target, _SocketCommit):
+        if node.args:
+            raise c.src.error(node, "commit() takes no arguments")
+        return c.socket_commit(target.var, node)
     if isinstance(target, DeviceFunction):
         return _device_call(c, target, node)
     if target in _IDS:

@@ -149,6 +149,8 @@ class FunctionCompiler:
         self.temps = 0
         self._temp_vars = []
         self.callees = []
+        self.commits = []
+        self.has_return = False
         self.returns_seen = []
         params, arrays = [], []
         names = [a.arg for a in self.node.args.args]
@@ -169,10 +171,17 @@ class FunctionCompiler:
             elif isinstance(t, T.ControlsType):
                 var = self.bound_arrays.get(name) or ir.Var(glsl_name(name), t, "controls")
                 arrays.append(var)
+            elif isinstance(t, T.SocketType):
+                if not self.is_kernel:
+                    raise self.src.error(self.node, f"parameter {name!r}: MemSocks are written by "
+                                         "kernels, not passed to device functions")
+                var = ir.Var(glsl_name(name), t, "socket")
+                arrays.append(var)
             else:
                 raise self.src.error(self.node, f"parameter {name!r}: unsupported type {t}")
             self.vars[name] = var
         body = self.block(self.node.body)
+        self._check_commits(body)
         locals_ = []
         for v in self.vars.values():
             if v.role == "local":
@@ -319,6 +328,7 @@ class FunctionCompiler:
 
     def stmt_Return(self, node):
         loc = self.src.loc(node)
+        self.has_return = True
         if node.value is None or isinstance(node.value, ast.Constant) and node.value.value is None:
             values = []
         elif self.is_kernel:
@@ -342,6 +352,32 @@ class FunctionCompiler:
         values = [self.convert(v, t, node) for v, t in zip(values, self.return_types)]
         return ir.Return(loc, values)
 
+    def _check_commits(self, body) -> None:
+        """sock.commit() contains a workgroup barrier: every invocation must reach it, so it
+        must close the kernel body (after any branches) and the kernel must not return early."""
+        committed = {id(v) for v, _ in self.commits}
+        for var in self.vars.values():
+            if var.role == "socket" and id(var) not in committed:
+                raise self.src.error(self.node, f"MemSock parameter {var.name!r} is never "
+                                     f"committed: end the kernel with {var.name}.commit()")
+        if not self.commits:
+            return
+        trailing = []
+        for s in reversed(body):
+            if isinstance(s, ir.ExprStmt) and isinstance(s.expr, ir.Intrinsic) \
+                    and s.expr.name == "socket_commit":
+                trailing.append(s.expr.args[0])
+            else:
+                break
+        for var, node in self.commits:
+            if trailing.count(var) != 1 or sum(v is var for v, _ in self.commits) != 1:
+                raise self.src.error(node, f"{var.name}.commit() must be called exactly once, as "
+                                     "one of the last statements of the kernel, outside any "
+                                     "if/loop (every invocation must reach it)")
+        if self.has_return:
+            raise self.src.error(self.node, "a kernel that commits a MemSock frame must not "
+                                 "return early (every invocation must reach commit())")
+
     # ---- assignment ---------------------------------------------------------------------
     def assign_to(self, target, value, node):
         loc = self.src.loc(node)
@@ -351,6 +387,16 @@ class FunctionCompiler:
             return ir.Assign(loc, var, self.convert(value, var.type, node))
         if isinstance(target, ast.Subscript):
             base = self.expr(target.value)
+            if isinstance(base, PyValue) and isinstance(base.value, _SocketFrame):
+                var = base.value.var
+                items = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
+                if len(items) != var.type.frame_ndim:
+                    raise self.src.error(target, f"frames of {var.name!r} have {var.type.frame_ndim} "
+                                         f"dimension(s), indexed with {len(items)}")
+                index = [self.convert(self.value(self.expr(i), i), T.i32, i) for i in items]
+                value = self.convert(self.value(value, node), var.type.elem, node)
+                var.written = True
+                return ir.ExprStmt(loc, ir.Intrinsic(T.void, loc, "socket_store", [var, index, value]))
             if isinstance(base, PyValue) and isinstance(base.value, _ControlArray):
                 h = base.value
                 return self.control_store(h.var, h.field, self._control_index(h, target.slice, target),
@@ -359,6 +405,16 @@ class FunctionCompiler:
             return self.store(var, index, self.value(value, node), node)
         if isinstance(target, ast.Attribute):
             base = self.expr(target.value)
+            if isinstance(base, PyValue) and isinstance(base.value, _ArrayHandle) \
+                    and isinstance(base.value.var.type, T.SocketType):
+                var = base.value.var
+                f = var.type.payload_field(target.attr)
+                if f is None:
+                    raise self.src.error(target, f"{var.name!r} has no payload field "
+                                         f"{target.attr!r}; payload: "
+                                         f"{', '.join(x.name for x in var.type.payload) or 'none'}")
+                value = self.convert(self.value(value, node), f.type, node)
+                return ir.ExprStmt(loc, ir.Intrinsic(T.void, loc, "socket_payload", [var, f, value]))
             if isinstance(base, PyValue) and isinstance(base.value, _ArrayHandle) \
                     and isinstance(base.value.var.type, T.ControlsType):
                 var = base.value.var
@@ -528,7 +584,7 @@ class FunctionCompiler:
     def expr_Name(self, node):
         if node.id in self.vars:
             var = self.vars[node.id]
-            if isinstance(var.type, (T.ArrayType, T.FixedArray, T.ControlsType)):
+            if isinstance(var.type, (T.ArrayType, T.FixedArray, T.ControlsType, T.SocketType)):
                 return PyValue(_ArrayHandle(var))
             return ir.Ref(var.type, self.src.loc(node), var)
         if node.id in self.local_types:
@@ -567,6 +623,8 @@ class FunctionCompiler:
             obj = base.value
             if isinstance(obj, _ArrayHandle) and isinstance(obj.var.type, T.ControlsType):
                 return self.control_field(obj.var, node)
+            if isinstance(obj, _ArrayHandle) and isinstance(obj.var.type, T.SocketType):
+                return self.socket_attribute(obj.var, node)
             if isinstance(obj, _ArrayHandle):
                 return self.array_attribute(obj.var, node)
             if isinstance(obj, tuple):
@@ -616,6 +674,25 @@ class FunctionCompiler:
         value = self.convert(self.value(value, node), f.type, node)
         return ir.ExprStmt(self.src.loc(node), ir.Intrinsic(T.void, self.src.loc(node),
                                                             "control_store", [var, f, index, value]))
+
+    # ---- memsocks ----------------------------------------------------------------------------
+    def socket_attribute(self, var, node):
+        loc = self.src.loc(node)
+        if node.attr == "frame":
+            return PyValue(_SocketFrame(var))
+        if node.attr == "slot":
+            return ir.Intrinsic(T.i32, loc, "socket_slot", [var])
+        if node.attr == "seq":
+            return ir.Intrinsic(T.u32, loc, "socket_seq", [var])
+        if node.attr == "commit":
+            return PyValue(_SocketCommit(var))
+        raise self.src.error(node, f"MemSock parameters have .frame[...], .slot, .seq, .commit() "
+                             f"and payload fields ({', '.join(f.name for f in var.type.payload) or 'none'}); "
+                             f"not .{node.attr}")
+
+    def socket_commit(self, var, node):
+        self.commits.append((var, node))
+        return ir.Intrinsic(T.void, self.src.loc(node), "socket_commit", [var])
 
     def array_attribute(self, var, node):
         t = var.type
@@ -987,6 +1064,20 @@ class _ArrayHandle:
         self.var = var
 
 
+class _SocketFrame:
+    __slots__ = ("var",)
+
+    def __init__(self, var):
+        self.var = var
+
+
+class _SocketCommit:
+    __slots__ = ("var",)
+
+    def __init__(self, var):
+        self.var = var
+
+
 class _ControlArray:
     __slots__ = ("var", "field")
 
@@ -995,10 +1086,12 @@ class _ControlArray:
 
 
 def resolve_type(v):
-    if isinstance(v, (T.Scalar, T.Vector, T.ArrayType, T.ControlsType)):
+    if isinstance(v, (T.Scalar, T.Vector, T.ArrayType, T.ControlsType, T.SocketType)):
         return v
     if v is T.Controls:
         return T.ANY_CONTROLS
+    if v is T.Socket:
+        return T.ANY_SOCKET
     if v is float:
         return T.f32
     if v is int:

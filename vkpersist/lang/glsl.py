@@ -141,10 +141,15 @@ class Writer:
         push = [f"    {glsl_type(v.type)} {self._push_name(v)};" for v in k.params]
         self.push_fields = [(self._push_name(v), v.type) for v in k.params]
         for var in k.array_params:
-            for axis in range(getattr(var.type, "ndim", 0)):
-                name = f"{var.name}_shape{axis}"
-                push.append(f"    int {name};")
-                self.push_fields.append((name, T.i32))
+            if isinstance(var.type, T.SocketType):
+                fields = [(f"{var.name}_slot", T.i32), (f"{var.name}_seq", T.u32)] + \
+                    [(f"{var.name}_shape{a}", T.i32) for a in range(var.type.frame_ndim)]
+            else:
+                fields = [(f"{var.name}_shape{a}", T.i32)
+                          for a in range(getattr(var.type, "ndim", 0))]
+            for name, t in fields:
+                push.append(f"    {glsl_type(t)} {name};")
+                self.push_fields.append((name, t))
         if push:
             head.append("layout(push_constant) uniform Params {")
             head += push
@@ -153,7 +158,9 @@ class Writer:
         for var in k.array_params:
             head.append(self._buffer_decl(var))
         if self.loop_guard:
-            head.append(f"layout(std430, binding = {len(k.array_params)}) buffer VkpStatus "
+            status_binding = sum(3 if isinstance(v.type, T.SocketType) else 1
+                                 for v in k.array_params)
+            head.append(f"layout(std430, binding = {status_binding}) buffer VkpStatus "
                         "{ uint _vkp_status[]; };")
             head.append("uint _vkp_iterations = 0u;")
         for var in self.unit.shared_arrays:
@@ -176,8 +183,8 @@ class Writer:
         ext = set()
         elems = [v.type.elem for v in self.kernel.array_params if hasattr(v.type, "elem")] + \
                 [v.type.elem for v in u.shared_arrays]
-        if any(isinstance(v.type, T.ControlsType) for v in self.kernel.array_params) \
-                and self.memory_model:
+        if any(isinstance(v.type, (T.ControlsType, T.SocketType))
+               for v in self.kernel.array_params) and self.memory_model:
             ext.add("GL_KHR_memory_scope_semantics")
         if u.uses_int64 or any(e in (T.i64, T.u64) for e in elems):
             ext.add("GL_EXT_shader_explicit_arithmetic_types_int64")
@@ -193,6 +200,15 @@ class Writer:
         return ext
 
     def _buffer_decl(self, var) -> str:
+        if isinstance(var.type, T.SocketType):
+            b, n = var.binding, var.name
+            return "\n".join([
+                f"layout(std430, binding = {b}) writeonly buffer {n}_frames_buffer "
+                f"{{ {glsl_type(var.type.elem)} {n}_frames[]; }};   // MemSock frames",
+                f"layout(std430, binding = {b + 1}) buffer {n}_header_buffer "
+                f"{{ uint {n}_header[]; }};   // published sequence numbers, payload",
+                f"layout(std430, binding = {b + 2}) buffer {n}_state_buffer "
+                f"{{ uint {n}_done; }};   // workgroups that committed"])
         if isinstance(var.type, T.ControlsType):
             return (f"layout(std430, binding = {var.binding}) buffer {var.name}_buffer "
                     f"{{ uint {var.name}[]; }};   // control words")
@@ -533,6 +549,33 @@ class Writer:
             return f"{elem.glsl}({value})"
         return value
 
+    def _socket_commit(self, var) -> str:
+        """The last workgroup to finish publishes the frame (no workgroup ever waits for
+        another, so this cannot deadlock whatever the occupancy)."""
+        n = var.name
+        if self.memory_model:
+            count = (f"atomicAdd({n}_done, 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, "
+                     "gl_SemanticsAcquireRelease)")
+            publish = (f"atomicStore({n}_header[{n}_slot], {n}_seq + 1u, gl_ScopeDevice, "
+                       "gl_StorageSemanticsBuffer, gl_SemanticsRelease)")
+        else:
+            count = f"atomicAdd({n}_done, 1u)"
+            publish = f"atomicExchange({n}_header[{n}_slot], {n}_seq + 1u)"
+        self.pre += [
+            f"// {n}.commit(): the last workgroup to finish publishes frame {n}_seq",
+            "memoryBarrierBuffer();",
+            "barrier();",
+            "if (gl_LocalInvocationIndex == 0u) {",
+            "    uint _groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_NumWorkGroups.z;",
+            f"    if ({count} == _groups - 1u) {{",
+            f"        {n}_done = 0u;",
+            "        memoryBarrierBuffer();",
+            f"        if ({n}_slot >= 0) {publish};",
+            "    }",
+            "}",
+        ]
+        return ""
+
     def _control_word(self, var, f, index) -> str:
         if index is None:
             return f"{var.name}[{f.word}]  /* {f.name} */"
@@ -567,6 +610,28 @@ class Writer:
             return f"int(gl_NumWorkGroups.{ax} * gl_WorkGroupSize.{ax})"
         if n == "barrier":
             return "memoryBarrierShared(); barrier()"
+        if n == "socket_slot":
+            return f"{e.args[0].name}_slot"
+        if n == "socket_seq":
+            return f"{e.args[0].name}_seq"
+        if n == "socket_store":
+            var, index, value = e.args
+            idx = [self.expr(i) for i in index]
+            linear = idx[0]
+            for axis in range(1, len(idx)):
+                linear = f"({linear}) * {var.name}_shape{axis} + {idx[axis]}"
+            size = " * ".join(f"{var.name}_shape{a}" for a in range(len(idx)))
+            return (f"if ({var.name}_slot >= 0) {var.name}_frames[{var.name}_slot * ({size}) + "
+                    f"{linear}] = {self.expr(value)}")
+        if n == "socket_payload":
+            var, f, value = e.args
+            v = self.expr(value)
+            bits = {T.f32: f"floatBitsToUint({v})", T.i32: f"uint({v})"}.get(f.type, v)
+            per_slot = len(var.type.payload)
+            return (f"if ({var.name}_slot >= 0) {var.name}_header[{f.word} + {var.name}_slot * "
+                    f"{per_slot}] = {bits}")
+        if n == "socket_commit":
+            return self._socket_commit(e.args[0])
         if n == "control_load":
             var, f, index = e.args
             word = self._control_word(var, f, index)

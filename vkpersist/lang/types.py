@@ -165,6 +165,30 @@ class ControlsType(Type):
         return "Controls(" + ", ".join(f.name for f in self.fields) + ")"
 
 
+@dataclass(frozen=True)
+class SocketType(Type):
+    """A MemSock parameter: a ring of frames the kernel writes one of per launch."""
+    elem: Scalar | None           # frame element type (None: the annotation, any socket)
+    frame_ndim: int = 1
+    payload: tuple = ()           # ControlField-like (name, type, word) per payload field
+
+    def payload_field(self, name):
+        for f in self.payload:
+            if f.name == name:
+                return f
+        return None
+
+    def __str__(self) -> str:
+        return f"Socket({self.elem}, {self.frame_ndim}-d frames)"
+
+
+class Socket:
+    """Annotation for MemSock parameters of kernels: `def k(out: vkp.Socket, ...)`."""
+
+
+ANY_SOCKET = SocketType(None)
+
+
 class Controls:
     """Annotation for ControlBuffer parameters of kernels: `def k(ctrl: vkp.Controls, ...)`;
     the kernel is specialised on the buffer's fields."""

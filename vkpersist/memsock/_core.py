@@ -1,0 +1,214 @@
+"""MemSock: a ring of `capacity` frames in host-visible system memory.
+
+Protocol, per-launch kernels (each launch of a kernel that takes the socket writes one
+frame):
+1. At launch the host reserves the next sequence number `seq` and its slot
+   (`seq % capacity`) if the slot is free (released by the reader). When the ring is full,
+   policy "drop" launches with slot -1 (the kernel writes nothing and the drop is counted,
+   exactly) and policy "block" waits for the reader, up to the context timeout.
+2. Any invocations of any workgroups write parts of the frame (`sock.frame[i, j] = v`) and
+   payload fields (`sock.step = n`).
+3. Every invocation ends with `sock.commit()`: each workgroup fences its writes and counts
+   itself done on a device-memory counter; the last one resets the counter and publishes
+   `seq + 1` into the slot's header word with release semantics.
+4. The host reads frames in order: frame `seq` is complete once its slot's header word
+   equals `seq + 1` (32-bit, compared for equality, so sequence numbers wrap safely). Its
+   data is a zero-copy view until `release()`; the slot is reused only after that.
+
+Memory: frames and headers in host-cached system memory where the device has it (fast host
+reads; GPU writes reach the host while kernels run, VULKAN_FACTS.md §2), the commit counter
+in device memory.
+"""
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from .._errors import DeviceTimeout, VkPersistError
+from ..lang import types as T
+from ..vk.buffer import Buffer
+from ..vk.context import Context, default_context
+
+POLICIES = ("drop", "block")
+_PAYLOAD_TYPES = (T.i32, T.u32, T.f32)
+
+
+class Frame:
+    """One published frame. `data` is a zero-copy view, valid until `release()` (also on
+    leaving a `with` block); `copy()` outlives it."""
+
+    def __init__(self, sock: "MemSock", seq: int):
+        self.sock = sock
+        self.seq = seq
+        self.slot = seq % sock.capacity
+        self._released = False
+        self.data = sock._frame_view(self.slot)
+        self.payload = sock._payload(self.slot)
+
+    def copy(self) -> np.ndarray:
+        return np.array(self.data, copy=True)
+
+    def release(self) -> None:
+        if not self._released:
+            self._released = True
+            self.data = None
+            self.sock._release(self.seq)
+
+    def __enter__(self) -> "Frame":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+    def __repr__(self) -> str:
+        return f"Frame({self.sock.name!r}, seq={self.seq}{', released' if self._released else ''})"
+
+
+class MemSock:
+    def __init__(self, name: str, dtype, frame_shape, *, capacity: int = 8,
+                 policy: str = "drop", payload: dict | None = None, ctx: Context | None = None):
+        self.ctx = ctx if ctx is not None else default_context()
+        self.name = name
+        self.dtype = np.dtype(dtype)
+        elem = T.scalar_of_dtype(self.dtype) if self.dtype in (np.dtype(np.float32), np.dtype(np.int32),
+                                                                  np.dtype(np.uint32), np.dtype(np.float64)) \
+            else None
+        if elem is None:
+            raise TypeError(f"MemSock {name!r}: frames of {self.dtype} are not supported; use "
+                            "float32, float64, int32 or uint32")
+        if isinstance(frame_shape, int):
+            frame_shape = (frame_shape,)
+        self.frame_shape = tuple(int(n) for n in frame_shape)
+        if not 1 <= len(self.frame_shape) <= 3 or any(n < 1 for n in self.frame_shape):
+            raise ValueError(f"MemSock {name!r}: frame_shape must have 1-3 positive sizes, got "
+                             f"{frame_shape!r}")
+        if not isinstance(capacity, int) or capacity < 1:
+            raise ValueError(f"MemSock {name!r}: capacity must be a positive int, got {capacity!r}")
+        if policy not in POLICIES:
+            raise ValueError(f"MemSock {name!r}: unknown policy {policy!r}; valid policies: "
+                             f"{', '.join(POLICIES)}")
+        self.capacity = capacity
+        self.policy = policy
+        fields = []
+        for k, (pname, ptype) in enumerate((payload or {}).items()):
+            if ptype not in _PAYLOAD_TYPES:
+                raise TypeError(f"MemSock {name!r}: payload field {pname!r} must be vkp.i32, "
+                                f"vkp.u32 or vkp.f32, got {ptype!r}")
+            fields.append(T.ControlField(pname, ptype, capacity + k, 0, "gpu"))
+        self.type = T.SocketType(elem, len(self.frame_shape), tuple(fields))
+        self.frame_size = math.prod(self.frame_shape)
+        core = self.ctx._core_alive()
+        host_kind = "cached" if "cached" in self.ctx.info.memory_kinds else "host"
+        self.frame_buffer = Buffer(core, capacity * self.frame_size * self.dtype.itemsize, host_kind)
+        self.header = Buffer(core, 4 * (capacity + capacity * len(fields)), host_kind)
+        self.state = Buffer(core, 64, "device")
+        self.buffers = (self.frame_buffer, self.header, self.state)
+        self._header = self.header.host_view().view(np.uint32)
+        self._header[:] = 0
+        self._data = self.frame_buffer.host_view()[:self.frame_buffer.nbytes].view(self.dtype)
+        from ..vk import commands
+        commands.run_now(core, lambda cb: commands.fill_words(cb, self.state, 0, 64))
+        self.shape = ()
+        self.head = 0            # next sequence number to reserve
+        self.tail = 0            # frames below this are released
+        self.next_read = 0       # next sequence number poll() returns
+        self.dropped = 0
+        self._released = set()
+
+    def __repr__(self) -> str:
+        return (f"MemSock({self.name!r}, {self.dtype}, frame_shape={self.frame_shape}, "
+                f"capacity={self.capacity}, policy={self.policy!r})")
+
+    # ---- producer side (called at kernel launch) -----------------------------------------
+    def _reserve(self) -> tuple[int, int]:
+        """(slot, seq) for the frame of the launch being submitted; slot -1 drops it."""
+        if self.head - self.tail >= self.capacity:
+            if self.policy == "drop":
+                self.dropped += 1
+                return -1, self.head & 0xFFFFFFFF
+            deadline = time.perf_counter() + self.ctx.timeout
+            while self.head - self.tail >= self.capacity:
+                if time.perf_counter() > deadline:
+                    raise DeviceTimeout(
+                        f"MemSock {self.name!r} is full ({self.capacity} frames unreleased) and "
+                        f"its policy is 'block': release frames, or read them in another thread, "
+                        f"before launching more (waited {self.ctx.timeout:g} s)")
+                time.sleep(0.0005)
+        seq = self.head
+        self.head += 1
+        return seq % self.capacity, seq & 0xFFFFFFFF
+
+    def _bind(self):
+        """(buffers, push values) for a kernel launch that writes one frame."""
+        if not self.frame_buffer.alive:
+            raise VkPersistError(f"MemSock {self.name!r} was freed (or its Context closed)")
+        slot, seq = self._reserve()
+        return list(self.buffers), [slot, seq, *self.frame_shape]
+
+    # ---- consumer side -------------------------------------------------------------------
+    def _frame_view(self, slot):
+        start = slot * self.frame_size
+        return self._data[start:start + self.frame_size].reshape(self.frame_shape)
+
+    def _payload(self, slot) -> dict:
+        out = {}
+        for f in self.type.payload:
+            word = self._header[self.capacity + slot * len(self.type.payload)
+                                + (f.word - self.capacity):][:1]
+            out[f.name] = word.view(f.type.dtype)[0]
+        return out
+
+    def poll(self) -> Frame | None:
+        """The next frame in order if it is published, else None (never waits)."""
+        seq = self.next_read
+        if seq >= self.head:
+            return None
+        if int(self._header[seq % self.capacity]) != ((seq + 1) & 0xFFFFFFFF):
+            return None
+        self.next_read += 1
+        return Frame(self, seq)
+
+    def wait(self, timeout: float | None = None) -> Frame:
+        """The next frame, waiting up to `timeout` (default: the context's)."""
+        limit = self.ctx.timeout if timeout is None else timeout
+        deadline = time.perf_counter() + limit
+        delay = 20e-6
+        while True:
+            frame = self.poll()
+            if frame is not None:
+                return frame
+            if time.perf_counter() > deadline:
+                raise DeviceTimeout(f"MemSock {self.name!r}: no frame within {limit:g} s "
+                                    f"(frames reserved: {self.head}, read: {self.next_read})")
+            time.sleep(delay)
+            delay = min(delay * 2, 0.005)
+
+    async def frames(self, timeout: float | None = None):
+        """`async for frame in sock.frames():` under trio. Polls tightly while frames
+        arrive and backs off to 5 ms when idle, so an idle reader costs little CPU. Raises
+        DeviceTimeout when no frame arrives within `timeout` (default: the context's)."""
+        import trio
+        limit = self.ctx.timeout if timeout is None else timeout
+        delay, last = 20e-6, time.perf_counter()
+        while True:
+            frame = self.poll()
+            if frame is not None:
+                delay, last = 20e-6, time.perf_counter()
+                yield frame
+                continue
+            if time.perf_counter() - last > limit:
+                raise DeviceTimeout(f"MemSock {self.name!r}: no frame within {limit:g} s")
+            await trio.sleep(delay)
+            delay = min(delay * 2, 0.005)
+
+    def _release(self, seq: int) -> None:
+        self._released.add(seq)
+        while self.tail in self._released:
+            self._released.discard(self.tail)
+            self.tail += 1
+
+    def free(self) -> None:
+        for b in self.buffers:
+            b.free()
