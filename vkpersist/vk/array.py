@@ -188,9 +188,7 @@ class Array:
     def free(self) -> None:
         """Release the memory now instead of at garbage collection. Waits for pending
         launches first; views from numpy_view() must not be used afterwards."""
-        if self.buffer.alive:
-            self.ctx.synchronize()
-            self.buffer.free()
+        self.buffer.free()
 
     def _check_alive(self) -> None:
         if not self.buffer.alive:

@@ -88,6 +88,7 @@ class Buffer:
             vk.vkDestroyBuffer(device, handle, None)
             raise
         self.handle = handle
+        self._core = core
         self._finalizer = core.track(self, _release, core, handle, memory, self.serial)
 
     @property
@@ -106,7 +107,10 @@ class Buffer:
         return np.asarray(_MappedRegion(self))
 
     def free(self) -> None:
-        """Release now (idempotent). The caller must ensure no pending GPU work uses it."""
+        """Release now (idempotent), after the context's pending work has finished (a
+        launch may still be using this buffer)."""
+        if self._finalizer.alive and self._core.device is not None:
+            self._core.synchronize()
         self._finalizer()
 
 
