@@ -32,3 +32,13 @@ def test_language_reference_example_compiles(tmp_path):
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                          timeout=300, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
+
+
+def test_channels_examples_run(tmp_path):
+    blocks = _python_blocks(ROOT / "docs" / "channels.md")
+    script = tmp_path / "channels_example.py"
+    script.write_text("\n".join(blocks))
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         timeout=300, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "stopped after" in run.stdout and "step 100: mean" in run.stdout
