@@ -198,14 +198,6 @@ ANY_CONTROLS = ControlsType(None)
 
 
 @dataclass(frozen=True)
-class TupleType(Type):
-    items: tuple
-
-    def __str__(self) -> str:
-        return "tuple(" + ", ".join(map(str, self.items)) + ")"
-
-
-@dataclass(frozen=True)
 class VoidType(Type):
     def __str__(self) -> str:
         return "None"
