@@ -498,3 +498,30 @@ def test_int64_atomics(ctx):
     total = np.zeros(1, np.int64)
     atomic64[16, 64](x, total)
     assert total[0] == 1000 * 2**40
+
+
+@vkp.kernel
+def float_atomics(x, total, last):
+    tile = vkp.shared.array(1, vkp.f32)
+    i = vkp.global_id(0)
+    if vkp.local_id(0) == 0:
+        tile[0] = 0.0
+    vkp.barrier()
+    if i < x.shape[0]:
+        vkp.atomic.add(tile, 0, x[i])
+        vkp.atomic.exchange(last, 0, 7.5)
+    vkp.barrier()
+    if vkp.local_id(0) == 0:
+        vkp.atomic.add(total, 0, tile[0])
+
+
+def test_float_atomic_add(ctx):
+    x = np.full(1000, 0.25, np.float32)         # sums of quarters are exact in float32
+    total = np.zeros(1, np.float32)
+    last = np.zeros(1, np.float32)
+    if not ctx.info.atomic_float:
+        with pytest.raises(vkp.CompileError, match="not available for float32 arrays"):
+            float_atomics[16, 64](x, total, last)
+        return
+    float_atomics[16, 64](x, total, last)
+    assert total[0] == 250.0 and last[0] == 7.5

@@ -40,7 +40,7 @@ class Unit:
         self.uses_int64 = self.uses_float64 = False
         self.uses_atomic_int64 = self.uses_atomic_float = False
         self.uses_storage8 = self.uses_storage16 = False
-        self.atomic_float = False        # float atomics: not enabled by vkpersist yet
+        self.atomic_float = info is None or info.atomic_float
 
     def require_type(self, t, src, node) -> None:
         if not isinstance(t, T.Scalar):

@@ -190,6 +190,8 @@ class Writer:
             ext.add("GL_EXT_shader_explicit_arithmetic_types_int64")
         if u.uses_atomic_int64:
             ext.add("GL_EXT_shader_atomic_int64")
+        if u.uses_atomic_float:
+            ext.add("GL_EXT_shader_atomic_float")
         if any(isinstance(e, T.Scalar) and e.bits == 8 or e == T.bool_ for e in elems):
             ext.add("GL_EXT_shader_8bit_storage")
             ext.add("GL_EXT_shader_explicit_arithmetic_types_int8")

@@ -61,9 +61,16 @@ def _feature_chain(info: DeviceInfo):
         shaderFloat16=info.float16, shaderBufferInt64Atomics=info.atomic_int64,
         vulkanMemoryModel=info.memory_model, vulkanMemoryModelDeviceScope=info.memory_model,
         timelineSemaphore=True)
-    f11 = vk.VkPhysicalDeviceVulkan11Features(pNext=f12, storageBuffer16BitAccess=info.storage16)
+    keep = [base, f12]
+    if info.atomic_float:
+        atomic_float = vk.VkPhysicalDeviceShaderAtomicFloatFeaturesEXT(
+            pNext=f12, shaderBufferFloat32Atomics=True, shaderBufferFloat32AtomicAdd=True,
+            shaderSharedFloat32Atomics=True, shaderSharedFloat32AtomicAdd=True)
+        keep.append(atomic_float)
+    f11 = vk.VkPhysicalDeviceVulkan11Features(pNext=keep[-1],
+                                              storageBuffer16BitAccess=info.storage16)
     head = vk.VkPhysicalDeviceFeatures2(pNext=f11, features=base)
-    return head, [base, f12, f11]
+    return head, keep + [f11]
 
 
 class _Core:
@@ -84,8 +91,10 @@ class _Core:
         queue_info = vk.VkDeviceQueueCreateInfo(queueFamilyIndex=self.queue_family,
                                                 queueCount=1, pQueuePriorities=priorities)
         features2, keep = _feature_chain(info)
+        extensions = ["VK_EXT_shader_atomic_float"] if info.atomic_float else []
         if features2 is not None:
-            create = vk.VkDeviceCreateInfo(pNext=features2, pQueueCreateInfos=[queue_info])
+            create = vk.VkDeviceCreateInfo(pNext=features2, pQueueCreateInfos=[queue_info],
+                                           ppEnabledExtensionNames=extensions or None)
         else:
             create = vk.VkDeviceCreateInfo(pQueueCreateInfos=[queue_info], pEnabledFeatures=keep[0])
         with translated(f"creating a device on {info.name}"):

@@ -44,6 +44,7 @@ class DeviceInfo:
     storage16: bool                # 16-bit types in storage buffers
     storage8: bool                 # 8-bit types in storage buffers
     atomic_int64: bool
+    atomic_float: bool             # float32 atomic add/exchange on buffers and shared memory
     memory_model: bool
     subgroup_size: int
     heaps: tuple[MemoryHeap, ...]
@@ -155,6 +156,13 @@ def _describe(index: int, pd) -> DeviceInfo:
     f11 = f12 = None
     driver, driver_info, driver_id, subgroup = "", "", 0, 1
     max_alloc = 1 << 30
+    atomic_float = False
+    if "VK_EXT_shader_atomic_float" in exts and api >= vk.VK_MAKE_VERSION(1, 2, 0):
+        af = vk.VkPhysicalDeviceShaderAtomicFloatFeaturesEXT()
+        af2 = vk.VkPhysicalDeviceFeatures2(pNext=af)
+        vk.vkGetPhysicalDeviceFeatures2(pd, af2)
+        atomic_float = bool(af.shaderBufferFloat32AtomicAdd and af.shaderSharedFloat32AtomicAdd
+                            and af.shaderBufferFloat32Atomics and af.shaderSharedFloat32Atomics)
     if api >= vk.VK_MAKE_VERSION(1, 2, 0):
         f12 = vk.VkPhysicalDeviceVulkan12Features()
         f11 = vk.VkPhysicalDeviceVulkan11Features(pNext=f12)
@@ -187,7 +195,7 @@ def _describe(index: int, pd) -> DeviceInfo:
         int16=bool(feats.shaderInt16), int8=bool(f12 and f12.shaderInt8),
         float16=bool(f12 and f12.shaderFloat16), storage16=bool(f11 and f11.storageBuffer16BitAccess),
         storage8=bool(f12 and f12.storageBuffer8BitAccess),
-        atomic_int64=bool(f12 and f12.shaderBufferInt64Atomics),
+        atomic_int64=bool(f12 and f12.shaderBufferInt64Atomics), atomic_float=atomic_float,
         memory_model=bool(f12 and f12.vulkanMemoryModel and f12.vulkanMemoryModelDeviceScope),
         subgroup_size=subgroup, heaps=heaps, memory_types=types,
         memory_kinds=resolve_kinds(list(types)), uma=uma,
