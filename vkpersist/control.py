@@ -31,7 +31,6 @@ from .vk import visibility
 from .vk.array import to_scalar
 from .vk.buffer import Buffer
 from .vk.context import Context, default_context
-from .vk.memory import DEVICE_LOCAL
 
 LINE_WORDS = 16          # 64-byte lines
 MAX_FIELD_ELEMENTS = 64
@@ -141,8 +140,7 @@ def control_placement(ctx: Context) -> tuple[int, bool]:
     if cached is not None:
         return cached
     info = ctx.info
-    candidates = sorted(visibility.host_visible_types(info),
-                        key=lambda i: (not info.memory_types[i].flags & DEVICE_LOCAL, i))
+    candidates = visibility.preferred_order(info)
     if not candidates:
         raise VkPersistError(f"{info.name} has no host-visible coherent memory for controls")
     choice = (candidates[0], False)

@@ -31,7 +31,7 @@ from .lang.compiler import DeviceFunction, Unit
 from .lang.glsl import LOOP_GUARD_LIMIT, Writer
 from .vk.array import Array, to_scalar
 from .vk.context import Context, default_context
-from .vk.glsl_kernel import GLSLKernel, launch_dims
+from .vk.glsl_kernel import GLSLKernel, launch_dims, push_struct
 
 _kernel_names: list[str] = []      # kernel id - 1 -> name, for loop-limit reports
 DEFAULT_LOCAL = 64
@@ -225,10 +225,6 @@ class _Compiled:
                                  f"{self.source}") from None
 
 
-_STRUCT = {"int32": "i", "uint32": "I", "int64": "q", "uint64": "Q", "float32": "f",
-           "float64": "d", "bool": "I"}
-
-
 class _Plan:
     """Everything a repeated launch with the same argument signature can reuse."""
 
@@ -241,22 +237,11 @@ class _Plan:
         self.types = types
         self.compiled = kern._compile(types, info)
         self.pipeline = self.compiled.glsl_kernel._pipeline(ctx, local)
-        reflection = self.compiled.glsl_kernel.reflection
-        offsets = {m.name: m for m in reflection.push_members}
-        fmt, self.push_order = "<", []
-        pos = 0
-        for name, t in self.compiled.push_fields:
-            m = offsets[name]
-            if m.offset > pos:
-                fmt += f"{m.offset - pos}x"
-            n = t.n if isinstance(t, T.Vector) else 1
-            code = _STRUCT[(t.elem if isinstance(t, T.Vector) else t).name]
-            fmt += code * n
-            pos = m.offset + m.dtype.itemsize * n
-            self.push_order.append((name, t))
-        if reflection.push_size > pos:
-            fmt += f"{reflection.push_size - pos}x"
-        self.packer = struct.Struct(fmt)
+        self.packer = push_struct(self.compiled.glsl_kernel.reflection,
+                                  [name for name, _ in self.compiled.push_fields])
+        if self.packer is None:
+            raise VkPersistError(f"internal error: cannot pack the push constants of "
+                                 f"{kern.__name__}; please report it")
         bound_types = (T.ArrayType, T.ControlsType, T.SocketType)
         self.scalar_slots = [i for i, t in enumerate(types) if not isinstance(t, bound_types)]
         self.vector_slots = {i for i, t in enumerate(types) if isinstance(t, T.Vector)}

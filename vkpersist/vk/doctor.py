@@ -93,13 +93,13 @@ def check_device(index: int, out=print) -> bool:
         out(f"  bandwidth   {', '.join(parts)} (copy kernel, {nbytes >> 20} MiB)")
         out("  host writes seen by a running shader (bounded self-test):")
         results = []
-        for mt in visibility.host_visible_types(info):
+        for mt in visibility.preferred_order(info):
             r = visibility.probe(ctx, mt)
             results.append(r)
             verdict = (f"live, round trip median {r.round_trip_us:.1f} us, p99 {r.p99_us:.1f} us"
                        if r.live else f"NOT live: {r.detail}")
             out(f"    type {r.memory_type} {r.flags} ({r.kind}): {verdict}")
-        channel = visibility.control_channel(results)
+        channel = visibility.control_channel(results, info)
         if channel is None:
             out("  control channel: none live -> commands are delivered between dispatches")
         else:

@@ -60,7 +60,9 @@ class GLSLKernel:
         self.reflection = reflect(self.spirv())
         self.bindings = tuple(b.name for b in self.reflection.bindings)
         self.push_constants = {m.name: (m.dtype, m.count) for m in self.reflection.push_members}
-        self._packer = _push_packer(self.reflection)
+        scalars_only = all(m.count == 1 for m in self.reflection.push_members)
+        self._packer = push_struct(self.reflection, list(self.push_constants)) \
+            if scalars_only else None
         self._pipelines: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def spirv(self, target_env: str = "vulkan1.2") -> bytes:
@@ -187,20 +189,20 @@ class GLSLKernel:
 _STRUCT_CODES = {"i4": "i", "u4": "I", "f4": "f", "f8": "d", "i8": "q", "u8": "Q"}
 
 
-def _push_packer(reflection):
-    """A struct.Struct for the push-constant block when every member is a 32/64-bit scalar
-    (vectors and arrays take the checked path)."""
+def push_struct(reflection, names) -> struct.Struct | None:
+    """A struct.Struct packing the push-constant members `names` (in block order; vectors
+    and arrays as consecutive values), with the block's padding; None when a member is not
+    a 32/64-bit number or the names are not the members in offset order."""
+    members = {m.name: m for m in reflection.push_members}
     fmt, pos = "<", 0
-    for m in sorted(reflection.push_members, key=lambda m: m.offset):
-        code = _STRUCT_CODES.get(f"{m.dtype.kind}{m.dtype.itemsize}")
-        if code is None or m.count != 1:
+    for name in names:
+        m = members.get(name)
+        code = _STRUCT_CODES.get(f"{m.dtype.kind}{m.dtype.itemsize}") if m else None
+        if code is None or m.offset < pos:
             return None
         fmt += f"{m.offset - pos}x" if m.offset > pos else ""
-        fmt += code
-        pos = m.offset + m.dtype.itemsize
-    if [m.name for m in sorted(reflection.push_members, key=lambda m: m.offset)] != \
-            [m.name for m in reflection.push_members]:
-        return None
+        fmt += code * m.count
+        pos = m.offset + m.dtype.itemsize * m.count
     fmt += f"{reflection.push_size - pos}x" if reflection.push_size > pos else ""
     return struct.Struct(fmt)
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .buffer import Buffer
-from .memory import HOST_COHERENT, HOST_VISIBLE, kind_name_of_type
+from .memory import DEVICE_LOCAL, HOST_COHERENT, HOST_VISIBLE, kind_name_of_type
 
 _SOURCE = """#version 450
 layout(local_size_x = 1) in;
@@ -133,10 +133,14 @@ def _round_trips(cv, ev) -> tuple[list[int], int]:
     return latencies, missed
 
 
-def control_channel(results: list[Visibility]) -> Visibility | None:
-    """The memory for host-written words: a live device-local type (BAR) first, since it is
-    also fast for the GPU, then any live type; None when nothing is live."""
-    live = [r for r in results if r.live]
-    if not live:
-        return None
-    return min(live, key=lambda r: ("DEVICE_LOCAL" not in r.flags, r.memory_type))
+def preferred_order(info) -> list[int]:
+    """Host-visible types in the order control words should try them: device-local (BAR)
+    first, since it is also fast for the GPU, then the rest."""
+    return sorted(host_visible_types(info),
+                  key=lambda i: (not info.memory_types[i].flags & DEVICE_LOCAL, i))
+
+
+def control_channel(results: list[Visibility], info) -> Visibility | None:
+    """The memory for host-written words: the first live type in preferred order."""
+    live = {r.memory_type: r for r in results if r.live}
+    return next((live[i] for i in preferred_order(info) if i in live), None)
