@@ -125,3 +125,70 @@ def test_unknown_field_in_kernel_is_a_compile_error(ctx, ctrl):
         c.frequency = 1.0
     with pytest.raises(vkp.CompileError, match="no control field 'frequency'; fields: stop, freq"):
         typo[1, 1](ctrl)
+
+
+@vkp.kernel
+def stepper(ctrl: vkp.Controls, out: vkp.Array[vkp.f32], step: vkp.u32):
+    i = vkp.global_id(0)
+    if i == 0:
+        out[step] = ctrl.freq + ctrl.offset * 100   # the values this step runs with
+        ctrl.apply(step)                           # commands take effect from the next step
+
+
+def test_commands_apply_in_order_and_are_acknowledged_with_their_step(ctx, ctrl):
+    out = ctx.zeros(10)
+    stepper[1, 1](ctrl, out, 0)
+    ctx.synchronize()
+    seq = ctrl.send_nowait(freq=2.0)
+    ctrl.send_nowait(offset=1)
+    last = ctrl.send_nowait(freq=3.0, offset=2)          # later commands win, in order
+    assert ctrl.ack().seq < seq
+    stepper[1, 1](ctrl, out, 1)
+    ack = ctrl.wait_ack(last, timeout=10)
+    assert ack == (last, 1)
+    stepper[1, 1](ctrl, out, 2)
+    np.testing.assert_allclose(out.numpy()[:3], [1.5 - 300, 1.5 - 300, 3.0 + 200])
+    assert ctrl["freq"] == np.float32(3.0) and ctrl["offset"] == 2
+
+
+def test_send_under_trio_returns_the_ack(ctx, ctrl):
+    import trio
+    out = ctx.zeros(10)
+
+    async def main():
+        async with trio.open_nursery() as nursery:
+            async def steps():
+                for k in range(5):
+                    stepper[1, 1](ctrl, out, k)
+                    await trio.sleep(0.005)
+            nursery.start_soon(steps)
+            return await ctrl.send(freq=9.0, timeout=10)
+    ack = trio.run(main)
+    assert 0 <= ack.step < 5 and ctrl["freq"] == np.float32(9.0)
+    assert out.numpy()[ack.step + 1] == np.float32(9.0 - 300)
+
+
+def test_command_mistakes(ctx, ctrl):
+    with pytest.raises(ValueError, match="commands set scalar host fields; 'iterations' is not one"):
+        ctrl.send_nowait(iterations=3)
+    with pytest.raises(ValueError, match="'gains' is not one"):
+        ctrl.send_nowait(gains=1.0)
+    with pytest.raises(KeyError, match="no control field 'frq'"):
+        ctrl.send_nowait(frq=1.0)
+    with pytest.raises(TypeError, match="cannot convert -1 to uint32"):
+        ctrl.send_nowait(stop=-1)
+    with pytest.raises(vkp.DeviceTimeout, match="not acknowledged within 0.05 s"):
+        ctrl.wait_ack(ctrl.send_nowait(freq=1.0), timeout=0.05)
+    small = vkp.ControlBuffer(ctx, x=vkp.u32, commands=2)
+    small.send_nowait(x=1)
+    small.send_nowait(x=2)
+    old = ctx.timeout
+    ctx.timeout = 0.1
+    try:
+        with pytest.raises(vkp.DeviceTimeout, match="command ring is full"):
+            small.send_nowait(x=3)
+    finally:
+        ctx.timeout = old
+    none = vkp.ControlBuffer(ctx, x=vkp.u32, commands=0)
+    with pytest.raises(vkp.VkPersistError, match="no command ring"):
+        none.send_nowait(x=1)

@@ -23,9 +23,12 @@ values current at their launch, not changes made while they run.
 """
 from __future__ import annotations
 
+import time
+from typing import NamedTuple
+
 import numpy as np
 
-from ._errors import VkPersistError
+from ._errors import DeviceTimeout, VkPersistError
 from .lang import types as T
 from .vk import visibility
 from .vk.array import to_scalar
@@ -55,9 +58,21 @@ def _field_spec(name, value, side):
     return t, init, side
 
 
+class Ack(NamedTuple):
+    """A command's acknowledgement: its sequence number and the step the kernel passed to
+    `ctrl.apply(step)` when it applied it."""
+    seq: int
+    step: int
+
+
 class ControlBuffer:
-    def __init__(self, ctx: Context | None = None, *, status: dict | None = None, **fields):
+    def __init__(self, ctx: Context | None = None, *, status: dict | None = None,
+                 commands: int = 16, **fields):
         self.ctx = ctx if ctx is not None else default_context()
+        if not isinstance(commands, int) or commands < 0:
+            raise ValueError(f"commands must be an int >= 0 (the command ring's capacity), "
+                             f"got {commands!r}")
+        self.command_capacity = commands
         specs = {}
         for name, value in fields.items():
             specs[name] = _field_spec(name, value, "host")
@@ -71,6 +86,13 @@ class ControlBuffer:
             if not name.isidentifier() or name.startswith("_"):
                 raise ValueError(f"control field name {name!r} must be an identifier not "
                                  "starting with '_'")
+        if commands:
+            # the command ring: host-written head and entries (field word, value bits),
+            # GPU-written tail and acknowledgement
+            specs["_cmd_head"] = (T.u32, np.zeros((), np.uint32), "host")
+            specs["_cmd_ring"] = (T.u32, np.zeros(2 * commands, np.uint32), "host")
+            for name in ("_cmd_tail", "_ack_seq", "_ack_step"):
+                specs[name] = (T.u32, np.zeros((), np.uint32), "gpu")
         layout, word = [], 0
         for side in ("host", "gpu"):
             word = (word + LINE_WORDS - 1) // LINE_WORDS * LINE_WORDS
@@ -94,18 +116,99 @@ class ControlBuffer:
 
     @property
     def fields(self) -> tuple[str, ...]:
-        return tuple(self._fields)
+        return tuple(n for n in self._fields if not n.startswith("_"))
+
+    # ---- commands ------------------------------------------------------------------------
+    def send_nowait(self, **values) -> int:
+        """Queue commands that set host fields; a kernel applies them in order when it calls
+        `ctrl.apply(step)`. Returns the sequence number to wait for (`wait_ack`, `send`)."""
+        if not self.command_capacity:
+            raise VkPersistError("this ControlBuffer has no command ring (commands=0)")
+        if not values:
+            raise TypeError("send() needs at least one field=value")
+        entries = []
+        for name, value in values.items():
+            f = self._field(name)
+            if name.startswith("_") or f.side != "host" or f.count:
+                raise ValueError(f"commands set scalar host fields; {name!r} is not one (host "
+                                 f"fields: {', '.join(x.name for x in self._fields.values() if x.side == 'host' and not x.count and not x.name.startswith('_'))})")
+            bits = np.array([to_scalar(value, f.type.dtype, f"command {name!r}")],
+                            f.type.dtype).view(np.uint32)[0]
+            entries.append((f.word, int(bits)))
+        head_w = self._fields["_cmd_head"].word
+        ring_w = self._fields["_cmd_ring"].word
+        deadline = time.perf_counter() + self.ctx.timeout
+        for word, bits in entries:
+            head = int(self._words[head_w])
+            while (head - int(self._words[self._fields["_cmd_tail"].word])) & 0xFFFFFFFF \
+                    >= self.command_capacity:
+                if time.perf_counter() > deadline:
+                    raise DeviceTimeout(
+                        f"the command ring is full ({self.command_capacity} commands not yet "
+                        f"applied) after {self.ctx.timeout:g} s: is a kernel calling "
+                        "ctrl.apply(step)?")
+                time.sleep(0.0002)
+            entry = ring_w + 2 * (head % self.command_capacity)
+            self._words[entry] = word
+            self._words[entry + 1] = bits
+            self._words[head_w] = (head + 1) & 0xFFFFFFFF     # publish after the entry
+        return int(self._words[head_w])
+
+    def ack(self) -> Ack:
+        """The latest acknowledgement (sequence number 0: nothing applied yet)."""
+        step = int(self._words[self._fields["_ack_step"].word])
+        return Ack(int(self._words[self._fields["_ack_seq"].word]), step)
+
+    def _acked(self, seq: int) -> Ack | None:
+        ack = self.ack()
+        return ack if ((ack.seq - seq) & 0xFFFFFFFF) < 2**31 else None
+
+    def wait_ack(self, seq: int, timeout: float | None = None) -> Ack:
+        limit = self.ctx.timeout if timeout is None else timeout
+        start, delay = time.perf_counter(), 50e-6
+        while True:
+            ack = self._acked(seq)
+            if ack is not None:
+                return ack
+            waited = time.perf_counter() - start
+            if waited > limit:
+                raise DeviceTimeout(f"command {seq} was not acknowledged within {limit:g} s: is "
+                                    "a kernel calling ctrl.apply(step)?")
+            if waited > 0.001:
+                time.sleep(delay)
+                delay = min(2 * delay, 0.005)
+
+    async def send(self, *, timeout: float | None = None, **values) -> Ack:
+        """Under trio: queue the commands and return their acknowledgement (the step at
+        which a kernel applied them); DeviceTimeout if none comes within `timeout`."""
+        import trio
+        seq = self.send_nowait(**values)
+        limit = self.ctx.timeout if timeout is None else timeout
+        start, delay = time.perf_counter(), 50e-6
+        while True:
+            ack = self._acked(seq)
+            if ack is not None:
+                return ack
+            waited = time.perf_counter() - start
+            if waited > limit:
+                raise DeviceTimeout(f"command {seq} was not acknowledged within {limit:g} s: is "
+                                    "a kernel calling ctrl.apply(step)?")
+            if waited < 0.001:
+                await trio.lowlevel.checkpoint()
+            else:
+                await trio.sleep(delay)
+                delay = min(2 * delay, 0.005)
 
     def __repr__(self) -> str:
         parts = ", ".join(f"{f.name}: {f.type}{f'[{f.count}]' if f.count else ''} ({f.side})"
-                          for f in self._fields.values())
+                          for f in self._fields.values() if not f.name.startswith("_"))
         return f"ControlBuffer({parts}; live={self.live})"
 
     def _field(self, name):
         try:
             return self._fields[name]
         except KeyError:
-            raise KeyError(f"no control field {name!r}; fields: {', '.join(self._fields)}") from None
+            raise KeyError(f"no control field {name!r}; fields: {', '.join(self.fields)}") from None
 
     def __getitem__(self, name):
         f = self._field(name)

@@ -651,10 +651,17 @@ class FunctionCompiler:
         f = var.type.field(node.attr)
         if f is None:
             raise self.src.error(node, f"no control field {node.attr!r}; fields: "
-                                 f"{', '.join(x.name for x in var.type.fields)}")
+                                 f"{', '.join(x.name for x in var.type.fields if not x.name.startswith('_'))}")
         return f
 
     def control_field(self, var, node):
+        if node.attr == "apply":
+            if var.type.field("_cmd_head") is None:
+                raise self.src.error(node, f"{var.name!r} has no command ring (it was created "
+                                     "with commands=0)")
+            return PyValue(_ControlApply(var))
+        if node.attr.startswith("_"):
+            raise self.src.error(node, f"no control field {node.attr!r}")
         f = self._control_field_spec(var, node)
         if f.count:
             return PyValue(_ControlArray(var, f))
@@ -1058,6 +1065,13 @@ class FunctionCompiler:
 
 
 class _ArrayHandle:
+    __slots__ = ("var",)
+
+    def __init__(self, var):
+        self.var = var
+
+
+class _ControlApply:
     __slots__ = ("var",)
 
     def __init__(self, var):

@@ -578,6 +578,49 @@ class Writer:
         ]
         return ""
 
+    def _control_apply(self, var, step: str) -> str:
+        """Apply queued host commands in order, then acknowledge (step first, then the
+        sequence number, each a release store, so a host that sees the sequence sees the
+        step)."""
+        n, t = var.name, var.type
+        head, ring, tail = (t.field(x).word for x in ("_cmd_head", "_cmd_ring", "_cmd_tail"))
+        ack_seq, ack_step = t.field("_ack_seq").word, t.field("_ack_step").word
+        cap = t.field("_cmd_ring").count // 2
+        if self.memory_model:
+            def load(w):
+                return f"atomicLoad({w}, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)"
+
+            def store(w, v):
+                return (f"atomicStore({w}, {v}, gl_ScopeDevice, gl_StorageSemanticsBuffer, "
+                        "gl_SemanticsRelease)")
+        else:
+            def load(w):
+                return f"atomicAdd({w}, 0u)"
+
+            def store(w, v):
+                return f"atomicExchange({w}, {v})"
+        guard = []
+        if self.loop_guard:
+            guard = [f"    if (++_vkp_iterations == {LOOP_GUARD_LIMIT}u) "
+                     f"atomicCompSwap(_vkp_status[0], 0u, {self.kernel_id + 1}u);"]
+        self.pre += [
+            f"// {n}.apply({step}): queued host commands, in order, then the acknowledgement",
+            "{",
+            f"    uint _head = {load(f'{n}[{head}]')};",
+            f"    uint _tail = {n}[{tail}];",
+            "    while (_tail != _head) {",
+            *["    " + g for g in guard],
+            f"        uint _e = {ring}u + (_tail % {cap}u) * 2u;",
+            f"        {store(f'{n}[{n}[_e]]', f'{n}[_e + 1u]')};",
+            "        _tail += 1u;",
+            "    }",
+            f"    {n}[{tail}] = _tail;",
+            f"    {store(f'{n}[{ack_step}]', step)};",
+            f"    {store(f'{n}[{ack_seq}]', '_tail')};",
+            "}",
+        ]
+        return ""
+
     def _control_word(self, var, f, index) -> str:
         if index is None:
             return f"{var.name}[{f.word}]  /* {f.name} */"
@@ -632,6 +675,8 @@ class Writer:
             per_slot = len(var.type.payload)
             return (f"if ({var.name}_slot >= 0) {var.name}_header[{f.word} + {var.name}_slot * "
                     f"{per_slot}] = {bits}")
+        if n == "control_apply":
+            return self._control_apply(e.args[0], self.expr(e.args[1]))
         if n == "socket_commit":
             return self._socket_commit(e.args[0])
         if n == "control_load":
