@@ -23,6 +23,7 @@ values current at their launch, not changes made while they run.
 """
 from __future__ import annotations
 
+import threading
 import time
 from typing import NamedTuple
 
@@ -151,6 +152,7 @@ class ControlBuffer:
             entry = ring_w + 2 * (head % self.command_capacity)
             self._words[entry] = word
             self._words[entry + 1] = bits
+            _store_fence()
             self._words[head_w] = (head + 1) & 0xFFFFFFFF     # publish after the entry
         return int(self._words[head_w])
 
@@ -235,6 +237,17 @@ class ControlBuffer:
 
     def free(self) -> None:
         self.buffer.free()
+
+
+_fence_lock = threading.Lock()
+
+
+def _store_fence() -> None:
+    """Order host stores to mapped memory: BAR memory is usually write-combining, whose
+    buffers x86 drains on a locked instruction, which acquiring a lock executes. Python
+    has no plain fence; this is the cheapest portable one."""
+    with _fence_lock:
+        pass
 
 
 def control_placement(ctx: Context) -> tuple[int, bool]:
