@@ -158,8 +158,12 @@ class ControlBuffer:
 
     def ack(self) -> Ack:
         """The latest acknowledgement (sequence number 0: nothing applied yet)."""
-        step = int(self._words[self._fields["_ack_step"].word])
-        return Ack(int(self._words[self._fields["_ack_seq"].word]), step)
+        seq_w, step_w = self._fields["_ack_seq"].word, self._fields["_ack_step"].word
+        while True:   # the kernel writes step, then seq: read seq, step, and seq again
+            seq = int(self._words[seq_w])
+            step = int(self._words[step_w])
+            if int(self._words[seq_w]) == seq:
+                return Ack(seq, step)
 
     def _acked(self, seq: int) -> Ack | None:
         ack = self.ack()
