@@ -159,8 +159,10 @@ class ControlBuffer:
     def ack(self) -> Ack:
         """The latest acknowledgement (sequence number 0: nothing applied yet)."""
         seq_w, step_w = self._fields["_ack_seq"].word, self._fields["_ack_step"].word
-        while True:   # the kernel writes step, then seq: read seq, step, and seq again
+        while True:   # a seqlock: the kernel writes busy, step, seq (see ctrl.apply)
             seq = int(self._words[seq_w])
+            if seq == _BUSY:
+                continue
             step = int(self._words[step_w])
             if int(self._words[seq_w]) == seq:
                 return Ack(seq, step)
@@ -243,6 +245,7 @@ class ControlBuffer:
         self.buffer.free()
 
 
+_BUSY = 0xFFFFFFFF     # the acknowledgement is being rewritten
 _fence_lock = threading.Lock()
 
 

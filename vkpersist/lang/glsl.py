@@ -579,9 +579,9 @@ class Writer:
         return ""
 
     def _control_apply(self, var, step: str) -> str:
-        """Apply queued host commands in order, then acknowledge (step first, then the
-        sequence number, each a release store, so a host that sees the sequence sees the
-        step)."""
+        """Apply queued host commands in order, then acknowledge like a seqlock: the
+        sequence word goes busy, then the step, then the new sequence number, each a
+        release store; the host reads sequence, step, sequence and retries on a change."""
         n, t = var.name, var.type
         head, ring, tail = (t.field(x).word for x in ("_cmd_head", "_cmd_ring", "_cmd_tail"))
         ack_seq, ack_step = t.field("_ack_seq").word, t.field("_ack_step").word
@@ -616,6 +616,7 @@ class Writer:
             "        _tail += 1u;",
             "    }",
             f"    {n}[{tail}] = _tail;",
+            f"    {store(f'{n}[{ack_seq}]', '0xFFFFFFFFu')};   // busy: the host retries",
             f"    {store(f'{n}[{ack_step}]', step)};",
             f"    {store(f'{n}[{ack_seq}]', '_tail')};",
             "}",
