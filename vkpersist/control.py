@@ -30,6 +30,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._errors import DeviceTimeout, VkPersistError
+from ._polling import poll_until, poll_until_async
 from .lang import types as T
 from .vk import visibility
 from .vk.array import to_scalar
@@ -173,39 +174,15 @@ class ControlBuffer:
 
     def wait_ack(self, seq: int, timeout: float | None = None) -> Ack:
         limit = self.ctx.timeout if timeout is None else timeout
-        start, delay = time.perf_counter(), 50e-6
-        while True:
-            ack = self._acked(seq)
-            if ack is not None:
-                return ack
-            waited = time.perf_counter() - start
-            if waited > limit:
-                raise DeviceTimeout(f"command {seq} was not acknowledged within {limit:g} s: is "
-                                    "a kernel calling ctrl.apply(step)?")
-            if waited > 0.001:
-                time.sleep(delay)
-                delay = min(2 * delay, 0.005)
+        return poll_until(lambda: self._acked(seq), limit, lambda: _no_ack(seq, limit))
 
     async def send(self, *, timeout: float | None = None, **values) -> Ack:
         """Under trio: queue the commands and return their acknowledgement (the step at
         which a kernel applied them); DeviceTimeout if none comes within `timeout`."""
-        import trio
         seq = self.send_nowait(**values)
         limit = self.ctx.timeout if timeout is None else timeout
-        start, delay = time.perf_counter(), 50e-6
-        while True:
-            ack = self._acked(seq)
-            if ack is not None:
-                return ack
-            waited = time.perf_counter() - start
-            if waited > limit:
-                raise DeviceTimeout(f"command {seq} was not acknowledged within {limit:g} s: is "
-                                    "a kernel calling ctrl.apply(step)?")
-            if waited < 0.001:
-                await trio.lowlevel.checkpoint()
-            else:
-                await trio.sleep(delay)
-                delay = min(2 * delay, 0.005)
+        return await poll_until_async(lambda: self._acked(seq), limit,
+                                      lambda: _no_ack(seq, limit))
 
     def __repr__(self) -> str:
         parts = ", ".join(f"{f.name}: {f.type}{f'[{f.count}]' if f.count else ''} ({f.side})"
@@ -243,6 +220,11 @@ class ControlBuffer:
 
     def free(self) -> None:
         self.buffer.free()
+
+
+def _no_ack(seq: int, limit: float) -> str:
+    return (f"command {seq} was not acknowledged within {limit:g} s: is a kernel calling "
+            "ctrl.apply(step)?")
 
 
 _BUSY = 0xFFFFFFFF     # the acknowledgement is being rewritten

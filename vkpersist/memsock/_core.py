@@ -27,12 +27,12 @@ import time
 import numpy as np
 
 from .._errors import DeviceTimeout, VkPersistError
+from .._polling import poll_until, poll_until_async
 from ..lang import types as T
 from ..vk.buffer import Buffer
 from ..vk.context import Context, default_context
 
 POLICIES = ("drop", "block")
-SPIN_S = 0.001      # readers poll without sleeping this long after the last frame
 _PAYLOAD_TYPES = (T.i32, T.u32, T.f32)
 
 
@@ -174,42 +174,23 @@ class MemSock:
     def wait(self, timeout: float | None = None) -> Frame:
         """The next frame, waiting up to `timeout` (default: the context's)."""
         limit = self.ctx.timeout if timeout is None else timeout
-        start = time.perf_counter()
-        delay = 50e-6
-        while True:
-            frame = self.poll()
-            if frame is not None:
-                return frame
-            waited = time.perf_counter() - start
-            if waited > limit:
-                raise DeviceTimeout(f"MemSock {self.name!r}: no frame within {limit:g} s "
-                                    f"(frames reserved: {self.head}, read: {self.next_read})")
-            if waited > SPIN_S:             # spin first: a sleep costs 50+ µs of latency
-                time.sleep(delay)
-                delay = min(delay * 2, 0.005)
+        return poll_until(self.poll, limit, lambda: (
+            f"MemSock {self.name!r}: no frame within {limit:g} s (frames reserved: "
+            f"{self.head}, read: {self.next_read})"))
 
     async def frames(self, timeout: float | None = None):
         """`async for frame in sock.frames():` under trio. Polls tightly (yielding to other
         tasks) for 1 ms after each frame, then backs off to 5 ms sleeps, so an idle reader
-        costs little CPU. Raises
-        DeviceTimeout when no frame arrives within `timeout` (default: the context's)."""
-        import trio
+        costs little CPU. Raises DeviceTimeout when no frame arrives within `timeout` of
+        the previous one (default: the context's timeout)."""
         limit = self.ctx.timeout if timeout is None else timeout
-        delay, last = 50e-6, time.perf_counter()
+        last = time.perf_counter()
         while True:
-            frame = self.poll()
-            if frame is not None:
-                delay, last = 50e-6, time.perf_counter()
-                yield frame
-                continue
-            idle = time.perf_counter() - last
-            if idle > limit:
-                raise DeviceTimeout(f"MemSock {self.name!r}: no frame within {limit:g} s")
-            if idle < SPIN_S:              # frames are flowing: only let other tasks run
-                await trio.lowlevel.checkpoint()
-            else:
-                await trio.sleep(delay)
-                delay = min(delay * 2, 0.005)
+            frame = await poll_until_async(
+                self.poll, limit, lambda: f"MemSock {self.name!r}: no frame within {limit:g} s",
+                start=last)
+            last = time.perf_counter()    # the clock restarts at each frame's arrival
+            yield frame
 
     def _release(self, seq: int) -> None:
         self._released.add(seq)
