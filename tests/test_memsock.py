@@ -108,7 +108,7 @@ def image_frame(sock: vkp.Socket, field: vkp.Array[vkp.f32, 2]):
 
 def test_2d_frames_under_trio(ctx):
     field = ctx.asarray(np.arange(12 * 20, dtype=np.float32).reshape(12, 20))
-    sock = vkp.MemSock("image", np.float32, (12, 20), capacity=4, ctx=ctx)
+    sock = vkp.MemSock("image", np.float32, (12, 20), capacity=8, ctx=ctx)
 
     async def main():
         got = []

@@ -69,7 +69,8 @@ class Ack(NamedTuple):
 
 class ControlBuffer:
     def __init__(self, ctx: Context | None = None, *, status: dict | None = None,
-                 commands: int = 16, **fields):
+                 commands: int = 16, _internal: dict | None = None,
+                 _internal_status: dict | None = None, **fields):
         self.ctx = ctx if ctx is not None else default_context()
         if not isinstance(commands, int) or commands < 0:
             raise ValueError(f"commands must be an int >= 0 (the command ring's capacity), "
@@ -88,6 +89,9 @@ class ControlBuffer:
             if not name.isidentifier() or name.startswith("_"):
                 raise ValueError(f"control field name {name!r} must be an identifier not "
                                  "starting with '_'")
+        for side, extra in (("host", _internal), ("gpu", _internal_status)):
+            for name, t in (extra or {}).items():   # words a Program keeps for itself
+                specs[name] = (t, np.zeros((), t.dtype), side)
         if commands:
             # the command ring: host-written head and entries (field word, value bits),
             # GPU-written tail and acknowledgement
@@ -124,6 +128,9 @@ class ControlBuffer:
     def send_nowait(self, **values) -> int:
         """Queue commands that set host fields; a kernel applies them in order when it calls
         `ctrl.apply(step)`. Returns the sequence number to wait for (`wait_ack`, `send`)."""
+        return self._queue(values, internal=False)
+
+    def _queue(self, values: dict, internal: bool) -> int:
         if not self.command_capacity:
             raise VkPersistError("this ControlBuffer has no command ring (commands=0)")
         if not values:
@@ -131,7 +138,7 @@ class ControlBuffer:
         entries = []
         for name, value in values.items():
             f = self._field(name)
-            if name.startswith("_") or f.side != "host" or f.count:
+            if (name.startswith("_") and not internal) or f.side != "host" or f.count:
                 raise ValueError(f"commands set scalar host fields; {name!r} is not one (host "
                                  f"fields: {', '.join(x.name for x in self._fields.values() if x.side == 'host' and not x.count and not x.name.startswith('_'))})")
             bits = np.array([to_scalar(value, f.type.dtype, f"command {name!r}")],

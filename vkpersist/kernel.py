@@ -92,8 +92,7 @@ class Kernel:
                             for n, p in sig.parameters.items()]
         self._compiled: dict = {}       # (types, device key) -> _Compiled
         self._plans: dict = {}          # (core, signature, local) -> _Plan
-        _kernel_names.append(self.__name__)
-        self.kernel_id = len(_kernel_names)
+        self.kernel_id = register_kernel_name(f"kernel {self.__name__!r}")
 
     def __repr__(self) -> str:
         return f"<vkp.kernel {self.__name__}>"
@@ -252,7 +251,7 @@ class _Plan:
         from .lang.frontend import glsl_name
         self.copy_back = {i for i, _ in self.array_slots
                           if glsl_name(kern.param_names[i]) in written}
-        self.status = _status_array(ctx) if self.compiled.loop_guard else None
+        self.status = loop_status_array(ctx) if self.compiled.loop_guard else None
 
     def launch(self, ctx, args, groups):
         """The hot path: pack scalars and shapes, bind, submit. Conversions are left to
@@ -396,7 +395,13 @@ class _Launcher:
         self.kernel._launch(self.groups, self.local, args)
 
 
-def _status_array(ctx) -> Array:
+def register_kernel_name(name: str) -> int:
+    """The id (from 1) a loop-guarded shader reports itself with when it hits the limit."""
+    _kernel_names.append(name)
+    return len(_kernel_names)
+
+
+def loop_status_array(ctx) -> Array:
     """Per-context word where loop-guarded kernels (lavapipe) report hitting the loop limit."""
     status = getattr(ctx, "_loop_status", None)
     if status is None or not status.buffer.alive:
@@ -410,7 +415,7 @@ def _status_array(ctx) -> Array:
                 view[0] = 0
                 name = _kernel_names[culprit - 1] if culprit <= len(_kernel_names) else "?"
                 raise DeviceLimitError(
-                    f"kernel {name!r}: an invocation ran more than {LOOP_GUARD_LIMIT:,} loop "
+                    f"{name}: an invocation ran more than {LOOP_GUARD_LIMIT:,} loop "
                     f"iterations on {ctx.info.name}, which stops every loop after ~65,535 "
                     "iterations per invocation; its results would be silently truncated. "
                     "Spread the work over more invocations, or run on a GPU.")

@@ -46,6 +46,10 @@ def lower_call(c, target, node):
         return c.socket_commit(target.var, node)
     if isinstance(target, DeviceFunction):
         return _device_call(c, target, node)
+    if c.unit.resources and (target in _IDS or target is B.barrier):
+        raise c.src.error(node, f"program stages cannot call vkp.{target.name}(): a stage is "
+                          "called once per index of its domain (its parameters), with no "
+                          "workgroup of its own; the scheduler separates stages by grid barriers")
     if target in _IDS:
         return _id(c, _IDS[target], node)
     if target is B.barrier:

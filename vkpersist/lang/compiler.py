@@ -31,8 +31,11 @@ class Unit:
     """Everything one kernel specialisation compiles: its functions (callees first), the
     shared arrays it declares and the device features its code needs."""
 
-    def __init__(self, info=None):
+    def __init__(self, info=None, resources: dict | None = None):
         self.info = info                 # DeviceInfo, or None to compile for any device
+        # a program's stages: id(array or controls object) -> its bound ir.Var, and
+        # id(prog.step) -> "step"; empty for kernels
+        self.resources = resources or {}
         self.functions: dict = {}
         self.order: list = []            # device functions, callees before callers
         self.stack: list = []
@@ -61,6 +64,22 @@ class Unit:
         fc = FunctionCompiler(self, pyfunc, arg_types, is_kernel=True, glsl_fn_name="main")
         fn = fc.compile()
         self.stack.pop()
+        return fn
+
+    def compile_stage(self, pyfunc, ndim: int, name: str):
+        """A program stage: a void function of `ndim` int32 indices, reading and writing the
+        program's resources as globals."""
+        self.stack.append(pyfunc)
+        try:
+            fc = FunctionCompiler(self, pyfunc, [T.i32] * ndim, is_kernel=False,
+                                  glsl_fn_name=name)
+            fn = fc.compile()
+        finally:
+            self.stack.pop()
+        if fn.returns:
+            raise CompileError(f"{fn.loc.file}:{fn.loc.line}: stage {pyfunc.__name__} returns a "
+                               "value; stages write their results into program arrays")
+        self.order.append(fn)
         return fn
 
     def compile_function(self, devfunc, arg_types, bound, src, node):

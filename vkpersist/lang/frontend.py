@@ -539,6 +539,9 @@ class FunctionCompiler:
                 raise self.src.error(target, f"{name!r} is already a {existing.type}")
             return None
         role = "shared" if space == "shared" else "local_array"
+        if space == "shared" and self.unit.resources:
+            raise self.src.error(call, "program stages cannot use shared arrays: a stage runs "
+                                 "once per index, with no workgroup to share with")
         if space == "shared" and not self.is_kernel:
             raise self.src.error(call, "shared arrays must be declared in the kernel and passed "
                                  "to functions")
@@ -589,7 +592,8 @@ class FunctionCompiler:
             return ir.Ref(var.type, self.src.loc(node), var)
         if node.id in self.local_types:
             raise self.src.error(node, f"local {node.id!r} is used before it is assigned")
-        return PyValue(self.lookup_global(node.id, node))
+        value = self.lookup_global(node.id, node)
+        return value if isinstance(value, ir.Expr) else PyValue(value)
 
     def lookup_global(self, name, node):
         fn = self.pyfunc
@@ -600,15 +604,35 @@ class FunctionCompiler:
                         value = cell.cell_contents
                     except ValueError:
                         raise self.src.error(node, f"{name!r} is not bound yet") from None
+                    resource = self.program_resource(value, node)
+                    if resource is not None:
+                        return resource
                     if isinstance(value, np.ndarray) or hasattr(value, "buffer"):
                         raise self.src.error(node, f"{name!r} is an array captured from an "
                                              "enclosing function; pass arrays as kernel arguments")
                     return value
         if name in fn.__globals__:
-            return fn.__globals__[name]
+            value = fn.__globals__[name]
+            resource = self.program_resource(value, node)
+            return value if resource is None else resource
         if hasattr(py_builtins, name):
             return getattr(py_builtins, name)
         raise self.src.error(node, f"name {name!r} is not defined")
+
+    def program_resource(self, value, node):
+        """A program's arrays and controls are globals of its stages: the handle of the
+        buffer the program binds for `value`, or None when `value` is not one of them."""
+        resources = self.unit.resources
+        if not resources:
+            return None
+        var = resources.get(id(value))
+        if var is None:
+            if getattr(value, "_program_resource", False):
+                raise self.src.error(node, f"{_pydescribe(value)} belongs to another Program")
+            return None
+        if var == "step":
+            return ir.Intrinsic(T.u32, self.src.loc(node), "program_step", [])
+        return _ArrayHandle(var)
 
     def _resolves_to(self, node, obj) -> bool:
         try:

@@ -119,10 +119,14 @@ class Writer:
         self.temp_count = 0
         self.last_line = None
         self.push_fields: list[tuple[str, object]] = []   # (glsl name, type) in block order
+        self.globals: list[str] = []     # extra global declarations (program schedulers)
         self.array_params = kernel.array_params
         # control words use the Vulkan memory model's acquire/release atomics when the
-        # device has it, else atomicAdd(x, 0) / atomicExchange (VULKAN_FACTS.md §1)
-        self.memory_model = unit.info is None or unit.info.memory_model
+        # device has it, else atomicAdd(x, 0) / atomicExchange (VULKAN_FACTS.md §1). Not on
+        # lavapipe (Mesa 22.3): an acquire atomicLoad in a loop that only some invocations
+        # of a multi-vector workgroup run ends that workgroup's code silently (VULKAN_FACTS §11)
+        info = unit.info
+        self.memory_model = info is None or (info.memory_model and not info.is_lavapipe)
         self.global_names = {v.name for v in kernel.array_params} | \
             {v.name for v in unit.shared_arrays}
 
@@ -157,6 +161,7 @@ class Writer:
             head.append("")
         for var in k.array_params:
             head.append(self._buffer_decl(var))
+        head += self.globals
         if self.loop_guard:
             status_binding = sum(3 if isinstance(v.type, T.SocketType) else 1
                                  for v in k.array_params)
@@ -216,6 +221,8 @@ class Writer:
                     f"{{ uint {var.name}[]; }};   // control words")
         elem = var.type.elem
         access = "" if getattr(var, "written", False) else "readonly "
+        if getattr(var, "coherent", False):   # read by other workgroups of the same dispatch
+            access = "coherent " + access
         if isinstance(elem, T.Vector) and elem.n == 3:
             store = glsl_type(elem.elem)
         elif elem == T.bool_:
@@ -586,19 +593,7 @@ class Writer:
         head, ring, tail = (t.field(x).word for x in ("_cmd_head", "_cmd_ring", "_cmd_tail"))
         ack_seq, ack_step = t.field("_ack_seq").word, t.field("_ack_step").word
         cap = t.field("_cmd_ring").count // 2
-        if self.memory_model:
-            def load(w):
-                return f"atomicLoad({w}, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)"
-
-            def store(w, v):
-                return (f"atomicStore({w}, {v}, gl_ScopeDevice, gl_StorageSemanticsBuffer, "
-                        "gl_SemanticsRelease)")
-        else:
-            def load(w):
-                return f"atomicAdd({w}, 0u)"
-
-            def store(w, v):
-                return f"atomicExchange({w}, {v})"
+        load, store = self.atomic_load, self.atomic_store
         guard = []
         if self.loop_guard:
             guard = [f"    if (++_vkp_iterations == {LOOP_GUARD_LIMIT}u) "
@@ -622,6 +617,20 @@ class Writer:
             "}",
         ]
         return ""
+
+    def atomic_load(self, word: str) -> str:
+        """A device-scope acquire load of a uint word another workgroup or the host writes."""
+        if self.memory_model:
+            return (f"atomicLoad({word}, gl_ScopeDevice, gl_StorageSemanticsBuffer, "
+                    "gl_SemanticsAcquire)")
+        return f"atomicAdd({word}, 0u)"
+
+    def atomic_store(self, word: str, value: str) -> str:
+        """A device-scope release store of a uint word."""
+        if self.memory_model:
+            return (f"atomicStore({word}, {value}, gl_ScopeDevice, gl_StorageSemanticsBuffer, "
+                    "gl_SemanticsRelease)")
+        return f"atomicExchange({word}, {value})"
 
     def _control_word(self, var, f, index) -> str:
         if index is None:
@@ -657,6 +666,8 @@ class Writer:
             return f"int(gl_NumWorkGroups.{ax} * gl_WorkGroupSize.{ax})"
         if n == "barrier":
             return "memoryBarrierShared(); barrier()"
+        if n == "program_step":
+            return "_vkp_step"
         if n == "socket_slot":
             return f"{e.args[0].name}_slot"
         if n == "socket_seq":
@@ -683,22 +694,14 @@ class Writer:
             return self._socket_commit(e.args[0])
         if n == "control_load":
             var, f, index = e.args
-            word = self._control_word(var, f, index)
-            if self.memory_model:
-                raw = (f"atomicLoad({word}, gl_ScopeDevice, gl_StorageSemanticsBuffer, "
-                       "gl_SemanticsAcquire)")
-            else:
-                raw = f"atomicAdd({word}, 0u)"
+            raw = self.atomic_load(self._control_word(var, f, index))
             return {T.f32: f"uintBitsToFloat({raw})", T.i32: f"int({raw})"}.get(f.type, raw)
         if n == "control_store":
             var, f, index, value = e.args
             word = self._control_word(var, f, index)
             v = self.expr(value)
             bits = {T.f32: f"floatBitsToUint({v})", T.i32: f"uint({v})"}.get(f.type, v)
-            if self.memory_model:
-                return (f"atomicStore({word}, {bits}, gl_ScopeDevice, gl_StorageSemanticsBuffer, "
-                        "gl_SemanticsRelease)")
-            return f"atomicExchange({word}, {bits})"
+            return self.atomic_store(word, bits)
         if n.startswith("atomic_"):
             target = self.expr(_LValue(e.args[0].var, e.args[0].index))
             values = [self.expr(a) for a in e.args[1:]]

@@ -28,6 +28,13 @@ def barrier_after_previous(cb) -> None:
                             1, [barrier], 0, None, 0, None)
 
 
+def barrier_between(cb) -> None:
+    """Make every write of the commands recorded so far visible to the ones after."""
+    all_cmds, write, read_write, _, _ = _stages()
+    barrier = vk.VkMemoryBarrier(srcAccessMask=write, dstAccessMask=read_write)
+    vk.vkCmdPipelineBarrier(cb, all_cmds, all_cmds, 0, 1, [barrier], 0, None, 0, None)
+
+
 def barrier_before_host(cb) -> None:
     """Make every write of this command buffer visible to the host once its fence signals."""
     all_cmds, write, _, host, host_access = _stages()

@@ -196,6 +196,13 @@ class _Core:
             raw_reset_fences(self.device, fences)
             self.free_fences.extend(fences)
 
+    def idle(self) -> bool:
+        """True once all submitted work has completed; never waits (for pollers that must
+        not block, such as a trio task watching a long-running dispatch)."""
+        self._close_open_batch()
+        self.retire()
+        return not self.inflight
+
     def wait_oldest(self) -> None:
         fence, _ = self.inflight[0]
         wait_fences(self.device, [fence], self.timeout, "waiting for a queued launch")

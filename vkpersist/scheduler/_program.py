@@ -1,0 +1,333 @@
+"""Declaring a program: resident arrays, controls, stages and the loop that schedules them.
+
+    prog = vkp.Program(ctx)
+    T = prog.array("T", (n, n, n), np.float32, init=t0)
+    T2 = prog.array("T2", (n, n, n), np.float32)
+    ctl = prog.controls(alpha=vkp.f32(0.1))
+
+    @prog.stage(domain=(n, n, n))
+    def diffuse(i, j, k):                   # one call per index of the domain
+        T2[i, j, k] = T[i, j, k] + ctl.alpha * laplacian(T, i, j, k)
+
+    @prog.stage(domain=(n, n, n))
+    def copy_back(i, j, k):
+        T[i, j, k] = T2[i, j, k]
+
+    prog.loop(diffuse, copy_back, vkp.every(10, record))
+    prog.run(1000)                          # or: async with prog.session() as run: ...
+
+Stages are kernel-language functions of their domain indices; they read and write the
+program's arrays and controls as globals, may call @vkp.func functions, and read the step
+being run as `prog.step`. The loop runs every step; `vkp.every(n, *stages)` runs stages on
+steps divisible by n (an int, or the name of a control field, read at each step boundary).
+
+Grid barriers between stages are derived from what the stages access: a stage waits for
+every stage before it in the step that wrote an array it reads or writes, or read an
+array it writes. Deriving them (rather than asking for declarations) keeps the program
+text free of synchronisation, and it cannot be forgotten; the analysis is conservative
+(whole arrays, not index ranges), which costs a barrier (~1-5 µs on a GPU) where a
+finer analysis could prove one unnecessary.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._errors import VkPersistError
+from ..control import ControlBuffer
+from ..lang import ir
+from ..lang.frontend import glsl_name
+from ..lang import types as T
+from ..vk.array import Array
+from ..vk.context import Context, default_context
+
+MAX_PERIODS = 32
+
+
+class ProgramArray:
+    """A resident array of a Program: stages index it like a kernel array argument; the host
+    reads it with `numpy()` and replaces its contents with `set(data)`."""
+    _program_resource = True
+
+    def __init__(self, program: "Program", name: str, array: Array):
+        self.program = program
+        self.name = name
+        self.array = array
+
+    shape = property(lambda self: self.array.shape)
+    dtype = property(lambda self: self.array.dtype)
+    ndim = property(lambda self: len(self.array.shape))
+
+    def numpy(self) -> np.ndarray:
+        """A copy of the current contents (waits for running work on this program)."""
+        self.program._require_idle(f"reading array {self.name!r}")
+        return self.array.numpy()
+
+    def set(self, data) -> None:
+        self.program._require_idle(f"writing array {self.name!r}")
+        data = np.asarray(data)
+        if data.shape != self.shape:
+            raise ValueError(f"array {self.name!r} has shape {self.shape}, got data of shape "
+                             f"{data.shape}")
+        self.array.copy_from(data.astype(self.dtype, copy=False))
+
+    def __repr__(self) -> str:
+        return f"<program array {self.name!r} {self.dtype} {self.shape}>"
+
+
+class StepCounter:
+    """`prog.step`: inside stages, the step being run (vkp.u32); on the host, `int(prog.step)`
+    is the number of steps the program has completed."""
+    _program_resource = True
+
+    def __init__(self, program: "Program"):
+        self.program = program
+
+    def __index__(self) -> int:
+        return self.program.steps_done
+
+    __int__ = __index__
+
+    def __repr__(self) -> str:
+        return f"<{self.program.name} step {self.program.steps_done}>"
+
+
+class Stage:
+    def __init__(self, program: "Program", fn, domain):
+        self.program = program
+        self.fn = fn
+        self.name = fn.__name__
+        if isinstance(domain, (int, np.integer)):
+            domain = (domain,)
+        if not isinstance(domain, tuple) or not 1 <= len(domain) <= 3 or \
+                not all(isinstance(n, (int, np.integer)) and n > 0 for n in domain):
+            raise ValueError(f"stage {self.name}: domain must be 1-3 positive ints, got {domain!r}")
+        self.domain = tuple(int(n) for n in domain)
+        self.size = math.prod(self.domain)
+        if self.size >= 2**31:
+            raise ValueError(f"stage {self.name}: domain {self.domain} has {self.size} indices; "
+                             "at most 2**31 - 1 are supported")
+        nparams = fn.__code__.co_argcount
+        if nparams != len(self.domain):
+            raise TypeError(f"stage {self.name}: its domain {self.domain} has {len(self.domain)} "
+                            f"axes, so it takes {len(self.domain)} index parameters; it has "
+                            f"{nparams}")
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"stage {self.name} runs on the GPU as part of its program: put it in "
+                           "prog.loop(...) and call prog.run(steps)")
+
+    def __repr__(self) -> str:
+        return f"<stage {self.name} over {self.domain}>"
+
+
+class Every:
+    """`vkp.every(n, *stages)`: the stages run on steps divisible by n."""
+
+    def __init__(self, n, stages):
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer, str)):
+            raise TypeError(f"every(n, ...): n must be a positive int or the name of a control "
+                            f"field, got {n!r}")
+        if not isinstance(n, str) and n < 1:
+            raise ValueError(f"every(n, ...): n must be >= 1, got {n}")
+        if not stages:
+            raise TypeError("every(n, *stages) needs at least one stage")
+        for s in stages:
+            if not isinstance(s, Stage):
+                raise TypeError(f"every(): {s!r} is not a stage (declare it with @prog.stage)")
+        self.n = n if isinstance(n, str) else int(n)
+        self.stages = stages
+
+
+def every(n, *stages) -> Every:
+    """Run `stages` on steps divisible by `n` (an int, or the name of a u32/i32/f32 control
+    field: 0 means never)."""
+    return Every(n, stages)
+
+
+class Program:
+    def __init__(self, ctx: Context | None = None, *, name: str = "program"):
+        self.ctx = ctx if ctx is not None else default_context()
+        self.name = name
+        self.arrays: dict[str, ProgramArray] = {}
+        self.stages: dict[str, Stage] = {}
+        self.schedule: list = []          # [(Stage, every-bit or None)]
+        self.periods: list = []           # every-bit -> n (int) or control field name
+        self.ctl: ControlBuffer | None = None
+        self.step = StepCounter(self)
+        self.steps_done = 0
+        self._runner = None
+        self._builds: dict = {}
+
+    def __repr__(self) -> str:
+        return (f"<Program {self.name!r}: {len(self.arrays)} arrays, {len(self.stages)} stages, "
+                f"{self.steps_done} steps done>")
+
+    # ---- declaration -------------------------------------------------------------------
+    def _check_open(self, what: str) -> None:
+        if self._builds:
+            raise VkPersistError(f"{self.name}: cannot {what} after the program was compiled "
+                                 "(first run or glsl()); declare everything first")
+
+    def array(self, name: str, shape, dtype=np.float32, *, init=None) -> ProgramArray:
+        """A resident device array, zero-filled or copied from `init`."""
+        self._check_open("add arrays")
+        if not isinstance(name, str) or not name.isidentifier() or name.startswith("_"):
+            raise ValueError(f"array name {name!r} must be an identifier not starting with '_'")
+        if name in self.arrays:
+            raise ValueError(f"{self.name} already has an array {name!r}")
+        if init is not None:
+            data = np.asarray(init)
+            if shape is not None and tuple(data.shape) != tuple(np.atleast_1d(shape)):
+                raise ValueError(f"array {name!r}: init has shape {data.shape}, the array {shape}")
+            arr = self.ctx.asarray(data.astype(dtype, copy=False))
+        else:
+            arr = self.ctx.zeros(shape, dtype)
+        handle = ProgramArray(self, name, arr)
+        self.arrays[name] = handle
+        return handle
+
+    def controls(self, *, commands: int = 16, status: dict | None = None,
+                 **fields) -> ControlBuffer:
+        """The program's ControlBuffer: stages read its fields (`ctl.freq`); the host changes
+        them with commands (`run.send(freq=2.0)`), applied at a step boundary."""
+        self._check_open("declare controls")
+        if self.ctl is not None:
+            raise VkPersistError(f"{self.name} already has its controls; declare every field "
+                                 "in one prog.controls(...) call")
+        self.ctl = self._make_controls(commands, status, fields)
+        return self.ctl
+
+    def _make_controls(self, commands, status, fields) -> ControlBuffer:
+        return ControlBuffer(self.ctx, commands=max(commands, 1), status=status,
+                             _internal={"_halt": T.u32, "_budget": T.u32},
+                             _internal_status={"_step": T.u32, "_done": T.u32,
+                                               "_reason": T.u32, "_parts": T.u32}, **fields)
+
+    def stage(self, *, domain):
+        """Decorator: a stage called once per index of `domain` (1-3 ints) each time it runs."""
+        self._check_open("add stages")
+
+        def declare(fn):
+            if not callable(fn) or not hasattr(fn, "__code__"):
+                raise TypeError(f"@prog.stage decorates a Python function, not {fn!r}")
+            st = Stage(self, fn, domain)
+            if st.name in self.stages:
+                raise ValueError(f"{self.name} already has a stage {st.name!r}")
+            self.stages[st.name] = st
+            return st
+        return declare
+
+    def loop(self, *entries) -> None:
+        """What one step runs, in order: stages and `vkp.every(n, *stages)`."""
+        self._check_open("change the loop")
+        schedule, periods = [], []
+        for e in entries:
+            if isinstance(e, Stage):
+                schedule.append((self._own(e), None))
+            elif isinstance(e, Every):
+                if isinstance(e.n, str):
+                    self._period_field(e.n)
+                if len(periods) == MAX_PERIODS:
+                    raise ValueError(f"at most {MAX_PERIODS} every(...) entries per loop")
+                periods.append(e.n)
+                schedule += [(self._own(s), len(periods) - 1) for s in e.stages]
+            else:
+                raise TypeError(f"loop() takes stages and vkp.every(n, ...), not {e!r}")
+        if not schedule:
+            raise TypeError("loop() needs at least one stage")
+        self.schedule, self.periods = schedule, periods
+
+    def _own(self, st: Stage) -> Stage:
+        if st.program is not self:
+            raise ValueError(f"stage {st.name} belongs to program {st.program.name!r}")
+        return st
+
+    def _period_field(self, name: str) -> None:
+        if self.ctl is None or name not in self.ctl.fields:
+            have = ", ".join(self.ctl.fields) if self.ctl is not None else "none declared"
+            raise ValueError(f"every({name!r}, ...): no control field {name!r} (fields: {have})")
+        f = self.ctl.type.field(name)
+        if f.side != "host" or f.count:
+            raise ValueError(f"every({name!r}, ...): {name!r} must be a scalar host field")
+
+    # ---- compiled forms ------------------------------------------------------------------
+    def glsl(self, mode: str = "persistent") -> str:
+        """The GLSL that runs: the megakernel (mode="persistent"), or the boundary and stage
+        kernels of the fallback (mode="launch"), concatenated."""
+        from ._build import build_for
+        if mode not in ("persistent", "launch"):
+            raise ValueError(f"mode must be 'persistent' or 'launch', got {mode!r}")
+        return build_for(self, mode).source
+
+    # ---- running ---------------------------------------------------------------------
+    def run(self, steps: int, *, mode: str = "auto", groups: int | None = None,
+            local: int | None = None, timeout: float | None = None) -> "RunReport":
+        """Run `steps` steps and wait (a script's way; under trio use `session`). Stops early
+        if a halt command arrives. Returns what ran (steps, epochs, mode, participants)."""
+        from ._runner import runner_for
+        return runner_for(self, mode, groups, local).run(steps, timeout)
+
+    def session(self, *, steps: int | None = None, mode: str = "auto",
+                groups: int | None = None, local: int | None = None,
+                timeout: float | None = None):
+        """`async with prog.session() as run:` under trio: the program runs in the
+        background (until `steps` more steps, or until stopped) while the body reads
+        progress, sends commands, pauses, resumes or stops it. Leaving the block stops the
+        program (also when the body raises)."""
+        from ._session import Session
+        from ._runner import runner_for
+        return Session(runner_for(self, mode, groups, local), steps, timeout)
+
+    def _require_idle(self, what: str) -> None:
+        runner = self._runner
+        if runner is not None and runner.running:
+            raise VkPersistError(f"{self.name}: cannot {what} while the program runs; pause "
+                                 "or stop it first")
+        self.ctx.synchronize()
+
+    def free(self) -> None:
+        for b in self._builds.values():
+            b.free()
+        self._builds.clear()
+        for a in self.arrays.values():
+            a.array.free()
+        if self.ctl is not None:
+            self.ctl.free()
+
+
+class RunReport:
+    """What `prog.run` did."""
+
+    def __init__(self, mode: str, steps: int, epochs: int, participants: int | None,
+                 halted: bool):
+        self.mode = mode
+        self.steps = steps
+        self.epochs = epochs
+        self.participants = participants
+        self.halted = halted
+
+    def __repr__(self) -> str:
+        parts = f", participants={self.participants}" if self.participants is not None else ""
+        return (f"RunReport(mode={self.mode!r}, steps={self.steps}, epochs={self.epochs}"
+                f"{parts}{', halted' if self.halted else ''})")
+
+
+def resource_vars(prog: Program, coherent: bool) -> tuple[dict, list, ir.Var, ir.Var]:
+    """Fresh IR variables for one shader of `prog`: (resources for the Unit, array vars in
+    binding order, the controls var, the scheduler-words var)."""
+    resources, arrays = {}, []
+    for binding, (name, a) in enumerate(prog.arrays.items()):
+        var = ir.Var(glsl_name(name), T.ArrayType(T.scalar_of_dtype(a.dtype), a.ndim), "array_param",
+                     binding=binding)
+        var.coherent = coherent
+        resources[id(a)] = var
+        arrays.append(var)
+    ctl_var = ir.Var("_vkp_controls", prog.ctl.type, "controls", binding=len(arrays))
+    resources[id(prog.ctl)] = ctl_var
+    resources[id(prog.step)] = "step"
+    sched = ir.Var("_vkp_sched", T.ArrayType(T.u32, 1), "array_param", binding=len(arrays) + 1)
+    sched.coherent = True
+    sched.written = True
+    return resources, arrays, ctl_var, sched

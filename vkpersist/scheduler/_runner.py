@@ -1,0 +1,156 @@
+"""Running a Program: epochs of the megakernel, or batches of the fallback, one at a time.
+
+The host's side of both modes is the same loop: write the epoch's step budget into the
+control words, submit the recorded sequence, watch the heartbeat (the `_step` status word
+the step boundary publishes) until the submission completes, then read how many steps ran
+and why the epoch ended (budget, a halt command, or lavapipe's loop limit). A heartbeat
+that stops moving for `timeout` seconds raises DeviceTimeout instead of waiting forever.
+
+Epoch sizes adapt: the megakernel aims at ~0.25 s per epoch (short enough for driver
+watchdogs and prompt pause/stop, long enough that relaunching costs nothing), the fallback
+at ~50 ms per batch of at most 256 recorded steps. On lavapipe the megakernel itself ends
+each epoch before any invocation nears the loop limit (VULKAN_FACTS.md §5).
+"""
+from __future__ import annotations
+
+import os
+import time
+
+from .._errors import DeviceLimitError, DeviceTimeout, VkPersistError
+from .._polling import poll_until
+from ._build import build_for
+from ._codegen import REASON_HALT, REASON_LOOP_LIMIT
+from ._program import Program, RunReport
+
+MODES = ("auto", "persistent", "launch")
+DEFAULT_LOCAL = 128
+GPU_GROUPS = 256             # participants asked for on GPUs; the ones co-resident join
+EPOCH_TARGET_S = 0.25
+BATCH_TARGET_S = 0.05
+MAX_BATCH = 256
+
+
+def choose_mode(prog: Program, mode: str) -> str:
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(map(repr, MODES))}; got {mode!r}")
+    if mode != "auto":
+        return mode
+    if prog.ctl is None:
+        prog.ctl = prog._make_controls(16, None, {})
+    # persistent needs host writes to reach the running megakernel (commands, pause, stop)
+    return "persistent" if prog.ctl.live else "launch"
+
+
+def default_groups(info) -> int:
+    if info.is_lavapipe:   # lavapipe runs one workgroup per pool thread at a time
+        return max(1, min(32, int(os.environ.get("LP_NUM_THREADS") or os.cpu_count() or 1)))
+    return GPU_GROUPS
+
+
+class Runner:
+    def __init__(self, prog: Program, mode: str, groups: int | None, local: int | None):
+        self.prog = prog
+        self.mode = choose_mode(prog, mode)
+        info = prog.ctx.info
+        for what, v in (("groups", groups), ("local", local)):
+            if v is not None and (not isinstance(v, int) or v < 1):
+                raise ValueError(f"{what} must be a positive int, got {v!r}")
+        self.local = local or min(DEFAULT_LOCAL, info.max_workgroup_invocations)
+        self.groups = groups or default_groups(info)
+        self.build = build_for(prog, self.mode)
+        self.ctl = prog.ctl
+        self.core = prog.ctx._core
+        self.epoch_steps = 1024 if self.mode == "persistent" else 16
+        self.running = False
+        self.epochs = 0
+        self.participants = None
+        self._started = self._last_beat = 0.0
+        self._last_step = None
+
+    # ---- one epoch (batch) --------------------------------------------------------------
+    def start(self, steps_left: int) -> None:
+        """Submit the next epoch, running at most `steps_left` steps."""
+        if self.running:
+            raise VkPersistError("internal error: an epoch is already running")
+        budget = min(steps_left, self.epoch_steps)
+        self.ctl["_budget"] = budget
+        if self.mode == "persistent":
+            self.build.epoch(self.groups, self.local).launch()
+        else:
+            batch = 1 << (budget.bit_length() - 1)          # a power of two <= budget
+            self.ctl["_budget"] = batch
+            self.build.batch(batch, self.local).launch()
+        self.running = True
+        self._started = self._last_beat = time.perf_counter()
+        self._last_step = int(self.ctl["_step"])
+
+    def finished(self, timeout: float) -> bool:
+        """True once the epoch has completed; DeviceTimeout when its heartbeat has not moved
+        for `timeout` seconds."""
+        if self.core.idle():
+            return True
+        now = time.perf_counter()
+        step = int(self.ctl["_step"])
+        if step != self._last_step:
+            self._last_step, self._last_beat = step, now
+        elif now - self._last_beat > timeout:
+            raise DeviceTimeout(
+                f"{self.prog.name}: no progress for {timeout:g} s (the heartbeat stays at step "
+                f"{step}, mode {self.mode!r}); a stage may loop forever or the device hangs. "
+                "The program may still be running on the device.")
+        return False
+
+    def finish(self) -> tuple[int, int]:
+        """(steps run, why the epoch ended) of the completed epoch."""
+        self.running = False
+        self.core.synchronize()       # instant; runs the loop-limit check on lavapipe
+        elapsed = time.perf_counter() - self._started
+        done, reason = int(self.ctl["_done"]), int(self.ctl["_reason"])
+        self.epochs += 1
+        self.prog.steps_done += done
+        if self.mode == "persistent":
+            self.participants = int(self.ctl["_parts"])
+        if reason == REASON_HALT:
+            self.ctl["_halt"] = 0
+        if reason == REASON_LOOP_LIMIT and done == 0:
+            raise DeviceLimitError(
+                f"{self.prog.name}: one step needs more loop iterations per invocation than "
+                f"{self.prog.ctx.info.name} runs before silently cutting loops short "
+                "(~65,535); run it with mode='launch', or with more groups/local size")
+        if done and reason not in (REASON_HALT, REASON_LOOP_LIMIT):
+            target = EPOCH_TARGET_S if self.mode == "persistent" else BATCH_TARGET_S
+            rate = done / max(elapsed, 1e-6)
+            limit = 1 << 30 if self.mode == "persistent" else MAX_BATCH
+            self.epoch_steps = int(max(1, min(limit, rate * target, 4 * self.epoch_steps)))
+        return done, reason
+
+    # ---- a whole run, synchronously -----------------------------------------------------------
+    def run(self, steps: int, timeout: float | None) -> RunReport:
+        if not isinstance(steps, int) or steps < 0:
+            raise ValueError(f"steps must be a non-negative int, got {steps!r}")
+        limit = self.prog.ctx.timeout if timeout is None else timeout
+        left, epochs0, halted = steps, self.epochs, False
+        while left > 0:
+            self.start(left)
+            poll_until(lambda: True if self.finished(limit) else None, float("inf"),
+                       lambda: "")
+            done, reason = self.finish()
+            left -= done
+            if reason == REASON_HALT:
+                halted = True
+                break
+        return RunReport(self.mode, steps - left, self.epochs - epochs0, self.participants,
+                         halted)
+
+
+def runner_for(prog: Program, mode: str, groups, local) -> Runner:
+    """The program's runner for these settings (one at a time: a program has one state)."""
+    r = prog._runner
+    want = choose_mode(prog, mode)
+    if r is not None and r.running:
+        raise VkPersistError(f"{prog.name} is already running; wait for it or stop it first")
+    if r is None or r.mode != want or (groups and groups != r.groups) or \
+            (local and local != r.local):
+        r = Runner(prog, want, groups, local)
+        prog._runner = r
+    return r
