@@ -83,7 +83,7 @@ class ControlBuffer:
             if name in specs:
                 raise ValueError(f"control field {name!r} is declared twice")
             specs[name] = _field_spec(name, value, "gpu")
-        if not specs:
+        if not specs and not _internal:
             raise ValueError("a ControlBuffer needs at least one field")
         for name in specs:
             if not name.isidentifier() or name.startswith("_"):
@@ -128,9 +128,6 @@ class ControlBuffer:
     def send_nowait(self, **values) -> int:
         """Queue commands that set host fields; a kernel applies them in order when it calls
         `ctrl.apply(step)`. Returns the sequence number to wait for (`wait_ack`, `send`)."""
-        return self._queue(values, internal=False)
-
-    def _queue(self, values: dict, internal: bool) -> int:
         if not self.command_capacity:
             raise VkPersistError("this ControlBuffer has no command ring (commands=0)")
         if not values:
@@ -138,7 +135,7 @@ class ControlBuffer:
         entries = []
         for name, value in values.items():
             f = self._field(name)
-            if (name.startswith("_") and not internal) or f.side != "host" or f.count:
+            if name.startswith("_") or f.side != "host" or f.count:
                 raise ValueError(f"commands set scalar host fields; {name!r} is not one (host "
                                  f"fields: {', '.join(x.name for x in self._fields.values() if x.side == 'host' and not x.count and not x.name.startswith('_'))})")
             bits = np.array([to_scalar(value, f.type.dtype, f"command {name!r}")],

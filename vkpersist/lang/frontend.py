@@ -654,9 +654,13 @@ class FunctionCompiler:
             if isinstance(obj, tuple):
                 raise self.src.error(node, f"tuples have no attribute {node.attr!r}")
             try:
-                return PyValue(getattr(obj, node.attr))
+                value = getattr(obj, node.attr)
             except AttributeError:
                 raise self.src.error(node, f"{_pydescribe(obj)} has no attribute {node.attr!r}") from None
+            resource = self.program_resource(value, node)      # prog.step, self.field...
+            if resource is None:
+                return PyValue(value)
+            return resource if isinstance(resource, ir.Expr) else PyValue(resource)
         if isinstance(base.type, T.Vector):
             comps = self._swizzle_check(base.type, node.attr, node)
             t = base.type.elem if len(comps) == 1 else T.Vector(base.type.elem, len(comps))

@@ -217,7 +217,8 @@ class Writer:
                 f"layout(std430, binding = {b + 2}) buffer {n}_state_buffer "
                 f"{{ uint {n}_done; }};   // workgroups that committed"])
         if isinstance(var.type, T.ControlsType):
-            return (f"layout(std430, binding = {var.binding}) buffer {var.name}_buffer "
+            coherent = "coherent " if getattr(var, "coherent", False) else ""
+            return (f"layout(std430, binding = {var.binding}) {coherent}buffer {var.name}_buffer "
                     f"{{ uint {var.name}[]; }};   // control words")
         elem = var.type.elem
         access = "" if getattr(var, "written", False) else "readonly "

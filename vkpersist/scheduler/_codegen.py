@@ -1,19 +1,26 @@
 """GLSL for programs: the megakernel, and the boundary and stage kernels of the fallback.
 
-All three share the step boundary (`_vkp_boundary`), the code one invocation runs between
-two steps while every other invocation waits: count the finished step, apply host commands
-and acknowledge them with the step number, publish the heartbeat, decide whether the next
-step runs (budget, halt) and which `every(n)` stages run in it. The megakernel runs it
-inside its grid barrier; the fallback runs it as a one-invocation kernel before each step.
-Stage bodies are the same GLSL functions in both, called with the same indices, so a
-deterministic program computes bit-identical results in both modes.
+All three share the step boundary (`_vkp_boundary(p)`), the code one invocation runs to
+prepare the next step: count the finished step, apply host commands and acknowledge them
+with the step number, snapshot the host-written control fields, publish the heartbeat,
+decide whether the next step runs (budget, halt) and which `every(n)` stages run in it.
+
+What it prepares goes into one of two buffers of step words (parity p): the step being run
+reads buffer p while the boundary for the next step fills buffer p ^ 1. That lets the
+megakernel's participant 0 prepare step s + 1 while step s is still running elsewhere:
+right after it arrives at the end-of-step barrier, in time it would otherwise spend
+waiting, and the barrier counts one extra arrival, its "boundary done". Nothing a
+boundary does depends on what stages compute, and stages never read the control words
+themselves, only the snapshot of their step; so commands are applied at exact step
+boundaries, and every invocation sees the same control values for the whole step however
+the host writes them, which keeps runs reproducible. The fallback runs the boundary as a
+one-invocation kernel before each step. Stage bodies are the same GLSL functions in both
+modes, called with the same indices: a deterministic program computes bit-identical
+results in both.
 
 Scheduler words (`_vkp_sched`, device-local): 0-15 belong to one epoch (the megakernel) or
-one batch (the fallback) and are zeroed before each; 16-31 persist across epochs; from 32
-on, a snapshot of the host-written control fields taken at each step boundary. Stages read
-controls from the snapshot: plain loads (fast, no contended atomics), and every invocation
-sees the same values for the whole step, however the host writes them, so runs are
-reproducible.
+one batch (the fallback) and are zeroed before each; 16-31 persist across epochs; from
+SNAPSHOT on, the two snapshots of the host fields.
 """
 from __future__ import annotations
 
@@ -21,15 +28,15 @@ from ..lang import ir
 from ..lang import types as T
 from ..lang.glsl import LOOP_GUARD_LIMIT, Writer
 
-S_OCCUPANCY, S_ARRIVED, S_RELEASED, S_STATE, S_FLAGS, S_DONE, S_ITER_MAX, S_ITER_PREV = range(8)
+# epoch words
+S_OCCUPANCY, S_ARRIVED, S_STARTED, S_ENDED, S_DONE, S_ITER_MAX, S_ITER_PREV, S_CUR = range(8)
+STEP_WORDS = 10             # parity p: state at 10 + 3p, flags at 11 + 3p, step at 12 + 3p
 EPOCH_WORDS = 16
-P_STEP = 16
-SNAPSHOT = 32               # from here: the host fields' values for the current step
+P_STEP = 16                 # persistent: steps completed by the program
+SNAPSHOT = 32               # from here: the host fields' values, one copy per parity
 STATE_RUNNING, STATE_ENDED = 1, 2
 # why an epoch (batch) ended, published in the `_reason` status word
 REASON_BUDGET, REASON_HALT, REASON_LOOP_LIMIT = 1, 2, 3
-REASONS = {REASON_BUDGET: "budget", REASON_HALT: "halt", REASON_LOOP_LIMIT: "loop limit"}
-CLOSED = 0x80000000
 QUIET_POLLS = 1024          # the first participant closes the poll after this long without joins
 LOOP_BUDGET = LOOP_GUARD_LIMIT - 5000     # lavapipe: end the epoch before any loop is cut
 SPIN_UNROLL = 8             # polls per spin-loop iteration (lavapipe counts iterations)
@@ -44,7 +51,8 @@ class ProgramWriter(Writer):
         super().__init__(main_fn, unit, loop_guard=loop_guard, kernel_id=kernel_id)
         self.plan = plan
         self.kind = kind
-        self.globals.append("uint _vkp_step;       // the step being run, as stages see it")
+        self.globals += ["uint _vkp_step;       // the step being run, as stages see it",
+                         "uint _vkp_snap;       // where its snapshot of the host fields starts"]
 
     # ---- helpers -----------------------------------------------------------------------
     def ctl(self, name: str) -> str:
@@ -62,11 +70,15 @@ class ProgramWriter(Writer):
         for line in text_lines:
             self.emit(line)
 
+    def step_word(self, what: int, parity: str) -> str:
+        """what: 0 state, 1 flags, 2 step, of the step words with parity `parity`."""
+        return f"_vkp_sched[{STEP_WORDS + what}u + 3u * {parity}]"
+
     def expr_Intrinsic(self, e):
         if e.name == "control_load" and e.args[1].side == "host":
             _, f, index = e.args
-            word = f"{SNAPSHOT + f.word}u" if index is None else \
-                f"{SNAPSHOT + f.word}u + uint({self.expr(index)})"
+            word = f"_vkp_snap + {f.word}u" if index is None else \
+                f"_vkp_snap + {f.word}u + uint({self.expr(index)})"
             raw = f"_vkp_sched[{word}]"
             return {T.f32: f"uintBitsToFloat({raw})", T.i32: f"int({raw})"}.get(f.type, raw)
         return super().expr_Intrinsic(e)
@@ -80,8 +92,13 @@ class ProgramWriter(Writer):
         if self.kind == "mega":
             self.megakernel()
         elif self.kind == "boundary":
-            self.emit_all(["// the step boundary of the fallback: one invocation, before each step",
-                        "void main() {", "    _vkp_boundary();", "}"])
+            self.emit_all([
+                "// the step boundary of the fallback: one invocation, before each step",
+                "void main() {",
+                f"    uint p = {self.sched(S_CUR)} ^ 1u;",
+                "    _vkp_boundary(p);",
+                f"    {self.sched(S_CUR)} = p;",
+                "}"])
         else:
             self.stage_kernel(self.kind)
 
@@ -90,31 +107,45 @@ class ProgramWriter(Writer):
         saved, self.pre = self.pre, []
         self._control_apply(plan.ctl_var, "step")
         apply_lines, self.pre = self.pre, saved
-        load, store = self.atomic_load, self.atomic_store
+        ctl = plan.ctl_var.name
+        words = self.snapshot_words
+        # loads first, stores after: independent loads of the control words overlap,
+        # where a load-store-load chain would wait one memory round trip per word
+        snap_loads = [f"uint c{w} = {ctl}[{w}];" for w in range(words)]
+        snap_stores = [f"_vkp_sched[{SNAPSHOT}u + {words}u * p + {w}u] = c{w};"
+                       for w in range(words)]
         self.emit_all([
-            "// The step boundary, run by one invocation while all others wait: count the",
-            "// finished step, apply host commands, publish the heartbeat, decide what runs next.",
-            "void _vkp_boundary() {",
-            f"    uint state = {self.sched(S_STATE)};",
-            f"    if (state == {STATE_ENDED}u) return;      // this epoch (batch) has ended",
+            "// Prepares step words `p` for the next step (see the module's docs).",
+            "void _vkp_boundary(uint p) {",
+            f"    if ({self.sched(S_ENDED)} != 0u) {{      // this epoch (batch) has ended",
+            f"        {self.step_word(0, 'p')} = {STATE_ENDED}u;",
+            "        return;",
+            "    }",
+            f"    uint head = {self.ctl('_cmd_head')};",
+            f"    uint tail = {self.ctl('_cmd_tail')};",
+            f"    uint halt = {self.ctl('_halt')};",
+            f"    uint budget = {self.ctl('_budget')};",
+            *["    " + line for line in snap_loads],
             f"    uint step = {self.sched(P_STEP)};",
-            f"    if (state == {STATE_RUNNING}u) {{          // a step just finished",
+            f"    uint done = {self.sched(S_DONE)};",
+            f"    if ({self.sched(S_STARTED)} != 0u) {{      // a step has finished",
             "        step += 1u;",
+            "        done += 1u;",
             f"        {self.sched(P_STEP)} = step;",
-            f"        {self.sched(S_DONE)} += 1u;",
+            f"        {self.sched(S_DONE)} = done;",
             "    }",
-            *["    " + line for line in apply_lines],
-            "    // the host fields' values for the next step",
-            f"    for (uint w = 0u; w < {snapshot_words(plan.ctl_var.type)}u; w++) {{",
-            *(["        " + self.guard_line()] if self.loop_guard else []),
-            f"        _vkp_sched[{SNAPSHOT}u + w] = {load(plan.ctl_var.name + '[w]')};",
+            f"    {self.sched(S_STARTED)} = 1u;",
+            "    if (head != tail) {",
+            *["        " + line for line in apply_lines],
+            f"        halt = {self.ctl('_halt')};",
+            *["        " + line.replace("uint ", "") for line in snap_loads],
             "    }",
-            f"    {store(self.ctl('_step'), 'step')};",
-            f"    {store(self.ctl('_done'), self.sched(S_DONE))};",
+            *["    " + line for line in snap_stores],
+            f"    {self.ctl('_step')} = step;       // the heartbeat",
+            f"    {self.ctl('_done')} = done;",
             "    uint reason = 0u;",
-            f"    if ({load(self.ctl('_halt'))} != 0u) reason = {REASON_HALT}u;",
-            f"    else if ({self.sched(S_DONE)} >= {load(self.ctl('_budget'))}) "
-            f"reason = {REASON_BUDGET}u;",
+            f"    if (halt != 0u) reason = {REASON_HALT}u;",
+            f"    else if (done >= budget) reason = {REASON_BUDGET}u;",
         ])
         if self.kind == "mega" and self.loop_guard:
             self.emit_all([
@@ -122,30 +153,43 @@ class ProgramWriter(Writer):
                 f"        uint used = {self.sched(S_ITER_MAX)};",
                 f"        uint grown = used - {self.sched(S_ITER_PREV)};",
                 f"        {self.sched(S_ITER_PREV)} = used;",
-                f"        if (used + 2u * grown + 1000u >= {LOOP_BUDGET}u) "
+                f"        if (used + 3u * grown + 1000u >= {LOOP_BUDGET}u) "
                 f"reason = {REASON_LOOP_LIMIT}u;",
                 "    }",
             ])
         self.emit_all([
             "    if (reason != 0u) {",
-            f"        {self.sched(S_STATE)} = {STATE_ENDED}u;",
-            f"        {store(self.ctl('_reason'), 'reason')};",
+            f"        {self.sched(S_ENDED)} = 1u;",
+            f"        {self.step_word(0, 'p')} = {STATE_ENDED}u;",
+            f"        {self.ctl('_reason')} = reason;",
             "        return;",
             "    }",
-            f"    {self.sched(S_STATE)} = {STATE_RUNNING}u;",
             "    uint flags = 0u;",
         ])
         for bit, period in enumerate(plan.periods):
             if isinstance(period, str):
-                n = load(self.ctl(period))
                 f = plan.ctl_var.type.field(period)
+                n = f"c{f.word}"
                 if f.type == T.f32:
                     n = f"uint(uintBitsToFloat({n}))"
                 self.emit(f"    {{ uint n = {n};   // every(ctl.{period})")
             else:
                 self.emit(f"    {{ uint n = {period}u;   // every({period})")
             self.emit(f"      if (n != 0u && step % n == 0u) flags |= {1 << bit}u; }}")
-        self.emit_all([f"    {self.sched(S_FLAGS)} = flags;", "}", ""])
+        self.emit_all([
+            f"    {self.step_word(1, 'p')} = flags;",
+            f"    {self.step_word(2, 'p')} = step;",
+            f"    {self.step_word(0, 'p')} = {STATE_RUNNING}u;",
+            "}", ""])
+
+    @property
+    def snapshot_words(self) -> int:
+        return snapshot_words(self.plan.ctl_var.type)
+
+    def begin_step(self, parity: str) -> list[str]:
+        """Statements every invocation runs before a step's stages."""
+        return [f"_vkp_step = {self.step_word(2, parity)};",
+                f"_vkp_snap = {SNAPSHOT}u + {self.snapshot_words}u * {parity};"]
 
     def _unravel(self, domain, index: str) -> list[str]:
         if len(domain) == 1:
@@ -158,64 +202,63 @@ class ProgramWriter(Writer):
     def stage_kernel(self, index: int) -> None:
         stage, bit = self.plan.schedule[index]
         fn = self.plan.stage_functions[stage.name]
-        n = stage.size
-        self.emit(f"// stage {stage.name} of the fallback: one invocation per index of {stage.domain}")
+        self.emit(f"// stage {stage.name} of the fallback: one invocation per index of "
+                  f"{stage.domain}")
         self.emit("void main() {")
         self.indent += 1
-        self.emit(f"if ({self.sched(S_STATE)} != {STATE_RUNNING}u) return;   // the batch has ended")
+        self.emit(f"uint p = {self.sched(S_CUR)};")
+        self.emit(f"if ({self.step_word(0, 'p')} != {STATE_RUNNING}u) return;   "
+                  "// the batch has ended")
         if bit is not None:
-            self.emit(f"if (({self.sched(S_FLAGS)} & {1 << bit}u) == 0u) return;   "
+            self.emit(f"if (({self.step_word(1, 'p')} & {1 << bit}u) == 0u) return;   "
                       "// not this step")
         self.emit("uint _i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * "
                   "gl_WorkGroupSize.x + gl_LocalInvocationIndex;")
-        self.emit(f"if (_i >= {n}u) return;")
-        self.emit(f"_vkp_step = {self.sched(P_STEP)};")
+        self.emit(f"if (_i >= {stage.size}u) return;")
+        self.emit_all(self.begin_step("p"))
         self.emit(f"{fn.name}({', '.join(self._unravel(stage.domain, '_i'))});")
         self.indent -= 1
         self.emit("}")
 
     # ---- the megakernel ---------------------------------------------------------------
     def megakernel(self) -> None:
-        load, store = self.atomic_load, self.atomic_store
+        load = self.atomic_load
         guard = [self.guard_line()] if self.loop_guard else []
         occ = self.sched(S_OCCUPANCY)
+        arrived = " || ".join([f"{load(self.sched(S_ARRIVED))} >= _vkp_target"] * SPIN_UNROLL)
         self.emit_all([
             "shared int _vkp_part_shared;",
             "shared uint _vkp_nparts_shared;",
             *(["shared uint _vkp_group_iterations;"] if self.loop_guard else []),
-            "int _vkp_part;       // this workgroup's participant index",
-            "uint _vkp_nparts;    // participating workgroups",
-            "uint _vkp_gen = 0u;  // grid barriers passed",
+            "int _vkp_part;          // this workgroup's participant index",
+            "uint _vkp_nparts;       // participating workgroups",
+            "uint _vkp_target = 0u;  // arrivals that complete the current grid barrier",
             "",
-            "// Grid barrier on a monotonic counter; the last workgroup to arrive runs the step",
-            "// boundary (when `boundary`) before it releases the others. Only participants",
-            "// (workgroups known to be running) are ever waited for.",
-            "void _vkp_grid_sync(bool boundary) {",
-        ])
-        if self.loop_guard:
-            self.emit_all(["    atomicMax(_vkp_group_iterations, _vkp_iterations);"])
-        self.emit_all([
+            "// Grid barrier: arrivals on one monotonic counter; only participants (workgroups",
+            "// known to be running) are ever waited for. At a step boundary participant 0",
+            "// prepares the next step's words after arriving, then arrives once more.",
+            "void _vkp_grid_sync(bool boundary, uint next) {",
+            *(["    atomicMax(_vkp_group_iterations, _vkp_iterations);"]
+              if self.loop_guard else []),
             "    memoryBarrierBuffer();",
             "    barrier();",
             "    if (gl_LocalInvocationIndex == 0u) {",
-            "        _vkp_gen += 1u;",
-        ])
-        if self.loop_guard:
-            self.emit_all([f"        atomicMax({self.sched(S_ITER_MAX)}, _vkp_group_iterations);"])
-        polls = " || ".join([f"{load(self.sched(S_RELEASED))} >= _vkp_gen"] * SPIN_UNROLL)
-        self.emit_all([
-            f"        if (atomicAdd({self.sched(S_ARRIVED)}, 1u) + 1u == _vkp_gen * _vkp_nparts) {{",
-            "            memoryBarrierBuffer();",
-            "            if (boundary) _vkp_boundary();",
-            "            memoryBarrierBuffer();",
-            f"            {store(self.sched(S_RELEASED), '_vkp_gen')};",
-            "        } else {",
-            "            while (true) {",
-            *["                " + g for g in guard],
-            f"                if ({polls}) break;",
+            *([f"        atomicMax({self.sched(S_ITER_MAX)}, _vkp_group_iterations);"]
+              if self.loop_guard else []),
+            f"        atomicAdd({self.sched(S_ARRIVED)}, 1u);",
+            "        _vkp_target += _vkp_nparts;",
+            "        if (boundary) {",
+            "            _vkp_target += 1u;",
+            "            if (_vkp_part == 0) {",
+            "                _vkp_boundary(next);",
+            "                memoryBarrierBuffer();",
+            f"                atomicAdd({self.sched(S_ARRIVED)}, 1u);",
             "            }",
             "        }",
-            "        memoryBarrierBuffer();",
+            "        while (true) {",
+            *["            " + g for g in guard],
+            f"            if ({arrived}) break;",
+            "        }",
             "    }",
             "    barrier();",
             "}",
@@ -243,7 +286,7 @@ class ProgramWriter(Writer):
             "                if (c == seen) quiet += 1u; else { seen = c; quiet = 0u; }",
             "            }",
             f"            nparts = atomicOr({occ}, 0x80000000u) & 0x7FFFFFFFu;",
-            f"            {store(self.ctl('_parts'), 'nparts')};",
+            f"            {self.ctl('_parts')} = nparts;",
             "        } else if (part > 0) {",
             f"            uint v = {load(occ)};",
             "            while ((v & 0x80000000u) == 0u) {",
@@ -262,15 +305,17 @@ class ProgramWriter(Writer):
             "    if (_vkp_part < 0) return;     // not running alongside the others: leave",
             "    uint _stride = _vkp_nparts * gl_WorkGroupSize.x;",
             "    uint _first = uint(_vkp_part) * gl_WorkGroupSize.x + gl_LocalInvocationIndex;",
+            "    uint p = 0u;",
+            "    _vkp_grid_sync(true, p);      // participant 0 prepares the first step",
             "    while (true) {",
-            "        _vkp_grid_sync(true);",
-            f"        if ({self.sched(S_STATE)} != {STATE_RUNNING}u) break;",
-            f"        uint _flags = {self.sched(S_FLAGS)};",
-            f"        _vkp_step = {self.sched(P_STEP)};",
+            f"        if ({self.step_word(0, 'p')} != {STATE_RUNNING}u) break;",
+            f"        uint _flags = {self.step_word(1, 'p')};",
+            *["        " + line for line in self.begin_step("p")],
         ])
         self.indent = 2
         for segment in self.plan.segments():
             self.segment(segment, guard)
+        self.emit_all(["p ^= 1u;", "_vkp_grid_sync(true, p);"])
         self.indent = 0
         self.emit_all(["    }", "}"])
 
@@ -280,10 +325,11 @@ class ProgramWriter(Writer):
         stage, bit = self.plan.schedule[index]
         fn = self.plan.stage_functions[stage.name]
         if bit is not None:
-            self.emit(f"if ((_flags & {1 << bit}u) != 0u) {{   // every({_period_text(self.plan.periods[bit])})")
+            self.emit(f"if ((_flags & {1 << bit}u) != 0u) {{   "
+                      f"// every({_period_text(self.plan.periods[bit])})")
             self.indent += 1
         if before:
-            self.emit("_vkp_grid_sync(false);")
+            self.emit("_vkp_grid_sync(false, 0u);")
         self.emit(f"// stage {stage.name} over {stage.domain}")
         self.emit(f"for (uint _i = _first; _i < {stage.size}u; _i += _stride) {{")
         self.indent += 1
@@ -293,7 +339,7 @@ class ProgramWriter(Writer):
         self.indent -= 1
         self.emit("}")
         if after:
-            self.emit("_vkp_grid_sync(false);")
+            self.emit("_vkp_grid_sync(false, 0u);")
         if bit is not None:
             self.indent -= 1
             self.emit("}")
@@ -306,7 +352,7 @@ def snapshot_words(ctl_type) -> int:
 
 
 def sched_words(ctl_type) -> int:
-    return SNAPSHOT + snapshot_words(ctl_type)
+    return SNAPSHOT + 2 * snapshot_words(ctl_type)
 
 
 def _period_text(period) -> str:

@@ -158,6 +158,7 @@ class Program:
         self.step = StepCounter(self)
         self.steps_done = 0
         self._runner = None
+        self._session = None
         self._builds: dict = {}
 
     def __repr__(self) -> str:
@@ -234,7 +235,8 @@ class Program:
                 periods.append(e.n)
                 schedule += [(self._own(s), len(periods) - 1) for s in e.stages]
             else:
-                raise TypeError(f"loop() takes stages and vkp.every(n, ...), not {e!r}")
+                raise TypeError(f"loop() takes stages (declared with @prog.stage) and "
+                                f"vkp.every(n, *stages); {e!r} is not a stage")
         if not schedule:
             raise TypeError("loop() needs at least one stage")
         self.schedule, self.periods = schedule, periods
@@ -264,8 +266,9 @@ class Program:
     # ---- running ---------------------------------------------------------------------
     def run(self, steps: int, *, mode: str = "auto", groups: int | None = None,
             local: int | None = None, timeout: float | None = None) -> "RunReport":
-        """Run `steps` steps and wait (a script's way; under trio use `session`). Stops early
-        if a halt command arrives. Returns what ran (steps, epochs, mode, participants)."""
+        """Run `steps` steps and wait (a script's way; under trio use `session`). Returns what
+        ran (steps, epochs, mode, participants). Ctrl-C stops the device at the next step
+        boundary before it raises."""
         from ._runner import runner_for
         return runner_for(self, mode, groups, local).run(steps, timeout)
 
@@ -276,15 +279,15 @@ class Program:
         background (until `steps` more steps, or until stopped) while the body reads
         progress, sends commands, pauses, resumes or stops it. Leaving the block stops the
         program (also when the body raises)."""
-        from ._session import Session
+        from ._session import open_session
         from ._runner import runner_for
-        return Session(runner_for(self, mode, groups, local), steps, timeout)
+        return open_session(runner_for(self, mode, groups, local), steps, timeout)
 
     def _require_idle(self, what: str) -> None:
-        runner = self._runner
-        if runner is not None and runner.running:
+        session = self._session
+        if session is not None and session.running:
             raise VkPersistError(f"{self.name}: cannot {what} while the program runs; pause "
-                                 "or stop it first")
+                                 "or stop it first (await run.pause())")
         self.ctx.synchronize()
 
     def free(self) -> None:
@@ -300,18 +303,15 @@ class Program:
 class RunReport:
     """What `prog.run` did."""
 
-    def __init__(self, mode: str, steps: int, epochs: int, participants: int | None,
-                 halted: bool):
+    def __init__(self, mode: str, steps: int, epochs: int, participants: int | None):
         self.mode = mode
         self.steps = steps
         self.epochs = epochs
         self.participants = participants
-        self.halted = halted
 
     def __repr__(self) -> str:
         parts = f", participants={self.participants}" if self.participants is not None else ""
-        return (f"RunReport(mode={self.mode!r}, steps={self.steps}, epochs={self.epochs}"
-                f"{parts}{', halted' if self.halted else ''})")
+        return f"RunReport(mode={self.mode!r}, steps={self.steps}, epochs={self.epochs}{parts})"
 
 
 def resource_vars(prog: Program, coherent: bool) -> tuple[dict, list, ir.Var, ir.Var]:
@@ -325,6 +325,7 @@ def resource_vars(prog: Program, coherent: bool) -> tuple[dict, list, ir.Var, ir
         resources[id(a)] = var
         arrays.append(var)
     ctl_var = ir.Var("_vkp_controls", prog.ctl.type, "controls", binding=len(arrays))
+    ctl_var.coherent = True      # the step boundary reads host writes with plain loads
     resources[id(prog.ctl)] = ctl_var
     resources[id(prog.step)] = "step"
     sched = ir.Var("_vkp_sched", T.ArrayType(T.u32, 1), "array_param", binding=len(arrays) + 1)

@@ -110,8 +110,7 @@ class Runner:
         self.prog.steps_done += done
         if self.mode == "persistent":
             self.participants = int(self.ctl["_parts"])
-        if reason == REASON_HALT:
-            self.ctl["_halt"] = 0
+        self.ctl["_halt"] = 0          # whoever asked for the halt decides what comes next
         if reason == REASON_LOOP_LIMIT and done == 0:
             raise DeviceLimitError(
                 f"{self.prog.name}: one step needs more loop iterations per invocation than "
@@ -124,31 +123,45 @@ class Runner:
             self.epoch_steps = int(max(1, min(limit, rate * target, 4 * self.epoch_steps)))
         return done, reason
 
+    def halt(self) -> None:
+        """End the running epoch at its next step boundary (no-op when none runs)."""
+        if self.running:
+            self.ctl["_halt"] = 1
+
     # ---- a whole run, synchronously -----------------------------------------------------------
     def run(self, steps: int, timeout: float | None) -> RunReport:
         if not isinstance(steps, int) or steps < 0:
             raise ValueError(f"steps must be a non-negative int, got {steps!r}")
         limit = self.prog.ctx.timeout if timeout is None else timeout
-        left, epochs0, halted = steps, self.epochs, False
+        left, epochs0 = steps, self.epochs
         while left > 0:
             self.start(left)
-            poll_until(lambda: True if self.finished(limit) else None, float("inf"),
-                       lambda: "")
-            done, reason = self.finish()
+            try:
+                poll_until(lambda: True if self.finished(limit) else None, float("inf"),
+                           lambda: "")
+            except KeyboardInterrupt:     # Ctrl-C: stop the device too, then give up
+                self.halt()
+                poll_until(lambda: True if self.finished(limit) else None, float("inf"),
+                           lambda: "")
+                self.finish()
+                raise
+            done, _ = self.finish()
             left -= done
-            if reason == REASON_HALT:
-                halted = True
-                break
-        return RunReport(self.mode, steps - left, self.epochs - epochs0, self.participants,
-                         halted)
+        return RunReport(self.mode, steps - left, self.epochs - epochs0, self.participants)
 
 
 def runner_for(prog: Program, mode: str, groups, local) -> Runner:
     """The program's runner for these settings (one at a time: a program has one state)."""
     r = prog._runner
     want = choose_mode(prog, mode)
+    session = prog._session
+    if session is not None and not session.finished:
+        raise VkPersistError(f"{prog.name} runs in a session; stop it (await run.stop()) first")
     if r is not None and r.running:
-        raise VkPersistError(f"{prog.name} is already running; wait for it or stop it first")
+        if not r.core.idle():    # an epoch a DeviceTimeout gave up on is still running
+            raise VkPersistError(f"{prog.name} is still running on the device; wait for it "
+                                 "(ctx.synchronize()) first")
+        r.finish()
     if r is None or r.mode != want or (groups and groups != r.groups) or \
             (local and local != r.local):
         r = Runner(prog, want, groups, local)

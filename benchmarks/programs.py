@@ -1,0 +1,197 @@
+"""Steps per second of a small 3-d stencil program, persistent vs fallback vs Python loop.
+
+    python benchmarks/programs.py [--device SELECTOR] [--sizes 32 64] [--seconds 2]
+                                  [--groups N] [--local N]
+
+The program: two arrays A, B of n³ float32; one step is two Jacobi sweeps of the 7-point
+heat stencil with zero boundaries (stage `sweep_ab`: B = f(A), then `sweep_ba`: A = f(B)),
+two stages like an FDTD step (H then E). Rows, all measured in this run on one device:
+
+  persistent     prog.run(steps, mode="persistent"): one megakernel per epoch
+  launch         prog.run(steps, mode="launch"): the fallback, batches of recorded steps
+  python loop    the same stencil as a @vkp.kernel, two launches per step from Python
+  cuda graph     (when CuPy and a CUDA device are present) the same stencil as a CuPy
+                 RawKernel, 100 steps captured in a CUDA graph, the graph launched repeatedly
+
+`vs loop` is steps/s over the python-loop row. Targets (issue "Persistent programs", on the
+H200): persistent >= 10x the python loop and >= 1x the CUDA graph. The last column checks
+that persistent and launch modes end in bit-identical states.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+import vkpersist as vkp
+
+ALPHA = 0.1
+
+
+@vkp.func
+def at(a, i, j, k):
+    n = a.shape[0]
+    if i < 0 or j < 0 or k < 0 or i >= n or j >= n or k >= n:
+        return 0.0
+    return a[i, j, k]
+
+
+@vkp.func
+def sweep(src, dst, alpha, i, j, k):
+    lap = (at(src, i - 1, j, k) + at(src, i + 1, j, k) + at(src, i, j - 1, k)
+           + at(src, i, j + 1, k) + at(src, i, j, k - 1) + at(src, i, j, k + 1)
+           - 6.0 * src[i, j, k])
+    dst[i, j, k] = src[i, j, k] + alpha * lap
+
+
+@vkp.kernel
+def sweep_kernel(src: vkp.Array[vkp.f32, 3], dst: vkp.Array[vkp.f32, 3], alpha: vkp.f32):
+    g = vkp.global_id(0)
+    n = src.shape[0]
+    if g < n * n * n:
+        sweep(src, dst, alpha, g // (n * n), (g // n) % n, g % n)
+
+
+def make_program(ctx, n: int, init: np.ndarray) -> tuple[vkp.Program, object]:
+    prog = vkp.Program(ctx, name=f"jacobi{n}")
+    A = prog.array("A", (n, n, n), init=init)
+    B = prog.array("B", (n, n, n))
+    ctl = prog.controls(alpha=vkp.f32(ALPHA))
+
+    @prog.stage(domain=(n, n, n))
+    def sweep_ab(i, j, k):
+        sweep(A, B, ctl.alpha, i, j, k)
+
+    @prog.stage(domain=(n, n, n))
+    def sweep_ba(i, j, k):
+        sweep(B, A, ctl.alpha, i, j, k)
+
+    prog.loop(sweep_ab, sweep_ba)
+    return prog, A
+
+
+def time_steps(run_steps, seconds: float) -> float:
+    """steps/s: grow the step count until one timed call lasts `seconds`/2. `run_steps(n)`
+    may run more steps than asked and return how many it ran."""
+    steps = 16
+    while True:
+        t = time.perf_counter()
+        ran = run_steps(steps) or steps
+        dt = time.perf_counter() - t
+        if dt > seconds / 2 or steps > 1 << 26:
+            return ran / dt
+        steps *= 2 if dt > seconds / 20 else 8
+
+
+def bench_program(ctx, n, init, mode, seconds, groups, local):
+    prog, A = make_program(ctx, n, init)
+    kw = {"groups": groups, "local": local} if mode == "persistent" else {"local": local}
+    prog.run(4, mode=mode, **kw)          # compile and warm up
+    rate = time_steps(lambda s: prog.run(s, mode=mode, **kw).steps, seconds)
+    runner = prog._runner
+    note = f"{runner.participants} workgroups" if mode == "persistent" else ""
+    # a fixed-length run from the initial state, for the identity check
+    A.set(init)
+    prog.run(100, mode=mode, **kw)
+    state = A.numpy()
+    prog.free()
+    return rate, note, state
+
+
+def bench_python_loop(ctx, n, init, seconds):
+    a = ctx.asarray(init)
+    b = ctx.zeros((n, n, n), np.float32)
+    launch = sweep_kernel.forall(n ** 3, 128)
+    alpha = np.float32(ALPHA)
+
+    def run(steps):
+        for _ in range(steps):
+            launch(a, b, alpha)
+            launch(b, a, alpha)
+        ctx.synchronize()
+    run(2)
+    return time_steps(run, seconds)
+
+
+CUDA_STENCIL = r"""
+extern "C" __global__ void sweep(const float* src, float* dst, float alpha, int n) {
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= n * n * n) return;
+    int i = g / (n * n), j = (g / n) % n, k = g % n;
+    float c = src[g];
+    float s = (i > 0 ? src[g - n * n] : 0.f) + (i < n - 1 ? src[g + n * n] : 0.f)
+            + (j > 0 ? src[g - n] : 0.f) + (j < n - 1 ? src[g + n] : 0.f)
+            + (k > 0 ? src[g - 1] : 0.f) + (k < n - 1 ? src[g + 1] : 0.f);
+    dst[g] = c + alpha * (s - 6.f * c);
+}
+"""
+
+
+def bench_cuda_graph(n, init, seconds):
+    try:
+        import cupy as cp
+        if cp.cuda.runtime.getDeviceCount() == 0:
+            return None
+    except Exception:
+        return None
+    kern = cp.RawKernel(CUDA_STENCIL, "sweep")
+    a, b = cp.asarray(init), cp.zeros_like(cp.asarray(init))
+    blocks = (n ** 3 + 127) // 128
+    args_ab = (a, b, np.float32(ALPHA), np.int32(n))
+    args_ba = (b, a, np.float32(ALPHA), np.int32(n))
+    stream = cp.cuda.Stream(non_blocking=True)
+    with stream:
+        stream.begin_capture()
+        for _ in range(100):
+            kern((blocks,), (128,), args_ab)
+            kern((blocks,), (128,), args_ba)
+        graph = stream.end_capture()
+
+    def run(steps):
+        graphs = -(-steps // 100)
+        for _ in range(graphs):
+            graph.launch(stream)
+        stream.synchronize()
+        return graphs * 100
+    run(100)
+    return time_steps(run, seconds)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--device", default=None)
+    ap.add_argument("--sizes", type=int, nargs="+", default=[32, 64])
+    ap.add_argument("--seconds", type=float, default=2.0)
+    ap.add_argument("--groups", type=int, default=None)
+    ap.add_argument("--local", type=int, default=128)
+    ap.add_argument("--rows", nargs="+", default=["loop", "persistent", "launch", "graph"],
+                    help="which rows to measure (loop persistent launch graph)")
+    args = ap.parse_args()
+    ctx = vkp.Context(args.device)
+    print(f"device: {ctx.info.name}")
+    print(f"{'n':>4} {'row':<12} {'steps/s':>12} {'vs loop':>8} {'Gcell-sweeps/s':>15}  notes")
+    for n in args.sizes:
+        init = np.random.default_rng(0).random((n, n, n)).astype(np.float32)
+        loop = bench_python_loop(ctx, n, init, args.seconds) if "loop" in args.rows else \
+            float("nan")
+        rows = [("python loop", loop, "")] if "loop" in args.rows else []
+        states = {}
+        for mode in [m for m in ("persistent", "launch") if m in args.rows]:
+            rate, note, states[mode] = bench_program(ctx, n, init, mode, args.seconds,
+                                                     args.groups, args.local)
+            rows.append((mode, rate, note))
+        graph = bench_cuda_graph(n, init, args.seconds) if "graph" in args.rows else None
+        if graph is not None:
+            rows.append(("cuda graph", graph, "CuPy, 100 steps per graph"))
+        for name, rate, note in rows:
+            cells = 2 * rate * n ** 3 / 1e9
+            print(f"{n:>4} {name:<12} {rate:>12,.0f} {rate / loop:>7.1f}x {cells:>15.2f}  {note}")
+        if len(states) == 2:
+            same = np.array_equal(states["persistent"], states["launch"])
+            print(f"{n:>4} persistent and launch states after 100 steps bit-identical: "
+                  f"{'yes' if same else 'NO'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,242 @@
+"""Persistent programs: the megakernel and its per-launch fallback, on every device.
+
+Numerics are checked against NumPy (float32, same operation order; tolerance 1e-5
+relative, since a GPU compiler may fuse a multiply-add); the two modes against each other
+bit for bit.
+"""
+import numpy as np
+import pytest
+import trio
+
+import vkpersist as vkp
+from programs_lib import counters, jacobi, jacobi_reference, long_loop, slow
+
+MODES = ["persistent", "launch"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_jacobi_matches_numpy(ctx, mode):
+    prog, A, init = jacobi(ctx, 12)
+    report = prog.run(25, mode=mode)
+    assert report.steps == 25 and report.mode == mode
+    assert int(prog.step) == 25
+    np.testing.assert_allclose(A.numpy(), jacobi_reference(init, 25), rtol=1e-5, atol=1e-6)
+    prog.free()
+
+
+@pytest.mark.parametrize("groups", [1, 2])
+def test_persistent_and_launch_are_bit_identical(ctx, groups):
+    states = {}
+    for mode in MODES:
+        prog, A, _ = jacobi(ctx, 10, seed=3)
+        prog.run(40, mode=mode, groups=groups)
+        states[mode] = A.numpy()
+        if mode == "persistent":
+            assert 1 <= prog._runner.participants <= groups
+        prog.free()
+    assert np.array_equal(states["persistent"], states["launch"])
+
+
+def test_persistent_with_two_participants_agrees(ctx):
+    """Occupancy discovery may admit one or two workgroups per epoch; over many epochs both
+    happen on a 2-thread lavapipe, and the result never depends on it."""
+    prog, A, init = jacobi(ctx, 8)
+    seen = set()
+    for _ in range(12):
+        prog.run(5, mode="persistent", groups=2)
+        seen.add(prog._runner.participants)
+    assert seen <= {1, 2}
+    np.testing.assert_allclose(A.numpy(), jacobi_reference(init, 60), rtol=1e-5, atol=1e-6)
+    prog.free()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_every_and_step_counter(ctx, mode):
+    prog, counts, log = counters(ctx, every_ctl=3)
+    prog.run(10, mode=mode)
+    # steps 0..9: every step 10, even steps 5, steps divisible by 3: 0, 3, 6, 9
+    assert counts.numpy().tolist() == [10, 5, 4]
+    assert log.numpy()[:12].tolist() == list(range(1, 11)) + [0, 0]
+    prog.ctl["period"] = 0            # 0 means never; read at the next step boundary
+    prog.run(5, mode=mode)
+    assert counts.numpy().tolist() == [15, 8, 4]     # steps 10, 12, 14 are even
+    prog.free()
+
+
+def test_epochs_on_lavapipe_run_far_past_the_loop_limit(ctx):
+    """One workgroup of 128 invocations loops 2 x 16³/128 = 64 times per step: 2,000 steps
+    are 128,000 iterations, about twice lavapipe's per-invocation limit."""
+    prog, A, init = jacobi(ctx, 16)
+    report = prog.run(2000, mode="persistent", groups=1, local=128)
+    assert report.steps == 2000
+    if ctx.info.is_lavapipe:
+        assert report.epochs >= 128_000 // 60_000 + 1
+    np.testing.assert_allclose(A.numpy(), jacobi_reference(init, 2000), rtol=1e-4, atol=1e-6)
+    prog.free()
+
+
+def test_a_step_longer_than_the_loop_limit_is_an_error(ctx):
+    if not ctx.info.is_lavapipe:
+        pytest.skip("only lavapipe cuts loops short")
+    prog, out = long_loop(ctx, 70_000)
+    with pytest.raises(vkp.DeviceLimitError, match="long_loop"):
+        prog.run(1, mode="persistent")
+    prog.free()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_session_commands_pause_resume_stop(ctx, mode):
+    prog, A, init = jacobi(ctx, 8)
+
+    async def main():
+        async with prog.session(mode=mode) as run:
+            await trio.sleep(0.02)
+            paused = await run.pause()
+            await trio.sleep(0.02)
+            assert run.steps_done == paused          # nothing runs while paused
+            await run.resume()
+            ack = await run.send(alpha=0.05)
+            assert ack.step >= paused
+            while run.steps_done < ack.step + 5:
+                await trio.sleep(0.005)
+            stopped = await run.stop()
+            assert not run.running
+        return ack, stopped
+
+    ack, stopped = trio.run(main)
+    assert int(prog.step) == stopped > ack.step
+    got = A.numpy()
+    # the command took effect exactly before step ack.step
+    expected = jacobi_reference(jacobi_reference(init, ack.step), stopped - ack.step, alpha=0.05)
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-6)
+    prog.free()
+
+
+def test_commands_at_a_step_match_the_fallback_bit_for_bit(ctx):
+    prog, A, _ = jacobi(ctx, 8, seed=5)
+
+    async def main():
+        async with prog.session(mode="persistent", steps=300) as run:
+            await trio.sleep(0.01)
+            ack = await run.send(alpha=0.02)
+            await run.wait()
+        return ack
+
+    ack = trio.run(main)
+    persistent = A.numpy()
+    prog.free()
+    prog, A, _ = jacobi(ctx, 8, seed=5)
+    prog.run(ack.step, mode="launch")
+    prog.ctl["alpha"] = 0.02           # read at the next step boundary
+    prog.run(300 - ack.step, mode="launch")
+    assert np.array_equal(A.numpy(), persistent)
+    prog.free()
+
+
+def test_session_body_error_stops_the_program(ctx):
+    prog, _, _ = jacobi(ctx, 8)
+
+    async def main():
+        async with prog.session(mode="persistent") as run:
+            while run.steps_done < 3:
+                await trio.sleep(0.002)
+            raise ValueError("host handler failed")
+
+    with pytest.raises(ValueError, match="host handler failed"):
+        trio.run(main)
+    assert not prog._runner.running
+    before = int(prog.step)
+    assert before > 0
+    prog.run(3)                         # the program is usable again
+    assert int(prog.step) == before + 3
+    prog.free()
+
+
+def test_session_with_step_count_finishes(ctx):
+    prog, A, init = jacobi(ctx, 8)
+
+    async def main():
+        async with prog.session(steps=50) as run:
+            assert await run.wait() == 50
+            with pytest.raises(vkp.VkPersistError, match="finished"):
+                await run.send(alpha=0.3)
+
+    trio.run(main)
+    np.testing.assert_allclose(A.numpy(), jacobi_reference(init, 50), rtol=1e-5, atol=1e-6)
+    prog.free()
+
+
+def test_stalled_heartbeat_raises_device_timeout(ctx):
+    prog, out = slow(ctx, 1 << 19 if ctx.info.is_lavapipe else 1 << 24)
+    with pytest.raises(vkp.DeviceTimeout, match="no progress"):
+        prog.run(1, mode="launch", timeout=0.01)
+    ctx.synchronize()
+    report = prog.run(1, mode="launch")       # recovers once the device is done
+    assert report.steps == 1
+    prog.free()
+
+
+def test_glsl_is_readable(ctx):
+    prog, _, _ = jacobi(ctx, 4)
+    mega = prog.glsl()
+    assert "void main()" in mega and "stage_sweep_ab" in mega and "_vkp_grid_sync" in mega
+    assert "occupancy discovery" in mega and "test_programs" not in mega
+    assert "programs_lib.py" in mega           # stage lines carry their Python source line
+    fallback = prog.glsl("launch")
+    assert fallback.count("void main()") == 3
+    with pytest.raises(ValueError, match="'persistent' or 'launch'"):
+        prog.glsl("megakernel")
+    prog.free()
+
+
+def test_declaration_mistakes(ctx):
+    prog = vkp.Program(ctx, name="bad")
+    a = prog.array("a", (4,), np.float32)
+    with pytest.raises(ValueError, match="already has an array 'a'"):
+        prog.array("a", (4,))
+    with pytest.raises(ValueError, match="identifier"):
+        prog.array("_x", (4,))
+    with pytest.raises(TypeError, match="takes 2 index parameters; it has 1"):
+        @prog.stage(domain=(4, 4))
+        def wrong(i):
+            a[i] = 1.0
+    with pytest.raises(ValueError, match="domain must be 1-3 positive ints"):
+        prog.stage(domain=(4, 0))(lambda i, j: None)
+    with pytest.raises(ValueError, match="no control field 'nope'"):
+        prog.loop(vkp.every("nope", _stage(prog, a)))
+    with pytest.raises(TypeError, match="not a stage"):
+        prog.loop(lambda i: None)
+    with pytest.raises(vkp.VkPersistError, match="nothing to run"):
+        prog.run(1)
+    with pytest.raises(ValueError, match="mode must be one of"):
+        prog.run(1, mode="fast")
+    prog.free()
+
+
+def _stage(prog, a):
+    @prog.stage(domain=4)
+    def fill(i):
+        a[i] = 2.0
+    return fill
+
+
+def test_stage_language_mistakes(ctx):
+    prog = vkp.Program(ctx, name="bad_stage")
+    a = prog.array("a", (4,), np.float32)
+
+    @prog.stage(domain=4)
+    def uses_ids(i):
+        a[i] = vkp.global_id(0)
+
+    prog.loop(uses_ids)
+    with pytest.raises(vkp.CompileError, match=r"test_programs.py:\d+.*cannot call vkp.global_id"):
+        prog.run(1)
+    prog.free()
+
+
+def test_declaring_after_compiling_is_refused(ctx):
+    prog, _, _ = jacobi(ctx, 4)
+    prog.run(1, mode="launch")
+    with pytest.raises(vkp.VkPersistError, match="after the program was compiled"):
+        prog.array("late", (4,))
+    prog.free()
