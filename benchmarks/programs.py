@@ -90,7 +90,8 @@ def bench_program(ctx, n, init, mode, seconds, groups, local):
     prog.run(4, mode=mode, **kw)          # compile and warm up
     rate = time_steps(lambda s: prog.run(s, mode=mode, **kw).steps, seconds)
     runner = prog._runner
-    note = f"{runner.participants} workgroups" if mode == "persistent" else ""
+    note = f"{runner.participants} x {runner.local} invocations" if mode == "persistent" \
+        else f"{runner.local} per workgroup"
     # a fixed-length run from the initial state, for the identity check
     A.set(init)
     prog.run(100, mode=mode, **kw)
@@ -163,8 +164,10 @@ def main() -> None:
     ap.add_argument("--device", default=None)
     ap.add_argument("--sizes", type=int, nargs="+", default=[32, 64])
     ap.add_argument("--seconds", type=float, default=2.0)
-    ap.add_argument("--groups", type=int, default=None)
-    ap.add_argument("--local", type=int, default=128)
+    ap.add_argument("--groups", type=int, default=None,
+                    help="megakernel workgroups (default: the runner's choice)")
+    ap.add_argument("--local", type=int, default=None,
+                    help="invocations per workgroup (default: the runner's choice)")
     ap.add_argument("--rows", nargs="+", default=["loop", "persistent", "launch", "graph"],
                     help="which rows to measure (loop persistent launch graph)")
     args = ap.parse_args()

@@ -94,15 +94,15 @@ def long_loop(ctx, iterations):
     return prog, out
 
 
-def slow(ctx, n):
-    """A launch-mode step that takes a while on a CPU (for heartbeat timeouts)."""
+def slow(ctx, n, iterations):
+    """One step that takes a while (for heartbeat timeouts)."""
     prog = vkp.Program(ctx, name="slow")
     out = prog.array("out", (n,), np.float32)
 
     @prog.stage(domain=n)
     def work(i):
         x = out[i]
-        for k in range(200):
+        for k in range(iterations):
             x = vkp.sin(x) + 1.0
         out[i] = x
 

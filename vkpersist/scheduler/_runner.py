@@ -23,8 +23,10 @@ from ._codegen import REASON_HALT, REASON_LOOP_LIMIT
 from ._program import Program, RunReport
 
 MODES = ("auto", "persistent", "launch")
-DEFAULT_LOCAL = 128
-GPU_GROUPS = 256             # participants asked for on GPUs; the ones co-resident join
+LAVAPIPE_LOCAL = 128
+GPU_LOCAL = 512
+GPU_GROUPS = 256             # at most this many participants on GPUs (barriers cost more
+                             # with more; see docs/benchmarks.md), co-resident ones join
 EPOCH_TARGET_S = 0.25
 BATCH_TARGET_S = 0.05
 MAX_BATCH = 256
@@ -41,10 +43,17 @@ def choose_mode(prog: Program, mode: str) -> str:
     return "persistent" if prog.ctl.live else "launch"
 
 
-def default_groups(info) -> int:
+def default_launch(prog: Program, info) -> tuple[int, int]:
+    """(groups, local) for the megakernel when the caller does not choose. Measured on the
+    H200 (docs/benchmarks.md): 512 invocations per workgroup and about one workgroup per
+    512 indices of the largest stage, up to 256 workgroups, were within 10% of the best
+    settings for 32³ and 64³ stencils."""
     if info.is_lavapipe:   # lavapipe runs one workgroup per pool thread at a time
-        return max(1, min(32, int(os.environ.get("LP_NUM_THREADS") or os.cpu_count() or 1)))
-    return GPU_GROUPS
+        threads = int(os.environ.get("LP_NUM_THREADS") or os.cpu_count() or 1)
+        return max(1, min(32, threads)), LAVAPIPE_LOCAL
+    local = min(GPU_LOCAL, info.max_workgroup_invocations)
+    largest = max(stage.size for stage, _ in prog.schedule) if prog.schedule else 1
+    return max(1, min(GPU_GROUPS, -(-largest // local))), local
 
 
 class Runner:
@@ -55,8 +64,9 @@ class Runner:
         for what, v in (("groups", groups), ("local", local)):
             if v is not None and (not isinstance(v, int) or v < 1):
                 raise ValueError(f"{what} must be a positive int, got {v!r}")
-        self.local = local or min(DEFAULT_LOCAL, info.max_workgroup_invocations)
-        self.groups = groups or default_groups(info)
+        default_groups, default_local = default_launch(prog, info)
+        self.local = local or default_local
+        self.groups = groups or default_groups
         self.build = build_for(prog, self.mode)
         self.ctl = prog.ctl
         self.core = prog.ctx._core
