@@ -108,3 +108,83 @@ def slow(ctx, n, iterations):
 
     prog.loop(work)
     return prog, out
+
+
+def random_graph(n, degree, seed=0):
+    """A random directed graph in CSR form (offsets, edges)."""
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(0, 2 * degree + 1, n)
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
+    edges = rng.integers(0, n, offsets[-1]).astype(np.int32)
+    return offsets, edges
+
+
+def bfs_reference(offsets, edges, source):
+    dist = np.full(len(offsets) - 1, -1, np.int32)
+    dist[source] = 0
+    frontier = [source]
+    while frontier:
+        nxt = []
+        for v in frontier:
+            for w in edges[offsets[v]:offsets[v + 1]]:
+                if dist[w] < 0:
+                    dist[w] = dist[v] + 1
+                    nxt.append(w)
+        frontier = nxt
+    return dist
+
+
+def bfs(ctx, offsets, edges, capacity=None):
+    """Breadth-first search with a work queue: `visit` pops a vertex and pushes the
+    neighbours it discovers; one step runs the search to the end."""
+    n = len(offsets) - 1
+    prog = vkp.Program(ctx, name="bfs")
+    off = prog.array("off", offsets.shape, np.int32, init=offsets)
+    adj = prog.array("adj", edges.shape, np.int32, init=edges)
+    dist = prog.array("dist", (n,), np.int32, init=np.full(n, -1, np.int32))
+    frontier = prog.queue("frontier", vkp.i32, capacity=capacity or n)
+
+    @prog.stage(consumes=frontier)
+    def visit(v):
+        d = dist[v]
+        for e in range(off[v], off[v + 1]):
+            w = adj[e]
+            if vkp.atomic.compare_exchange(dist, w, -1, d + 1) == -1:
+                frontier.push(w)
+
+    prog.loop(visit)
+    return prog, dist, frontier
+
+
+def producer(ctx, count, capacity):
+    """Pushes `count` items per step into a queue of `capacity`; `drain` sums them."""
+    prog = vkp.Program(ctx, name="producer")
+    total = prog.array("total", (1,), np.int32)
+    q = prog.queue("q", vkp.i32, capacity=capacity)
+
+    @prog.stage(domain=count)
+    def produce(i):
+        q.push(i)
+
+    @prog.stage(consumes=q)
+    def drain(item):
+        vkp.atomic.add(total, 0, 1)
+
+    prog.loop(produce, drain)
+    return prog, total, q
+
+
+def chain(ctx, length):
+    """Each item pushes its successor: the queue stage needs `length` rounds in one step."""
+    prog = vkp.Program(ctx, name="chain")
+    seen = prog.array("seen", (length + 1,), np.int32)
+    q = prog.queue("q", vkp.u32, capacity=4)
+
+    @prog.stage(consumes=q)
+    def follow(item):
+        seen[item] = 1
+        if item < length:
+            q.push(item + 1)
+
+    prog.loop(follow)
+    return prog, seen, q

@@ -9,7 +9,8 @@ import pytest
 import trio
 
 import vkpersist as vkp
-from programs_lib import counters, jacobi, jacobi_reference, long_loop, slow
+from programs_lib import (bfs, bfs_reference, chain, counters, jacobi, jacobi_reference,
+                          long_loop, producer, random_graph, slow)
 
 MODES = ["persistent", "launch"]
 
@@ -196,7 +197,7 @@ def test_glsl_is_readable(ctx):
 def test_declaration_mistakes(ctx):
     prog = vkp.Program(ctx, name="bad")
     a = prog.array("a", (4,), np.float32)
-    with pytest.raises(ValueError, match="already has an array 'a'"):
+    with pytest.raises(ValueError, match="already has an array or queue 'a'"):
         prog.array("a", (4,))
     with pytest.raises(ValueError, match="identifier"):
         prog.array("_x", (4,))
@@ -243,4 +244,61 @@ def test_declaring_after_compiling_is_refused(ctx):
     prog.run(1, mode="launch")
     with pytest.raises(vkp.VkPersistError, match="after the program was compiled"):
         prog.array("late", (4,))
+    prog.free()
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("groups", [1, 2])
+def test_queue_bfs_matches_cpu(ctx, mode, groups):
+    offsets, edges = random_graph(3000, 3, seed=2)
+    prog, dist, frontier = bfs(ctx, offsets, edges)
+    for source in (0, 17):
+        dist.set(np.where(np.arange(3000) == source, 0, -1))
+        frontier.fill([source])
+        prog.run(1, mode=mode, groups=groups)
+        assert np.array_equal(dist.numpy(), bfs_reference(offsets, edges, source))
+        assert len(frontier) == 0 and frontier.dropped == 0
+    prog.free()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_queue_overflow_is_counted_and_reported(ctx, mode):
+    prog, consumed, q = producer(ctx, 100, capacity=64)
+    with pytest.warns(vkp.QueueOverflow, match=r"queue 'q' \(capacity 64\) was full: 72 items"):
+        prog.run(2, mode=mode)
+    assert q.dropped == 72                     # 100 pushed, 64 kept, per step
+    assert consumed.numpy()[0] == 128
+    prog.free()
+
+
+def test_queue_rounds_beyond_the_fallback_limit(ctx):
+    prog, seen, q = chain(ctx, 40)
+    q.fill([0])
+    prog.run(1, mode="persistent")
+    assert seen.numpy().sum() == 41            # 41 rounds, one item each
+    seen.set(np.zeros(41, np.int32))
+    q.fill([0])
+    with pytest.raises(vkp.DeviceLimitError, match="queue 'q' still had items after 16 rounds"):
+        prog.run(1, mode="launch")
+    prog.free()
+
+
+def test_queue_host_side(ctx):
+    prog, seen, q = chain(ctx, 3)
+    q.fill([2, 3])
+    assert len(q) == 2 and q.items().tolist() == [2, 3]
+    with pytest.raises(ValueError, match="holds 4 items, got 5"):
+        q.fill([1, 2, 3, 4, 5])
+    with pytest.raises(TypeError, match="items must be vkp.i32, vkp.u32 or vkp.f32"):
+        prog.queue("bad", np.float64, capacity=4)
+    with pytest.raises(ValueError, match="capacity must be an int from 1"):
+        vkp.Program(ctx).queue("q", vkp.u32, capacity=0)
+    with pytest.raises(TypeError, match="takes one parameter, the item; it has 2"):
+        @prog.stage(consumes=q)
+        def two(a, b):
+            pass
+    with pytest.raises(TypeError, match="domain=.* or consumes=queue"):
+        prog.stage(domain=4, consumes=q)
+    prog.run(1)
+    assert len(q) == 0 and seen.numpy().tolist() == [0, 0, 1, 1]
     prog.free()

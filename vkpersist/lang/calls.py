@@ -33,13 +33,20 @@ def lower_call(c, target, node):
     if node.keywords and not (target in (B.shared.array, B.local.array)):
         raise c.src.error(node, "keyword arguments are not supported in kernel calls")
     from .compiler import DeviceFunction
-    from .frontend import _ControlApply, _SocketCommit
+    from .frontend import _ControlApply, _QueuePush, _SocketCommit
     if isinstance(target, _ControlApply):
         if len(node.args) != 1:
             raise c.src.error(node, "apply(step) takes the step number to acknowledge with")
         step = c.convert(c.value(c.expr(node.args[0]), node.args[0]), T.u32, node)
         target.var.written = True
         return ir.Intrinsic(T.void, c.src.loc(node), "control_apply", [target.var, step])
+    if isinstance(target, _QueuePush):
+        if len(node.args) != 1:
+            raise c.src.error(node, "push(item) takes one item")
+        var = target.var
+        item = c.convert(c.value(c.expr(node.args[0]), node.args[0]), var.type.elem, node)
+        var.written = True
+        return ir.Intrinsic(T.bool_, c.src.loc(node), "queue_push", [var, item])
     if isinstance(target, _SocketCommit):
         if node.args:
             raise c.src.error(node, "commit() takes no arguments")

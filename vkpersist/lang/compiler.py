@@ -66,12 +66,12 @@ class Unit:
         self.stack.pop()
         return fn
 
-    def compile_stage(self, pyfunc, ndim: int, name: str):
-        """A program stage: a void function of `ndim` int32 indices, reading and writing the
-        program's resources as globals."""
+    def compile_stage(self, pyfunc, param_types: list, name: str):
+        """A program stage: a void function of its domain indices (int32) or of one queue
+        item, reading and writing the program's resources as globals."""
         self.stack.append(pyfunc)
         try:
-            fc = FunctionCompiler(self, pyfunc, [T.i32] * ndim, is_kernel=False,
+            fc = FunctionCompiler(self, pyfunc, list(param_types), is_kernel=False,
                                   glsl_fn_name=name)
             fn = fc.compile()
         finally:

@@ -165,7 +165,7 @@ class FunctionCompiler:
                 var = ir.Var(glsl_name(name), T.arithmetic(t) if isinstance(t, T.Scalar) else t,
                              "scalar_param")
                 params.append(var)
-            elif isinstance(t, T.FixedArray):
+            elif isinstance(t, (T.FixedArray, T.QueueType)):
                 var = self.bound_arrays[name]
                 arrays.append(var)
             elif isinstance(t, T.ControlsType):
@@ -587,7 +587,8 @@ class FunctionCompiler:
     def expr_Name(self, node):
         if node.id in self.vars:
             var = self.vars[node.id]
-            if isinstance(var.type, (T.ArrayType, T.FixedArray, T.ControlsType, T.SocketType)):
+            if isinstance(var.type, (T.ArrayType, T.FixedArray, T.ControlsType, T.SocketType,
+                                     T.QueueType)):
                 return PyValue(_ArrayHandle(var))
             return ir.Ref(var.type, self.src.loc(node), var)
         if node.id in self.local_types:
@@ -649,6 +650,10 @@ class FunctionCompiler:
                 return self.control_field(obj.var, node)
             if isinstance(obj, _ArrayHandle) and isinstance(obj.var.type, T.SocketType):
                 return self.socket_attribute(obj.var, node)
+            if isinstance(obj, _ArrayHandle) and isinstance(obj.var.type, T.QueueType):
+                if node.attr != "push":
+                    raise self.src.error(node, f"queues have .push(item), not .{node.attr}")
+                return PyValue(_QueuePush(obj.var))
             if isinstance(obj, _ArrayHandle):
                 return self.array_attribute(obj.var, node)
             if isinstance(obj, tuple):
@@ -1101,6 +1106,13 @@ class _ArrayHandle:
 
 class _ControlApply:
     __slots__ = ("var",)
+
+    def __init__(self, var):
+        self.var = var
+
+
+class _QueuePush:
+    """`queue.push` inside a stage, before the call."""
 
     def __init__(self, var):
         self.var = var

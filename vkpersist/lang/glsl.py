@@ -97,6 +97,12 @@ def _bare(text: str) -> str:
     return text[1:-1]
 
 
+def binding_count(t) -> int:
+    """Descriptor bindings a parameter of type `t` takes (frames, header and state for a
+    MemSock; header and items for a queue)."""
+    return 3 if isinstance(t, T.SocketType) else 2 if isinstance(t, T.QueueType) else 1
+
+
 def glsl_type(t) -> str:
     if isinstance(t, T.Scalar):
         return T.arithmetic(t).glsl
@@ -163,8 +169,8 @@ class Writer:
             head.append(self._buffer_decl(var))
         head += self.globals
         if self.loop_guard:
-            status_binding = sum(3 if isinstance(v.type, T.SocketType) else 1
-                                 for v in k.array_params)
+            status_binding = max((v.binding + binding_count(v.type) for v in k.array_params),
+                                 default=0)
             head.append(f"layout(std430, binding = {status_binding}) buffer VkpStatus "
                         "{ uint _vkp_status[]; };")
             head.append("uint _vkp_iterations = 0u;")

@@ -166,6 +166,16 @@ class ControlsType(Type):
 
 
 @dataclass(frozen=True)
+class QueueType(Type):
+    """A program's work queue: a bounded ring of 32-bit items that stages push to."""
+    elem: Scalar
+    capacity: int
+
+    def __str__(self) -> str:
+        return f"Queue({self.elem}, capacity={self.capacity})"
+
+
+@dataclass(frozen=True)
 class SocketType(Type):
     """A MemSock parameter: a ring of frames the kernel writes one of per launch."""
     elem: Scalar | None           # frame element type (None: the annotation, any socket)

@@ -16,10 +16,12 @@ from ..lang import ir
 from ..lang.compiler import Unit
 from ..vk.glsl_kernel import GLSLKernel, push_struct
 from ..vk.sequence import DispatchSequence
-from ._codegen import EPOCH_WORDS, ProgramWriter, sched_words
-from ._program import Program, resource_vars
+from ..lang import types as T
+from ._codegen import EPOCH_WORDS, PHASE_FINAL, PHASE_FIRST, PHASE_NEXT, ProgramWriter, sched_words
+from ._program import Q_ARGS, Program, resource_vars
 
 MAX_GROUPS_X = 65535        # the smallest maxComputeWorkGroupCount[0] Vulkan allows
+FALLBACK_ROUNDS = 16        # rounds of a queue stage per step in the fallback
 
 
 @dataclasses.dataclass
@@ -30,6 +32,7 @@ class ShaderPlan:
     periods: list
     stage_functions: dict
     segment_list: list
+    queue_vars: dict
 
     def segments(self) -> list:
         return self.segment_list
@@ -66,8 +69,12 @@ class Build:
             self.boundary = self._shader("boundary", [], coherent=False)
             self.stage_shaders = [self._shader(i, [i], coherent=False)
                                   for i in range(len(prog.schedule))]
+            self.setup_shaders = {i: self._shader(("setup", i), [], coherent=False)
+                                  for i, (st, _) in enumerate(prog.schedule)
+                                  if st.consumes is not None}
             self.source = "\n".join([self.boundary.source] +
-                                    [s.source for s in self.stage_shaders])
+                                    [s.source for s in self.stage_shaders] +
+                                    [s.source for s in self.setup_shaders.values()])
 
     # ---- compiling -----------------------------------------------------------------------
     def _shader(self, kind, entries, coherent: bool) -> _Shader:
@@ -78,16 +85,27 @@ class Build:
         for index in entries:
             stage = prog.schedule[index][0]
             if stage.name not in functions:
-                functions[stage.name] = unit.compile_stage(stage.fn, len(stage.domain),
+                functions[stage.name] = unit.compile_stage(stage.fn, stage.param_types(),
                                                            f"stage_{stage.name}")
+        queue_vars = {name: resources[id(q)] for name, q in prog.queues.items()}
         plan = ShaderPlan(ctl_var, prog.schedule, prog.periods, functions,
-                          _segments(prog.schedule, functions) if kind == "mega" else [])
-        main = ir.Function("main", prog.name, [], arrays + [ctl_var, sched_var], [], [],
+                          _segments(prog.schedule, functions) if kind == "mega" else [],
+                          queue_vars)
+        params = []
+        if isinstance(kind, tuple):             # a queue round's setup: which phase, and
+            params = [ir.Var("_vkp_phase", T.u32, "scalar_param"),     # the consumer's
+                      ir.Var("_vkp_local", T.u32, "scalar_param")]     # local size
+        main = ir.Function("main", prog.name, params, arrays + [ctl_var, sched_var], [], [],
                            is_kernel=True)
         writer = ProgramWriter(main, unit, plan, kind, loop_guard=self.loop_guard,
                                kernel_id=self.kernel_id - 1)
         source = writer.module()
-        label = f"{prog.name}:{kind if isinstance(kind, str) else prog.schedule[kind][0].name}"
+        if isinstance(kind, str):
+            label = f"{prog.name}:{kind}"
+        elif isinstance(kind, tuple):
+            label = f"{prog.name}:{prog.schedule[kind[1]][0].name} rounds"
+        else:
+            label = f"{prog.name}:{prog.schedule[kind][0].name}"
         try:
             kernel = GLSLKernel(source, name=label)
         except CompileError as exc:     # a bug in vkpersist, not in the user's code
@@ -98,14 +116,19 @@ class Build:
     # ---- launching -----------------------------------------------------------------------
     def buffers(self) -> list:
         out = [a.array.buffer for a in self.prog.arrays.values()]
+        for q in self.prog.queues.values():
+            out += [q.header, q.items_array.buffer]
         out += [self.prog.ctl.buffer, self.sched]
         if self.status is not None:
             out.append(self.status.buffer)
         return out
 
-    def _push(self, shader: _Shader) -> bytes:
+    def _push(self, shader: _Shader, **params) -> bytes:
         values = []
         for name in shader.push_names:
+            if name in params:
+                values.append(params[name])
+                continue
             base, _, axis = name.rpartition("_shape")
             if base == "_vkp_sched":
                 values.append(self.sched_words.size)
@@ -144,16 +167,39 @@ class Build:
             boundary = (self.boundary.kernel._pipeline(ctx, (1, 1, 1)), buffers, (1, 1, 1),
                         self._push(self.boundary))
             stages = []
-            for shader, (stage, _) in zip(self.stage_shaders, self.prog.schedule):
-                groups = -(-stage.size // local)
-                gx = min(groups, MAX_GROUPS_X)
-                stages.append((shader.kernel._pipeline(ctx, (local, 1, 1)), buffers,
-                               (gx, -(-groups // gx), 1), self._push(shader)))
+            for i, (shader, (stage, _)) in enumerate(zip(self.stage_shaders,
+                                                         self.prog.schedule)):
+                pipeline = shader.kernel._pipeline(ctx, (local, 1, 1))
+                if stage.consumes is None:
+                    groups = -(-stage.size // local)
+                    gx = min(groups, MAX_GROUPS_X)
+                    stages.append((pipeline, buffers, (gx, -(-groups // gx), 1),
+                                   self._push(shader)))
+                else:
+                    stages += self._rounds(i, pipeline, buffers, local)
             dispatches = (([boundary] + stages) * steps) + [boundary]
             seq = DispatchSequence(ctx._core, [(self.sched, 0, EPOCH_WORDS * 4)], dispatches,
                                    label=f"{self.prog.name} batch")
             self.sequences[key] = seq
         return seq
+
+    def _rounds(self, index, consumer, buffers, local) -> list:
+        """The fallback's rounds of a queue stage: setup, then the consumer dispatched with
+        the workgroup count setup wrote, FALLBACK_ROUNDS times, then a final setup that
+        reports a queue not drained by then."""
+        ctx = self.prog.ctx
+        setup = self.setup_shaders[index]
+        pipeline = setup.kernel._pipeline(ctx, (1, 1, 1))
+        queue = self.prog.schedule[index][0].consumes
+        out = []
+        for r in range(FALLBACK_ROUNDS):
+            phase = PHASE_FIRST if r == 0 else PHASE_NEXT
+            out.append((pipeline, buffers, (1, 1, 1),
+                        self._push(setup, _vkp_phase=phase, _vkp_local=local)))
+            out.append((consumer, buffers, ("indirect", queue.header, Q_ARGS * 4), b""))
+        out.append((pipeline, buffers, (1, 1, 1),
+                    self._push(setup, _vkp_phase=PHASE_FINAL, _vkp_local=local)))
+        return out
 
     def free(self) -> None:
         for seq in self.sequences.values():
@@ -192,7 +238,7 @@ def _accesses(fn: ir.Function, seen=None) -> tuple[set, set]:
                 writes.add(node.args[0].var.name)
             elif node.name == "control_load":
                 reads.add(node.args[0].name)
-            elif node.name == "control_store":
+            elif node.name in ("control_store", "queue_push"):
                 writes.add(node.args[0].name)
         elif isinstance(node, ir.Call) and id(node.func) not in seen:
             seen.add(id(node.func))
@@ -216,6 +262,11 @@ def _segments(schedule, functions) -> list:
     pending: list = []
     out = []
     for index, (stage, bit) in enumerate(schedule):
+        if stage.consumes is not None:      # its queue barriers come before and after it
+            out.append((index, False, False))
+            if bit is None:
+                pending = []
+            continue
         r, w = access[stage.name]
         before = any(w & (pr | pw) or r & pw
                      for pr, pw in (access[p.name] for p in pending))

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 from ..lang import ir
 from ..lang import types as T
-from ..lang.glsl import LOOP_GUARD_LIMIT, Writer
+from ..lang.glsl import LOOP_GUARD_LIMIT, Writer, glsl_type
+from ._program import Q_ARGS, Q_DROPPED, Q_HEAD, Q_HI, Q_LO, Q_TAIL, Q_UNDRAINED
 
 # epoch words
 S_OCCUPANCY, S_ARRIVED, S_STARTED, S_ENDED, S_DONE, S_ITER_MAX, S_ITER_PREV, S_CUR = range(8)
@@ -40,6 +41,7 @@ REASON_BUDGET, REASON_HALT, REASON_LOOP_LIMIT = 1, 2, 3
 QUIET_POLLS = 1024          # the first participant closes the poll after this long without joins
 LOOP_BUDGET = LOOP_GUARD_LIMIT - 5000     # lavapipe: end the epoch before any loop is cut
 SPIN_UNROLL = 8             # polls per spin-loop iteration (lavapipe counts iterations)
+PHASE_FIRST, PHASE_NEXT, PHASE_FINAL = 0, 1, 2    # fallback queue rounds (setup kernels)
 
 
 class ProgramWriter(Writer):
@@ -74,7 +76,45 @@ class ProgramWriter(Writer):
         """what: 0 state, 1 flags, 2 step, of the step words with parity `parity`."""
         return f"_vkp_sched[{STEP_WORDS + what}u + 3u * {parity}]"
 
+    def _buffer_decl(self, var) -> str:
+        if isinstance(var.type, T.QueueType):
+            n, b = var.name, var.binding
+            return "\n".join([
+                f"layout(std430, binding = {b}) coherent buffer {n}_q_buffer {{ uint {n}_q[]; }};"
+                "   // queue: tail, head, dropped, rounds",
+                f"layout(std430, binding = {b + 1}) coherent buffer {n}_items_buffer "
+                f"{{ {glsl_type(var.type.elem)} {n}_items[]; }};"])
+        return super()._buffer_decl(var)
+
+    def queue_push(self, var) -> str:
+        """The push helper of queue `var`: reserve a slot unless the queue is full (then
+        count the item as dropped), then store the item."""
+        n, cap = var.name, var.type.capacity
+        name = f"_vkp_push_{n}"
+        if name not in self.helpers:
+            guard = ["        " + self.guard_line()] if self.loop_guard else []
+            self.helpers[name] = "\n".join([
+                f"bool {name}({glsl_type(var.type.elem)} item) {{",
+                f"    uint t = atomicAdd({n}_q[{Q_TAIL}], 0u);",
+                "    while (true) {",
+                *guard,
+                f"        if (t - {n}_q[{Q_HEAD}] >= {cap}u) {{      // full: drop and count",
+                f"            atomicAdd({n}_q[{Q_DROPPED}], 1u);",
+                "            return false;",
+                "        }",
+                f"        uint prev = atomicCompSwap({n}_q[{Q_TAIL}], t, t + 1u);",
+                "        if (prev == t) break;",
+                "        t = prev;",
+                "    }",
+                f"    {n}_items[t % {cap}u] = item;",
+                "    return true;",
+                "}"])
+        return name
+
     def expr_Intrinsic(self, e):
+        if e.name == "queue_push":
+            var, item = e.args
+            return f"{self.queue_push(var)}({self.expr(item)})"
         if e.name == "control_load" and e.args[1].side == "host":
             _, f, index = e.args
             word = f"_vkp_snap + {f.word}u" if index is None else \
@@ -99,6 +139,8 @@ class ProgramWriter(Writer):
                 "    _vkp_boundary(p);",
                 f"    {self.sched(S_CUR)} = p;",
                 "}"])
+        elif isinstance(self.kind, tuple):          # ("setup", schedule index)
+            self.queue_setup_kernel(self.kind[1])
         else:
             self.stage_kernel(self.kind)
 
@@ -202,6 +244,9 @@ class ProgramWriter(Writer):
     def stage_kernel(self, index: int) -> None:
         stage, bit = self.plan.schedule[index]
         fn = self.plan.stage_functions[stage.name]
+        if stage.consumes is not None:
+            self.consume_kernel(stage, fn)
+            return
         self.emit(f"// stage {stage.name} of the fallback: one invocation per index of "
                   f"{stage.domain}")
         self.emit("void main() {")
@@ -220,6 +265,51 @@ class ProgramWriter(Writer):
         self.indent -= 1
         self.emit("}")
 
+    # ---- queue stages in the fallback -------------------------------------------------
+    def queue_setup_kernel(self, index: int) -> None:
+        """Before each round of a queue stage (and once after the last): mark the previous
+        round consumed, take [head, tail) as the next round and size its dispatch."""
+        stage, bit = self.plan.schedule[index]
+        n = self.plan.queue_vars[stage.consumes.name].name
+        cond = f"{self.step_word(0, 'p')} == {STATE_RUNNING}u"
+        if bit is not None:
+            cond += f" && ({self.step_word(1, 'p')} & {1 << bit}u) != 0u"
+        self.emit_all([
+            f"// rounds of stage {stage.name}, which consumes queue {stage.consumes.name}",
+            "void main() {",
+            f"    uint p = {self.sched(S_CUR)};",
+            f"    bool runs = {cond};",
+            f"    if (runs && _vkp_phase != {PHASE_FIRST}u) {n}_q[{Q_HEAD}] = {n}_q[{Q_HI}];",
+            f"    uint lo = {n}_q[{Q_HEAD}];",
+            f"    uint hi = runs ? {n}_q[{Q_TAIL}] : lo;",
+            f"    if (_vkp_phase == {PHASE_FINAL}u) {{",
+            f"        if (hi != lo) {n}_q[{Q_UNDRAINED}] += 1u;   // items left: report it",
+            "        hi = lo;",
+            "    }",
+            f"    {n}_q[{Q_LO}] = lo;",
+            f"    {n}_q[{Q_HI}] = hi;",
+            f"    {n}_q[{Q_ARGS}] = min((hi - lo + _vkp_local - 1u) / _vkp_local, 65535u);",
+            f"    {n}_q[{Q_ARGS + 1}] = 1u;",
+            f"    {n}_q[{Q_ARGS + 2}] = 1u;",
+            "}"])
+
+    def consume_kernel(self, stage, fn) -> None:
+        n = self.plan.queue_vars[stage.consumes.name].name
+        cap = stage.consumes.capacity
+        self.emit_all([
+            f"// stage {stage.name} of the fallback: one round of queue {stage.consumes.name}",
+            "void main() {",
+            f"    uint p = {self.sched(S_CUR)};",
+            *["    " + line for line in self.begin_step("p")],
+            f"    uint lo = {n}_q[{Q_LO}];",
+            f"    uint count = {n}_q[{Q_HI}] - lo;",
+            "    uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;",
+            "    for (uint k = gl_GlobalInvocationID.x; k < count; k += stride) {",
+            *(["        " + self.guard_line()] if self.loop_guard else []),
+            f"        {fn.name}({n}_items[(lo + k) % {cap}u]);",
+            "    }",
+            "}"])
+
     # ---- the megakernel ---------------------------------------------------------------
     def megakernel(self) -> None:
         load = self.atomic_load
@@ -233,6 +323,7 @@ class ProgramWriter(Writer):
             "int _vkp_part;          // this workgroup's participant index",
             "uint _vkp_nparts;       // participating workgroups",
             "uint _vkp_target = 0u;  // arrivals that complete the current grid barrier",
+            "uint _vkp_round = 0u;   // queue rounds so far: their words alternate by parity",
             "",
             "// Grid barrier: arrivals on one monotonic counter; only participants (workgroups",
             "// known to be running) are ever waited for. At a step boundary participant 0",
@@ -263,6 +354,7 @@ class ProgramWriter(Writer):
             "    barrier();",
             "}",
             "",
+            *self.queue_syncs(arrived, guard),
             "void main() {",
             "    // occupancy discovery: workgroups join while the poll is open; the first",
             "    // participant closes it once no one has joined for a while (or all have)",
@@ -319,6 +411,63 @@ class ProgramWriter(Writer):
         self.indent = 0
         self.emit_all(["    }", "}"])
 
+    def queue_syncs(self, arrived: str, guard: list) -> list[str]:
+        """A grid barrier per consumed queue whose last arrival fixes the next round: it
+        marks the round just consumed (when `after_round`) and takes [head, tail) as the
+        next, with every push of every participant in it, then arrives once more."""
+        out = []
+        for qname in sorted({st.consumes.name for st, _ in self.plan.schedule
+                             if st.consumes is not None}):
+            n = self.plan.queue_vars[qname].name
+            out += [
+                f"void _vkp_queue_sync_{n}(uint s, bool after_round) {{",
+                *(["    atomicMax(_vkp_group_iterations, _vkp_iterations);"]
+                  if self.loop_guard else []),
+                "    memoryBarrierBuffer();",
+                "    barrier();",
+                "    if (gl_LocalInvocationIndex == 0u) {",
+                *([f"        atomicMax({self.sched(S_ITER_MAX)}, _vkp_group_iterations);"]
+                  if self.loop_guard else []),
+                "        _vkp_target += _vkp_nparts;",
+                f"        if (atomicAdd({self.sched(S_ARRIVED)}, 1u) + 1u == _vkp_target) {{",
+                f"            if (after_round) {n}_q[{Q_HEAD}] = {n}_q[{Q_HI} + 2u * (s ^ 1u)];",
+                f"            {n}_q[{Q_LO} + 2u * s] = {n}_q[{Q_HEAD}];",
+                f"            {n}_q[{Q_HI} + 2u * s] = atomicAdd({n}_q[{Q_TAIL}], 0u);",
+                "            memoryBarrierBuffer();",
+                f"            atomicAdd({self.sched(S_ARRIVED)}, 1u);",
+                "        }",
+                "        _vkp_target += 1u;",
+                "        while (true) {",
+                *["            " + g for g in guard],
+                f"            if ({arrived}) break;",
+                "        }",
+                "    }",
+                "    barrier();",
+                "}",
+                ""]
+        return out
+
+    def consume_segment(self, stage, fn, guard) -> None:
+        n = self.plan.queue_vars[stage.consumes.name].name
+        cap = stage.consumes.capacity
+        self.emit_all([
+            f"// stage {stage.name}: one call per item of queue {stage.consumes.name}, in "
+            "rounds, until a round finds it empty",
+            f"_vkp_queue_sync_{n}(_vkp_round & 1u, false);",
+            "while (true) {",
+            *["    " + g for g in guard],
+            f"    uint lo = {n}_q[{Q_LO} + 2u * (_vkp_round & 1u)];",
+            f"    uint count = {n}_q[{Q_HI} + 2u * (_vkp_round & 1u)] - lo;",
+            "    if (count == 0u) break;",
+            "    for (uint _k = _first; _k < count; _k += _stride) {",
+            *["        " + g for g in guard],
+            f"        {fn.name}({n}_items[(lo + _k) % {cap}u]);",
+            "    }",
+            "    _vkp_round += 1u;",
+            f"    _vkp_queue_sync_{n}(_vkp_round & 1u, true);",
+            "}",
+        ])
+
     def segment(self, segment, guard) -> None:
         """One schedule entry: (stage index, barrier before it, barrier after it)."""
         index, before, after = segment
@@ -328,6 +477,15 @@ class ProgramWriter(Writer):
             self.emit(f"if ((_flags & {1 << bit}u) != 0u) {{   "
                       f"// every({_period_text(self.plan.periods[bit])})")
             self.indent += 1
+        if stage.consumes is not None:
+            self.consume_segment(stage, fn, guard)
+        else:
+            self.domain_segment(stage, fn, guard, before, after)
+        if bit is not None:
+            self.indent -= 1
+            self.emit("}")
+
+    def domain_segment(self, stage, fn, guard, before, after) -> None:
         if before:
             self.emit("_vkp_grid_sync(false, 0u);")
         self.emit(f"// stage {stage.name} over {stage.domain}")
@@ -340,9 +498,6 @@ class ProgramWriter(Writer):
         self.emit("}")
         if after:
             self.emit("_vkp_grid_sync(false, 0u);")
-        if bit is not None:
-            self.indent -= 1
-            self.emit("}")
 
 
 def snapshot_words(ctl_type) -> int:

@@ -93,11 +93,86 @@ class StepCounter:
         return f"<{self.program.name} step {self.program.steps_done}>"
 
 
+# queue header words (in control-placement memory, so the host reads them directly)
+Q_TAIL, Q_HEAD, Q_DROPPED, Q_LO, Q_HI, Q_UNDRAINED, Q_ARGS = 0, 1, 2, 3, 4, 7, 8
+QUEUE_HEADER_WORDS = 16      # LO/HI of parity s at Q_LO + 2s / Q_HI + 2s; ARGS: x, y, z
+QUEUE_TYPES = (T.i32, T.u32, T.f32)
+
+
+class ProgramQueue:
+    """A bounded work queue of a Program. Stages push items (`q.push(item)`, False when
+    the queue is full: the item is dropped and counted in `dropped`); a stage declared with
+    `consumes=q` is called once per item until the queue is empty, items pushed meanwhile
+    included. Between runs the host can `fill(items)` it and read `len(q)` and `items()`."""
+    _program_resource = True
+
+    def __init__(self, program: "Program", name: str, elem, capacity: int):
+        from ..control import control_placement
+        self.program = program
+        self.name = name
+        self.type = T.QueueType(elem, capacity)
+        self.dtype = elem.dtype
+        self.capacity = capacity
+        ctx = program.ctx
+        memory_type, _ = control_placement(ctx)
+        from ..vk.buffer import Buffer
+        self.header = Buffer(ctx._core_alive(), QUEUE_HEADER_WORDS * 4, "host",
+                             memory_type=memory_type)
+        self._words = self.header.host_view().view(np.uint32)
+        self._words[:] = 0
+        self.items_array = ctx.zeros(capacity, self.dtype)
+        self._dropped_seen = 0
+
+    def __len__(self) -> int:
+        self.program._require_idle(f"reading queue {self.name!r}")
+        return int((self._words[Q_TAIL] - self._words[Q_HEAD]) & 0xFFFFFFFF)
+
+    @property
+    def dropped(self) -> int:
+        """Items dropped so far because the queue was full."""
+        return int(self._words[Q_DROPPED])
+
+    def items(self) -> np.ndarray:
+        """The waiting items, oldest first (a copy)."""
+        n = len(self)
+        head = int(self._words[Q_HEAD])
+        data = self.items_array.numpy()
+        return data[(head + np.arange(n)) % self.capacity]
+
+    def fill(self, items) -> None:
+        """Replace the queue's contents with `items` (the dropped count is kept)."""
+        self.program._require_idle(f"filling queue {self.name!r}")
+        data = np.asarray(items, dtype=self.dtype).reshape(-1)
+        if data.size > self.capacity:
+            raise ValueError(f"queue {self.name!r} holds {self.capacity} items, got {data.size}")
+        full = np.zeros(self.capacity, self.dtype)
+        full[:data.size] = data
+        self.items_array.copy_from(full)
+        self._words[Q_HEAD] = 0
+        self._words[Q_TAIL] = data.size
+
+    def free(self) -> None:
+        self.header.free()
+        self.items_array.free()
+
+    def __repr__(self) -> str:
+        return f"<program queue {self.name!r} of {self.type.elem}, capacity {self.capacity}>"
+
+
 class Stage:
-    def __init__(self, program: "Program", fn, domain):
+    def __init__(self, program: "Program", fn, domain, consumes: ProgramQueue | None = None):
         self.program = program
         self.fn = fn
         self.name = fn.__name__
+        self.consumes = consumes
+        if consumes is not None:
+            self.domain = None
+            self.size = consumes.capacity
+            nparams = fn.__code__.co_argcount
+            if nparams != 1:
+                raise TypeError(f"stage {self.name} consumes queue {consumes.name!r}: it takes "
+                                f"one parameter, the item; it has {nparams}")
+            return
         if isinstance(domain, (int, np.integer)):
             domain = (domain,)
         if not isinstance(domain, tuple) or not 1 <= len(domain) <= 3 or \
@@ -119,7 +194,14 @@ class Stage:
                            "prog.loop(...) and call prog.run(steps)")
 
     def __repr__(self) -> str:
+        if self.consumes is not None:
+            return f"<stage {self.name} consuming queue {self.consumes.name!r}>"
         return f"<stage {self.name} over {self.domain}>"
+
+    def param_types(self) -> list:
+        if self.consumes is not None:
+            return [self.consumes.type.elem]
+        return [T.i32] * len(self.domain)
 
 
 class Every:
@@ -151,6 +233,7 @@ class Program:
         self.ctx = ctx if ctx is not None else default_context()
         self.name = name
         self.arrays: dict[str, ProgramArray] = {}
+        self.queues: dict[str, ProgramQueue] = {}
         self.stages: dict[str, Stage] = {}
         self.schedule: list = []          # [(Stage, every-bit or None)]
         self.periods: list = []           # every-bit -> n (int) or control field name
@@ -174,10 +257,7 @@ class Program:
     def array(self, name: str, shape, dtype=np.float32, *, init=None) -> ProgramArray:
         """A resident device array, zero-filled or copied from `init`."""
         self._check_open("add arrays")
-        if not isinstance(name, str) or not name.isidentifier() or name.startswith("_"):
-            raise ValueError(f"array name {name!r} must be an identifier not starting with '_'")
-        if name in self.arrays:
-            raise ValueError(f"{self.name} already has an array {name!r}")
+        self._check_name(name, "array")
         if init is not None:
             data = np.asarray(init)
             if shape is not None and tuple(data.shape) != tuple(np.atleast_1d(shape)):
@@ -188,6 +268,33 @@ class Program:
         handle = ProgramArray(self, name, arr)
         self.arrays[name] = handle
         return handle
+
+    def queue(self, name: str, dtype, *, capacity: int) -> ProgramQueue:
+        """A bounded work queue of vkp.i32, vkp.u32 or vkp.f32 items."""
+        self._check_open("add queues")
+        self._check_name(name, "queue")
+        from ..lang.frontend import resolve_type
+        elem = resolve_type(dtype) if not isinstance(dtype, T.Scalar) else dtype
+        if elem is None and dtype is not None:
+            try:
+                elem = T.scalar_of_dtype(np.dtype(dtype))
+            except (TypeError, KeyError):
+                elem = None
+        if elem not in QUEUE_TYPES:
+            raise TypeError(f"queue {name!r}: items must be vkp.i32, vkp.u32 or vkp.f32, got "
+                            f"{dtype!r}")
+        if not isinstance(capacity, (int, np.integer)) or not 1 <= capacity < 2**31:
+            raise ValueError(f"queue {name!r}: capacity must be an int from 1 to 2**31 - 1, got "
+                             f"{capacity!r}")
+        q = ProgramQueue(self, name, elem, int(capacity))
+        self.queues[name] = q
+        return q
+
+    def _check_name(self, name, what: str) -> None:
+        if not isinstance(name, str) or not name.isidentifier() or name.startswith("_"):
+            raise ValueError(f"{what} name {name!r} must be an identifier not starting with '_'")
+        if name in self.arrays or name in self.queues:
+            raise ValueError(f"{self.name} already has an array or queue {name!r}")
 
     def controls(self, *, commands: int = 16, status: dict | None = None,
                  **fields) -> ControlBuffer:
@@ -206,14 +313,21 @@ class Program:
                              _internal_status={"_step": T.u32, "_done": T.u32,
                                                "_reason": T.u32, "_parts": T.u32}, **fields)
 
-    def stage(self, *, domain):
-        """Decorator: a stage called once per index of `domain` (1-3 ints) each time it runs."""
+    def stage(self, *, domain=None, consumes: ProgramQueue | None = None):
+        """Decorator: a stage called once per index of `domain` (1-3 ints), or once per item
+        of the queue it `consumes` until that queue is empty, each time it runs."""
         self._check_open("add stages")
+        if (domain is None) == (consumes is None):
+            raise TypeError("@prog.stage takes domain=(n, ...) or consumes=queue (one of them)")
+        if consumes is not None and (not isinstance(consumes, ProgramQueue)
+                                     or consumes.program is not self):
+            raise TypeError(f"consumes= takes a queue of this program (prog.queue(...)), got "
+                            f"{consumes!r}")
 
         def declare(fn):
             if not callable(fn) or not hasattr(fn, "__code__"):
                 raise TypeError(f"@prog.stage decorates a Python function, not {fn!r}")
-            st = Stage(self, fn, domain)
+            st = Stage(self, fn, domain, consumes)
             if st.name in self.stages:
                 raise ValueError(f"{self.name} already has a stage {st.name!r}")
             self.stages[st.name] = st
@@ -296,6 +410,8 @@ class Program:
         self._builds.clear()
         for a in self.arrays.values():
             a.array.free()
+        for q in self.queues.values():
+            q.free()
         if self.ctl is not None:
             self.ctl.free()
 
@@ -315,8 +431,8 @@ class RunReport:
 
 
 def resource_vars(prog: Program, coherent: bool) -> tuple[dict, list, ir.Var, ir.Var]:
-    """Fresh IR variables for one shader of `prog`: (resources for the Unit, array vars in
-    binding order, the controls var, the scheduler-words var)."""
+    """Fresh IR variables for one shader of `prog`: (resources for the Unit, array and queue
+    vars in binding order, the controls var, the scheduler-words var)."""
     resources, arrays = {}, []
     for binding, (name, a) in enumerate(prog.arrays.items()):
         var = ir.Var(glsl_name(name), T.ArrayType(T.scalar_of_dtype(a.dtype), a.ndim), "array_param",
@@ -324,11 +440,17 @@ def resource_vars(prog: Program, coherent: bool) -> tuple[dict, list, ir.Var, ir
         var.coherent = coherent
         resources[id(a)] = var
         arrays.append(var)
-    ctl_var = ir.Var("_vkp_controls", prog.ctl.type, "controls", binding=len(arrays))
+    binding = len(arrays)
+    for name, q in prog.queues.items():
+        var = ir.Var(glsl_name(name), q.type, "queue", binding=binding)
+        resources[id(q)] = var
+        arrays.append(var)
+        binding += 2
+    ctl_var = ir.Var("_vkp_controls", prog.ctl.type, "controls", binding=binding)
     ctl_var.coherent = True      # the step boundary reads host writes with plain loads
     resources[id(prog.ctl)] = ctl_var
     resources[id(prog.step)] = "step"
-    sched = ir.Var("_vkp_sched", T.ArrayType(T.u32, 1), "array_param", binding=len(arrays) + 1)
+    sched = ir.Var("_vkp_sched", T.ArrayType(T.u32, 1), "array_param", binding=binding + 1)
     sched.coherent = True
     sched.written = True
     return resources, arrays, ctl_var, sched

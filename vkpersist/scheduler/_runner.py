@@ -15,12 +15,17 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 
 from .._errors import DeviceLimitError, DeviceTimeout, VkPersistError
 from .._polling import poll_until
-from ._build import build_for
+from ._build import FALLBACK_ROUNDS, build_for
 from ._codegen import REASON_HALT, REASON_LOOP_LIMIT
-from ._program import Program, RunReport
+from ._program import Q_UNDRAINED, Program, RunReport
+
+
+class QueueOverflow(RuntimeWarning):
+    """A program's work queue was full and dropped items."""
 
 MODES = ("auto", "persistent", "launch")
 LAVAPIPE_LOCAL = 128
@@ -121,6 +126,7 @@ class Runner:
         if self.mode == "persistent":
             self.participants = int(self.ctl["_parts"])
         self.ctl["_halt"] = 0          # whoever asked for the halt decides what comes next
+        self._check_queues()
         if reason == REASON_LOOP_LIMIT and done == 0:
             raise DeviceLimitError(
                 f"{self.prog.name}: one step needs more loop iterations per invocation than "
@@ -132,6 +138,25 @@ class Runner:
             limit = 1 << 30 if self.mode == "persistent" else MAX_BATCH
             self.epoch_steps = int(max(1, min(limit, rate * target, 4 * self.epoch_steps)))
         return done, reason
+
+    def _check_queues(self) -> None:
+        """Queue overflows are reported, never silent: a warning per epoch that dropped
+        items; a queue stage that the fallback could not drain within a step is an error."""
+        for q in self.prog.queues.values():
+            dropped = q.dropped
+            if dropped != q._dropped_seen:
+                warnings.warn(f"{self.prog.name}: queue {q.name!r} (capacity {q.capacity}) "
+                              f"was full: {dropped - q._dropped_seen} items dropped (total "
+                              f"{dropped}); give it more capacity", QueueOverflow,
+                              stacklevel=4)
+                q._dropped_seen = dropped
+            if q._words[Q_UNDRAINED]:
+                q._words[Q_UNDRAINED] = 0
+                raise DeviceLimitError(
+                    f"{self.prog.name}: a stage consuming queue {q.name!r} still had items "
+                    f"after {FALLBACK_ROUNDS} rounds in one step (mode 'launch' records that "
+                    "many); the step's results are incomplete. Use mode='persistent', or push "
+                    "fewer rounds of work per step")
 
     def halt(self) -> None:
         """End the running epoch at its next step boundary (no-op when none runs)."""

@@ -23,7 +23,7 @@ def _usage():
     global _USAGE
     if _USAGE is None:
         _USAGE = (vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | vk.VK_BUFFER_USAGE_TRANSFER_SRC_BIT
-                  | vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT)
+                  | vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT | vk.VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT)
     return _USAGE
 
 

@@ -14,7 +14,8 @@ from . import commands
 
 class DispatchSequence:
     """fills: [(buffer, word, nbytes)] run first; dispatches: [(pipeline, buffers, groups,
-    push bytes)] in order. Submit with `launch()`; the sequence stays alive (and its command
+    push bytes)] in order, groups either (x, y, z) or ("indirect", buffer, byte offset) for
+    workgroup counts an earlier dispatch wrote. Submit with `launch()`; the sequence stays alive (and its command
     buffer recorded) until every submission of it has completed."""
 
     def __init__(self, core, fills, dispatches, label: str = "sequence"):
@@ -40,7 +41,10 @@ class DispatchSequence:
                     keep.append(data)
                     vk.vkCmdPushConstants(cb, pipeline.layout, vk.VK_SHADER_STAGE_COMPUTE_BIT,
                                           0, len(push), data)
-                vk.vkCmdDispatch(cb, *groups)
+                if groups[0] == "indirect":     # ("indirect", buffer, byte offset)
+                    vk.vkCmdDispatchIndirect(cb, groups[1].handle, groups[2])
+                else:
+                    vk.vkCmdDispatch(cb, *groups)
                 commands.barrier_between(cb)
         commands.record(cb, body, reusable=True)
         self._submit = RawSubmit(cb)
