@@ -188,3 +188,30 @@ def chain(ctx, length):
 
     prog.loop(follow)
     return prog, seen, q
+
+
+def wave(ctx, n, period, capacity, policy="drop"):
+    """A 2-d field that grows by its index each step; `snapshot` emits it every `period`
+    steps with the step number as payload."""
+    prog = vkp.Program(ctx, name="wave")
+    field = prog.array("field", (n, n), np.float32)
+    snap = prog.memsock("snap", np.float32, (n, n), capacity=capacity, policy=policy,
+                        payload={"step": vkp.u32})
+
+    @prog.stage(domain=(n, n))
+    def grow(i, j):
+        field[i, j] += float(i * n + j)
+
+    @prog.stage(domain=(n, n))
+    def snapshot(i, j):
+        snap.frame[i, j] = field[i, j]
+        if i == 0 and j == 0:
+            snap.step = prog.step
+
+    prog.loop(grow, vkp.every(period, snapshot))
+    return prog, snap
+
+
+def wave_expected(n, step):
+    """The field after steps 0..step have run grow."""
+    return (np.arange(n * n, dtype=np.float32).reshape(n, n) * (step + 1)).astype(np.float32)

@@ -10,7 +10,7 @@ import trio
 
 import vkpersist as vkp
 from programs_lib import (bfs, bfs_reference, chain, counters, jacobi, jacobi_reference,
-                          long_loop, producer, random_graph, slow)
+                          long_loop, producer, random_graph, slow, wave, wave_expected)
 
 MODES = ["persistent", "launch"]
 
@@ -197,7 +197,7 @@ def test_glsl_is_readable(ctx):
 def test_declaration_mistakes(ctx):
     prog = vkp.Program(ctx, name="bad")
     a = prog.array("a", (4,), np.float32)
-    with pytest.raises(ValueError, match="already has an array or queue 'a'"):
+    with pytest.raises(ValueError, match="already has an array, queue or memsock 'a'"):
         prog.array("a", (4,))
     with pytest.raises(ValueError, match="identifier"):
         prog.array("_x", (4,))
@@ -301,4 +301,66 @@ def test_queue_host_side(ctx):
         prog.stage(domain=4, consumes=q)
     prog.run(1)
     assert len(q) == 0 and seen.numpy().tolist() == [0, 0, 1, 1]
+    prog.free()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_memsock_frames_from_a_stage(ctx, mode):
+    prog, snap = wave(ctx, 8, period=2, capacity=4)
+    prog.run(6, mode=mode)                       # frames at steps 0, 2, 4
+    frames = []
+    while (frame := snap.poll()) is not None:
+        with frame:
+            step = int(frame.payload["step"])
+            np.testing.assert_array_equal(frame.data, wave_expected(8, step))
+            frames.append((frame.seq, step))
+    assert frames == [(0, 0), (1, 2), (2, 4)] and snap.dropped == 0
+    prog.run(12, mode=mode)                      # 6 more frames into a ring of 4: 2 dropped
+    assert [snap.wait(1).seq for _ in range(4)] == [3, 4, 5, 6]
+    assert snap.poll() is None and snap.dropped == 2
+    prog.free()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_memsock_block_policy_loses_nothing(ctx, mode):
+    prog, snap = wave(ctx, 8, period=1, capacity=2, policy="block")
+
+    async def main():
+        got = []
+        async with prog.session(mode=mode, steps=30):
+            async for frame in snap.frames(timeout=10):
+                with frame:
+                    assert int(frame.payload["step"]) == frame.seq
+                    np.testing.assert_array_equal(frame.data, wave_expected(8, frame.seq))
+                    got.append(frame.seq)
+                await trio.sleep(0.001)            # a slow reader
+                if len(got) == 30:
+                    break
+        return got
+
+    assert trio.run(main) == list(range(30))
+    assert snap.dropped == 0
+    with pytest.raises(vkp.DeviceTimeout, match="memsock 'snap' is full .policy 'block'"):
+        prog.run(5, mode=mode, timeout=0.3)     # nobody reads: a clear error, no hang
+    prog.free()
+
+
+def test_memsock_mistakes(ctx):
+    prog = vkp.Program(ctx, name="socks")
+    a = prog.array("a", (4,), np.float32)
+    s = prog.memsock("s", np.float32, 4)
+
+    @prog.stage(domain=4)
+    def one(i):
+        s.frame[i] = a[i]
+
+    @prog.stage(domain=4)
+    def two(i):
+        s.frame[i] = 2.0 * a[i]
+
+    prog.loop(one, two)
+    with pytest.raises(vkp.VkPersistError, match="memsock 's' is written by one, two"):
+        prog.run(1)
+    with pytest.raises(vkp.VkPersistError, match="belongs to program 'socks'"):
+        s._bind()
     prog.free()

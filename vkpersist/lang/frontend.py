@@ -731,6 +731,9 @@ class FunctionCompiler:
                              f"not .{node.attr}")
 
     def socket_commit(self, var, node):
+        if self.unit.resources:
+            raise self.src.error(node, "program stages do not commit frames: the program "
+                                 "publishes the frame once the stage has run everywhere")
         self.commits.append((var, node))
         return ir.Intrinsic(T.void, self.src.loc(node), "socket_commit", [var])
 

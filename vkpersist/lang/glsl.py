@@ -152,8 +152,9 @@ class Writer:
         self.push_fields = [(self._push_name(v), v.type) for v in k.params]
         for var in k.array_params:
             if isinstance(var.type, T.SocketType):
-                fields = [(f"{var.name}_slot", T.i32), (f"{var.name}_seq", T.u32)] + \
-                    [(f"{var.name}_shape{a}", T.i32) for a in range(var.type.frame_ndim)]
+                fields = [(f"{var.name}_shape{a}", T.i32) for a in range(var.type.frame_ndim)]
+                if not getattr(var, "scheduled", False):   # a program sets slot and seq itself
+                    fields = [(f"{var.name}_slot", T.i32), (f"{var.name}_seq", T.u32)] + fields
             else:
                 fields = [(f"{var.name}_shape{a}", T.i32)
                           for a in range(getattr(var.type, "ndim", 0))]

@@ -115,8 +115,13 @@ class MemSock:
         self.head = 0            # next sequence number to reserve
         self.tail = 0            # frames below this are released
         self.next_read = 0       # next sequence number poll() returns
-        self.dropped = 0
+        self._dropped = 0
         self._released = set()
+
+    @property
+    def dropped(self) -> int:
+        """Frames dropped because the ring was full (policy "drop")."""
+        return self._dropped
 
     def __repr__(self) -> str:
         return (f"MemSock({self.name!r}, {self.dtype}, frame_shape={self.frame_shape}, "
@@ -127,7 +132,7 @@ class MemSock:
         """(slot, seq) for the frame of the launch being submitted; slot -1 drops it."""
         if self.head - self.tail >= self.capacity:
             if self.policy == "drop":
-                self.dropped += 1
+                self._dropped += 1
                 return -1, self.head & 0xFFFFFFFF
             deadline = time.perf_counter() + self.ctx.timeout
             while self.head - self.tail >= self.capacity:
@@ -161,10 +166,14 @@ class MemSock:
             out[f.name] = word.view(f.type.dtype)[0]
         return out
 
+    def _may_exist(self, seq: int) -> bool:
+        """Whether frame `seq` has been reserved (by a launch)."""
+        return seq < self.head
+
     def poll(self) -> Frame | None:
         """The next frame in order if it is published, else None (never waits)."""
         seq = self.next_read
-        if seq >= self.head:
+        if not self._may_exist(seq):
             return None
         if int(self._header[seq % self.capacity]) != ((seq + 1) & 0xFFFFFFFF):
             return None

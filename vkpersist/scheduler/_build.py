@@ -33,6 +33,7 @@ class ShaderPlan:
     stage_functions: dict
     segment_list: list
     queue_vars: dict
+    sockets: list          # [(socket var, ProgramSocket, schedule index of its stage)]
 
     def segments(self) -> list:
         return self.segment_list
@@ -58,9 +59,15 @@ class Build:
         self.info = ctx.info
         self.loop_guard = bool(self.info.is_lavapipe)
         self.kernel_id = register_kernel_name(f"program {prog.name!r} ({mode})")
-        self.sched_words = ctx.zeros(sched_words(prog.ctl.type), np.uint32)
+        self.emitters = _emitters(prog, self.info)
+        self.sched_words = ctx.zeros(sched_words(prog.ctl.type, len(prog.sockets)), np.uint32)
         self.sched = self.sched_words.buffer
         self.status = loop_status_array(ctx) if self.loop_guard else None
+        from ..lang.frontend import glsl_name
+        # the shapes the push constants carry, by GLSL name
+        self.shapes = {glsl_name(n): a.shape for n, a in prog.arrays.items()}
+        self.shapes.update({glsl_name(n): s.frame_shape for n, s in prog.sockets.items()})
+        self.shapes["_vkp_sched"] = self.sched_words.shape
         self.sequences: dict = {}
         if mode == "persistent":
             self.mega = self._shader("mega", range(len(prog.schedule)), coherent=True)
@@ -88,9 +95,12 @@ class Build:
                 functions[stage.name] = unit.compile_stage(stage.fn, stage.param_types(),
                                                            f"stage_{stage.name}")
         queue_vars = {name: resources[id(q)] for name, q in prog.queues.items()}
+        sockets = [(resources[id(sock)], sock, self.emitters.get(name))
+                   for name, sock in prog.sockets.items()]
         plan = ShaderPlan(ctl_var, prog.schedule, prog.periods, functions,
-                          _segments(prog.schedule, functions) if kind == "mega" else [],
-                          queue_vars)
+                          _segments(prog.schedule, functions, set(self.emitters.values()))
+                          if kind == "mega" else [],
+                          queue_vars, sockets)
         params = []
         if isinstance(kind, tuple):             # a queue round's setup: which phase, and
             params = [ir.Var("_vkp_phase", T.u32, "scalar_param"),     # the consumer's
@@ -118,6 +128,8 @@ class Build:
         out = [a.array.buffer for a in self.prog.arrays.values()]
         for q in self.prog.queues.values():
             out += [q.header, q.items_array.buffer]
+        for sock in self.prog.sockets.values():
+            out += list(sock.buffers)
         out += [self.prog.ctl.buffer, self.sched]
         if self.status is not None:
             out.append(self.status.buffer)
@@ -130,19 +142,9 @@ class Build:
                 values.append(params[name])
                 continue
             base, _, axis = name.rpartition("_shape")
-            if base == "_vkp_sched":
-                values.append(self.sched_words.size)
-            else:
-                values.append(self._array_by_glsl_name(base).shape[int(axis)])
+            values.append(self.shapes[base][int(axis)])
         packer = push_struct(shader.kernel.reflection, shader.push_names)
         return packer.pack(*values) if shader.push_names else b""
-
-    def _array_by_glsl_name(self, name):
-        from ..lang.frontend import glsl_name
-        for n, a in self.prog.arrays.items():
-            if glsl_name(n) == name:
-                return a
-        raise VkPersistError(f"internal error: no array for push constant {name!r}")
 
     def epoch(self, groups: int, local: int) -> DispatchSequence:
         """The persistent epoch: zero the epoch words, dispatch `groups` workgroups."""
@@ -238,7 +240,8 @@ def _accesses(fn: ir.Function, seen=None) -> tuple[set, set]:
                 writes.add(node.args[0].var.name)
             elif node.name == "control_load":
                 reads.add(node.args[0].name)
-            elif node.name in ("control_store", "queue_push"):
+            elif node.name in ("control_store", "queue_push", "socket_store",
+                               "socket_payload"):
                 writes.add(node.args[0].name)
         elif isinstance(node, ir.Call) and id(node.func) not in seen:
             seen.add(id(node.func))
@@ -253,7 +256,34 @@ def _accesses(fn: ir.Function, seen=None) -> tuple[set, set]:
     return reads, writes
 
 
-def _segments(schedule, functions) -> list:
+def _emitters(prog: Program, info) -> dict:
+    """{memsock name: schedule index of the one stage that writes it}."""
+    if not prog.sockets:
+        return {}
+    resources, _, _, _ = resource_vars(prog, coherent=False)
+    unit = Unit(info, resources)
+    writers: dict = {}
+    for index, (stage, _) in enumerate(prog.schedule):
+        fn = unit.compile_stage(stage.fn, stage.param_types(), f"stage_{stage.name}")
+        _, writes = _accesses(fn)
+        for name, sock in prog.sockets.items():
+            if resources[id(sock)].name in writes:
+                writers.setdefault(name, []).append(index)
+    out = {}
+    for name, indices in writers.items():
+        stages = [prog.schedule[i][0].name for i in indices]
+        if len(indices) > 1:
+            raise VkPersistError(f"{prog.name}: memsock {name!r} is written by "
+                                 f"{', '.join(stages)}; one loop entry per memsock (it gets "
+                                 "one frame per step in which that stage runs)")
+        if prog.schedule[indices[0]][0].consumes is not None:
+            raise VkPersistError(f"{prog.name}: stage {stages[0]} consumes a queue and writes "
+                                 f"memsock {name!r}; frames come from domain stages")
+        out[name] = indices[0]
+    return out
+
+
+def _segments(schedule, functions, emitting=frozenset()) -> list:
     """(entry index, grid barrier before it, grid barrier after it) for the megakernel. A
     stage waits when it conflicts (read-after-write, write-after-read or -write) with a
     stage that may have run since the last barrier every workgroup passed; a conditional
@@ -271,7 +301,11 @@ def _segments(schedule, functions) -> list:
         before = any(w & (pr | pw) or r & pw
                      for pr, pw in (access[p.name] for p in pending))
         last = index == len(schedule) - 1
-        if bit is None:
+        if index in emitting:       # its frame is published after a barrier
+            out.append((index, before, True))
+            if bit is None:
+                pending = []
+        elif bit is None:
             if before:
                 pending = []
             pending.append(stage)

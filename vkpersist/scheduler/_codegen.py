@@ -27,7 +27,8 @@ from __future__ import annotations
 from ..lang import ir
 from ..lang import types as T
 from ..lang.glsl import LOOP_GUARD_LIMIT, Writer, glsl_type
-from ._program import Q_ARGS, Q_DROPPED, Q_HEAD, Q_HI, Q_LO, Q_TAIL, Q_UNDRAINED
+from ._program import (C_DROPPED, C_HEAD, C_RELEASED, Q_ARGS, Q_DROPPED, Q_HEAD, Q_HI, Q_LO,
+                       Q_TAIL, Q_UNDRAINED)
 
 # epoch words
 S_OCCUPANCY, S_ARRIVED, S_STARTED, S_ENDED, S_DONE, S_ITER_MAX, S_ITER_PREV, S_CUR = range(8)
@@ -37,11 +38,12 @@ P_STEP = 16                 # persistent: steps completed by the program
 SNAPSHOT = 32               # from here: the host fields' values, one copy per parity
 STATE_RUNNING, STATE_ENDED = 1, 2
 # why an epoch (batch) ended, published in the `_reason` status word
-REASON_BUDGET, REASON_HALT, REASON_LOOP_LIMIT = 1, 2, 3
+REASON_BUDGET, REASON_HALT, REASON_LOOP_LIMIT, REASON_BLOCKED = 1, 2, 3, 4
 QUIET_POLLS = 1024          # the first participant closes the poll after this long without joins
 LOOP_BUDGET = LOOP_GUARD_LIMIT - 5000     # lavapipe: end the epoch before any loop is cut
 SPIN_UNROLL = 8             # polls per spin-loop iteration (lavapipe counts iterations)
 PHASE_FIRST, PHASE_NEXT, PHASE_FINAL = 0, 1, 2    # fallback queue rounds (setup kernels)
+BLOCK_POLLS = 64            # policy "block": polls for the reader before the epoch ends
 
 
 class ProgramWriter(Writer):
@@ -55,6 +57,9 @@ class ProgramWriter(Writer):
         self.kind = kind
         self.globals += ["uint _vkp_step;       // the step being run, as stages see it",
                          "uint _vkp_snap;       // where its snapshot of the host fields starts"]
+        for var, _, _ in plan.sockets:
+            self.globals += [f"int {var.name}_slot = -1;   // this step's frame of memsock "
+                             f"{var.name} (-1: none)", f"uint {var.name}_seq;"]
 
     # ---- helpers -----------------------------------------------------------------------
     def ctl(self, name: str) -> str:
@@ -77,6 +82,15 @@ class ProgramWriter(Writer):
         return f"_vkp_sched[{STEP_WORDS + what}u + 3u * {parity}]"
 
     def _buffer_decl(self, var) -> str:
+        if isinstance(var.type, T.SocketType):
+            n, b = var.name, var.binding
+            return "\n".join([
+                f"layout(std430, binding = {b}) writeonly buffer {n}_frames_buffer "
+                f"{{ {glsl_type(var.type.elem)} {n}_frames[]; }};   // MemSock frames",
+                f"layout(std430, binding = {b + 1}) buffer {n}_header_buffer "
+                f"{{ uint {n}_header[]; }};   // published sequence numbers, payload",
+                f"layout(std430, binding = {b + 2}) coherent buffer {n}_cursor_buffer "
+                f"{{ uint {n}_cursor[]; }};   // host's release cursor, reservations, drops"])
         if isinstance(var.type, T.QueueType):
             n, b = var.name, var.binding
             return "\n".join([
@@ -132,10 +146,14 @@ class ProgramWriter(Writer):
         if self.kind == "mega":
             self.megakernel()
         elif self.kind == "boundary":
+            publish = [self.publish(k, "q") for k in range(len(self.plan.sockets))]
             self.emit_all([
                 "// the step boundary of the fallback: one invocation, before each step",
                 "void main() {",
                 f"    uint p = {self.sched(S_CUR)} ^ 1u;",
+                "    uint q = p ^ 1u;          // the step before, now complete everywhere",
+                *([f"    if ({self.step_word(0, 'q')} == {STATE_RUNNING}u) {{",
+                   *["        " + line for line in publish], "    }"] if publish else []),
                 "    _vkp_boundary(p);",
                 f"    {self.sched(S_CUR)} = p;",
                 "}"])
@@ -199,15 +217,7 @@ class ProgramWriter(Writer):
                 f"reason = {REASON_LOOP_LIMIT}u;",
                 "    }",
             ])
-        self.emit_all([
-            "    if (reason != 0u) {",
-            f"        {self.sched(S_ENDED)} = 1u;",
-            f"        {self.step_word(0, 'p')} = {STATE_ENDED}u;",
-            f"        {self.ctl('_reason')} = reason;",
-            "        return;",
-            "    }",
-            "    uint flags = 0u;",
-        ])
+        self.emit("    uint flags = 0u;")
         for bit, period in enumerate(plan.periods):
             if isinstance(period, str):
                 f = plan.ctl_var.type.field(period)
@@ -218,6 +228,16 @@ class ProgramWriter(Writer):
             else:
                 self.emit(f"    {{ uint n = {period}u;   // every({period})")
             self.emit(f"      if (n != 0u && step % n == 0u) flags |= {1 << bit}u; }}")
+        self.emit_all(["    " + line for line in self.blocked_checks()])
+        self.emit_all([
+            "    if (reason != 0u) {",
+            f"        {self.sched(S_ENDED)} = 1u;",
+            f"        {self.step_word(0, 'p')} = {STATE_ENDED}u;",
+            f"        {self.ctl('_reason')} = reason;",
+            "        return;",
+            "    }",
+        ])
+        self.emit_all(["    " + line for line in self.reservations()])
         self.emit_all([
             f"    {self.step_word(1, 'p')} = flags;",
             f"    {self.step_word(2, 'p')} = step;",
@@ -228,10 +248,81 @@ class ProgramWriter(Writer):
     def snapshot_words(self) -> int:
         return snapshot_words(self.plan.ctl_var.type)
 
+    def socket_word(self, k: int, parity: str, what: int) -> str:
+        """Memsock k's frame for the step of parity `parity`: what 0 slot, 1 seq."""
+        base = SNAPSHOT + 2 * self.snapshot_words + 4 * k
+        return f"_vkp_sched[{base + what}u + 2u * {parity}]"
+
     def begin_step(self, parity: str) -> list[str]:
         """Statements every invocation runs before a step's stages."""
-        return [f"_vkp_step = {self.step_word(2, parity)};",
-                f"_vkp_snap = {SNAPSHOT}u + {self.snapshot_words}u * {parity};"]
+        out = [f"_vkp_step = {self.step_word(2, parity)};",
+               f"_vkp_snap = {SNAPSHOT}u + {self.snapshot_words}u * {parity};"]
+        for k, (var, _, _) in enumerate(self.plan.sockets):
+            out += [f"{var.name}_slot = int({self.socket_word(k, parity, 0)});",
+                    f"{var.name}_seq = {self.socket_word(k, parity, 1)};"]
+        return out
+
+    def publish(self, k: int, parity: str | None = None) -> str:
+        """Publish memsock k's frame (of the step with `parity`, else the current one)."""
+        var = self.plan.sockets[k][0]
+        n = var.name
+        if parity is None:
+            slot, seq = f"{n}_slot", f"{n}_seq"
+        else:
+            slot, seq = (f"int({self.socket_word(k, parity, 0)})",
+                         self.socket_word(k, parity, 1))
+        return (f"if ({slot} >= 0) "
+                f"{self.atomic_store(f'{n}_header[{slot}]', f'{seq} + 1u')};")
+
+    def _socket_runs(self, index) -> str:
+        if index is None:
+            return "false"
+        bit = self.plan.schedule[index][1]
+        return "true" if bit is None else f"(flags & {1 << bit}u) != 0u"
+
+    def _socket_free(self, var, sock) -> str:
+        n = var.name
+        return (f"({n}_cursor[{C_HEAD}] - {self.atomic_load(f'{n}_cursor[{C_RELEASED}]')} "
+                f"< {sock.capacity}u)")
+
+    def blocked_checks(self) -> list[str]:
+        """Boundary code: a full memsock with policy "block" ends the epoch before the step
+        (after a short wait); the host waits for its reader and starts the next epoch."""
+        out = []
+        for var, sock, index in self.plan.sockets:
+            if sock.policy != "block" or index is None:
+                continue
+            free = self._socket_free(var, sock)
+            out += [f"if (reason == 0u && {self._socket_runs(index)}) {{   "
+                    f"// memsock {var.name} must have room",
+                    "    bool room = false;",
+                    f"    for (uint w = 0u; w < {BLOCK_POLLS}u && !room; w++) {{",
+                    *(["        " + self.guard_line()] if self.loop_guard else []),
+                    f"        room = {free};",
+                    "    }",
+                    f"    if (!room) reason = {REASON_BLOCKED}u;",
+                    "}"]
+        return out
+
+    def reservations(self) -> list[str]:
+        """Boundary code: reserve this step's frame of every memsock whose stage runs; a
+        full memsock (policy "drop") drops the frame and counts it."""
+        out = []
+        for k, (var, sock, index) in enumerate(self.plan.sockets):
+            n, cap = var.name, sock.capacity
+            out += [f"{{   // the frame of memsock {n}",
+                    "    int slot = -1;",
+                    f"    uint head = {n}_cursor[{C_HEAD}];",
+                    f"    if ({self._socket_runs(index)}) {{",
+                    f"        if ({self._socket_free(var, sock)}) {{",
+                    f"            slot = int(head % {cap}u);",
+                    f"            {n}_cursor[{C_HEAD}] = head + 1u;",
+                    f"        }} else {n}_cursor[{C_DROPPED}] += 1u;",
+                    "    }",
+                    f"    {self.socket_word(k, 'p', 0)} = uint(slot);",
+                    f"    {self.socket_word(k, 'p', 1)} = head;",
+                    "}"]
+        return out
 
     def _unravel(self, domain, index: str) -> list[str]:
         if len(domain) == 1:
@@ -480,12 +571,12 @@ class ProgramWriter(Writer):
         if stage.consumes is not None:
             self.consume_segment(stage, fn, guard)
         else:
-            self.domain_segment(stage, fn, guard, before, after)
+            self.domain_segment(index, stage, fn, guard, before, after)
         if bit is not None:
             self.indent -= 1
             self.emit("}")
 
-    def domain_segment(self, stage, fn, guard, before, after) -> None:
+    def domain_segment(self, index, stage, fn, guard, before, after) -> None:
         if before:
             self.emit("_vkp_grid_sync(false, 0u);")
         self.emit(f"// stage {stage.name} over {stage.domain}")
@@ -498,6 +589,10 @@ class ProgramWriter(Writer):
         self.emit("}")
         if after:
             self.emit("_vkp_grid_sync(false, 0u);")
+        for k, (_, _, emitter) in enumerate(self.plan.sockets):
+            if emitter == index:       # written everywhere now: publish the frame
+                self.emit("if (_vkp_part == 0 && gl_LocalInvocationIndex == 0u) "
+                          f"{{ {self.publish(k)} }}")
 
 
 def snapshot_words(ctl_type) -> int:
@@ -506,8 +601,9 @@ def snapshot_words(ctl_type) -> int:
                 if f.side == "host" and not f.name.startswith("_")], default=0)
 
 
-def sched_words(ctl_type) -> int:
-    return SNAPSHOT + 2 * snapshot_words(ctl_type)
+def sched_words(ctl_type, sockets: int) -> int:
+    """Snapshots of two parities, then per memsock and parity its frame's slot and seq."""
+    return SNAPSHOT + 2 * snapshot_words(ctl_type) + 4 * sockets
 
 
 def _period_text(period) -> str:

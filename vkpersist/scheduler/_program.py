@@ -36,6 +36,7 @@ import numpy as np
 
 from .._errors import VkPersistError
 from ..control import ControlBuffer
+from ..memsock import MemSock
 from ..lang import ir
 from ..lang.frontend import glsl_name
 from ..lang import types as T
@@ -159,6 +160,57 @@ class ProgramQueue:
         return f"<program queue {self.name!r} of {self.type.elem}, capacity {self.capacity}>"
 
 
+# program socket cursor words: the host's release cursor, then the GPU's counters
+C_RELEASED, C_HEAD, C_DROPPED = 0, 1, 2
+
+
+class ProgramSocket(MemSock):
+    """A MemSock a Program's stages write: one frame per step in which its stage runs.
+    The step boundary reserves the frame's slot on the device, against the release cursor
+    the host writes into live control memory. When the ring is full, policy "drop" drops
+    the frame and counts it (`dropped`); policy "block" ends the epoch before the step, and
+    the host starts the next one once the reader has released a frame (waiting at most the
+    context's timeout). The frame is published once its stage has run everywhere. Read it like any MemSock: `poll`, `wait`, `async for frame
+    in sock.frames()`."""
+    _program_resource = True
+
+    def __init__(self, program: "Program", name, dtype, frame_shape, capacity, policy,
+                 payload):
+        super().__init__(name, dtype, frame_shape, capacity=capacity, policy=policy,
+                         payload=payload, ctx=program.ctx)
+        from ..control import control_placement
+        from ..vk.buffer import Buffer
+        self.program = program
+        memory_type, _ = control_placement(program.ctx)
+        self.cursor = Buffer(program.ctx._core_alive(), 16, "host", memory_type=memory_type)
+        self._cursor = self.cursor.host_view().view(np.uint32)
+        self._cursor[:] = 0
+        self.buffers = (self.frame_buffer, self.header, self.cursor)
+
+    @property
+    def dropped(self) -> int:
+        return int(self._cursor[C_DROPPED])
+
+    def has_room(self) -> bool:
+        """Whether the device can reserve another frame."""
+        return ((int(self._cursor[C_HEAD]) - self.tail) & 0xFFFFFFFF) < self.capacity
+
+    def _may_exist(self, seq: int) -> bool:
+        return True                # reserved on the device; the header word decides
+
+    def _release(self, seq: int) -> None:
+        super()._release(seq)
+        self._cursor[C_RELEASED] = self.tail & 0xFFFFFFFF
+
+    def _bind(self):
+        raise VkPersistError(f"MemSock {self.name!r} belongs to program "
+                             f"{self.program.name!r}: its stages write it")
+
+    def free(self) -> None:
+        super().free()
+        self.cursor.free()
+
+
 class Stage:
     def __init__(self, program: "Program", fn, domain, consumes: ProgramQueue | None = None):
         self.program = program
@@ -234,6 +286,7 @@ class Program:
         self.name = name
         self.arrays: dict[str, ProgramArray] = {}
         self.queues: dict[str, ProgramQueue] = {}
+        self.sockets: dict[str, ProgramSocket] = {}
         self.stages: dict[str, Stage] = {}
         self.schedule: list = []          # [(Stage, every-bit or None)]
         self.periods: list = []           # every-bit -> n (int) or control field name
@@ -290,11 +343,21 @@ class Program:
         self.queues[name] = q
         return q
 
+    def memsock(self, name: str, dtype, frame_shape, *, capacity: int = 8,
+                policy: str = "drop", payload: dict | None = None) -> ProgramSocket:
+        """A MemSock one stage of this program writes (`sock.frame[...] = v`, payload fields
+        `sock.step = prog.step`): one frame per step in which that stage runs."""
+        self._check_open("add memsocks")
+        self._check_name(name, "memsock")
+        sock = ProgramSocket(self, name, dtype, frame_shape, capacity, policy, payload)
+        self.sockets[name] = sock
+        return sock
+
     def _check_name(self, name, what: str) -> None:
         if not isinstance(name, str) or not name.isidentifier() or name.startswith("_"):
             raise ValueError(f"{what} name {name!r} must be an identifier not starting with '_'")
-        if name in self.arrays or name in self.queues:
-            raise ValueError(f"{self.name} already has an array or queue {name!r}")
+        if name in self.arrays or name in self.queues or name in self.sockets:
+            raise ValueError(f"{self.name} already has an array, queue or memsock {name!r}")
 
     def controls(self, *, commands: int = 16, status: dict | None = None,
                  **fields) -> ControlBuffer:
@@ -410,7 +473,7 @@ class Program:
         self._builds.clear()
         for a in self.arrays.values():
             a.array.free()
-        for q in self.queues.values():
+        for q in list(self.queues.values()) + list(self.sockets.values()):
             q.free()
         if self.ctl is not None:
             self.ctl.free()
@@ -446,6 +509,12 @@ def resource_vars(prog: Program, coherent: bool) -> tuple[dict, list, ir.Var, ir
         resources[id(q)] = var
         arrays.append(var)
         binding += 2
+    for name, sock in prog.sockets.items():
+        var = ir.Var(glsl_name(name), sock.type, "socket", binding=binding)
+        var.scheduled = True         # slot and seq come from the step words
+        resources[id(sock)] = var
+        arrays.append(var)
+        binding += 3
     ctl_var = ir.Var("_vkp_controls", prog.ctl.type, "controls", binding=binding)
     ctl_var.coherent = True      # the step boundary reads host writes with plain loads
     resources[id(prog.ctl)] = ctl_var

@@ -18,14 +18,15 @@ import time
 import warnings
 
 from .._errors import DeviceLimitError, DeviceTimeout, VkPersistError
-from .._polling import poll_until
+from .._polling import poll_until, poll_until_async
 from ._build import FALLBACK_ROUNDS, build_for
-from ._codegen import REASON_HALT, REASON_LOOP_LIMIT
+from ._codegen import REASON_BLOCKED, REASON_HALT, REASON_LOOP_LIMIT
 from ._program import Q_UNDRAINED, Program, RunReport
 
 
 class QueueOverflow(RuntimeWarning):
     """A program's work queue was full and dropped items."""
+
 
 MODES = ("auto", "persistent", "launch")
 LAVAPIPE_LOCAL = 128
@@ -126,7 +127,7 @@ class Runner:
         if self.mode == "persistent":
             self.participants = int(self.ctl["_parts"])
         self.ctl["_halt"] = 0          # whoever asked for the halt decides what comes next
-        self._check_queues()
+        self._check_channels()
         if reason == REASON_LOOP_LIMIT and done == 0:
             raise DeviceLimitError(
                 f"{self.prog.name}: one step needs more loop iterations per invocation than "
@@ -139,9 +140,10 @@ class Runner:
             self.epoch_steps = int(max(1, min(limit, rate * target, 4 * self.epoch_steps)))
         return done, reason
 
-    def _check_queues(self) -> None:
+    def _check_channels(self) -> None:
         """Queue overflows are reported, never silent: a warning per epoch that dropped
-        items; a queue stage that the fallback could not drain within a step is an error."""
+        items; a queue stage that the fallback could not drain within a step is an error.
+        """
         for q in self.prog.queues.values():
             dropped = q.dropped
             if dropped != q._dropped_seen:
@@ -157,6 +159,24 @@ class Runner:
                     f"after {FALLBACK_ROUNDS} rounds in one step (mode 'launch' records that "
                     "many); the step's results are incomplete. Use mode='persistent', or push "
                     "fewer rounds of work per step")
+
+    def _room(self):
+        """True when every memsock with policy "block" can take a frame, else None."""
+        full = [s for s in self.prog.sockets.values() if s.policy == "block" and not s.has_room()]
+        return None if full else True
+
+    def _no_room(self, limit: float) -> str:
+        names = ", ".join(repr(s.name) for s in self.prog.sockets.values()
+                          if s.policy == "block" and not s.has_room())
+        return (f"{self.prog.name}: memsock {names} is full (policy 'block') and no frame was "
+                f"released within {limit:g} s; read and release its frames (frame.release(), "
+                "or `with frame:`) while the program runs, e.g. from a trio task")
+
+    def wait_for_readers(self, limit: float) -> None:
+        poll_until(self._room, limit, lambda: self._no_room(limit))
+
+    async def wait_for_readers_async(self, limit: float) -> None:
+        await poll_until_async(self._room, limit, lambda: self._no_room(limit))
 
     def halt(self) -> None:
         """End the running epoch at its next step boundary (no-op when none runs)."""
@@ -180,8 +200,10 @@ class Runner:
                            lambda: "")
                 self.finish()
                 raise
-            done, _ = self.finish()
+            done, reason = self.finish()
             left -= done
+            if reason == REASON_BLOCKED and left > 0:
+                self.wait_for_readers(limit)
         return RunReport(self.mode, steps - left, self.epochs - epochs0, self.participants)
 
 

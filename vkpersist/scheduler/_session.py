@@ -23,6 +23,7 @@ import trio
 from .._errors import VkPersistError
 from .._polling import poll_until_async
 from ..control import Ack
+from ._codegen import REASON_BLOCKED
 
 
 class Session:
@@ -132,8 +133,10 @@ class Session:
                 runner.start(int(min(self._left, 1 << 31)))
                 await poll_until_async(lambda: True if runner.finished(limit) else None,
                                        math.inf, lambda: "")
-                done, _ = runner.finish()
+                done, reason = runner.finish()
                 self._left -= done
+                if reason == REASON_BLOCKED and self._want == "run" and self._left > 0:
+                    await runner.wait_for_readers_async(limit)
         finally:
             self._parked.set()
             self._finished.set()
