@@ -42,3 +42,14 @@ def test_channels_examples_run(tmp_path):
                          timeout=300, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert "stopped after" in run.stdout and "step 100: mean" in run.stdout
+
+
+def test_programs_example_runs(tmp_path):
+    blocks = _python_blocks(ROOT / "docs" / "programs.md")
+    script = tmp_path / "programs_example.py"
+    script.write_text("\n".join(blocks))
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         timeout=300, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "step 50: mid-plane mean" in run.stdout
+    assert "alpha changed before step" in run.stdout and "500 steps done" in run.stdout
