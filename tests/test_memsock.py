@@ -167,3 +167,29 @@ def test_kernel_mistakes(ctx):
 def test_declaration_mistakes(ctx, kwargs, error, match):
     with pytest.raises(error, match=match):
         vkp.MemSock("bad", ctx=ctx, **kwargs)
+
+
+def test_handlers_served_under_trio(ctx):
+    field = ctx.asarray(np.arange(12 * 20, dtype=np.float32).reshape(12, 20))
+    sock = vkp.MemSock("image", np.float32, (12, 20), capacity=8, ctx=ctx)
+    sums = []
+
+    @sock.on("frame")
+    def total(frame):
+        sums.append(float(frame.data.sum()))
+
+    async def main():
+        done = trio.Event()
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(sock.serve, done, 10)
+            for _ in range(3):
+                image_frame[(3, 2), (8, 8)](sock, field)
+                await trio.sleep(0.001)
+            ctx.synchronize()
+            done.set()                  # serve handles what is published, then returns
+
+    trio.run(main)
+    assert sums == [float(field.numpy().sum() * 2)] * 3
+    with pytest.raises(TypeError, match="decorates a function"):
+        sock.on("frame")(42)
+    sock.free()

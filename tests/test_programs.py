@@ -364,3 +364,51 @@ def test_memsock_mistakes(ctx):
     with pytest.raises(vkp.VkPersistError, match="belongs to program 'socks'"):
         s._bind()
     prog.free()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_memsock_handlers_see_every_frame(ctx, mode):
+    prog, snap = wave(ctx, 8, period=3, capacity=8, policy="block")
+    seen = []
+
+    @snap.on("frame")
+    def record(frame):
+        np.testing.assert_array_equal(frame.data, wave_expected(8, frame.seq * 3))
+        seen.append(int(frame.payload["step"]))
+
+    @snap.on("message")                 # the same event; async handlers are awaited
+    async def pause_a_little(frame):
+        await trio.sleep(0)
+
+    async def main():
+        async with prog.session(mode=mode, steps=60) as run:
+            await run.wait()
+
+    trio.run(main)
+    assert seen == list(range(0, 60, 3))
+    with pytest.raises(ValueError, match="no event 'frames'; events: 'frame', 'message'"):
+        snap.on("frames")
+    prog.free()
+
+
+def test_handler_error_stops_the_program(ctx):
+    prog, snap = wave(ctx, 8, period=1, capacity=4)
+
+    @snap.on("frame")
+    def fail(frame):
+        if frame.seq == 5:
+            raise RuntimeError("plot window closed")
+
+    async def main():
+        async with prog.session(mode="persistent") as run:
+            await trio.sleep(30)           # the handler's error ends this early
+            assert run.steps_done < 0
+
+    with pytest.raises(RuntimeError, match="plot window closed"):
+        trio.run(main)
+    assert not prog._runner.running and not prog._session.running
+    steps = int(prog.step)
+    assert steps >= 6
+    prog.run(2)                            # and the program is usable again
+    assert int(prog.step) == steps + 2
+    prog.free()

@@ -21,6 +21,7 @@ in device memory.
 """
 from __future__ import annotations
 
+import inspect
 import math
 import time
 
@@ -33,6 +34,8 @@ from ..vk.buffer import Buffer
 from ..vk.context import Context, default_context
 
 POLICIES = ("drop", "block")
+EVENTS = ("frame", "message")
+_DONE = object()
 _PAYLOAD_TYPES = (T.i32, T.u32, T.f32)
 
 
@@ -117,6 +120,7 @@ class MemSock:
         self.next_read = 0       # next sequence number poll() returns
         self._dropped = 0
         self._released = set()
+        self.handlers: list = []        # @sock.on("frame")
 
     @property
     def dropped(self) -> int:
@@ -200,6 +204,46 @@ class MemSock:
                 start=last)
             last = time.perf_counter()    # the clock restarts at each frame's arrival
             yield frame
+
+    # ---- handlers -----------------------------------------------------------------------
+    def on(self, event: str):
+        """Decorator: `@sock.on("frame")` registers a handler called with every frame, in
+        order (a plain or an async function); the frame is released when the handlers
+        return. Handlers run in `serve()`, which program sessions start for their memsocks."""
+        if event not in EVENTS:
+            raise ValueError(f"MemSock {self.name!r}: no event {event!r}; events: "
+                             f"{', '.join(map(repr, EVENTS))} (\"message\" is the same as "
+                             "\"frame\")")
+
+        def register(handler):
+            if not callable(handler):
+                raise TypeError(f"@sock.on({event!r}) decorates a function, not {handler!r}")
+            self.handlers.append(handler)
+            return handler
+        return register
+
+    async def serve(self, until=None, timeout: float | None = None) -> None:
+        """Under trio: call the handlers for every frame until `until` (a trio.Event) is set
+        and every frame published by then is handled, or forever. DeviceTimeout when no
+        frame comes within `timeout` (default: the context's; math.inf waits forever)."""
+        limit = self.ctx.timeout if timeout is None else timeout
+
+        def next_item():
+            frame = self.poll()
+            if frame is not None:
+                return frame
+            return _DONE if until is not None and until.is_set() else None
+
+        while True:
+            item = await poll_until_async(next_item, limit, lambda: (
+                f"MemSock {self.name!r}: no frame within {limit:g} s"))
+            if item is _DONE:
+                return
+            with item:
+                for handler in list(self.handlers):
+                    result = handler(item)
+                    if inspect.isawaitable(result):
+                        await result
 
     def _release(self, seq: int) -> None:
         self._released.add(seq)

@@ -12,6 +12,8 @@ watches the heartbeat. Pause and stop set a halt word the step boundary reads: t
 epoch ends at the next boundary (with live control memory; else at the end of the epoch)
 and no further epoch starts until `resume()`. Leaving the block stops the program, also when the body raises; errors of the
 background task (DeviceTimeout, DeviceLimitError) are raised from the `async with`.
+Memsocks with `@sock.on("frame")` handlers are served by tasks of the session: every frame,
+in order, until the program ends; a handler that raises stops the program the same way.
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ import math
 
 import trio
 
-from .._errors import VkPersistError
+from .._errors import DeviceTimeout, VkPersistError
 from .._polling import poll_until_async
 from ..control import Ack
 from ._codegen import REASON_BLOCKED
@@ -116,7 +118,6 @@ class Session:
         with trio.move_on_after(self.timeout) as scope:
             await event.wait()
         if scope.cancelled_caught:
-            from .._errors import DeviceTimeout
             raise DeviceTimeout(f"{self.prog.name}: {what} not done within {self.timeout:g} s "
                                 "(no step boundary reached: a stage may loop forever)")
 
@@ -124,6 +125,7 @@ class Session:
     async def _drive(self) -> None:
         runner = self.runner
         limit = self.timeout
+        stalled = False
         try:
             while self._want != "stop" and self._left > 0:
                 if self._want == "pause":
@@ -137,9 +139,26 @@ class Session:
                 self._left -= done
                 if reason == REASON_BLOCKED and self._want == "run" and self._left > 0:
                     await runner.wait_for_readers_async(limit)
+        except DeviceTimeout:
+            stalled = True
+            raise
         finally:
+            if runner.running and not stalled:   # cancelled mid-epoch: stop the device
+                await self._halt_now(limit)
             self._parked.set()
             self._finished.set()
+
+    async def _halt_now(self, limit: float) -> None:
+        """End the running epoch at its next step boundary and collect it (shielded: this
+        runs while the session is being cancelled)."""
+        runner = self.runner
+        with trio.CancelScope(shield=True):
+            runner.halt()
+            with trio.move_on_after(limit):
+                await poll_until_async(lambda: True if runner.core.idle() else None,
+                                       math.inf, lambda: "")
+            if runner.core.idle():
+                runner.finish()
 
     async def _shutdown(self) -> None:
         with trio.CancelScope(shield=True):
@@ -153,6 +172,9 @@ async def open_session(runner, steps, timeout):
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(run._drive)
+            for sock in runner.prog.sockets.values():
+                if sock.handlers:      # @sock.on("frame") handlers, until the program ends
+                    nursery.start_soon(sock.serve, run._finished, math.inf)
             try:
                 yield run
             finally:
