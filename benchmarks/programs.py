@@ -13,6 +13,10 @@ two stages like an FDTD step (H then E). Rows, all measured in this run on one d
   cuda graph     (when CuPy and a CUDA device are present) the same stencil as a CuPy
                  RawKernel, 100 steps captured in a CUDA graph, the graph launched repeatedly
 
+Before the table, the megakernel's step floor: µs per step of a program whose one or two
+dependent stages each touch one element (step boundary and grid barriers alone), run with
+--groups (default 132) workgroups.
+
 `vs loop` is steps/s over the python-loop row. Targets (issue "Persistent programs", on the
 H200): persistent >= 10x the python loop and >= 1x the CUDA graph. The last column checks
 that persistent and launch modes end in bit-identical states.
@@ -100,6 +104,29 @@ def bench_program(ctx, n, init, mode, seconds, groups, local):
     return rate, note, state
 
 
+def bench_floor(ctx, stages, seconds, groups, local):
+    """µs per step of a megakernel whose `stages` dependent stages each do one load and one
+    store: the cost of the step boundary and the grid barriers alone."""
+    prog = vkp.Program(ctx, name=f"floor{stages}")
+    a = prog.array("a", (2,), np.float32)
+
+    @prog.stage(domain=1)
+    def first(i):
+        a[0] = a[1] + 1.0
+
+    @prog.stage(domain=1)
+    def second(i):
+        a[1] = a[0] + 1.0
+
+    prog.loop(*[first, second][:stages])
+    kw = {"groups": groups, "local": local}
+    prog.run(4, mode="persistent", **kw)
+    rate = time_steps(lambda s: prog.run(s, mode="persistent", **kw).steps, seconds)
+    note = f"{prog._runner.participants} x {prog._runner.local}"
+    prog.free()
+    return 1e6 / rate, note
+
+
 def bench_python_loop(ctx, n, init, seconds):
     a = ctx.asarray(init)
     b = ctx.zeros((n, n, n), np.float32)
@@ -168,11 +195,17 @@ def main() -> None:
                     help="megakernel workgroups (default: the runner's choice)")
     ap.add_argument("--local", type=int, default=None,
                     help="invocations per workgroup (default: the runner's choice)")
-    ap.add_argument("--rows", nargs="+", default=["loop", "persistent", "launch", "graph"],
-                    help="which rows to measure (loop persistent launch graph)")
+    ap.add_argument("--rows", nargs="+", default=["loop", "persistent", "launch", "graph",
+                                                  "floor"],
+                    help="which rows to measure (loop persistent launch graph floor)")
     args = ap.parse_args()
     ctx = vkp.Context(args.device)
     print(f"device: {ctx.info.name}")
+    if "floor" in args.rows:
+        for stages in (1, 2):
+            us, note = bench_floor(ctx, stages, args.seconds, args.groups or 132, args.local)
+            print(f"megakernel step floor, {stages} dependent stage(s) of one index: "
+                  f"{us:.2f} µs/step ({note} invocations)")
     print(f"{'n':>4} {'row':<12} {'steps/s':>12} {'vs loop':>8} {'Gcell-sweeps/s':>15}  notes")
     for n in args.sizes:
         init = np.random.default_rng(0).random((n, n, n)).astype(np.float32)

@@ -15,8 +15,10 @@ _FIRST_SLEEP_S = 50e-6
 _LONGEST_SLEEP_S = 0.005
 
 
-def poll_until(check, limit: float, message, start: float | None = None):
-    """Return the first non-None `check()`; `message()` explains a timeout."""
+def poll_until(check, limit: float, message, start: float | None = None,
+               spin: float = SPIN_S):
+    """Return the first non-None `check()`; `message()` explains a timeout. `spin`: how
+    long to poll without sleeping (0 where the device's own threads need the CPU)."""
     start = time.perf_counter() if start is None else start
     delay = _FIRST_SLEEP_S
     while True:
@@ -26,12 +28,13 @@ def poll_until(check, limit: float, message, start: float | None = None):
         waited = time.perf_counter() - start
         if waited > limit:
             raise DeviceTimeout(message())
-        if waited > SPIN_S:
+        if waited >= spin:
             time.sleep(delay)
             delay = min(2 * delay, _LONGEST_SLEEP_S)
 
 
-async def poll_until_async(check, limit: float, message, start: float | None = None):
+async def poll_until_async(check, limit: float, message, start: float | None = None,
+                           spin: float = SPIN_S):
     """poll_until under trio: while spinning it only yields to other tasks."""
     import trio
     start = time.perf_counter() if start is None else start
@@ -43,7 +46,7 @@ async def poll_until_async(check, limit: float, message, start: float | None = N
         waited = time.perf_counter() - start
         if waited > limit:
             raise DeviceTimeout(message())
-        if waited < SPIN_S:
+        if waited < spin:
             await trio.lowlevel.checkpoint()
         else:
             await trio.sleep(delay)

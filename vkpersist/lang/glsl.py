@@ -130,7 +130,8 @@ class Writer:
         # control words use the Vulkan memory model's acquire/release atomics when the
         # device has it, else atomicAdd(x, 0) / atomicExchange (VULKAN_FACTS.md §1). Not on
         # lavapipe (Mesa 22.3): an acquire atomicLoad in a loop that only some invocations
-        # of a multi-vector workgroup run ends that workgroup's code silently (VULKAN_FACTS §11)
+        # of a multi-vector workgroup run ends that workgroup's code silently
+        # (docs/driver_notes.md)
         info = unit.info
         self.memory_model = info is None or (info.memory_model and not info.is_lavapipe)
         self.global_names = {v.name for v in kernel.array_params} | \

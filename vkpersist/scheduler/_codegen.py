@@ -39,7 +39,9 @@ SNAPSHOT = 32               # from here: the host fields' values, one copy per p
 STATE_RUNNING, STATE_ENDED = 1, 2
 # why an epoch (batch) ended, published in the `_reason` status word
 REASON_BUDGET, REASON_HALT, REASON_LOOP_LIMIT, REASON_BLOCKED = 1, 2, 3, 4
-QUIET_POLLS = 1024          # the first participant closes the poll after this long without joins
+QUIET_ROUNDS = 1024         # the first participant closes the poll after this many rounds of
+                            # SPIN_UNROLL polls without a join (~0.1 ms on lavapipe, whose
+                            # pool threads take tens of µs to wake)
 LOOP_BUDGET = LOOP_GUARD_LIMIT - 5000     # lavapipe: end the epoch before any loop is cut
 SPIN_UNROLL = 8             # polls per spin-loop iteration (lavapipe counts iterations)
 PHASE_FIRST, PHASE_NEXT, PHASE_FINAL = 0, 1, 2    # fallback queue rounds (setup kernels)
@@ -463,9 +465,11 @@ class ProgramWriter(Writer):
             "        if (part == 0) {",
             "            uint seen = 1u;",
             "            uint quiet = 0u;",
-            f"            while (seen < groups && quiet < {QUIET_POLLS}u) {{",
+            f"            while (seen < groups && quiet < {QUIET_ROUNDS}u) {{",
             *["                " + g for g in guard],
-            f"                uint c = {load(occ)} & 0x7FFFFFFFu;",
+            "                uint c = " + _max_of([f"{load(occ)}"] * SPIN_UNROLL)
+            + ";",
+            "                c &= 0x7FFFFFFFu;",
             "                if (c == seen) quiet += 1u; else { seen = c; quiet = 0u; }",
             "            }",
             f"            nparts = atomicOr({occ}, 0x80000000u) & 0x7FFFFFFFu;",
@@ -474,7 +478,7 @@ class ProgramWriter(Writer):
             f"            uint v = {load(occ)};",
             "            while ((v & 0x80000000u) == 0u) {",
             *["                " + g for g in guard],
-            f"                v = {load(occ)};",
+            "                v = " + _max_of([f"{load(occ)}"] * SPIN_UNROLL) + ";",
             "            }",
             "            nparts = v & 0x7FFFFFFFu;",
             "        }",
@@ -608,3 +612,10 @@ def sched_words(ctl_type, sockets: int) -> int:
 
 def _period_text(period) -> str:
     return f"ctl.{period}" if isinstance(period, str) else str(period)
+
+
+def _max_of(terms: list[str]) -> str:
+    out = terms[0]
+    for t in terms[1:]:
+        out = f"max({out}, {t})"
+    return out

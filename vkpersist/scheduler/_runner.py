@@ -18,7 +18,7 @@ import time
 import warnings
 
 from .._errors import DeviceLimitError, DeviceTimeout, VkPersistError
-from .._polling import poll_until, poll_until_async
+from .._polling import SPIN_S, poll_until, poll_until_async
 from ._build import FALLBACK_ROUNDS, build_for
 from ._codegen import REASON_BLOCKED, REASON_HALT, REASON_LOOP_LIMIT
 from ._program import Q_UNDRAINED, Program, RunReport
@@ -82,6 +82,9 @@ class Runner:
         self.participants = None
         self._started = self._last_beat = 0.0
         self._last_step = None
+        # on a CPU device (lavapipe) a host spinning on the result takes a core from the
+        # device's own threads (and kept the megakernel to one participant on 2 cores)
+        self.spin = 0.0 if info.kind == "cpu" else SPIN_S
 
     # ---- one epoch (batch) --------------------------------------------------------------
     def start(self, steps_left: int) -> None:
@@ -172,6 +175,14 @@ class Runner:
                 f"released within {limit:g} s; read and release its frames (frame.release(), "
                 "or `with frame:`) while the program runs, e.g. from a trio task")
 
+    def wait_epoch(self, limit: float) -> None:
+        poll_until(lambda: True if self.finished(limit) else None, float("inf"), lambda: "",
+                   spin=self.spin)
+
+    async def wait_epoch_async(self, limit: float) -> None:
+        await poll_until_async(lambda: True if self.finished(limit) else None, float("inf"),
+                               lambda: "", spin=self.spin)
+
     def wait_for_readers(self, limit: float) -> None:
         poll_until(self._room, limit, lambda: self._no_room(limit))
 
@@ -192,12 +203,10 @@ class Runner:
         while left > 0:
             self.start(left)
             try:
-                poll_until(lambda: True if self.finished(limit) else None, float("inf"),
-                           lambda: "")
+                self.wait_epoch(limit)
             except KeyboardInterrupt:     # Ctrl-C: stop the device too, then give up
                 self.halt()
-                poll_until(lambda: True if self.finished(limit) else None, float("inf"),
-                           lambda: "")
+                self.wait_epoch(limit)
                 self.finish()
                 raise
             done, reason = self.finish()

@@ -133,8 +133,7 @@ class Session:
                     await self._resumed.wait()
                     continue
                 runner.start(int(min(self._left, 1 << 31)))
-                await poll_until_async(lambda: True if runner.finished(limit) else None,
-                                       math.inf, lambda: "")
+                await runner.wait_epoch_async(limit)
                 done, reason = runner.finish()
                 self._left -= done
                 if reason == REASON_BLOCKED and self._want == "run" and self._left > 0:
