@@ -215,3 +215,26 @@ def wave(ctx, n, period, capacity, policy="drop"):
 def wave_expected(n, step):
     """The field after steps 0..step have run grow."""
     return (np.arange(n * n, dtype=np.float32).reshape(n, n) * (step + 1)).astype(np.float32)
+
+
+def threshold(ctx, limit):
+    """`grow` counts steps in x; `fire` runs on steps that start with x >= limit."""
+    prog = vkp.Program(ctx, name="threshold")
+    x = prog.array("x", (1,), np.int32)
+    fired = prog.array("fired", (1,), np.int32)
+    ctl = prog.controls(limit=vkp.i32(limit))
+
+    @vkp.func
+    def reached():
+        return x[0] >= ctl.limit
+
+    @prog.stage(domain=1)
+    def grow(i):
+        x[0] += 1
+
+    @prog.stage(domain=1)
+    def fire(i):
+        fired[0] += 1
+
+    prog.loop(grow, vkp.when(reached, fire))
+    return prog, fired

@@ -12,7 +12,8 @@ import trio
 
 import vkpersist as vkp
 from programs_lib import (bfs, bfs_reference, chain, counters, jacobi, jacobi_reference,
-                          long_loop, producer, random_graph, slow, wave, wave_expected)
+                          long_loop, producer, random_graph, slow, threshold, wave,
+                          wave_expected)
 
 MODES = ["persistent", "launch"]
 
@@ -418,4 +419,36 @@ def test_handler_error_stops_the_program(ctx):
     assert steps >= 6
     prog.run(2)                            # and the program is usable again
     assert int(prog.step) == steps + 2
+    prog.free()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_when_condition_on_device_data(ctx, mode):
+    prog, fired = threshold(ctx, 5)
+    prog.run(10, mode=mode)                 # step s starts with x == s: fires on 5..9
+    assert fired.numpy()[0] == 5
+    prog.ctl["limit"] = 100
+    prog.run(5, mode=mode)
+    assert fired.numpy()[0] == 5
+    assert "when_reached" in prog.glsl(mode)
+    prog.free()
+
+
+def test_when_mistakes(ctx):
+    with pytest.raises(TypeError, match="must take no parameters"):
+        vkp.when(lambda i: i > 0, None)
+    prog = vkp.Program(ctx, name="bad_when")
+    a = prog.array("a", (1,), np.float32)
+
+    @vkp.func
+    def not_bool():
+        return a[0] + 1.0
+
+    @prog.stage(domain=1)
+    def s(i):
+        a[0] = 1.0
+
+    prog.loop(vkp.when(not_bool, s))
+    with pytest.raises(vkp.CompileError, match="condition not_bool must return a bool"):
+        prog.run(1)
     prog.free()

@@ -16,7 +16,7 @@ from .vk.memory import KINDS as MEMORY_KINDS
 from .control import Ack, ControlBuffer
 from .memsock import Frame, MemSock
 from .kernel import Kernel, func, kernel
-from .scheduler import Program, QueueOverflow, every
+from .scheduler import Program, QueueOverflow, every, when
 from .lang.builtins import (acos, acosh, asin, asinh, atan, atan2, atanh, atomic, barrier, ceil,
                             clamp, copysign, cos, cosh, cross, distance, dot, exp, exp2, fabs,
                             floor, fma, global_id, global_size, group_id, hypot, isinf, isnan,
@@ -41,7 +41,7 @@ __all__ = [
     "SUPPORTED_DTYPES", "UnsupportedError", "VkPersistError", "VulkanUnavailable",
     "default_context", "glsl_kernel", "list_devices", "synchronize",
     # kernels and the channels to running kernels
-    "Kernel", "kernel", "func", "Program", "every", "QueueOverflow", "Ack", "ControlBuffer", "Controls", "MemSock", "Frame", "Socket",
+    "Kernel", "kernel", "func", "Program", "every", "when", "QueueOverflow", "Ack", "ControlBuffer", "Controls", "MemSock", "Frame", "Socket",
     # kernel language: types and builtins (usable inside @vkp.kernel / @vkp.func). vkp.abs,
     # vkp.min, vkp.max and vkp.pow exist too but stay out of `import *`, which would
     # shadow Python's own.

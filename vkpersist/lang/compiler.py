@@ -82,6 +82,20 @@ class Unit:
         self.order.append(fn)
         return fn
 
+    def compile_condition(self, pyfunc, name: str):
+        """A program's `when` condition: a function of no parameters returning a bool."""
+        self.stack.append(pyfunc)
+        try:
+            fn = FunctionCompiler(self, pyfunc, [], is_kernel=False, glsl_fn_name=name).compile()
+        finally:
+            self.stack.pop()
+        if fn.returns != [T.bool_]:
+            got = ", ".join(map(str, fn.returns)) or "nothing"
+            raise CompileError(f"{fn.loc.file}:{fn.loc.line}: condition {pyfunc.__name__} must "
+                               f"return a bool (a comparison), it returns {got}")
+        self.order.append(fn)
+        return fn
+
     def compile_function(self, devfunc, arg_types, bound, src, node):
         pyfunc = devfunc.pyfunc
         if pyfunc in self.stack:

@@ -18,7 +18,7 @@ from ..vk.glsl_kernel import GLSLKernel, push_struct
 from ..vk.sequence import DispatchSequence
 from ..lang import types as T
 from ._codegen import EPOCH_WORDS, PHASE_FINAL, PHASE_FIRST, PHASE_NEXT, ProgramWriter, sched_words
-from ._program import Q_ARGS, Program, resource_vars
+from ._program import Q_ARGS, Program, When, resource_vars
 
 MAX_GROUPS_X = 65535        # the smallest maxComputeWorkGroupCount[0] Vulkan allows
 FALLBACK_ROUNDS = 16        # rounds of a queue stage per step in the fallback
@@ -34,6 +34,7 @@ class ShaderPlan:
     segment_list: list
     queue_vars: dict
     sockets: list          # [(socket var, ProgramSocket, schedule index of its stage)]
+    conditions: dict       # when-bit -> compiled condition (megakernel and boundary only)
 
     def segments(self) -> list:
         return self.segment_list
@@ -94,13 +95,19 @@ class Build:
             if stage.name not in functions:
                 functions[stage.name] = unit.compile_stage(stage.fn, stage.param_types(),
                                                            f"stage_{stage.name}")
+        conditions = {}
+        if kind in ("mega", "boundary"):
+            for bit, period in enumerate(prog.periods):
+                if isinstance(period, When):
+                    conditions[bit] = unit.compile_condition(
+                        period.condition, f"when_{period.condition.__name__}_{bit}")
         queue_vars = {name: resources[id(q)] for name, q in prog.queues.items()}
         sockets = [(resources[id(sock)], sock, self.emitters.get(name))
                    for name, sock in prog.sockets.items()]
         plan = ShaderPlan(ctl_var, prog.schedule, prog.periods, functions,
                           _segments(prog.schedule, functions, set(self.emitters.values()))
                           if kind == "mega" else [],
-                          queue_vars, sockets)
+                          queue_vars, sockets, conditions)
         params = []
         if isinstance(kind, tuple):             # a queue round's setup: which phase, and
             params = [ir.Var("_vkp_phase", T.u32, "scalar_param"),     # the consumer's
@@ -276,6 +283,12 @@ def _emitters(prog: Program, info) -> dict:
             raise VkPersistError(f"{prog.name}: memsock {name!r} is written by "
                                  f"{', '.join(stages)}; one loop entry per memsock (it gets "
                                  "one frame per step in which that stage runs)")
+        bit = prog.schedule[indices[0]][1]
+        if bit is not None and isinstance(prog.periods[bit], When):
+            raise VkPersistError(f"{prog.name}: stage {stages[0]} writes memsock {name!r} and "
+                                 "runs under when(...); frames are reserved before a step's "
+                                 "conditions are known: use every(n), or write the frame "
+                                 "every step")
         if prog.schedule[indices[0]][0].consumes is not None:
             raise VkPersistError(f"{prog.name}: stage {stages[0]} consumes a queue and writes "
                                  f"memsock {name!r}; frames come from domain stages")

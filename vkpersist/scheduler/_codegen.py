@@ -157,6 +157,11 @@ class ProgramWriter(Writer):
                 *([f"    if ({self.step_word(0, 'q')} == {STATE_RUNNING}u) {{",
                    *["        " + line for line in publish], "    }"] if publish else []),
                 "    _vkp_boundary(p);",
+                *([f"    if ({self.step_word(0, 'p')} == {STATE_RUNNING}u) {{",
+                   *["        " + line for line in self.begin_step("p")],
+                   *["        " + line for line in self.evaluate_conditions()],
+                   f"        {self.step_word(1, 'p')} |= _whens;",
+                   "    }"] if self.plan.conditions else []),
                 f"    {self.sched(S_CUR)} = p;",
                 "}"])
         elif isinstance(self.kind, tuple):          # ("setup", schedule index)
@@ -221,6 +226,8 @@ class ProgramWriter(Writer):
             ])
         self.emit("    uint flags = 0u;")
         for bit, period in enumerate(plan.periods):
+            if bit in plan.conditions or not isinstance(period, (int, str)):
+                continue                  # when(...): evaluated once the step's data is final
             if isinstance(period, str):
                 f = plan.ctl_var.type.field(period)
                 n = f"c{f.word}"
@@ -254,6 +261,15 @@ class ProgramWriter(Writer):
         """Memsock k's frame for the step of parity `parity`: what 0 slot, 1 seq."""
         base = SNAPSHOT + 2 * self.snapshot_words + 4 * k
         return f"_vkp_sched[{base + what}u + 2u * {parity}]"
+
+    def evaluate_conditions(self) -> list[str]:
+        """`when` conditions as flag bits in `_whens`."""
+        if not self.plan.conditions:
+            return []
+        out = ["uint _whens = 0u;   // when(...) conditions, on the data as the step starts"]
+        for bit, fn in self.plan.conditions.items():
+            out.append(f"if ({fn.name}()) _whens |= {1 << bit}u;")
+        return out
 
     def begin_step(self, parity: str) -> list[str]:
         """Statements every invocation runs before a step's stages."""
@@ -499,6 +515,11 @@ class ProgramWriter(Writer):
             f"        uint _flags = {self.step_word(1, 'p')};",
             *["        " + line for line in self.begin_step("p")],
         ])
+        if self.plan.conditions:     # every participant evaluates them, then all wait so
+            self.emit_all([          # no stage changes their data before all have
+                *["        " + line for line in self.evaluate_conditions()],
+                "        _vkp_grid_sync(false, 0u);",
+                "        _flags |= _whens;"])
         self.indent = 2
         for segment in self.plan.segments():
             self.segment(segment, guard)
@@ -570,7 +591,7 @@ class ProgramWriter(Writer):
         fn = self.plan.stage_functions[stage.name]
         if bit is not None:
             self.emit(f"if ((_flags & {1 << bit}u) != 0u) {{   "
-                      f"// every({_period_text(self.plan.periods[bit])})")
+                      f"// {_period_text(self.plan.periods[bit])}")
             self.indent += 1
         if stage.consumes is not None:
             self.consume_segment(stage, fn, guard)
@@ -611,7 +632,9 @@ def sched_words(ctl_type, sockets: int) -> int:
 
 
 def _period_text(period) -> str:
-    return f"ctl.{period}" if isinstance(period, str) else str(period)
+    if isinstance(period, str):
+        return f"every(ctl.{period})"
+    return f"every({period})" if isinstance(period, int) else repr(period)
 
 
 def _max_of(terms: list[str]) -> str:

@@ -274,6 +274,36 @@ class Every:
         self.stages = stages
 
 
+class When:
+    """`vkp.when(condition, *stages)`: the stages run on steps where `condition()` is true."""
+
+    def __init__(self, condition, stages):
+        fn = getattr(condition, "pyfunc", condition)     # a @vkp.func or a plain function
+        if not callable(fn) or not hasattr(fn, "__code__"):
+            raise TypeError(f"when(condition, ...): condition must be a function, got "
+                            f"{condition!r}")
+        if fn.__code__.co_argcount:
+            raise TypeError(f"when(): condition {fn.__name__} must take no parameters; it "
+                            "reads the program's arrays and controls as globals")
+        if not stages:
+            raise TypeError("when(condition, *stages) needs at least one stage")
+        for s in stages:
+            if not isinstance(s, Stage):
+                raise TypeError(f"when(): {s!r} is not a stage (declare it with @prog.stage)")
+        self.condition = fn
+        self.stages = stages
+
+    def __repr__(self) -> str:
+        return f"when({self.condition.__name__})"
+
+
+def when(condition, *stages) -> When:
+    """Run `stages` on steps where `condition()` holds: a function of no parameters
+    returning a bool, in the kernel language, reading program arrays and controls as they
+    are when the step starts (after the previous step, before any stage of this one)."""
+    return When(condition, stages)
+
+
 def every(n, *stages) -> Every:
     """Run `stages` on steps divisible by `n` (an int, or the name of a u32/i32/f32 control
     field: 0 means never)."""
@@ -289,7 +319,7 @@ class Program:
         self.sockets: dict[str, ProgramSocket] = {}
         self.stages: dict[str, Stage] = {}
         self.schedule: list = []          # [(Stage, every-bit or None)]
-        self.periods: list = []           # every-bit -> n (int) or control field name
+        self.periods: list = []           # bit -> every's n (int or control field) or When
         self.ctl: ControlBuffer | None = None
         self.step = StepCounter(self)
         self.steps_done = 0
@@ -398,22 +428,25 @@ class Program:
         return declare
 
     def loop(self, *entries) -> None:
-        """What one step runs, in order: stages and `vkp.every(n, *stages)`."""
+        """What one step runs, in order: stages, `vkp.every(n, *stages)` and
+        `vkp.when(condition, *stages)`."""
         self._check_open("change the loop")
         schedule, periods = [], []
         for e in entries:
             if isinstance(e, Stage):
                 schedule.append((self._own(e), None))
-            elif isinstance(e, Every):
-                if isinstance(e.n, str):
+            elif isinstance(e, (Every, When)):
+                if isinstance(e, Every) and isinstance(e.n, str):
                     self._period_field(e.n)
                 if len(periods) == MAX_PERIODS:
-                    raise ValueError(f"at most {MAX_PERIODS} every(...) entries per loop")
-                periods.append(e.n)
+                    raise ValueError(f"at most {MAX_PERIODS} every(...) and when(...) entries "
+                                     "per loop")
+                periods.append(e.n if isinstance(e, Every) else e)
                 schedule += [(self._own(s), len(periods) - 1) for s in e.stages]
             else:
-                raise TypeError(f"loop() takes stages (declared with @prog.stage) and "
-                                f"vkp.every(n, *stages); {e!r} is not a stage")
+                raise TypeError(f"loop() takes stages (declared with @prog.stage), "
+                                f"vkp.every(n, *stages) and vkp.when(condition, *stages); "
+                                f"{e!r} is not a stage")
         if not schedule:
             raise TypeError("loop() needs at least one stage")
         self.schedule, self.periods = schedule, periods
