@@ -45,7 +45,12 @@ def choose_mode(prog: Program, mode: str) -> str:
         return mode
     if prog.ctl is None:
         prog.ctl = prog._make_controls(16, None, {})
-    # persistent needs host writes to reach the running megakernel (commands, pause, stop)
+    # persistent needs host writes to reach the running megakernel (commands, pause, stop).
+    # On a CPU device the fallback is faster: lavapipe spreads each dispatch over all its
+    # threads, while the megakernel often gets fewer participants than threads (measured
+    # in docs/benchmarks.md).
+    if prog.ctx.info.kind == "cpu":
+        return "launch"
     return "persistent" if prog.ctl.live else "launch"
 
 
