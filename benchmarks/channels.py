@@ -9,6 +9,8 @@ Rows, measured in this run on one device:
   frames 4 KiB    per-launch kernels each publish one MemSock frame of 1024 uint32 (16
                   workgroups write it), the host reads and releases every frame in order
   frames 4 MiB    the same with 1M float32 per frame (4096 workgroups)
+  frames (program) a program whose stage writes one frame per step (mode "auto": the
+                  megakernel on GPUs), read by a trio task, policy "block"
   idle reader     CPU time of `async for frame in sock.frames()` under trio for 2 s with no
                   frames arriving, as a fraction of one core
 Targets (issue "ControlBuffer, MemSock and the trio host loop"): on the H200 round trip
@@ -104,6 +106,35 @@ def frames(ctx, kern, frame_shape, dtype, count, groups, extra=()):
     return count / dt, count * nbytes / dt / 1e9
 
 
+def program_frames(ctx, n: int, count: int):
+    """(frames/s, GB/s, mode) of a program whose one stage writes a frame of n float32
+    every step; a trio reader releases every frame (policy block: nothing is dropped)."""
+    prog = vkp.Program(ctx, name="frames")
+    sock = prog.memsock("out", np.float32, n, capacity=8, policy="block")
+
+    @prog.stage(domain=n)
+    def emit(i):
+        sock.frame[i] = 1.0
+
+    prog.loop(emit)
+    warm = 4
+
+    async def main():
+        got, start = 0, None
+        async with prog.session(steps=count + warm) as run:
+            async for frame in sock.frames():
+                frame.release()
+                got += 1
+                if got == warm:
+                    start = time.perf_counter()
+                if got == count + warm:
+                    return time.perf_counter() - start, run.mode
+    dt, mode = trio.run(main)
+    assert sock.dropped == 0
+    prog.free()
+    return count / dt, count * n * 4 / dt / 1e9, mode
+
+
 def idle_cpu(ctx, seconds=2.0):
     sock = vkp.MemSock("idle", np.float32, 4, ctx=ctx)
 
@@ -130,11 +161,15 @@ def main() -> None:
     n_large = 1 << 20
     large_fps, large_gbs = frames(ctx, large_frame, n_large, np.float32,
                                   50 if lavapipe else 400, n_large // 64, (n_large,))
+    prog_small = program_frames(ctx, 1024, 2000)
+    prog_large = program_frames(ctx, n_large, 50 if lavapipe else 2000)
     idle = idle_cpu(ctx)
     print(f"channels on {ctx.name} ({ctx.info.driver_info or ctx.info.driver})\n")
     print(f"round trip host->GPU->host     median {median:8.2f} µs   p99 {p99:8.2f} µs")
     print(f"frames 4 KiB (per launch)      {small_fps:10.0f} frames/s  {small_gbs:8.3f} GB/s")
     print(f"frames 4 MiB (per launch)      {large_fps:10.0f} frames/s  {large_gbs:8.2f} GB/s")
+    for label, (fps, gbs, mode) in (("4 KiB", prog_small), ("4 MiB", prog_large)):
+        print(f"frames {label} (program, {mode:<10}) {fps:8.0f} frames/s  {gbs:8.2f} GB/s")
     print(f"idle trio reader               {100 * idle:8.1f} % of one core")
     ctx.close()
 
