@@ -335,8 +335,11 @@ def test_memsock_block_policy_loses_nothing(ctx, mode):
 
     async def main():
         got = []
-        async with prog.session(mode=mode, steps=30):
-            async for frame in snap.frames(timeout=10):
+        async with prog.session(mode=mode, steps=30) as run:
+            assert run.memsock("snap") is snap
+            with pytest.raises(KeyError, match="no memsock 'snp'; memsocks: 'snap'"):
+                run.memsock("snp")
+            async for frame in run.memsock("snap").frames(timeout=10):
                 with frame:
                     assert int(frame.payload["step"]) == frame.seq
                     np.testing.assert_array_equal(frame.data, wave_expected(8, frame.seq))

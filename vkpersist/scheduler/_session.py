@@ -64,6 +64,14 @@ class Session:
     def finished(self) -> bool:
         return self._finished.is_set()
 
+    def memsock(self, name: str):
+        """The program's memsock `name` (read it with `async for frame in ...frames()`)."""
+        try:
+            return self.prog.sockets[name]
+        except KeyError:
+            have = ", ".join(map(repr, self.prog.sockets)) or "none"
+            raise KeyError(f"{self.prog.name} has no memsock {name!r}; memsocks: {have}") from None
+
     async def send(self, **values) -> Ack:
         """Queue commands that set control fields and return their acknowledgement: the
         step before which they were applied."""
