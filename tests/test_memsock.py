@@ -193,3 +193,23 @@ def test_handlers_served_under_trio(ctx):
     with pytest.raises(TypeError, match="decorates a function"):
         sock.on("frame")(42)
     sock.free()
+
+
+def test_frames_in_caller_provided_host_pages(ctx):
+    if not ctx.info.external_memory_host:
+        pytest.skip("the device cannot import host memory")
+    field = ctx.asarray(np.arange(12 * 20, dtype=np.float32).reshape(12, 20))
+    ring = vkp.host_array((4, 12, 20), np.float32)
+    sock = vkp.MemSock("image", np.float32, (12, 20), capacity=4, ctx=ctx, frames=ring)
+    image_frame[(3, 2), (8, 8)](sock, field)
+    with sock.wait(10) as frame:
+        np.testing.assert_array_equal(frame.data, field.numpy() * 2)
+        assert np.shares_memory(frame.data, ring)          # the device wrote into `ring`
+    np.testing.assert_array_equal(ring[0], field.numpy() * 2)
+    sock.free()
+    with pytest.raises(ValueError, match=r"frames must be a float32 array of shape \(4, 12, 20\)"):
+        vkp.MemSock("image", np.float32, (12, 20), capacity=4, ctx=ctx,
+                    frames=vkp.host_array((4, 12, 21), np.float32))
+    with pytest.raises(ValueError, match="allocate it with vkp.host_array"):
+        vkp.MemSock("image", np.float32, (12, 20), capacity=4, ctx=ctx,
+                    frames=np.zeros((5, 12, 20), np.float32)[1:])

@@ -8,6 +8,7 @@
 from ._errors import (CompileError, DeviceLimitError, DeviceLost, DeviceNotFound, DeviceTimeout,
                       OutOfDeviceMemory, UnsupportedError, VkPersistError, VulkanUnavailable)
 from .vk.array import SUPPORTED_DTYPES
+from .vk.buffer import host_array
 from .vk.context import Context, default_context, synchronize
 from .vk.devices import DeviceInfo, list_devices
 from .vk.glsl_kernel import GLSLKernel, glsl_kernel
@@ -39,7 +40,7 @@ __all__ = [
     "Array", "CompileError", "Context", "DeviceInfo", "DeviceLimitError", "DeviceLost",
     "DeviceNotFound", "DeviceTimeout", "GLSLKernel", "MEMORY_KINDS", "OutOfDeviceMemory",
     "SUPPORTED_DTYPES", "UnsupportedError", "VkPersistError", "VulkanUnavailable",
-    "default_context", "glsl_kernel", "list_devices", "synchronize",
+    "default_context", "glsl_kernel", "host_array", "list_devices", "synchronize",
     # kernels and the channels to running kernels
     "Kernel", "kernel", "func", "Program", "every", "when", "QueueOverflow", "Ack", "ControlBuffer", "Controls", "MemSock", "Frame", "Socket",
     # kernel language: types and builtins (usable inside @vkp.kernel / @vkp.func). vkp.abs,

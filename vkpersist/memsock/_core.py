@@ -30,7 +30,7 @@ import numpy as np
 from .._errors import DeviceTimeout, VkPersistError
 from .._polling import poll_until, poll_until_async
 from ..lang import types as T
-from ..vk.buffer import Buffer
+from ..vk.buffer import Buffer, ImportedBuffer
 from ..vk.context import Context, default_context
 
 POLICIES = ("drop", "block")
@@ -72,7 +72,12 @@ class Frame:
 
 class MemSock:
     def __init__(self, name: str, dtype, frame_shape, *, capacity: int = 8,
-                 policy: str = "drop", payload: dict | None = None, ctx: Context | None = None):
+                 policy: str = "drop", payload: dict | None = None, ctx: Context | None = None,
+                 frames: np.ndarray | None = None):
+        """`frames`: host pages of your own to hold the ring, an array of shape (capacity,
+        *frame_shape) from `vkp.host_array` (the device writes frames straight into it;
+        needs VK_EXT_external_memory_host). By default the ring is allocated in
+        host-cached memory where the device has it."""
         self.ctx = ctx if ctx is not None else default_context()
         self.name = name
         self.dtype = np.dtype(dtype)
@@ -105,7 +110,19 @@ class MemSock:
         self.frame_size = math.prod(self.frame_shape)
         core = self.ctx._core_alive()
         host_kind = "cached" if "cached" in self.ctx.info.memory_kinds else "host"
-        self.frame_buffer = Buffer(core, capacity * self.frame_size * self.dtype.itemsize, host_kind)
+        if frames is None:
+            self.frame_buffer = Buffer(core, capacity * self.frame_size * self.dtype.itemsize,
+                                       host_kind)
+        else:
+            want = (capacity, *self.frame_shape)
+            if not isinstance(frames, np.ndarray) or frames.shape != want \
+                    or frames.dtype != self.dtype:
+                raise ValueError(
+                    f"MemSock {name!r}: frames must be a {self.dtype} array of shape {want} "
+                    f"(capacity, *frame_shape), got "
+                    f"{getattr(frames, 'dtype', type(frames).__name__)} "
+                    f"{getattr(frames, 'shape', '')}")
+            self.frame_buffer = ImportedBuffer(core, frames, f"MemSock {name!r}: frames")
         self.header = Buffer(core, 4 * (capacity + capacity * len(fields)), host_kind)
         self.state = Buffer(core, 64, "device")
         self.buffers = (self.frame_buffer, self.header, self.state)

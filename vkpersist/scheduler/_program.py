@@ -175,9 +175,9 @@ class ProgramSocket(MemSock):
     _program_resource = True
 
     def __init__(self, program: "Program", name, dtype, frame_shape, capacity, policy,
-                 payload):
+                 payload, frames):
         super().__init__(name, dtype, frame_shape, capacity=capacity, policy=policy,
-                         payload=payload, ctx=program.ctx)
+                         payload=payload, ctx=program.ctx, frames=frames)
         from ..control import control_placement
         from ..vk.buffer import Buffer
         self.program = program
@@ -374,12 +374,15 @@ class Program:
         return q
 
     def memsock(self, name: str, dtype, frame_shape, *, capacity: int = 8,
-                policy: str = "drop", payload: dict | None = None) -> ProgramSocket:
+                policy: str = "drop", payload: dict | None = None,
+                frames: np.ndarray | None = None) -> ProgramSocket:
         """A MemSock one stage of this program writes (`sock.frame[...] = v`, payload fields
-        `sock.step = prog.step`): one frame per step in which that stage runs."""
+        `sock.step = prog.step`): one frame per step in which that stage runs. `frames`:
+        your own host pages for the ring (see vkp.MemSock)."""
         self._check_open("add memsocks")
         self._check_name(name, "memsock")
-        sock = ProgramSocket(self, name, dtype, frame_shape, capacity, policy, payload)
+        sock = ProgramSocket(self, name, dtype, frame_shape, capacity, policy, payload,
+                             frames)
         self.sockets[name] = sock
         return sock
 

@@ -114,6 +114,101 @@ class Buffer:
         self._finalizer()
 
 
+def host_array(shape, dtype, alignment: int = 65536) -> np.ndarray:
+    """A zeroed NumPy array whose memory a device can import (VK_EXT_external_memory_host):
+    page-aligned, and backed by whole aligned pages (`alignment` covers every driver's
+    minImportedHostPointerAlignment seen so far; 4096 on lavapipe and NVIDIA)."""
+    import mmap
+    dtype = np.dtype(dtype)
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    nbytes = int(np.prod(shape)) * dtype.itemsize
+    size = max(alignment, -(-nbytes // alignment) * alignment)
+    pages = mmap.mmap(-1, size)         # anonymous mappings start on a page boundary
+    return np.frombuffer(pages, np.uint8, nbytes).view(dtype).reshape(shape)
+
+
+class ImportedBuffer(Buffer):
+    """A Buffer over host pages the caller owns (a NumPy array): the device reads and writes
+    the array's memory itself. The array is kept alive until the buffer is released."""
+
+    def __init__(self, core, array: np.ndarray, what: str = "array"):
+        info = core.info
+        if not info.external_memory_host:
+            raise UnsupportedError(f"{info.name} cannot import host memory "
+                                   "(VK_EXT_external_memory_host is missing)")
+        if not isinstance(array, np.ndarray) or not array.flags.c_contiguous \
+                or not array.flags.writeable:
+            raise ValueError(f"{what} must be a writeable, C-contiguous NumPy array")
+        align = info.host_pointer_alignment
+        address = array.ctypes.data
+        pages = _pages_behind(array)
+        if address % align or pages is None or pages % align:
+            raise ValueError(
+                f"{what} must start on a {align}-byte boundary of memory made of whole "
+                f"{align}-byte pages ({info.name}'s minImportedHostPointerAlignment); "
+                "allocate it with vkp.host_array(shape, dtype)")
+        self.nbytes = array.nbytes
+        self.kind = "host"
+        self.serial = next(_serials)
+        size = pages
+        self.size = size
+        device = core.device
+        handle_type = vk.VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT
+        external = vk.VkExternalMemoryBufferCreateInfo(handleTypes=handle_type)
+        create_info = vk.VkBufferCreateInfo(pNext=external, size=size, usage=_usage(),
+                                            sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE)
+        pointer = ffi.cast("void*", address)
+        with translated(f"importing {_fmt(size)} of host memory"):
+            handle = vk.vkCreateBuffer(device, create_info, None)
+        memory = None
+        try:
+            query = vk.vkGetDeviceProcAddr(device, "vkGetMemoryHostPointerPropertiesEXT")
+            props = query(device, handle_type, pointer, vk.VkMemoryHostPointerPropertiesEXT())
+            req = vk.vkGetBufferMemoryRequirements(device, handle)
+            bits = props.memoryTypeBits & req.memoryTypeBits
+            coherent = [t.index for t in info.memory_types
+                        if (bits >> t.index) & 1 and t.host_visible and t.flags & 0x4]
+            if not coherent:
+                raise UnsupportedError(f"{info.name} offers no host-coherent memory type for "
+                                       f"imported host pages (types {bits:#x})")
+            self.memory_type = coherent[0]
+            imported = vk.VkImportMemoryHostPointerInfoEXT(handleType=handle_type,
+                                                           pHostPointer=pointer)
+            alloc_info = vk.VkMemoryAllocateInfo(pNext=imported, allocationSize=size,
+                                                 memoryTypeIndex=self.memory_type)
+            with translated(f"importing {_fmt(size)} of host memory on {info.name}"):
+                memory = vk.vkAllocateMemory(device, alloc_info, None)
+                vk.vkBindBufferMemory(device, handle, memory, 0)
+        except BaseException:
+            if memory is not None:
+                vk.vkFreeMemory(device, memory, None)
+            vk.vkDestroyBuffer(device, handle, None)
+            raise
+        self.address = address
+        self.handle = handle
+        self._core = core
+        # the array rides along in the finalizer: its pages outlive the device memory
+        self._finalizer = core.track(self, _release_imported, core, handle, memory,
+                                     self.serial, array)
+
+
+def _pages_behind(array: np.ndarray) -> int | None:
+    """Bytes of the memory object the array starts at, from its start (None: unknown)."""
+    base = array
+    while isinstance(base, np.ndarray) and base.base is not None:
+        base = base.base
+    try:
+        view = memoryview(base)
+    except TypeError:
+        return None
+    start = np.frombuffer(view, np.uint8).ctypes.data if view.nbytes else 0
+    return view.nbytes - (array.ctypes.data - start)
+
+
+def _release_imported(core, handle, memory, serial, array) -> None:
+    _release(core, handle, memory, serial)
+
+
 class _MappedRegion:
     """Exposes mapped memory through the NumPy array interface while holding its Buffer."""
 

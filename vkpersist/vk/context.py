@@ -92,6 +92,8 @@ class _Core:
                                                 queueCount=1, pQueuePriorities=priorities)
         features2, keep = _feature_chain(info)
         extensions = ["VK_EXT_shader_atomic_float"] if info.atomic_float else []
+        if info.external_memory_host:       # host pages imported as buffers (memsocks)
+            extensions.append("VK_EXT_external_memory_host")
         if features2 is not None:
             create = vk.VkDeviceCreateInfo(pNext=features2, pQueueCreateInfos=[queue_info],
                                            ppEnabledExtensionNames=extensions or None)

@@ -52,6 +52,7 @@ class DeviceInfo:
     memory_kinds: dict             # kind -> memory type index, only kinds the device has
     uma: bool                      # one memory serves host and device
     external_memory_host: bool     # VK_EXT_external_memory_host (import host pages)
+    host_pointer_alignment: int    # what imported host pages must be aligned to (0: none)
     shader_clock: bool             # VK_KHR_shader_clock
     max_storage_buffer_range: int
     max_allocation_size: int
@@ -156,6 +157,7 @@ def _describe(index: int, pd) -> DeviceInfo:
     f11 = f12 = None
     driver, driver_info, driver_id, subgroup = "", "", 0, 1
     max_alloc = 1 << 30
+    host_alignment = 0
     atomic_float = False
     if "VK_EXT_shader_atomic_float" in exts and api >= vk.VK_MAKE_VERSION(1, 2, 0):
         af = vk.VkPhysicalDeviceShaderAtomicFloatFeaturesEXT()
@@ -168,13 +170,18 @@ def _describe(index: int, pd) -> DeviceInfo:
         f11 = vk.VkPhysicalDeviceVulkan11Features(pNext=f12)
         f2 = vk.VkPhysicalDeviceFeatures2(pNext=f11)
         vk.vkGetPhysicalDeviceFeatures2(pd, f2)
-        sg = vk.VkPhysicalDeviceSubgroupProperties()
+        hp = vk.VkPhysicalDeviceExternalMemoryHostPropertiesEXT() \
+            if "VK_EXT_external_memory_host" in exts else None
+        sg = vk.VkPhysicalDeviceSubgroupProperties(pNext=hp) if hp is not None \
+            else vk.VkPhysicalDeviceSubgroupProperties()
         m3 = vk.VkPhysicalDeviceMaintenance3Properties(pNext=sg)
         dp = vk.VkPhysicalDeviceDriverProperties(pNext=m3)
         p2 = vk.VkPhysicalDeviceProperties2(pNext=dp)
         vk.vkGetPhysicalDeviceProperties2(pd, p2)
         driver, driver_info, driver_id = _text(dp.driverName), _text(dp.driverInfo), dp.driverID
         subgroup, max_alloc = sg.subgroupSize, m3.maxMemoryAllocationSize
+        if hp is not None:
+            host_alignment = int(hp.minImportedHostPointerAlignment)
     mp = vk.vkGetPhysicalDeviceMemoryProperties(pd)
     heaps = tuple(MemoryHeap(i, mp.memoryHeaps[i].size, bool(mp.memoryHeaps[i].flags & 1))
                   for i in range(mp.memoryHeapCount))
@@ -199,7 +206,8 @@ def _describe(index: int, pd) -> DeviceInfo:
         memory_model=bool(f12 and f12.vulkanMemoryModel and f12.vulkanMemoryModelDeviceScope),
         subgroup_size=subgroup, heaps=heaps, memory_types=types,
         memory_kinds=resolve_kinds(list(types)), uma=uma,
-        external_memory_host="VK_EXT_external_memory_host" in exts,
+        external_memory_host="VK_EXT_external_memory_host" in exts and host_alignment > 0,
+        host_pointer_alignment=host_alignment,
         shader_clock="VK_KHR_shader_clock" in exts,
         max_storage_buffer_range=lim.maxStorageBufferRange, max_allocation_size=max_alloc,
         max_workgroup_invocations=lim.maxComputeWorkGroupInvocations,
