@@ -40,10 +40,12 @@ STATE_RUNNING, STATE_ENDED = 1, 2
 # why an epoch (batch) ended, published in the `_reason` status word
 REASON_BUDGET, REASON_HALT, REASON_LOOP_LIMIT, REASON_BLOCKED = 1, 2, 3, 4
 QUIET_ROUNDS = 1024         # the first participant closes the poll after this many rounds of
-                            # SPIN_UNROLL polls without a join (~0.1 ms on lavapipe, whose
-                            # pool threads take tens of µs to wake)
+                            # unrolled polls without a join (lavapipe's pool threads take
+                            # tens of µs to wake)
 LOOP_BUDGET = LOOP_GUARD_LIMIT - 5000     # lavapipe: end the epoch before any loop is cut
-SPIN_UNROLL = 8             # polls per spin-loop iteration (lavapipe counts iterations)
+SPIN_UNROLL = 8             # polls per spin-loop iteration
+SPIN_UNROLL_LAVAPIPE = 64   # lavapipe counts loop iterations, not time: a waiter whose peer
+                            # thread is descheduled for 10 ms must stay far below the limit
 PHASE_FIRST, PHASE_NEXT, PHASE_FINAL = 0, 1, 2    # fallback queue rounds (setup kernels)
 BLOCK_POLLS = 64            # policy "block": polls for the reader before the epoch ends
 
@@ -424,7 +426,8 @@ class ProgramWriter(Writer):
         load = self.atomic_load
         guard = [self.guard_line()] if self.loop_guard else []
         occ = self.sched(S_OCCUPANCY)
-        arrived = " || ".join([f"{load(self.sched(S_ARRIVED))} >= _vkp_target"] * SPIN_UNROLL)
+        unroll = SPIN_UNROLL_LAVAPIPE if self.loop_guard else SPIN_UNROLL
+        arrived = " || ".join([f"{load(self.sched(S_ARRIVED))} >= _vkp_target"] * unroll)
         self.emit_all([
             "shared int _vkp_part_shared;",
             "shared uint _vkp_nparts_shared;",
@@ -483,7 +486,7 @@ class ProgramWriter(Writer):
             "            uint quiet = 0u;",
             f"            while (seen < groups && quiet < {QUIET_ROUNDS}u) {{",
             *["                " + g for g in guard],
-            "                uint c = " + _max_of([f"{load(occ)}"] * SPIN_UNROLL)
+            "                uint c = " + _max_of([f"{load(occ)}"] * unroll)
             + ";",
             "                c &= 0x7FFFFFFFu;",
             "                if (c == seen) quiet += 1u; else { seen = c; quiet = 0u; }",
@@ -494,7 +497,7 @@ class ProgramWriter(Writer):
             f"            uint v = {load(occ)};",
             "            while ((v & 0x80000000u) == 0u) {",
             *["                " + g for g in guard],
-            "                v = " + _max_of([f"{load(occ)}"] * SPIN_UNROLL) + ";",
+            "                v = " + _max_of([f"{load(occ)}"] * unroll) + ";",
             "            }",
             "            nparts = v & 0x7FFFFFFFu;",
             "        }",
