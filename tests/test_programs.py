@@ -47,14 +47,14 @@ def test_persistent_with_two_participants_agrees(ctx):
     wakes too late); the result never depends on it."""
     prog, A, init = jacobi(ctx, 8)
     seen, epochs = set(), 0
-    while epochs < 40 and not (epochs >= 12 and 2 in seen):
-        prog.run(5, mode="persistent", groups=2)
+    while epochs < 200 and not (epochs >= 12 and 2 in seen):
+        prog.run(2, mode="persistent", groups=2)
         seen.add(prog._runner.participants)
         epochs += 1
     assert seen <= {1, 2}
     if ctx.info.is_lavapipe and (os.cpu_count() or 1) >= 2:
-        assert 2 in seen, "two workgroups never ran the megakernel together"
-    np.testing.assert_allclose(A.numpy(), jacobi_reference(init, 5 * epochs), rtol=1e-5,
+        assert 2 in seen, "two workgroups never ran the megakernel together in 200 epochs"
+    np.testing.assert_allclose(A.numpy(), jacobi_reference(init, 2 * epochs), rtol=1e-5,
                                atol=1e-6)
     prog.free()
 
