@@ -455,3 +455,31 @@ def test_when_mistakes(ctx):
     with pytest.raises(vkp.CompileError, match="condition not_bool must return a bool"):
         prog.run(1)
     prog.free()
+
+
+def test_session_misuse_is_refused(ctx):
+    prog, A, _ = jacobi(ctx, 8)
+    other = vkp.Program(ctx, name="other")
+    stranger = _stage(other, other.array("b", (4,)))
+    with pytest.raises(ValueError, match="belongs to program 'other'"):
+        prog.loop(stranger)
+
+    async def main():
+        async with prog.session(mode="persistent") as run:
+            while run.steps_done < 2:
+                await trio.sleep(0.001)
+            with pytest.raises(vkp.VkPersistError, match="while the program runs; pause"):
+                A.numpy()
+            with pytest.raises(vkp.VkPersistError, match="runs in a session"):
+                prog.run(1)
+            await run.pause()
+            A.numpy()                        # fine while paused
+            await run.stop()
+
+    trio.run(main)
+    with pytest.raises(ValueError, match="steps must be a non-negative int"):
+        prog.run(-1)
+    with pytest.raises(ValueError, match="groups must be a positive int"):
+        prog.run(1, mode="persistent", groups=0)
+    prog.free()
+    other.free()
