@@ -38,4 +38,5 @@ def test_doctor_rejects_unknown_device():
 def test_demo_checks_its_result():
     run = _run("demo")
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "-> OK" in run.stdout
+    assert run.stdout.count("-> OK") == 2            # the kernel, then the steered program
+    assert "command spot=-1.0 applied before step" in run.stdout
