@@ -256,6 +256,15 @@ class Stage:
         return [T.i32] * len(self.domain)
 
 
+def _stages_of(what: str, stages) -> tuple:
+    if not stages:
+        raise TypeError(f"{what} needs at least one stage")
+    for s in stages:
+        if not isinstance(s, Stage):
+            raise TypeError(f"{what}: {s!r} is not a stage (declare it with @prog.stage)")
+    return stages
+
+
 class Every:
     """`vkp.every(n, *stages)`: the stages run on steps divisible by n."""
 
@@ -265,13 +274,8 @@ class Every:
                             f"field, got {n!r}")
         if not isinstance(n, str) and n < 1:
             raise ValueError(f"every(n, ...): n must be >= 1, got {n}")
-        if not stages:
-            raise TypeError("every(n, *stages) needs at least one stage")
-        for s in stages:
-            if not isinstance(s, Stage):
-                raise TypeError(f"every(): {s!r} is not a stage (declare it with @prog.stage)")
         self.n = n if isinstance(n, str) else int(n)
-        self.stages = stages
+        self.stages = _stages_of("every(n, *stages)", stages)
 
 
 class When:
@@ -285,13 +289,8 @@ class When:
         if fn.__code__.co_argcount:
             raise TypeError(f"when(): condition {fn.__name__} must take no parameters; it "
                             "reads the program's arrays and controls as globals")
-        if not stages:
-            raise TypeError("when(condition, *stages) needs at least one stage")
-        for s in stages:
-            if not isinstance(s, Stage):
-                raise TypeError(f"when(): {s!r} is not a stage (declare it with @prog.stage)")
         self.condition = fn
-        self.stages = stages
+        self.stages = _stages_of("when(condition, *stages)", stages)
 
     def __repr__(self) -> str:
         return f"when({self.condition.__name__})"
@@ -311,6 +310,10 @@ def every(n, *stages) -> Every:
 
 
 class Program:
+    """A simulation that lives on the device: declare its arrays, controls, queues,
+    memsocks and stages, then its step with `loop(...)`; run it with `run(steps)` or
+    `session()` (see docs/programs.md)."""
+
     def __init__(self, ctx: Context | None = None, *, name: str = "program"):
         self.ctx = ctx if ctx is not None else default_context()
         self.name = name

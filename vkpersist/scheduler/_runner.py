@@ -20,7 +20,7 @@ import warnings
 from .._errors import DeviceLimitError, DeviceTimeout, VkPersistError
 from .._polling import SPIN_S, poll_until, poll_until_async
 from ._build import FALLBACK_ROUNDS, build_for
-from ._codegen import REASON_BLOCKED, REASON_HALT, REASON_LOOP_LIMIT
+from ._codegen import REASON_BLOCKED, REASON_BUDGET, REASON_LOOP_LIMIT
 from ._program import Q_UNDRAINED, Program, RunReport
 
 
@@ -97,13 +97,13 @@ class Runner:
         if self.running:
             raise VkPersistError("internal error: an epoch is already running")
         budget = min(steps_left, self.epoch_steps)
-        self.ctl["_budget"] = budget
         if self.mode == "persistent":
-            self.build.epoch(self.groups, self.local).launch()
+            sequence = self.build.epoch(self.groups, self.local)
         else:
-            batch = 1 << (budget.bit_length() - 1)          # a power of two <= budget
-            self.ctl["_budget"] = batch
-            self.build.batch(batch, self.local).launch()
+            budget = 1 << (budget.bit_length() - 1)      # batches are recorded in powers of 2
+            sequence = self.build.batch(budget, self.local)
+        self.ctl["_budget"] = budget
+        sequence.launch()
         self.running = True
         self._started = self._last_beat = time.perf_counter()
         self._last_step = int(self.ctl["_step"])
@@ -135,23 +135,22 @@ class Runner:
         if self.mode == "persistent":
             self.participants = int(self.ctl["_parts"])
         self.ctl["_halt"] = 0          # whoever asked for the halt decides what comes next
-        self._check_channels()
+        self._check_queues()
         if reason == REASON_LOOP_LIMIT and done == 0:
             raise DeviceLimitError(
                 f"{self.prog.name}: one step needs more loop iterations per invocation than "
                 f"{self.prog.ctx.info.name} runs before silently cutting loops short "
                 "(~65,535); run it with mode='launch', or with more groups/local size")
-        if done and reason not in (REASON_HALT, REASON_LOOP_LIMIT):
+        if done and reason == REASON_BUDGET:        # a full epoch: size the next one
             target = EPOCH_TARGET_S if self.mode == "persistent" else BATCH_TARGET_S
             rate = done / max(elapsed, 1e-6)
             limit = 1 << 30 if self.mode == "persistent" else MAX_BATCH
             self.epoch_steps = int(max(1, min(limit, rate * target, 4 * self.epoch_steps)))
         return done, reason
 
-    def _check_channels(self) -> None:
+    def _check_queues(self) -> None:
         """Queue overflows are reported, never silent: a warning per epoch that dropped
-        items; a queue stage that the fallback could not drain within a step is an error.
-        """
+        items; a queue stage that the fallback could not drain within a step is an error."""
         for q in self.prog.queues.values():
             dropped = q.dropped
             if dropped != q._dropped_seen:

@@ -10,10 +10,11 @@
 A background task runs the epochs (megakernel) or batches (fallback) one after another and
 watches the heartbeat. Pause and stop set a halt word the step boundary reads: the running
 epoch ends at the next boundary (with live control memory; else at the end of the epoch)
-and no further epoch starts until `resume()`. Leaving the block stops the program, also when the body raises; errors of the
-background task (DeviceTimeout, DeviceLimitError) are raised from the `async with`.
-Memsocks with `@sock.on("frame")` handlers are served by tasks of the session: every frame,
-in order, until the program ends; a handler that raises stops the program the same way.
+and no further epoch starts until `resume()`. Leaving the block stops the program, also
+when the body raises; errors of the background task (DeviceTimeout, DeviceLimitError) are
+raised from the `async with`. Memsocks with `@sock.on("frame")` handlers are served by
+tasks of the session: every frame, in order, until the program ends; a handler that raises
+stops the program the same way.
 """
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ class Session:
 
     @property
     def participants(self) -> int | None:
-        """Workgroups taking part in the current epoch (persistent mode)."""
+        """Workgroups that took part in the latest epoch (persistent mode)."""
         return self.runner.participants
 
     @property
