@@ -2,7 +2,8 @@
 
 persistent: one megakernel; an epoch is (zero the epoch's scheduler words, dispatch it).
 launch: a boundary kernel plus one kernel per schedule entry; a batch of k steps is
-(zero the batch words, then k times: boundary, stages..., then a final boundary).
+(zero the batch words, then k times: boundary, stages..., then a final boundary). A queue
+stage there is FALLBACK_ROUNDS rounds of (setup kernel, consumer dispatched indirectly).
 """
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ import numpy as np
 from .._errors import CompileError, VkPersistError
 from ..kernel import loop_status_array, register_kernel_name
 from ..lang import ir
+from ..lang import types as T
 from ..lang.compiler import Unit
+from ..lang.frontend import glsl_name
 from ..vk.glsl_kernel import GLSLKernel, push_struct
 from ..vk.sequence import DispatchSequence
-from ..lang import types as T
 from ._codegen import EPOCH_WORDS, PHASE_FINAL, PHASE_FIRST, PHASE_NEXT, ProgramWriter, sched_words
 from ._program import Q_ARGS, Program, When, resource_vars
 
@@ -31,13 +33,10 @@ class ShaderPlan:
     schedule: list
     periods: list
     stage_functions: dict
-    segment_list: list
+    segments: list         # megakernel: (entry, barrier before, barrier after) per entry
     queue_vars: dict
     sockets: list          # [(socket var, ProgramSocket, schedule index of its stage)]
     conditions: dict       # when-bit -> compiled condition (megakernel and boundary only)
-
-    def segments(self) -> list:
-        return self.segment_list
 
 
 class _Shader:
@@ -64,7 +63,6 @@ class Build:
         self.sched_words = ctx.zeros(sched_words(prog.ctl.type, len(prog.sockets)), np.uint32)
         self.sched = self.sched_words.buffer
         self.status = loop_status_array(ctx) if self.loop_guard else None
-        from ..lang.frontend import glsl_name
         # the shapes the push constants carry, by GLSL name
         self.shapes = {glsl_name(n): a.shape for n, a in prog.arrays.items()}
         self.shapes.update({glsl_name(n): s.frame_shape for n, s in prog.sockets.items()})

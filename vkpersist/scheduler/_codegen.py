@@ -524,7 +524,7 @@ class ProgramWriter(Writer):
                 "        _vkp_grid_sync(false, 0u);",
                 "        _flags |= _whens;"])
         self.indent = 2
-        for segment in self.plan.segments():
+        for segment in self.plan.segments:
             self.segment(segment, guard)
         self.emit_all(["p ^= 1u;", "_vkp_grid_sync(true, p);"])
         self.indent = 0
