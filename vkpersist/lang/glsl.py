@@ -355,10 +355,14 @@ class Writer:
             self.indent -= 1
         self.emit("}")
 
+    def guard_line(self) -> str:
+        """Counts one loop iteration towards lavapipe's limit; reports the kernel at it."""
+        return (f"if (++_vkp_iterations == {LOOP_GUARD_LIMIT}u) "
+                f"atomicCompSwap(_vkp_status[0], 0u, {self.kernel_id + 1}u);")
+
     def _guard(self) -> None:
         if self.loop_guard:
-            self.emit(f"if (++_vkp_iterations == {LOOP_GUARD_LIMIT}u) "
-                      f"atomicCompSwap(_vkp_status[0], 0u, {self.kernel_id + 1}u);")
+            self.emit(self.guard_line())
 
     def stmt_While(self, s):
         pre, cond = self.expr_with_pre(s.cond)
@@ -603,10 +607,7 @@ class Writer:
         ack_seq, ack_step = t.field("_ack_seq").word, t.field("_ack_step").word
         cap = t.field("_cmd_ring").count // 2
         load, store = self.atomic_load, self.atomic_store
-        guard = []
-        if self.loop_guard:
-            guard = [f"    if (++_vkp_iterations == {LOOP_GUARD_LIMIT}u) "
-                     f"atomicCompSwap(_vkp_status[0], 0u, {self.kernel_id + 1}u);"]
+        guard = ["    " + self.guard_line()] if self.loop_guard else []
         self.pre += [
             f"// {n}.apply({step}): queued host commands, in order, then the acknowledgement",
             "{",

@@ -51,8 +51,9 @@ BLOCK_POLLS = 64            # policy "block": polls for the reader before the ep
 
 
 class ProgramWriter(Writer):
-    """Writer whose main() is a scheduler: `kind` is "mega", "boundary" or a stage index
-    (a fallback stage kernel). `plan` is the Program's _Build."""
+    """Writer whose main() is a scheduler: `kind` is "mega" (the megakernel), "boundary",
+    a schedule index (that entry's fallback kernel) or ("setup", index) (a queue round's
+    setup in the fallback). `plan` is the build's ShaderPlan."""
 
     def __init__(self, main_fn: ir.Function, unit, plan, kind, *, loop_guard: bool,
                  kernel_id: int):
@@ -72,10 +73,6 @@ class ProgramWriter(Writer):
 
     def sched(self, word: int) -> str:
         return f"_vkp_sched[{word}]"
-
-    def guard_line(self) -> str:
-        return (f"if (++_vkp_iterations == {LOOP_GUARD_LIMIT}u) "
-                f"atomicCompSwap(_vkp_status[0], 0u, {self.kernel_id + 1}u);")
 
     def emit_all(self, text_lines) -> None:
         for line in text_lines:
