@@ -238,3 +238,17 @@ def threshold(ctx, limit):
 
     prog.loop(grow, vkp.when(reached, fire))
     return prog, fired
+
+
+def counted(ctx, total):
+    """A loop whose step count is the control field `total`."""
+    prog = vkp.Program(ctx, name="counted")
+    ticks = prog.array("ticks", (1,), np.int32)
+    prog.controls(total=vkp.u32(total))
+
+    @prog.stage(domain=1)
+    def tick(i):
+        ticks[0] += 1
+
+    prog.loop(tick, steps="total")
+    return prog, ticks

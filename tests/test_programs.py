@@ -11,7 +11,7 @@ import pytest
 import trio
 
 import vkpersist as vkp
-from programs_lib import (bfs, bfs_reference, chain, counters, jacobi, jacobi_reference,
+from programs_lib import (bfs, bfs_reference, chain, counted, counters, jacobi, jacobi_reference,
                           long_loop, producer, random_graph, slow, threshold, wave,
                           wave_expected)
 
@@ -483,3 +483,32 @@ def test_session_misuse_is_refused(ctx):
         prog.run(1, mode="persistent", groups=0)
     prog.free()
     other.free()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_step_count_from_a_control(ctx, mode):
+    prog, ticks = counted(ctx, 30)
+    assert prog.run(mode=mode).steps == 30 and ticks.numpy()[0] == 30
+    assert prog.run(mode=mode).steps == 0           # already there
+    prog.ctl["total"] = 50
+    assert prog.run(5, mode=mode).steps == 5          # a count still caps the run
+    assert prog.run(mode=mode).steps == 15 and int(prog.step) == 50
+
+    async def main():                                  # extended while it runs
+        async with prog.session(mode=mode) as run:
+            ack = await run.send(total=80)
+            await run.wait()
+        return ack
+
+    trio.run(main)
+    assert int(prog.step) == 80 and ticks.numpy()[0] == 80
+    prog.free()
+
+
+def test_step_count_mistakes(ctx):
+    prog, _, _ = jacobi(ctx, 4)
+    with pytest.raises(ValueError, match=r"loop\(steps=...\): no control field 'total'"):
+        prog.loop(prog.stages["sweep_ab"], steps="total")
+    with pytest.raises(ValueError, match="needs a step count, unless"):
+        prog.run()
+    prog.free()

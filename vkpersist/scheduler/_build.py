@@ -37,6 +37,7 @@ class ShaderPlan:
     queue_vars: dict
     sockets: list          # [(socket var, ProgramSocket, schedule index of its stage)]
     conditions: dict       # when-bit -> compiled condition (megakernel and boundary only)
+    steps_field: str | None   # control field with the program's total step count
 
 
 class _Shader:
@@ -105,7 +106,7 @@ class Build:
         plan = ShaderPlan(ctl_var, prog.schedule, prog.periods, functions,
                           _segments(prog.schedule, functions, set(self.emitters.values()))
                           if kind == "mega" else [],
-                          queue_vars, sockets, conditions)
+                          queue_vars, sockets, conditions, prog.steps_field)
         params = []
         if isinstance(kind, tuple):             # a queue round's setup: which phase, and
             params = [ir.Var("_vkp_phase", T.u32, "scalar_param"),     # the consumer's

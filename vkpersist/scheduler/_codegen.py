@@ -38,7 +38,7 @@ P_STEP = 16                 # persistent: steps completed by the program
 SNAPSHOT = 32               # from here: the host fields' values, one copy per parity
 STATE_RUNNING, STATE_ENDED = 1, 2
 # why an epoch (batch) ended, published in the `_reason` status word
-REASON_BUDGET, REASON_HALT, REASON_LOOP_LIMIT, REASON_BLOCKED = 1, 2, 3, 4
+REASON_BUDGET, REASON_HALT, REASON_LOOP_LIMIT, REASON_BLOCKED, REASON_DONE = 1, 2, 3, 4, 5
 QUIET_ROUNDS = 1024         # the first participant closes the poll after this many rounds of
                             # unrolled polls without a join (lavapipe's pool threads take
                             # tens of µs to wake)
@@ -213,6 +213,10 @@ class ProgramWriter(Writer):
             f"    if (halt != 0u) reason = {REASON_HALT}u;",
             f"    else if (done >= budget) reason = {REASON_BUDGET}u;",
         ])
+        if plan.steps_field is not None:
+            f = plan.ctl_var.type.field(plan.steps_field)
+            self.emit(f"    else if (step >= uint(c{f.word})) reason = {REASON_DONE}u;   "
+                      f"// loop(steps={plan.steps_field!r})")
         if self.kind == "mega" and self.loop_guard:
             self.emit_all([
                 "    else {   // lavapipe: end the epoch before any invocation nears the loop limit",

@@ -323,6 +323,7 @@ class Program:
         self.stages: dict[str, Stage] = {}
         self.schedule: list = []          # [(Stage, every-bit or None)]
         self.periods: list = []           # bit -> every's n (int or control field) or When
+        self.steps_field: str | None = None   # control field with the total step count
         self.ctl: ControlBuffer | None = None
         self.step = StepCounter(self)
         self.steps_done = 0
@@ -433,17 +434,25 @@ class Program:
             return st
         return declare
 
-    def loop(self, *entries) -> None:
+    def loop(self, *entries, steps: str | None = None) -> None:
         """What one step runs, in order: stages, `vkp.every(n, *stages)` and
-        `vkp.when(condition, *stages)`."""
+        `vkp.when(condition, *stages)`. `steps`: the name of a control field that holds
+        how many steps the program runs in all; it then ends by itself when `prog.step`
+        reaches that value, read at each step boundary (a command can extend or shorten a
+        running program), and `run()` and `session()` need no step count."""
         self._check_open("change the loop")
+        if steps is not None:
+            self._period_field(steps, "loop(steps=...)")
+            if self.ctl.type.field(steps).type == T.f32:
+                raise ValueError(f"loop(steps={steps!r}): the step count must be an integer "
+                                 "control field (vkp.u32 or vkp.i32)")
         schedule, periods = [], []
         for e in entries:
             if isinstance(e, Stage):
                 schedule.append((self._own(e), None))
             elif isinstance(e, (Every, When)):
                 if isinstance(e, Every) and isinstance(e.n, str):
-                    self._period_field(e.n)
+                    self._period_field(e.n, f"every({e.n!r}, ...)")
                 if len(periods) == MAX_PERIODS:
                     raise ValueError(f"at most {MAX_PERIODS} every(...) and when(...) entries "
                                      "per loop")
@@ -455,20 +464,20 @@ class Program:
                                 f"{e!r} is not a stage")
         if not schedule:
             raise TypeError("loop() needs at least one stage")
-        self.schedule, self.periods = schedule, periods
+        self.schedule, self.periods, self.steps_field = schedule, periods, steps
 
     def _own(self, st: Stage) -> Stage:
         if st.program is not self:
             raise ValueError(f"stage {st.name} belongs to program {st.program.name!r}")
         return st
 
-    def _period_field(self, name: str) -> None:
+    def _period_field(self, name: str, what: str) -> None:
         if self.ctl is None or name not in self.ctl.fields:
             have = ", ".join(self.ctl.fields) if self.ctl is not None else "none declared"
-            raise ValueError(f"every({name!r}, ...): no control field {name!r} (fields: {have})")
+            raise ValueError(f"{what}: no control field {name!r} (fields: {have})")
         f = self.ctl.type.field(name)
         if f.side != "host" or f.count:
-            raise ValueError(f"every({name!r}, ...): {name!r} must be a scalar host field")
+            raise ValueError(f"{what}: {name!r} must be a scalar host field")
 
     # ---- compiled forms ------------------------------------------------------------------
     def glsl(self, mode: str = "persistent") -> str:
@@ -480,11 +489,12 @@ class Program:
         return build_for(self, mode).source
 
     # ---- running ---------------------------------------------------------------------
-    def run(self, steps: int, *, mode: str = "auto", groups: int | None = None,
+    def run(self, steps: int | None = None, *, mode: str = "auto", groups: int | None = None,
             local: int | None = None, timeout: float | None = None) -> "RunReport":
-        """Run `steps` steps and wait (a script's way; under trio use `session`). Returns what
-        ran (steps, epochs, mode, participants). Ctrl-C stops the device at the next step
-        boundary before it raises."""
+        """Run `steps` steps and wait (a script's way; under trio use `session`); with
+        `loop(steps=field)`, at most `steps` (default: until the field's count is reached).
+        Returns what ran (steps, epochs, mode, participants). Ctrl-C stops the device at the
+        next step boundary before it raises."""
         from ._runner import runner_for
         return runner_for(self, mode, groups, local).run(steps, timeout)
 

@@ -20,7 +20,7 @@ import warnings
 from .._errors import DeviceLimitError, DeviceTimeout, VkPersistError
 from .._polling import SPIN_S, poll_until, poll_until_async
 from ._build import FALLBACK_ROUNDS, build_for
-from ._codegen import REASON_BLOCKED, REASON_BUDGET, REASON_LOOP_LIMIT
+from ._codegen import REASON_BLOCKED, REASON_BUDGET, REASON_DONE, REASON_LOOP_LIMIT
 from ._program import Q_UNDRAINED, Program, RunReport
 
 
@@ -199,13 +199,18 @@ class Runner:
             self.ctl["_halt"] = 1
 
     # ---- a whole run, synchronously -----------------------------------------------------------
-    def run(self, steps: int, timeout: float | None) -> RunReport:
+    def run(self, steps: int | None, timeout: float | None) -> RunReport:
+        if steps is None:
+            if self.prog.steps_field is None:
+                raise ValueError(f"{self.prog.name}: run(steps) needs a step count, unless "
+                                 "the loop takes it from a control (loop(..., steps=field))")
+            steps = 2**62
         if not isinstance(steps, int) or steps < 0:
             raise ValueError(f"steps must be a non-negative int, got {steps!r}")
         limit = self.prog.ctx.timeout if timeout is None else timeout
-        left, epochs0 = steps, self.epochs
-        while left > 0:
-            self.start(left)
+        left, epochs0, reason = steps, self.epochs, None
+        while left > 0 and reason != REASON_DONE:
+            self.start(min(left, 2**31))
             try:
                 self.wait_epoch(limit)
             except KeyboardInterrupt:     # Ctrl-C: stop the device too, then give up

@@ -26,7 +26,7 @@ import trio
 from .._errors import DeviceTimeout, VkPersistError
 from .._polling import poll_until_async
 from ..control import Ack
-from ._codegen import REASON_BLOCKED
+from ._codegen import REASON_BLOCKED, REASON_DONE
 
 
 class Session:
@@ -145,6 +145,8 @@ class Session:
                 await runner.wait_epoch_async(limit)
                 done, reason = runner.finish()
                 self._left -= done
+                if reason == REASON_DONE:           # the loop's own step count is reached
+                    break
                 if reason == REASON_BLOCKED and self._want == "run" and self._left > 0:
                     await runner.wait_for_readers_async(limit)
         except DeviceTimeout:
