@@ -252,3 +252,44 @@ def counted(ctx, total):
 
     prog.loop(tick, steps="total")
     return prog, ticks
+
+
+def combo(ctx):
+    """Every kind of loop entry and channel at once: controls with an array field, a queue
+    and its consumer, when(), every(control), a memsock with payload, loop(steps=field)."""
+    prog = vkp.Program(ctx, name="combo")
+    f = prog.array("f", (16, 16))
+    hits = prog.array("hits", (4,), np.int32)
+    ctl = prog.controls(gain=vkp.f32(0.5), period=vkp.u32(3), total=vkp.u32(40),
+                        weights=np.array([1, 2, 3, 4], np.float32), thresh=vkp.f32(5.0))
+    q = prog.queue("q", vkp.u32, capacity=64)
+    snap = prog.memsock("snap", np.float32, (16, 16), capacity=16, payload={"step": vkp.u32, "g": vkp.f32})
+
+    @vkp.func
+    def hot():
+        return f[8, 8] > ctl.thresh
+
+    @prog.stage(domain=(16, 16))
+    def grow(i, j):
+        f[i, j] += ctl.gain * ctl.weights[(i + j) % 4]
+        if i == 8 and j == 8 and prog.step % 2 == 0:
+            q.push(prog.step)
+
+    @prog.stage(consumes=q)
+    def count(item):
+        vkp.atomic.add(hits, 0, 1)
+        vkp.atomic.max(hits, 1, int(item))
+
+    @prog.stage(domain=1)
+    def when_hot(i):
+        hits[2] += 1
+
+    @prog.stage(domain=(16, 16))
+    def emit(i, j):
+        snap.frame[i, j] = f[i, j]
+        if i == 0 and j == 0:
+            snap.step = prog.step
+            snap.g = ctl.gain
+
+    prog.loop(grow, count, vkp.when(hot, when_hot), vkp.every("period", emit), steps="total")
+    return prog, f, hits, snap

@@ -11,9 +11,9 @@ import pytest
 import trio
 
 import vkpersist as vkp
-from programs_lib import (bfs, bfs_reference, chain, counted, counters, jacobi, jacobi_reference,
-                          long_loop, producer, random_graph, slow, threshold, wave,
-                          wave_expected)
+from programs_lib import (bfs, bfs_reference, chain, combo, counted, counters, jacobi,
+                          jacobi_reference, long_loop, producer, random_graph, slow, threshold,
+                          wave, wave_expected)
 
 MODES = ["persistent", "launch"]
 
@@ -512,3 +512,33 @@ def test_step_count_mistakes(ctx):
     with pytest.raises(ValueError, match="needs a step count, unless"):
         prog.run()
     prog.free()
+
+
+def test_everything_together_is_identical_in_both_modes(ctx):
+    results = {}
+    for mode in MODES:
+        prog, f, hits, snap = combo(ctx)
+        frames = []
+
+        async def main():
+            async with prog.session(mode=mode) as run:
+                ack = await run.send(gain=0.25)      # queued before the first step
+                async for frame in snap.frames(timeout=10):
+                    with frame:
+                        frames.append((frame.seq, int(frame.payload["step"]),
+                                       float(frame.payload["g"]), frame.copy()))
+                    if len(frames) == 14:
+                        break
+                await run.wait()
+            return ack
+
+        ack = trio.run(main)
+        assert ack.step == 0 and int(prog.step) == 40            # loop(steps="total")
+        assert [fr[1] for fr in frames] == list(range(0, 40, 3))  # every("period")
+        assert all(fr[2] == 0.25 for fr in frames)
+        results[mode] = (f.numpy(), hits.numpy(), frames)
+        prog.free()
+    (fa, ha, fra), (fb, hb, frb) = results["persistent"], results["launch"]
+    assert np.array_equal(fa, fb) and np.array_equal(ha, hb)
+    assert ha[0] == 20 and ha[1] == 38                  # 20 items pushed (even steps), max 38
+    assert all(np.array_equal(x[3], y[3]) for x, y in zip(fra, frb))
