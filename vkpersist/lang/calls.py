@@ -10,7 +10,8 @@ import numpy as np
 from . import builtins as B
 from . import ir
 from . import types as T
-from .frontend import PyValue, _ArrayHandle, _const, resolve_type
+from .frontend import _const, resolve_type
+from .values import ArrayHandle, ControlApply, PyValue, QueuePush, SocketCommit
 
 _IDS = {B.global_id: "global_id", B.local_id: "local_id", B.group_id: "group_id",
         B.num_groups: "num_groups", B.local_size: "local_size", B.global_size: "global_size"}
@@ -33,21 +34,20 @@ def lower_call(c, target, node):
     if node.keywords and not (target in (B.shared.array, B.local.array)):
         raise c.src.error(node, "keyword arguments are not supported in kernel calls")
     from .compiler import DeviceFunction
-    from .frontend import _ControlApply, _QueuePush, _SocketCommit
-    if isinstance(target, _ControlApply):
+    if isinstance(target, ControlApply):
         if len(node.args) != 1:
             raise c.src.error(node, "apply(step) takes the step number to acknowledge with")
         step = c.convert(c.value(c.expr(node.args[0]), node.args[0]), T.u32, node)
         target.var.written = True
         return ir.Intrinsic(T.void, c.src.loc(node), "control_apply", [target.var, step])
-    if isinstance(target, _QueuePush):
+    if isinstance(target, QueuePush):
         if len(node.args) != 1:
             raise c.src.error(node, "push(item) takes one item")
         var = target.var
         item = c.convert(c.value(c.expr(node.args[0]), node.args[0]), var.type.elem, node)
         var.written = True
         return ir.Intrinsic(T.bool_, c.src.loc(node), "queue_push", [var, item])
-    if isinstance(target, _SocketCommit):
+    if isinstance(target, SocketCommit):
         if node.args:
             raise c.src.error(node, "commit() takes no arguments")
         return c.socket_commit(target.var, node)
@@ -251,7 +251,7 @@ def _len(c, node):
     if len(node.args) != 1:
         raise c.src.error(node, "len() takes 1 argument")
     v = c.expr(node.args[0])
-    if isinstance(v, PyValue) and isinstance(v.value, _ArrayHandle):
+    if isinstance(v, PyValue) and isinstance(v.value, ArrayHandle):
         return c.shape_of(v.value.var, 0, c.src.loc(node))
     if isinstance(v, PyValue) and isinstance(v.value, tuple):
         return _const(len(v.value), c.src.loc(node), T.i32)
@@ -265,7 +265,7 @@ def _atomic(c, name, node):
         extra = "expected, new" if n_values == 2 else "value"
         raise c.src.error(node, f"atomic.{name}(array, index, {extra}) takes {2 + n_values} arguments")
     arr = c.expr(node.args[0])
-    if not (isinstance(arr, PyValue) and isinstance(arr.value, _ArrayHandle)):
+    if not (isinstance(arr, PyValue) and isinstance(arr.value, ArrayHandle)):
         raise c.src.error(node.args[0], f"atomic.{name} needs an array (a kernel array argument or "
                           "a shared array) as its first argument")
     var = arr.value.var
@@ -301,7 +301,7 @@ def _device_call(c, devfunc, node):
                           f"{len(node.args)}")
     for pname, a in zip(params, node.args):
         v = c.expr(a)
-        if isinstance(v, PyValue) and isinstance(v.value, _ArrayHandle):
+        if isinstance(v, PyValue) and isinstance(v.value, ArrayHandle):
             var = v.value.var
             if var.role == "local_array":
                 raise c.src.error(a, "local arrays cannot be passed to functions yet; use a "

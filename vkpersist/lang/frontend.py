@@ -22,6 +22,8 @@ from .._errors import CompileError
 from . import builtins as B
 from . import ir
 from . import types as T
+from .channels import ChannelLowering
+from .values import ArrayHandle, ControlArray, PyValue, SocketFrame, pydescribe
 
 _GLSL_RESERVED = set("""attribute const uniform varying buffer shared coherent volatile restrict
 readonly writeonly atomic_uint layout centroid flat smooth noperspective patch sample break
@@ -83,14 +85,6 @@ def parse_function(pyfunc) -> tuple[ast.FunctionDef, PySource]:
     return node, PySource(file, first, dedented.splitlines(), indent)
 
 
-class PyValue:
-    """A compile-time Python value met while compiling (a module, function, type, tuple of IR)."""
-    __slots__ = ("value",)
-
-    def __init__(self, value):
-        self.value = value
-
-
 def _const(value, loc, type_=None) -> ir.Const:
     if type_ is None:
         type_, _weak = T.python_scalar_type(value)
@@ -112,7 +106,7 @@ class _Restart(Exception):
     """A local's type widened: walk the function again."""
 
 
-class FunctionCompiler:
+class FunctionCompiler(ChannelLowering):
     MAX_PASSES = 8
 
     def __init__(self, unit, pyfunc, param_types: list, *, is_kernel: bool, glsl_fn_name: str,
@@ -267,7 +261,7 @@ class FunctionCompiler:
             base = self.expr(node)
         except CompileError:
             return False
-        return isinstance(base, PyValue) and isinstance(base.value, _ControlArray)
+        return isinstance(base, PyValue) and isinstance(base.value, ControlArray)
 
     def stmt_If(self, node):
         cond = self.truth(self.expr(node.test), node.test)
@@ -387,7 +381,7 @@ class FunctionCompiler:
             return ir.Assign(loc, var, self.convert(value, var.type, node))
         if isinstance(target, ast.Subscript):
             base = self.expr(target.value)
-            if isinstance(base, PyValue) and isinstance(base.value, _SocketFrame):
+            if isinstance(base, PyValue) and isinstance(base.value, SocketFrame):
                 var = base.value.var
                 items = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
                 if len(items) != var.type.frame_ndim:
@@ -397,7 +391,7 @@ class FunctionCompiler:
                 value = self.convert(self.value(value, node), var.type.elem, node)
                 var.written = True
                 return ir.ExprStmt(loc, ir.Intrinsic(T.void, loc, "socket_store", [var, index, value]))
-            if isinstance(base, PyValue) and isinstance(base.value, _ControlArray):
+            if isinstance(base, PyValue) and isinstance(base.value, ControlArray):
                 h = base.value
                 return self.control_store(h.var, h.field, self._control_index(h, target.slice, target),
                                           value, node)
@@ -405,7 +399,7 @@ class FunctionCompiler:
             return self.store(var, index, self.value(value, node), node)
         if isinstance(target, ast.Attribute):
             base = self.expr(target.value)
-            if isinstance(base, PyValue) and isinstance(base.value, _ArrayHandle) \
+            if isinstance(base, PyValue) and isinstance(base.value, ArrayHandle) \
                     and isinstance(base.value.var.type, T.SocketType):
                 var = base.value.var
                 f = var.type.payload_field(target.attr)
@@ -415,7 +409,7 @@ class FunctionCompiler:
                                          f"{', '.join(x.name for x in var.type.payload) or 'none'}")
                 value = self.convert(self.value(value, node), f.type, node)
                 return ir.ExprStmt(loc, ir.Intrinsic(T.void, loc, "socket_payload", [var, f, value]))
-            if isinstance(base, PyValue) and isinstance(base.value, _ArrayHandle) \
+            if isinstance(base, PyValue) and isinstance(base.value, ArrayHandle) \
                     and isinstance(base.value.var.type, T.ControlsType):
                 var = base.value.var
                 f = self._control_field_spec(var, target)
@@ -575,7 +569,7 @@ class FunctionCompiler:
                 raise self.src.error(node, str(exc)) from None
         if isinstance(v, ir.Expr):
             return v
-        raise self.src.error(node, f"{_pydescribe(v)} cannot be used as a value on the GPU")
+        raise self.src.error(node, f"{pydescribe(v)} cannot be used as a value on the GPU")
 
     def expr_Constant(self, node):
         v = node.value
@@ -589,7 +583,7 @@ class FunctionCompiler:
             var = self.vars[node.id]
             if isinstance(var.type, (T.ArrayType, T.FixedArray, T.ControlsType, T.SocketType,
                                      T.QueueType)):
-                return PyValue(_ArrayHandle(var))
+                return PyValue(ArrayHandle(var))
             return ir.Ref(var.type, self.src.loc(node), var)
         if node.id in self.local_types:
             raise self.src.error(node, f"local {node.id!r} is used before it is assigned")
@@ -620,21 +614,6 @@ class FunctionCompiler:
             return getattr(py_builtins, name)
         raise self.src.error(node, f"name {name!r} is not defined")
 
-    def program_resource(self, value, node):
-        """A program's arrays and controls are globals of its stages: the handle of the
-        buffer the program binds for `value`, or None when `value` is not one of them."""
-        resources = self.unit.resources
-        if not resources:
-            return None
-        var = resources.get(id(value))
-        if var is None:
-            if getattr(value, "_program_resource", False):
-                raise self.src.error(node, f"{_pydescribe(value)} belongs to another Program")
-            return None
-        if var == "step":
-            return ir.Intrinsic(T.u32, self.src.loc(node), "program_step", [])
-        return _ArrayHandle(var)
-
     def _resolves_to(self, node, obj) -> bool:
         try:
             v = self.expr(node)
@@ -646,22 +625,20 @@ class FunctionCompiler:
         base = self.expr(node.value)
         if isinstance(base, PyValue):
             obj = base.value
-            if isinstance(obj, _ArrayHandle) and isinstance(obj.var.type, T.ControlsType):
+            if isinstance(obj, ArrayHandle) and isinstance(obj.var.type, T.ControlsType):
                 return self.control_field(obj.var, node)
-            if isinstance(obj, _ArrayHandle) and isinstance(obj.var.type, T.SocketType):
+            if isinstance(obj, ArrayHandle) and isinstance(obj.var.type, T.SocketType):
                 return self.socket_attribute(obj.var, node)
-            if isinstance(obj, _ArrayHandle) and isinstance(obj.var.type, T.QueueType):
-                if node.attr != "push":
-                    raise self.src.error(node, f"queues have .push(item), not .{node.attr}")
-                return PyValue(_QueuePush(obj.var))
-            if isinstance(obj, _ArrayHandle):
+            if isinstance(obj, ArrayHandle) and isinstance(obj.var.type, T.QueueType):
+                return self.queue_attribute(obj.var, node)
+            if isinstance(obj, ArrayHandle):
                 return self.array_attribute(obj.var, node)
             if isinstance(obj, tuple):
                 raise self.src.error(node, f"tuples have no attribute {node.attr!r}")
             try:
                 value = getattr(obj, node.attr)
             except AttributeError:
-                raise self.src.error(node, f"{_pydescribe(obj)} has no attribute {node.attr!r}") from None
+                raise self.src.error(node, f"{pydescribe(obj)} has no attribute {node.attr!r}") from None
             resource = self.program_resource(value, node)      # prog.step, self.field...
             if resource is None:
                 return PyValue(value)
@@ -678,64 +655,6 @@ class FunctionCompiler:
             raise self.src.error(node, f"{vt} has components {', '.join(valid)}; "
                                  f"{attr!r} is not a swizzle of them")
         return attr
-
-    # ---- control buffers -------------------------------------------------------------------
-    def _control_field_spec(self, var, node):
-        f = var.type.field(node.attr)
-        if f is None:
-            raise self.src.error(node, f"no control field {node.attr!r}; fields: "
-                                 f"{', '.join(x.name for x in var.type.fields if not x.name.startswith('_'))}")
-        return f
-
-    def control_field(self, var, node):
-        if node.attr == "apply":
-            if var.type.field("_cmd_head") is None:
-                raise self.src.error(node, f"{var.name!r} has no command ring (it was created "
-                                     "with commands=0)")
-            return PyValue(_ControlApply(var))
-        if node.attr.startswith("_"):
-            raise self.src.error(node, f"no control field {node.attr!r}")
-        f = self._control_field_spec(var, node)
-        if f.count:
-            return PyValue(_ControlArray(var, f))
-        return ir.Intrinsic(f.type, self.src.loc(node), "control_load", [var, f, None])
-
-    def _control_index(self, handle, slice_node, node):
-        index = self.value(self.expr(slice_node), slice_node)
-        if not (isinstance(index.type, T.Scalar) and index.type.is_int):
-            raise self.src.error(slice_node, f"control array index must be an integer, got {index.type}")
-        if isinstance(index, ir.Const) and not 0 <= index.value < handle.field.count:
-            raise self.src.error(slice_node, f"index {index.value} is out of range for control "
-                                 f"field {handle.field.name!r} of {handle.field.count} elements")
-        return self.convert(index, T.i32, node)
-
-    def control_store(self, var, f, index, value, node):
-        var.written = True
-        value = self.convert(self.value(value, node), f.type, node)
-        return ir.ExprStmt(self.src.loc(node), ir.Intrinsic(T.void, self.src.loc(node),
-                                                            "control_store", [var, f, index, value]))
-
-    # ---- memsocks ----------------------------------------------------------------------------
-    def socket_attribute(self, var, node):
-        loc = self.src.loc(node)
-        if node.attr == "frame":
-            return PyValue(_SocketFrame(var))
-        if node.attr == "slot":
-            return ir.Intrinsic(T.i32, loc, "socket_slot", [var])
-        if node.attr == "seq":
-            return ir.Intrinsic(T.u32, loc, "socket_seq", [var])
-        if node.attr == "commit":
-            return PyValue(_SocketCommit(var))
-        raise self.src.error(node, f"MemSock parameters have .frame[...], .slot, .seq, .commit() "
-                             f"and payload fields ({', '.join(f.name for f in var.type.payload) or 'none'}); "
-                             f"not .{node.attr}")
-
-    def socket_commit(self, var, node):
-        if self.unit.resources:
-            raise self.src.error(node, "program stages do not commit frames: the program "
-                                 "publishes the frame once the stage has run everywhere")
-        self.commits.append((var, node))
-        return ir.Intrinsic(T.void, self.src.loc(node), "socket_commit", [var])
 
     def array_attribute(self, var, node):
         t = var.type
@@ -763,13 +682,13 @@ class FunctionCompiler:
 
     def expr_Subscript(self, node):
         base = self.expr(node.value)
-        if isinstance(base, PyValue) and isinstance(base.value, _ArrayHandle):
+        if isinstance(base, PyValue) and isinstance(base.value, ArrayHandle):
             var = base.value.var
             index = self.array_index(var, node.slice, node)
             t = T.arithmetic(_elem_type(var.type)) if isinstance(_elem_type(var.type), T.Scalar) \
                 else _elem_type(var.type)
             return ir.Load(t, self.src.loc(node), var, index)
-        if isinstance(base, PyValue) and isinstance(base.value, _ControlArray):
+        if isinstance(base, PyValue) and isinstance(base.value, ControlArray):
             h = base.value
             index = self._control_index(h, node.slice, node)
             return ir.Intrinsic(h.field.type, self.src.loc(node), "control_load", [h.var, h.field, index])
@@ -790,7 +709,7 @@ class FunctionCompiler:
 
     def subscript_target(self, target):
         base = self.expr(target.value)
-        if not (isinstance(base, PyValue) and isinstance(base.value, _ArrayHandle)):
+        if not (isinstance(base, PyValue) and isinstance(base.value, ArrayHandle)):
             raise self.src.error(target, "only array elements can be assigned by index")
         var = base.value.var
         return var, self.array_index(var, target.slice, target)
@@ -1095,51 +1014,9 @@ class FunctionCompiler:
         v = e.value if isinstance(e, PyValue) else None
         t = resolve_type(v)
         if t is None:
-            raise self.src.error(node, f"{_pydescribe(v)} is not a kernel type (use vkp.f32, "
+            raise self.src.error(node, f"{pydescribe(v)} is not a kernel type (use vkp.f32, "
                                  "vkp.i32, vkp.vec3, numpy dtypes, ...)")
         return t
-
-
-class _ArrayHandle:
-    __slots__ = ("var",)
-
-    def __init__(self, var):
-        self.var = var
-
-
-class _ControlApply:
-    __slots__ = ("var",)
-
-    def __init__(self, var):
-        self.var = var
-
-
-class _QueuePush:
-    """`queue.push` inside a stage, before the call."""
-
-    def __init__(self, var):
-        self.var = var
-
-
-class _SocketFrame:
-    __slots__ = ("var",)
-
-    def __init__(self, var):
-        self.var = var
-
-
-class _SocketCommit:
-    __slots__ = ("var",)
-
-    def __init__(self, var):
-        self.var = var
-
-
-class _ControlArray:
-    __slots__ = ("var", "field")
-
-    def __init__(self, var, field):
-        self.var, self.field = var, field
 
 
 def resolve_type(v):
@@ -1169,20 +1046,8 @@ def _tname(e) -> str:
     if isinstance(e, ir.Expr):
         return str(e.type)
     if isinstance(e, PyValue):
-        return _pydescribe(e.value)
+        return pydescribe(e.value)
     return type(e).__name__
-
-
-def _pydescribe(v) -> str:
-    if isinstance(v, _ArrayHandle):
-        return f"array {v.var.name!r}"
-    if isinstance(v, tuple):
-        return "a tuple"
-    if callable(v):
-        return f"{getattr(v, '__name__', v)!r} (a Python callable)"
-    if hasattr(v, "__name__"):
-        return f"{v.__name__!r}"
-    return f"a {type(v).__name__}"
 
 
 def _describe_stmt(node) -> str:
