@@ -141,3 +141,27 @@ def test_exit_while_the_last_created_kernel_still_runs(device_info):
                              timeout=120)
         assert run.returncode == 0, (run.returncode, run.stderr)
         assert run.stdout.strip() == "launched" and run.stderr == ""
+
+
+def test_program_cycles_release_everything(ctx):
+    """Programs compiled, run in both modes and freed, again and again, leave nothing
+    behind on the device (their pipelines, recorded sequences, arrays, queues and memsocks)."""
+    from programs_lib import combo
+
+    def cycle():
+        prog, f, hits, snap = combo(ctx)
+        for mode in ("persistent", "launch"):
+            prog.run(5, mode=mode)
+        assert int(prog.step) == 10
+        prog.free()
+
+    for _ in range(3):
+        cycle()
+    ctx.synchronize()
+    gc.collect()
+    baseline = _live_children(ctx)
+    for _ in range(8):
+        cycle()
+    ctx.synchronize()
+    gc.collect()
+    assert _live_children(ctx) <= baseline

@@ -396,9 +396,12 @@ class _Launcher:
 
 
 def register_kernel_name(name: str) -> int:
-    """The id (from 1) a loop-guarded shader reports itself with when it hits the limit."""
-    _kernel_names.append(name)
-    return len(_kernel_names)
+    """The id (from 1) a loop-guarded shader reports itself with when it hits the limit.
+    One id per name: the id is part of the shader's source, and equal sources hit the
+    compiled-shader cache (the report names the kernel, which is all the id is for)."""
+    if name not in _kernel_names:
+        _kernel_names.append(name)
+    return _kernel_names.index(name) + 1
 
 
 def loop_status_array(ctx) -> Array:
