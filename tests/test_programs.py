@@ -542,3 +542,18 @@ def test_everything_together_is_identical_in_both_modes(ctx):
     assert np.array_equal(fa, fb) and np.array_equal(ha, hb)
     assert ha[0] == 20 and ha[1] == 38                  # 20 items pushed (even steps), max 38
     assert all(np.array_equal(x[3], y[3]) for x, y in zip(fra, frb))
+
+
+def test_host_arrays_in_stages_are_explained(ctx):
+    prog = vkp.Program(ctx, name="host_arrays")
+    a = prog.array("a", (4,), np.float32)
+    host = np.ones(4, np.float32)
+
+    @prog.stage(domain=4)
+    def reads_host(i):
+        a[i] = host[i]
+
+    prog.loop(reads_host)
+    with pytest.raises(vkp.CompileError, match="'host' is an array the program does not hold"):
+        prog.run(1)
+    prog.free()

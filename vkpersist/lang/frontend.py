@@ -603,6 +603,11 @@ class FunctionCompiler(ChannelLowering):
                     if resource is not None:
                         return resource
                     if isinstance(value, np.ndarray) or hasattr(value, "buffer"):
+                        if self.unit.resources:
+                            raise self.src.error(node, f"{name!r} is an array the program does "
+                                                 "not hold; stages index the program's arrays: "
+                                                 "declare it with prog.array(name, shape, "
+                                                 "init=data)")
                         raise self.src.error(node, f"{name!r} is an array captured from an "
                                              "enclosing function; pass arrays as kernel arguments")
                     return value
@@ -705,6 +710,15 @@ class FunctionCompiler(ChannelLowering):
             if not isinstance(i, int) or not -n <= i < n:
                 raise self.src.error(node, f"vector index must be a constant in {-n}..{n - 1}")
             return ir.Swizzle(base.type.elem, self.src.loc(node), base, "xyzw"[i % n])
+        if isinstance(base, PyValue) and hasattr(base.value, "shape") \
+                and hasattr(base.value, "dtype"):      # a NumPy or vkpersist array global
+            name = repr(ast.unparse(node.value))
+            if self.unit.resources:
+                raise self.src.error(node, f"{name} is an array the program does not hold; "
+                                     "stages index the program's arrays: declare it with "
+                                     f"prog.array(name, shape, init=data)")
+            raise self.src.error(node, f"{name} is an array from the host's globals; pass "
+                                 "arrays to kernels as arguments")
         raise self.src.error(node, f"{_tname(base)} cannot be indexed")
 
     def subscript_target(self, target):
