@@ -194,3 +194,28 @@ def test_command_mistakes(ctx, ctrl):
     none = vkp.ControlBuffer(ctx, x=vkp.u32, commands=0)
     with pytest.raises(vkp.VkPersistError, match="no command ring"):
         none.send_nowait(x=1)
+
+
+def test_host_read_modify_write(ctx):
+    import threading
+    ctrl = vkp.ControlBuffer(ctx, count=vkp.u32(0), gain=vkp.f32(1.0),
+                             status={"seen": vkp.u32})
+
+    def bump():
+        for _ in range(2000):
+            ctrl.add("count", 1)
+
+    threads = [threading.Thread(target=bump) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert ctrl["count"] == 8000                     # no update lost between threads
+    assert ctrl.exchange("gain", 2.5) == 1.0 and ctrl["gain"] == 2.5
+    assert ctrl.compare_exchange("gain", 1.0, 3.0) == 2.5 and ctrl["gain"] == 2.5
+    assert ctrl.compare_exchange("gain", 2.5, 3.0) == 2.5 and ctrl["gain"] == 3.0
+    with pytest.raises(ValueError, match="host fields: count, gain.*let a kernel update them"):
+        ctrl.add("seen", 1)
+    with pytest.raises(KeyError, match="no control field 'cnt'"):
+        ctrl.add("cnt", 1)
+    ctrl.free()

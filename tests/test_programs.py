@@ -339,7 +339,7 @@ def test_memsock_block_policy_loses_nothing(ctx, mode):
             assert run.memsock("snap") is snap
             with pytest.raises(KeyError, match="no memsock 'snp'; memsocks: 'snap'"):
                 run.memsock("snp")
-            async for frame in run.memsock("snap").frames(timeout=10):
+            async for frame in run.memsock("snap"):     # MemSock.__aiter__
                 with frame:
                     assert int(frame.payload["step"]) == frame.seq
                     np.testing.assert_array_equal(frame.data, wave_expected(8, frame.seq))

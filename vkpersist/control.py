@@ -117,6 +117,7 @@ class ControlBuffer:
         self._words = self.buffer.host_view().view(np.uint32)
         self._words[:] = 0
         self.shape = ()
+        self._host_lock = threading.Lock()
         for name, (t, init, _) in specs.items():
             self[name] = init
 
@@ -215,6 +216,37 @@ class ControlBuffer:
         else:
             vals = np.array([to_scalar(value, f.type.dtype, what)], f.type.dtype)
         self._words[f.word:f.word + vals.size] = vals.view(np.uint32)
+
+    # ---- read-modify-write on the host ------------------------------------------------------
+    def add(self, name: str, delta):
+        """Add `delta` to host field `name`; returns the old value. Atomic with respect to
+        other host threads (e.g. a GUI thread and a trio task both steering)."""
+        return self._modify(name, lambda old: old + delta, "add")
+
+    def exchange(self, name: str, value):
+        """Set host field `name` to `value`; returns the old value (atomic among host
+        threads)."""
+        return self._modify(name, lambda old: value, "exchange")
+
+    def compare_exchange(self, name: str, expected, value):
+        """Set host field `name` to `value` if it holds `expected`; returns the old value
+        (atomic among host threads)."""
+        return self._modify(name, lambda old: value if old == expected else old,
+                            "compare_exchange")
+
+    def _modify(self, name, update, what):
+        f = self._field(name)
+        if f.side != "host" or f.count or name.startswith("_"):
+            raise ValueError(
+                f"{what}({name!r}): read-modify-write works on scalar host fields (host "
+                f"fields: {', '.join(x.name for x in self._fields.values() if x.side == 'host' and not x.count and not x.name.startswith('_'))}); "
+                "fields kernels write cannot be updated atomically from the host (a host "
+                "read-modify-write over PCIe is not atomic with the device's atomics): let a "
+                "kernel update them, or send a command")
+        with self._host_lock:
+            old = self[name]
+            self[name] = update(old)
+            return old
 
     def _bind(self):
         """(buffers, push values) for a kernel launch that takes this buffer."""

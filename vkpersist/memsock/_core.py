@@ -262,6 +262,10 @@ class MemSock:
                     if inspect.isawaitable(result):
                         await result
 
+    def __aiter__(self):
+        """`async for frame in sock:` is `async for frame in sock.frames():`."""
+        return self.frames()
+
     def _release(self, seq: int) -> None:
         self._released.add(seq)
         while self.tail in self._released:
