@@ -62,31 +62,24 @@ class Buffer:
         self.serial = next(_serials)
         size = max(4, (nbytes + 3) // 4 * 4)   # Vulkan forbids size 0; fills work on words
         self.size = size
-        device = core.device
-        create_info = vk.VkBufferCreateInfo(size=size, usage=_usage(),
-                                            sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE)
-        with translated(f"creating a {_fmt(size)} buffer"):
-            handle = vk.vkCreateBuffer(device, create_info, None)
-        memory = None
-        try:
-            req = vk.vkGetBufferMemoryRequirements(device, handle)
+
+        def check_type(req):
             if not (req.memoryTypeBits >> type_index) & 1:
                 raise VkPersistError(f"memory type {type_index} cannot back storage buffers on "
                                      f"{info.name}")
-            alloc_info = vk.VkMemoryAllocateInfo(allocationSize=req.size, memoryTypeIndex=type_index)
-            with translated(f"allocating {_fmt(req.size)} of {kind!r} memory on {info.name}"):
-                memory = vk.vkAllocateMemory(device, alloc_info, None)
-                vk.vkBindBufferMemory(device, handle, memory, 0)
-            self.address = None
-            if mtype.host_visible:
+            return type_index
+
+        handle, memory, _ = _create_bound(core, size, check_type,
+                                          f"{_fmt(size)} of {kind!r} memory on {info.name}")
+        self.address = None
+        if mtype.host_visible:
+            try:
                 with translated("mapping memory"):
-                    ptr = vk.vkMapMemory(device, memory, 0, size, 0)
-                self.address = int(ffi.cast("uintptr_t", ffi.from_buffer(ptr)))
-        except BaseException:
-            if memory is not None:
-                vk.vkFreeMemory(device, memory, None)
-            vk.vkDestroyBuffer(device, handle, None)
-            raise
+                    ptr = vk.vkMapMemory(core.device, memory, 0, size, 0)
+            except BaseException:
+                _release(core, handle, memory, self.serial)
+                raise
+            self.address = int(ffi.cast("uintptr_t", ffi.from_buffer(ptr)))
         self.handle = handle
         self._core = core
         self._finalizer = core.track(self, _release, core, handle, memory, self.serial)
@@ -152,44 +145,33 @@ class ImportedBuffer(Buffer):
         self.serial = next(_serials)
         size = pages
         self.size = size
-        device = core.device
         handle_type = vk.VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT
-        external = vk.VkExternalMemoryBufferCreateInfo(handleTypes=handle_type)
-        create_info = vk.VkBufferCreateInfo(pNext=external, size=size, usage=_usage(),
-                                            sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE)
         pointer = ffi.cast("void*", address)
-        with translated(f"importing {_fmt(size)} of host memory"):
-            handle = vk.vkCreateBuffer(device, create_info, None)
-        memory = None
-        try:
-            query = vk.vkGetDeviceProcAddr(device, "vkGetMemoryHostPointerPropertiesEXT")
-            props = query(device, handle_type, pointer, vk.VkMemoryHostPointerPropertiesEXT())
-            req = vk.vkGetBufferMemoryRequirements(device, handle)
+
+        def coherent_type(req):
+            query = vk.vkGetDeviceProcAddr(core.device, "vkGetMemoryHostPointerPropertiesEXT")
+            props = query(core.device, handle_type, pointer,
+                          vk.VkMemoryHostPointerPropertiesEXT())
             bits = props.memoryTypeBits & req.memoryTypeBits
             coherent = [t.index for t in info.memory_types
                         if (bits >> t.index) & 1 and t.host_visible and t.flags & 0x4]
             if not coherent:
                 raise UnsupportedError(f"{info.name} offers no host-coherent memory type for "
                                        f"imported host pages (types {bits:#x})")
-            self.memory_type = coherent[0]
-            imported = vk.VkImportMemoryHostPointerInfoEXT(handleType=handle_type,
-                                                           pHostPointer=pointer)
-            alloc_info = vk.VkMemoryAllocateInfo(pNext=imported, allocationSize=size,
-                                                 memoryTypeIndex=self.memory_type)
-            with translated(f"importing {_fmt(size)} of host memory on {info.name}"):
-                memory = vk.vkAllocateMemory(device, alloc_info, None)
-                vk.vkBindBufferMemory(device, handle, memory, 0)
-        except BaseException:
-            if memory is not None:
-                vk.vkFreeMemory(device, memory, None)
-            vk.vkDestroyBuffer(device, handle, None)
-            raise
+            return coherent[0]
+
+        handle, memory, self.memory_type = _create_bound(
+            core, size, coherent_type, f"{_fmt(size)} of imported host memory on {info.name}",
+            buffer_next=vk.VkExternalMemoryBufferCreateInfo(handleTypes=handle_type),
+            alloc_next=vk.VkImportMemoryHostPointerInfoEXT(handleType=handle_type,
+                                                           pHostPointer=pointer),
+            allocation_size=size)
         self.address = address
         self.handle = handle
         self._core = core
         # the array rides along in the finalizer: its pages outlive the device memory
-        self._finalizer = core.track(self, _release_imported, core, handle, memory,
-                                     self.serial, array)
+        self._finalizer = core.track(self, _release, core, handle, memory, self.serial,
+                                     array)
 
 
 def _pages_behind(array: np.ndarray) -> int | None:
@@ -205,10 +187,6 @@ def _pages_behind(array: np.ndarray) -> int | None:
     return view.nbytes - (array.ctypes.data - start)
 
 
-def _release_imported(core, handle, memory, serial, array) -> None:
-    _release(core, handle, memory, serial)
-
-
 class _MappedRegion:
     """Exposes mapped memory through the NumPy array interface while holding its Buffer."""
 
@@ -218,7 +196,36 @@ class _MappedRegion:
                                     "typestr": "|u1", "version": 3}
 
 
-def _release(core, handle, memory, serial) -> None:
+def _create_bound(core, size: int, memory_type_for, what: str, buffer_next=None,
+                  alloc_next=None, allocation_size: int | None = None):
+    """A storage buffer of `size` bytes bound to new memory of the type
+    `memory_type_for(requirements)` picks, with optional pNext structs for its creation and
+    its allocation; nothing leaks when a step fails. Returns (buffer, memory, type)."""
+    device = core.device
+    create_info = vk.VkBufferCreateInfo(pNext=buffer_next, size=size, usage=_usage(),
+                                        sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE)
+    with translated(f"creating a {_fmt(size)} buffer"):
+        handle = vk.vkCreateBuffer(device, create_info, None)
+    memory = None
+    try:
+        req = vk.vkGetBufferMemoryRequirements(device, handle)
+        type_index = memory_type_for(req)
+        alloc_info = vk.VkMemoryAllocateInfo(pNext=alloc_next,
+                                             allocationSize=allocation_size or req.size,
+                                             memoryTypeIndex=type_index)
+        with translated(f"allocating {what}"):
+            memory = vk.vkAllocateMemory(device, alloc_info, None)
+            vk.vkBindBufferMemory(device, handle, memory, 0)
+    except BaseException:
+        if memory is not None:
+            vk.vkFreeMemory(device, memory, None)
+        vk.vkDestroyBuffer(device, handle, None)
+        raise
+    return handle, memory, type_index
+
+
+def _release(core, handle, memory, serial, keep=None) -> None:
+    """Destroy the buffer and free its memory; `keep` (imported host pages) lived until now."""
     core.forget(serial)
     if core.device is not None:
         vk.vkDestroyBuffer(core.device, handle, None)
