@@ -112,10 +112,7 @@ class ControlBuffer:
         self.type = T.ControlsType(tuple(layout))
         self._fields = {f.name: f for f in layout}
         self.memory_type, self.live = control_placement(self.ctx)
-        core = self.ctx._core_alive()
-        self.buffer = Buffer(core, words * 4, "host", memory_type=self.memory_type)
-        self._words = self.buffer.host_view().view(np.uint32)
-        self._words[:] = 0
+        self.buffer, self._words = control_words(self.ctx, words)
         self.shape = ()
         self._host_lock = threading.Lock()
         for name, (t, init, _) in specs.items():
@@ -273,6 +270,16 @@ def _store_fence() -> None:
     has no plain fence; this is the cheapest portable one."""
     with _fence_lock:
         pass
+
+
+def control_words(ctx: Context, count: int) -> tuple[Buffer, np.ndarray]:
+    """A zeroed buffer of `count` uint32 words where running kernels see host writes
+    (control_placement), and its host view."""
+    memory_type, _ = control_placement(ctx)
+    buffer = Buffer(ctx._core_alive(), count * 4, "host", memory_type=memory_type)
+    words = buffer.host_view().view(np.uint32)
+    words[:] = 0
+    return buffer, words
 
 
 def control_placement(ctx: Context) -> tuple[int, bool]:

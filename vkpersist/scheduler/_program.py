@@ -35,7 +35,7 @@ import math
 import numpy as np
 
 from .._errors import VkPersistError
-from ..control import ControlBuffer
+from ..control import ControlBuffer, control_words
 from ..memsock import MemSock
 from ..lang import ir
 from ..lang.frontend import glsl_name
@@ -108,20 +108,13 @@ class ProgramQueue:
     _program_resource = True
 
     def __init__(self, program: "Program", name: str, elem, capacity: int):
-        from ..control import control_placement
         self.program = program
         self.name = name
         self.type = T.QueueType(elem, capacity)
         self.dtype = elem.dtype
         self.capacity = capacity
-        ctx = program.ctx
-        memory_type, _ = control_placement(ctx)
-        from ..vk.buffer import Buffer
-        self.header = Buffer(ctx._core_alive(), QUEUE_HEADER_WORDS * 4, "host",
-                             memory_type=memory_type)
-        self._words = self.header.host_view().view(np.uint32)
-        self._words[:] = 0
-        self.items_array = ctx.zeros(capacity, self.dtype)
+        self.header, self._words = control_words(program.ctx, QUEUE_HEADER_WORDS)
+        self.items_array = program.ctx.zeros(capacity, self.dtype)
         self._dropped_seen = 0
 
     def __len__(self) -> int:
@@ -178,13 +171,8 @@ class ProgramSocket(MemSock):
                  payload, frames):
         super().__init__(name, dtype, frame_shape, capacity=capacity, policy=policy,
                          payload=payload, ctx=program.ctx, frames=frames)
-        from ..control import control_placement
-        from ..vk.buffer import Buffer
         self.program = program
-        memory_type, _ = control_placement(program.ctx)
-        self.cursor = Buffer(program.ctx._core_alive(), 16, "host", memory_type=memory_type)
-        self._cursor = self.cursor.host_view().view(np.uint32)
-        self._cursor[:] = 0
+        self.cursor, self._cursor = control_words(program.ctx, 4)
         self.buffers = (self.frame_buffer, self.header, self.cursor)
 
     @property
