@@ -441,32 +441,17 @@ class ProgramWriter(Writer):
             "// Grid barrier: arrivals on one monotonic counter; only participants (workgroups",
             "// known to be running) are ever waited for. At a step boundary participant 0",
             "// prepares the next step's words after arriving, then arrives once more.",
-            "void _vkp_grid_sync(bool boundary, uint next) {",
-            *(["    atomicMax(_vkp_group_iterations, _vkp_iterations);"]
-              if self.loop_guard else []),
-            "    memoryBarrierBuffer();",
-            "    barrier();",
-            "    if (gl_LocalInvocationIndex == 0u) {",
-            *([f"        atomicMax({self.sched(S_ITER_MAX)}, _vkp_group_iterations);"]
-              if self.loop_guard else []),
-            f"        atomicAdd({self.sched(S_ARRIVED)}, 1u);",
-            "        _vkp_target += _vkp_nparts;",
-            "        if (boundary) {",
-            "            _vkp_target += 1u;",
-            "            if (_vkp_part == 0) {",
-            "                _vkp_boundary(next);",
-            "                memoryBarrierBuffer();",
-            f"                atomicAdd({self.sched(S_ARRIVED)}, 1u);",
-            "            }",
-            "        }",
-            "        while (true) {",
-            *["            " + g for g in guard],
-            f"            if ({arrived}) break;",
-            "        }",
-            "    }",
-            "    barrier();",
-            "}",
-            "",
+            *self.sync_function("_vkp_grid_sync(bool boundary, uint next)", [
+                f"atomicAdd({self.sched(S_ARRIVED)}, 1u);",
+                "_vkp_target += _vkp_nparts;",
+                "if (boundary) {",
+                "    _vkp_target += 1u;",
+                "    if (_vkp_part == 0) {",
+                "        _vkp_boundary(next);",
+                "        memoryBarrierBuffer();",
+                f"        atomicAdd({self.sched(S_ARRIVED)}, 1u);",
+                "    }",
+                "}"], arrived, guard),
             *self.queue_syncs(arrived, guard),
             "void main() {",
             "    // occupancy discovery: workgroups join while the poll is open; the first",
@@ -539,33 +524,40 @@ class ProgramWriter(Writer):
         for qname in sorted({st.consumes.name for st, _ in self.plan.schedule
                              if st.consumes is not None}):
             n = self.plan.queue_vars[qname].name
-            out += [
-                f"void _vkp_queue_sync_{n}(uint s, bool after_round) {{",
-                *(["    atomicMax(_vkp_group_iterations, _vkp_iterations);"]
-                  if self.loop_guard else []),
+            out += self.sync_function(f"_vkp_queue_sync_{n}(uint s, bool after_round)", [
+                "_vkp_target += _vkp_nparts;",
+                f"if (atomicAdd({self.sched(S_ARRIVED)}, 1u) + 1u == _vkp_target) {{",
+                f"    if (after_round) {n}_q[{Q_HEAD}] = {n}_q[{Q_HI} + 2u * (s ^ 1u)];",
+                f"    {n}_q[{Q_LO} + 2u * s] = {n}_q[{Q_HEAD}];",
+                f"    {n}_q[{Q_HI} + 2u * s] = atomicAdd({n}_q[{Q_TAIL}], 0u);",
                 "    memoryBarrierBuffer();",
-                "    barrier();",
-                "    if (gl_LocalInvocationIndex == 0u) {",
-                *([f"        atomicMax({self.sched(S_ITER_MAX)}, _vkp_group_iterations);"]
-                  if self.loop_guard else []),
-                "        _vkp_target += _vkp_nparts;",
-                f"        if (atomicAdd({self.sched(S_ARRIVED)}, 1u) + 1u == _vkp_target) {{",
-                f"            if (after_round) {n}_q[{Q_HEAD}] = {n}_q[{Q_HI} + 2u * (s ^ 1u)];",
-                f"            {n}_q[{Q_LO} + 2u * s] = {n}_q[{Q_HEAD}];",
-                f"            {n}_q[{Q_HI} + 2u * s] = atomicAdd({n}_q[{Q_TAIL}], 0u);",
-                "            memoryBarrierBuffer();",
-                f"            atomicAdd({self.sched(S_ARRIVED)}, 1u);",
-                "        }",
-                "        _vkp_target += 1u;",
-                "        while (true) {",
-                *["            " + g for g in guard],
-                f"            if ({arrived}) break;",
-                "        }",
-                "    }",
-                "    barrier();",
+                f"    atomicAdd({self.sched(S_ARRIVED)}, 1u);",
                 "}",
-                ""]
+                "_vkp_target += 1u;"], arrived, guard)
         return out
+
+    def sync_function(self, signature: str, arrive: list, arrived: str, guard: list) -> list:
+        """A grid barrier function: every invocation's writes are fenced, invocation 0
+        runs `arrive` (counting itself and setting `_vkp_target`), then spins until
+        `arrived` (the counter reached the target); lavapipe's loop counts travel along."""
+        return [
+            f"void {signature} {{",
+            *(["    atomicMax(_vkp_group_iterations, _vkp_iterations);"]
+              if self.loop_guard else []),
+            "    memoryBarrierBuffer();",
+            "    barrier();",
+            "    if (gl_LocalInvocationIndex == 0u) {",
+            *([f"        atomicMax({self.sched(S_ITER_MAX)}, _vkp_group_iterations);"]
+              if self.loop_guard else []),
+            *["        " + line for line in arrive],
+            "        while (true) {",
+            *["            " + g for g in guard],
+            f"            if ({arrived}) break;",
+            "        }",
+            "    }",
+            "    barrier();",
+            "}",
+            ""]
 
     def consume_segment(self, stage, fn, guard) -> None:
         n = self.plan.queue_vars[stage.consumes.name].name
