@@ -72,9 +72,6 @@ class Runner:
         self.prog = prog
         self.mode = choose_mode(prog, mode)
         info = prog.ctx.info
-        for what, v in (("groups", groups), ("local", local)):
-            if v is not None and (not isinstance(v, int) or v < 1):
-                raise ValueError(f"{what} must be a positive int, got {v!r}")
         default_groups, default_local = default_launch(prog, info)
         self.local = local or default_local
         self.groups = groups or default_groups
@@ -227,6 +224,9 @@ class Runner:
 
 def runner_for(prog: Program, mode: str, groups, local) -> Runner:
     """The program's runner for these settings (one at a time: a program has one state)."""
+    for what, v in (("groups", groups), ("local", local)):
+        if v is not None and (not isinstance(v, int) or v < 1):
+            raise ValueError(f"{what} must be a positive int, got {v!r}")
     r = prog._runner
     want = choose_mode(prog, mode)
     session = prog._session
