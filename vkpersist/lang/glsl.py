@@ -229,8 +229,11 @@ class Writer:
             return (f"layout(std430, binding = {var.binding}) {coherent}buffer {var.name}_buffer "
                     f"{{ uint {var.name}[]; }};   // control words")
         elem = var.type.elem
-        access = "" if getattr(var, "written", False) else "readonly "
-        if getattr(var, "coherent", False):   # read by other workgroups of the same dispatch
+        written = getattr(var, "written", False)
+        access = "" if written else "readonly "
+        # written and read by other workgroups of the same dispatch; an array that nothing
+        # in the dispatch writes cannot change under it, so its loads may use the L1 cache
+        if getattr(var, "coherent", False) and written:
             access = "coherent " + access
         if isinstance(elem, T.Vector) and elem.n == 3:
             store = glsl_type(elem.elem)
