@@ -1,15 +1,11 @@
 """GLSL for programs: the megakernel, and the boundary and stage kernels of the fallback.
 
-All three share the step boundary (`_vkp_boundary(p)`), the code one invocation runs to
-prepare the next step: count the finished step, apply host commands and acknowledge them
-with the step number, snapshot the host-written control fields, publish the heartbeat,
-decide whether the next step runs (budget, halt) and which `every(n)` stages run in it.
+All three share the step boundary (`_vkp_boundary(s)`), the code one invocation runs to
+prepare a step: count the steps started, apply host commands and acknowledge them with the
+step number, snapshot the host-written control fields, publish the heartbeat, decide
+whether the step runs (budget, halt) and which `every(n)` stages run in it.
 
-What it prepares goes into one of two buffers of step words (parity p): the step being run
-reads buffer p while the boundary for the next step fills buffer p ^ 1. That lets the
-megakernel's participant 0 prepare step s + 1 while step s is still running elsewhere:
-right after it arrives at the end-of-step barrier, in time it would otherwise spend
-waiting, and the barrier counts one extra arrival, its "boundary done". Nothing a
+What it prepares goes into one of three slots of step words (slot = step % 3). Nothing a
 boundary does depends on what stages compute, and stages never read the control words
 themselves, only the snapshot of their step; so commands are applied at exact step
 boundaries, and every invocation sees the same control values for the whole step however
@@ -18,9 +14,22 @@ one-invocation kernel before each step. Stage bodies are the same GLSL functions
 modes, called with the same indices: a deterministic program computes bit-identical
 results in both.
 
-Scheduler words (`_vkp_sched`, device-local): 0-15 belong to one epoch (the megakernel) or
-one batch (the fallback) and are zeroed before each; 16-31 persist across epochs; from
-SNAPSHOT on, the two snapshots of the host fields.
+The megakernel prepares steps ahead, so that no step waits for its boundary: on GPUs the
+boundary of step t + 2 runs during step t (AHEAD = 2), and every participant loads the
+words of step t + 1 as step t begins, so they are in registers when it ends. With enough
+participants, participant 0 runs no stages: it only prepares steps, while the others
+compute (a workgroup in a hundred costs ~1% of the throughput, and takes the boundary off
+the path from one step to the next). On lavapipe (loop guard) steps are prepared one ahead
+(AHEAD = 1) by participant 0 after its share of the step, because the loop-iteration budget
+must be checked before each step on the iterations the steps before it used.
+
+Two grid barrier counters: `S_ARRIVED` for the barriers between stages (the participants
+that run stages), `S_ENDS` for the end of each step (every participant). Each sits on a
+128-byte line of its own, so that polls of one do not queue behind updates of the other.
+
+Scheduler words (`_vkp_sched`, device-local): below EPOCH_WORDS belong to one epoch (the
+megakernel) or one batch (the fallback) and are zeroed before each; P_STEP persists across
+epochs; from SNAPSHOT on, the three snapshots of the host fields, then the memsock frames.
 """
 from __future__ import annotations
 
@@ -31,11 +40,17 @@ from ._program import (C_DROPPED, C_HEAD, C_RELEASED, Q_ARGS, Q_DROPPED, Q_HEAD,
                        Q_TAIL, Q_UNDRAINED)
 
 # epoch words
-S_OCCUPANCY, S_ARRIVED, S_STARTED, S_ENDED, S_DONE, S_ITER_MAX, S_ITER_PREV, S_CUR = range(8)
-STEP_WORDS = 10             # parity p: state at 10 + 3p, flags at 11 + 3p, step at 12 + 3p
-EPOCH_WORDS = 16
-P_STEP = 16                 # persistent: steps completed by the program
-SNAPSHOT = 32               # from here: the host fields' values, one copy per parity
+S_OCCUPANCY, S_STARTED, S_ENDED, S_DONE, S_ITER_MAX, S_ITER_PREV, S_CUR = range(7)
+STEP_WORDS = 8              # slot s: state at 8 + 3s, flags at 9 + 3s, step at 10 + 3s
+SLOTS = 3
+S_ARRIVED = 32              # arrivals at the barriers between stages
+S_ENDS = 64                 # arrivals at the ends of steps
+EPOCH_WORDS = 96
+P_STEP = 96                 # persistent: steps completed by the program
+SNAPSHOT = 128              # from here: the host fields' values, one copy per slot
+AHEAD_GPU, AHEAD_LAVAPIPE = 2, 1    # steps prepared ahead of the one running (see above)
+DEDICATED_MIN = 16          # participants from which participant 0 only prepares steps
+DEDICATED_MIN_LAVAPIPE = None    # (never: it runs 2 workgroups at once on 2 cores)
 STATE_RUNNING, STATE_ENDED = 1, 2
 # why an epoch (batch) ended, published in the `_reason` status word
 REASON_BUDGET, REASON_HALT, REASON_LOOP_LIMIT, REASON_BLOCKED, REASON_DONE = 1, 2, 3, 4, 5
@@ -78,9 +93,17 @@ class ProgramWriter(Writer):
         for line in text_lines:
             self.emit(line)
 
-    def step_word(self, what: int, parity: str) -> str:
-        """what: 0 state, 1 flags, 2 step, of the step words with parity `parity`."""
-        return f"_vkp_sched[{STEP_WORDS + what}u + 3u * {parity}]"
+    def step_word(self, what: int, slot: str) -> str:
+        """what: 0 state, 1 flags, 2 step, of the step words in slot `slot`."""
+        return f"_vkp_sched[{STEP_WORDS + what}u + 3u * {slot}]"
+
+    @property
+    def ahead(self) -> int:
+        """How many steps ahead of the running one the boundary prepares (0: the fallback,
+        whose boundary kernel runs right before its step)."""
+        if self.kind != "mega":
+            return 0
+        return AHEAD_LAVAPIPE if self.loop_guard else AHEAD_GPU
 
     def _buffer_decl(self, var) -> str:
         if isinstance(var.type, T.SocketType):
@@ -151,8 +174,8 @@ class ProgramWriter(Writer):
             self.emit_all([
                 "// the step boundary of the fallback: one invocation, before each step",
                 "void main() {",
-                f"    uint p = {self.sched(S_CUR)} ^ 1u;",
-                "    uint q = p ^ 1u;          // the step before, now complete everywhere",
+                f"    uint q = {self.sched(S_CUR)};   // the step before, now complete everywhere",
+                f"    uint p = q == {SLOTS - 1}u ? 0u : q + 1u;",
                 *([f"    if ({self.step_word(0, 'q')} == {STATE_RUNNING}u) {{",
                    *["        " + line for line in publish], "    }"] if publish else []),
                 "    _vkp_boundary(p);",
@@ -181,7 +204,7 @@ class ProgramWriter(Writer):
         snap_stores = [f"_vkp_sched[{SNAPSHOT}u + {words}u * p + {w}u] = c{w};"
                        for w in range(words)]
         self.emit_all([
-            "// Prepares step words `p` for the next step (see the module's docs).",
+            "// Prepares the step words in slot `p` for the next step (see the module's docs).",
             "void _vkp_boundary(uint p) {",
             f"    if ({self.sched(S_ENDED)} != 0u) {{      // this epoch (batch) has ended",
             f"        {self.step_word(0, 'p')} = {STATE_ENDED}u;",
@@ -194,7 +217,7 @@ class ProgramWriter(Writer):
             *["    " + line for line in snap_loads],
             f"    uint step = {self.sched(P_STEP)};",
             f"    uint done = {self.sched(S_DONE)};",
-            f"    if ({self.sched(S_STARTED)} != 0u) {{      // a step has finished",
+            f"    if ({self.sched(S_STARTED)} != 0u) {{      // a step was prepared before",
             "        step += 1u;",
             "        done += 1u;",
             f"        {self.sched(P_STEP)} = step;",
@@ -207,8 +230,11 @@ class ProgramWriter(Writer):
             *["        " + line.replace("uint ", "") for line in snap_loads],
             "    }",
             *["    " + line for line in snap_stores],
-            f"    {self.ctl('_step')} = step;       // the heartbeat",
-            f"    {self.ctl('_done')} = done;",
+            *([f"    {self.ctl('_step')} = step;       // the heartbeat",
+               f"    {self.ctl('_done')} = done;"] if not self.ahead else
+              [f"    uint lag = min(done, {self.ahead}u);   // steps prepared, not yet complete",
+               f"    {self.ctl('_step')} = step - lag;       // the heartbeat",
+               f"    {self.ctl('_done')} = done - lag;"]),
             "    uint reason = 0u;",
             f"    if (halt != 0u) reason = {REASON_HALT}u;",
             f"    else if (done >= budget) reason = {REASON_BUDGET}u;",
@@ -223,7 +249,7 @@ class ProgramWriter(Writer):
                 f"        uint used = {self.sched(S_ITER_MAX)};",
                 f"        uint grown = used - {self.sched(S_ITER_PREV)};",
                 f"        {self.sched(S_ITER_PREV)} = used;",
-                f"        if (used + 3u * grown + 1000u >= {LOOP_BUDGET}u) "
+                f"        if (used + {3 + self.ahead}u * grown + 1000u >= {LOOP_BUDGET}u) "
                 f"reason = {REASON_LOOP_LIMIT}u;",
                 "    }",
             ])
@@ -260,10 +286,10 @@ class ProgramWriter(Writer):
     def snapshot_words(self) -> int:
         return snapshot_words(self.plan.ctl_var.type)
 
-    def socket_word(self, k: int, parity: str, what: int) -> str:
-        """Memsock k's frame for the step of parity `parity`: what 0 slot, 1 seq."""
-        base = SNAPSHOT + 2 * self.snapshot_words + 4 * k
-        return f"_vkp_sched[{base + what}u + 2u * {parity}]"
+    def socket_word(self, k: int, slot: str, what: int) -> str:
+        """Memsock k's frame for the step in slot `slot`: what 0 frame slot, 1 seq."""
+        base = SNAPSHOT + SLOTS * self.snapshot_words + 2 * SLOTS * k
+        return f"_vkp_sched[{base + what}u + 2u * {slot}]"
 
     def evaluate_conditions(self) -> list[str]:
         """`when` conditions as flag bits in `_whens`."""
@@ -274,24 +300,25 @@ class ProgramWriter(Writer):
             out.append(f"if ({fn.name}()) _whens |= {1 << bit}u;")
         return out
 
-    def begin_step(self, parity: str) -> list[str]:
-        """Statements every invocation runs before a step's stages."""
-        out = [f"_vkp_step = {self.step_word(2, parity)};",
-               f"_vkp_snap = {SNAPSHOT}u + {self.snapshot_words}u * {parity};"]
+    def begin_step(self, at: str, step: str | None = None) -> list[str]:
+        """Statements every invocation runs before the stages of the step in slot `at`
+        (`step`: its number, when already loaded)."""
+        out = [f"_vkp_step = {step or self.step_word(2, at)};",
+               f"_vkp_snap = {SNAPSHOT}u + {self.snapshot_words}u * {at};"]
         for k, (var, _, _) in enumerate(self.plan.sockets):
-            out += [f"{var.name}_slot = int({self.socket_word(k, parity, 0)});",
-                    f"{var.name}_seq = {self.socket_word(k, parity, 1)};"]
+            out += [f"{var.name}_slot = int({self.socket_word(k, at, 0)});",
+                    f"{var.name}_seq = {self.socket_word(k, at, 1)};"]
         return out
 
-    def publish(self, k: int, parity: str | None = None) -> str:
-        """Publish memsock k's frame (of the step with `parity`, else the current one)."""
+    def publish(self, k: int, at: str | None = None) -> str:
+        """Publish memsock k's frame (of the step in slot `at`, else the current one)."""
         var = self.plan.sockets[k][0]
         n = var.name
-        if parity is None:
+        if at is None:
             slot, seq = f"{n}_slot", f"{n}_seq"
         else:
-            slot, seq = (f"int({self.socket_word(k, parity, 0)})",
-                         self.socket_word(k, parity, 1))
+            slot, seq = (f"int({self.socket_word(k, at, 0)})",
+                         self.socket_word(k, at, 1))
         return (f"if ({slot} >= 0) "
                 f"{self.atomic_store(f'{n}_header[{slot}]', f'{seq} + 1u')};")
 
@@ -423,36 +450,53 @@ class ProgramWriter(Writer):
             "}"])
 
     # ---- the megakernel ---------------------------------------------------------------
+    def poll_load(self, word: str) -> str:
+        """A load of a barrier counter in a spin loop: with the memory model a relaxed
+        load, and one acquire fence once the loop ends (`poll_acquire`). Measured on the
+        H200 within the noise of acquire loads in every poll (docs/benchmarks.md)."""
+        if self.memory_model:
+            return (f"atomicLoad({word}, gl_ScopeDevice, gl_StorageSemanticsBuffer, "
+                    "gl_SemanticsRelaxed)")
+        return self.atomic_load(word)
+
+    @property
+    def poll_acquire(self) -> list[str]:
+        return ["memoryBarrierBuffer();   // acquire what the others wrote"] \
+            if self.memory_model else []
+
     def megakernel(self) -> None:
         load = self.atomic_load
         guard = [self.guard_line()] if self.loop_guard else []
         occ = self.sched(S_OCCUPANCY)
         unroll = SPIN_UNROLL_LAVAPIPE if self.loop_guard else SPIN_UNROLL
-        arrived = " || ".join([f"{load(self.sched(S_ARRIVED))} >= _vkp_target"] * unroll)
+        ahead = self.ahead
+        # with a dedicated planner, workgroup 0 runs no stages; lavapipe has too few
+        # workgroups at once to give one up
+        least = DEDICATED_MIN_LAVAPIPE if self.loop_guard else DEDICATED_MIN
+        w0 = "0u" if least is None else f"(_vkp_nparts >= {least}u ? 1u : 0u)"
+        words = ["_state", "_flags", "_stepno"]
         self.emit_all([
             "shared int _vkp_part_shared;",
             "shared uint _vkp_nparts_shared;",
             *(["shared uint _vkp_group_iterations;"] if self.loop_guard else []),
             "int _vkp_part;          // this workgroup's participant index",
             "uint _vkp_nparts;       // participating workgroups",
-            "uint _vkp_target = 0u;  // arrivals that complete the current grid barrier",
+            "int _vkp_worker;        // its index among those that run stages (-1: none)",
+            "uint _vkp_workers;      // participating workgroups that run stages",
+            "uint _vkp_target = 0u;  // arrivals that complete the current barrier between stages",
+            "uint _vkp_end_target = 0u;   // arrivals that complete the current end of step",
             "uint _vkp_round = 0u;   // queue rounds so far: their words alternate by parity",
             "",
-            "// Grid barrier: arrivals on one monotonic counter; only participants (workgroups",
-            "// known to be running) are ever waited for. At a step boundary participant 0",
-            "// prepares the next step's words after arriving, then arrives once more.",
-            *self.sync_function("_vkp_grid_sync(bool boundary, uint next)", [
+            "// Grid barriers: arrivals on monotonic counters; only participants (workgroups",
+            "// known to be running) are ever waited for. Between stages: the workers.",
+            *self.sync_function("_vkp_grid_sync()", [
                 f"atomicAdd({self.sched(S_ARRIVED)}, 1u);",
-                "_vkp_target += _vkp_nparts;",
-                "if (boundary) {",
-                "    _vkp_target += 1u;",
-                "    if (_vkp_part == 0) {",
-                "        _vkp_boundary(next);",
-                "        memoryBarrierBuffer();",
-                f"        atomicAdd({self.sched(S_ARRIVED)}, 1u);",
-                "    }",
-                "}"], arrived, guard),
-            *self.queue_syncs(arrived, guard),
+                "_vkp_target += _vkp_workers;"], S_ARRIVED, "_vkp_target", guard),
+            "// The end of a step: every participant, the planner too.",
+            *self.sync_function("_vkp_end_sync()", [
+                f"atomicAdd({self.sched(S_ENDS)}, 1u);",
+                "_vkp_end_target += _vkp_nparts;"], S_ENDS, "_vkp_end_target", guard),
+            *self.queue_syncs(guard),
             "void main() {",
             "    // occupancy discovery: workgroups join while the poll is open; the first",
             "    // participant closes it once no one has joined for a while (or all have)",
@@ -495,37 +539,67 @@ class ProgramWriter(Writer):
             "    _vkp_part = _vkp_part_shared;",
             "    _vkp_nparts = _vkp_nparts_shared;",
             "    if (_vkp_part < 0) return;     // not running alongside the others: leave",
-            "    uint _stride = _vkp_nparts * gl_WorkGroupSize.x;",
-            "    uint _first = uint(_vkp_part) * gl_WorkGroupSize.x + gl_LocalInvocationIndex;",
-            "    uint p = 0u;",
-            "    _vkp_grid_sync(true, p);      // participant 0 prepares the first step",
+            f"    uint w0 = {w0};   // 1: participant 0 only plans",
+            "    _vkp_workers = _vkp_nparts - w0;",
+            "    _vkp_worker = _vkp_part - int(w0);",
+            "    uint _stride = _vkp_workers * gl_WorkGroupSize.x;",
+            "    uint _first = uint(_vkp_worker) * gl_WorkGroupSize.x + gl_LocalInvocationIndex;",
+            "    bool _planner = _vkp_part == 0 && gl_LocalInvocationIndex == 0u;",
+            f"    if (_planner) {{      // the first {'step' if ahead == 1 else f'{ahead} steps'}",
+            *[f"        _vkp_boundary({k}u);" for k in range(ahead)],
+            "    }",
+            "    _vkp_end_sync();",
+            "    uint s = 0u;          // the slot of the step being run",
+            *[f"    uint {w} = {self.step_word(i, 's')};" for i, w in enumerate(words)],
             "    while (true) {",
-            f"        if ({self.step_word(0, 'p')} != {STATE_RUNNING}u) break;",
-            f"        uint _flags = {self.step_word(1, 'p')};",
-            *["        " + line for line in self.begin_step("p")],
+            f"        if (_state != {STATE_RUNNING}u) break;",
+            f"        uint _next = s == {SLOTS - 1}u ? 0u : s + 1u;",
         ])
-        if self.plan.conditions:     # every participant evaluates them, then all wait so
+        if ahead > 1:
+            self.emit("        // the next step's words, prepared before the last end of step: "
+                      "loaded now, used when this step ends")
+            self.emit_all([f"        uint _n{w[1:]} = {self.step_word(i, '_next')};"
+                           for i, w in enumerate(words)])
+        self.emit_all([
+            "        if (_vkp_worker >= 0) {",
+            *["            " + line for line in self.begin_step("s", "_stepno")]])
+        if self.plan.conditions:     # every worker evaluates them, then all wait so
             self.emit_all([          # no stage changes their data before all have
-                *["        " + line for line in self.evaluate_conditions()],
-                "        _vkp_grid_sync(false, 0u);",
-                "        _flags |= _whens;"])
-        self.indent = 2
+                *["            " + line for line in self.evaluate_conditions()],
+                "            _vkp_grid_sync();",
+                "            _flags |= _whens;"])
+        self.indent = 3
         for segment in self.plan.segments:
             self.segment(segment, guard)
-        self.emit_all(["p ^= 1u;", "_vkp_grid_sync(true, p);"])
         self.indent = 0
-        self.emit_all(["    }", "}"])
+        self.emit_all([
+            "        }",
+            f"        if (_planner) _vkp_boundary((s + {ahead}u) % {SLOTS}u);   "
+            f"// prepare step + {ahead}",
+            "        _vkp_end_sync();",
+        ])
+        self.emit_all([
+            *[f"        {w} = " + (f"_n{w[1:]};" if ahead > 1 else
+                                   f"{self.step_word(i, '_next')};")
+              for i, w in enumerate(words)],
+            "        s = _next;",
+            "    }",
+            "    if (_planner) {      // exact counts, now that the epoch's last step is complete",
+            f"        {self.ctl('_step')} = {self.sched(P_STEP)};",
+            f"        {self.ctl('_done')} = {self.sched(S_DONE)};",
+            "    }",
+            "}"])
 
-    def queue_syncs(self, arrived: str, guard: list) -> list[str]:
+    def queue_syncs(self, guard: list) -> list[str]:
         """A grid barrier per consumed queue whose last arrival fixes the next round: it
         marks the round just consumed (when `after_round`) and takes [head, tail) as the
-        next, with every push of every participant in it, then arrives once more."""
+        next, with every push of every worker in it, then arrives once more."""
         out = []
         for qname in sorted({st.consumes.name for st, _ in self.plan.schedule
                              if st.consumes is not None}):
             n = self.plan.queue_vars[qname].name
             out += self.sync_function(f"_vkp_queue_sync_{n}(uint s, bool after_round)", [
-                "_vkp_target += _vkp_nparts;",
+                "_vkp_target += _vkp_workers;",
                 f"if (atomicAdd({self.sched(S_ARRIVED)}, 1u) + 1u == _vkp_target) {{",
                 f"    if (after_round) {n}_q[{Q_HEAD}] = {n}_q[{Q_HI} + 2u * (s ^ 1u)];",
                 f"    {n}_q[{Q_LO} + 2u * s] = {n}_q[{Q_HEAD}];",
@@ -533,13 +607,16 @@ class ProgramWriter(Writer):
                 "    memoryBarrierBuffer();",
                 f"    atomicAdd({self.sched(S_ARRIVED)}, 1u);",
                 "}",
-                "_vkp_target += 1u;"], arrived, guard)
+                "_vkp_target += 1u;"], S_ARRIVED, "_vkp_target", guard)
         return out
 
-    def sync_function(self, signature: str, arrive: list, arrived: str, guard: list) -> list:
+    def sync_function(self, signature: str, arrive: list, counter: int, target: str,
+                      guard: list) -> list:
         """A grid barrier function: every invocation's writes are fenced, invocation 0
-        runs `arrive` (counting itself and setting `_vkp_target`), then spins until
-        `arrived` (the counter reached the target); lavapipe's loop counts travel along."""
+        runs `arrive` (counting itself and advancing `target`), then spins until the
+        counter reaches the target; lavapipe's loop counts travel along."""
+        unroll = SPIN_UNROLL_LAVAPIPE if self.loop_guard else SPIN_UNROLL
+        arrived = " || ".join([f"{self.poll_load(self.sched(counter))} >= {target}"] * unroll)
         return [
             f"void {signature} {{",
             *(["    atomicMax(_vkp_group_iterations, _vkp_iterations);"]
@@ -554,6 +631,7 @@ class ProgramWriter(Writer):
             *["            " + g for g in guard],
             f"            if ({arrived}) break;",
             "        }",
+            *["        " + line for line in self.poll_acquire],
             "    }",
             "    barrier();",
             "}",
@@ -599,7 +677,7 @@ class ProgramWriter(Writer):
 
     def domain_segment(self, index, stage, fn, guard, before, after) -> None:
         if before:
-            self.emit("_vkp_grid_sync(false, 0u);")
+            self.emit("_vkp_grid_sync();")
         self.emit(f"// stage {stage.name} over {stage.domain}")
         self.emit(f"for (uint _i = _first; _i < {stage.size}u; _i += _stride) {{")
         self.indent += 1
@@ -609,10 +687,10 @@ class ProgramWriter(Writer):
         self.indent -= 1
         self.emit("}")
         if after:
-            self.emit("_vkp_grid_sync(false, 0u);")
+            self.emit("_vkp_grid_sync();")
         for k, (_, _, emitter) in enumerate(self.plan.sockets):
             if emitter == index:       # written everywhere now: publish the frame
-                self.emit("if (_vkp_part == 0 && gl_LocalInvocationIndex == 0u) "
+                self.emit("if (_vkp_worker == 0 && gl_LocalInvocationIndex == 0u) "
                           f"{{ {self.publish(k)} }}")
 
 
@@ -623,8 +701,8 @@ def snapshot_words(ctl_type) -> int:
 
 
 def sched_words(ctl_type, sockets: int) -> int:
-    """Snapshots of two parities, then per memsock and parity its frame's slot and seq."""
-    return SNAPSHOT + 2 * snapshot_words(ctl_type) + 4 * sockets
+    """Snapshots of every slot, then per memsock and slot its frame's ring slot and seq."""
+    return SNAPSHOT + SLOTS * snapshot_words(ctl_type) + 2 * SLOTS * sockets
 
 
 def _period_text(period) -> str:

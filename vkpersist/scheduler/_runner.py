@@ -20,7 +20,7 @@ import warnings
 from .._errors import DeviceLimitError, DeviceTimeout, VkPersistError
 from .._polling import SPIN_S, poll_until, poll_until_async
 from ._build import FALLBACK_ROUNDS, build_for
-from ._codegen import REASON_BLOCKED, REASON_BUDGET, REASON_DONE, REASON_LOOP_LIMIT
+from ._codegen import DEDICATED_MIN, REASON_BLOCKED, REASON_BUDGET, REASON_DONE, REASON_LOOP_LIMIT
 from ._program import Q_UNDRAINED, Program, RunReport
 
 
@@ -58,13 +58,17 @@ def default_launch(prog: Program, info) -> tuple[int, int]:
     """(groups, local) for the megakernel when the caller does not choose. Measured on the
     H200 (docs/benchmarks.md): 512 invocations per workgroup and about one workgroup per
     512 indices of the largest stage, up to 256 workgroups, were within 10% of the best
-    settings for 32³ and 64³ stencils."""
+    settings for 32³ and 64³ stencils. Where participant 0 plans instead of computing
+    (DEDICATED_MIN participants or more), it comes on top."""
     if info.is_lavapipe:   # lavapipe runs one workgroup per pool thread at a time
         threads = int(os.environ.get("LP_NUM_THREADS") or os.cpu_count() or 1)
         return max(1, min(32, threads)), LAVAPIPE_LOCAL
     local = min(GPU_LOCAL, info.max_workgroup_invocations)
     largest = max(stage.size for stage, _ in prog.schedule) if prog.schedule else 1
-    return max(1, min(GPU_GROUPS, -(-largest // local))), local
+    groups = max(1, min(GPU_GROUPS, -(-largest // local)))
+    if groups + 1 >= DEDICATED_MIN:     # one more for the planner, which runs no stages
+        groups += 1
+    return groups, local
 
 
 class Runner:

@@ -1,0 +1,50 @@
+"""The megakernel's GPU shape on lavapipe too: CI has no GPU, so the program tests that
+matter most run once more on CPU devices with the structure GPUs get, steps prepared two
+ahead of the one running (AHEAD_GPU) and participant 0 only planning from two
+participants on (lavapipe normally has it plan one step ahead between its own stage work).
+On GPUs, test_programs.py runs this shape already."""
+import functools
+
+import pytest
+
+import test_programs as tp
+from vkpersist.scheduler import _codegen
+
+CASES = {
+    "bit-identical, 2 groups": functools.partial(tp.test_persistent_and_launch_are_bit_identical,
+                                                 groups=2),
+    "two participants": tp.test_persistent_with_two_participants_agrees,
+    "every and step counter": functools.partial(tp.test_every_and_step_counter,
+                                                mode="persistent"),
+    "commands, pause, resume, stop": functools.partial(
+        tp.test_session_commands_pause_resume_stop, mode="persistent"),
+    "commands at a step": tp.test_commands_at_a_step_match_the_fallback_bit_for_bit,
+    "queue BFS, 2 groups": functools.partial(tp.test_queue_bfs_matches_cpu, mode="persistent",
+                                             groups=2),
+    "memsock block policy": functools.partial(tp.test_memsock_block_policy_loses_nothing,
+                                              mode="persistent"),
+    "when conditions": functools.partial(tp.test_when_condition_on_device_data,
+                                         mode="persistent"),
+    "everything together": tp.test_everything_together_is_identical_in_both_modes,
+}
+
+
+@pytest.fixture
+def gpu_shape(ctx, monkeypatch):
+    if not ctx.info.is_lavapipe:
+        pytest.skip("GPUs run this shape in test_programs.py")
+    monkeypatch.setattr(_codegen, "AHEAD_LAVAPIPE", _codegen.AHEAD_GPU)
+    monkeypatch.setattr(_codegen, "DEDICATED_MIN_LAVAPIPE", 2)
+
+
+def test_the_gpu_shape_is_what_is_generated(ctx, gpu_shape):
+    prog, _, _ = tp.jacobi(ctx, 8)
+    src = prog.glsl()
+    assert "uint w0 = (_vkp_nparts >= 2u ? 1u : 0u);" in src
+    assert "_vkp_boundary(1u);" in src and "_vkp_boundary((s + 2u) % 3u);" in src
+    prog.free()
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_program_in_the_gpu_shape(ctx, gpu_shape, case):
+    CASES[case](ctx)
