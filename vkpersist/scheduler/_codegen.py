@@ -460,6 +460,10 @@ class ProgramWriter(Writer):
         return self.atomic_load(word)
 
     @property
+    def spin_unroll(self) -> int:
+        return SPIN_UNROLL_LAVAPIPE if self.loop_guard else SPIN_UNROLL
+
+    @property
     def poll_acquire(self) -> list[str]:
         return ["memoryBarrierBuffer();   // acquire what the others wrote"] \
             if self.memory_model else []
@@ -468,7 +472,7 @@ class ProgramWriter(Writer):
         load = self.atomic_load
         guard = [self.guard_line()] if self.loop_guard else []
         occ = self.sched(S_OCCUPANCY)
-        unroll = SPIN_UNROLL_LAVAPIPE if self.loop_guard else SPIN_UNROLL
+        unroll = self.spin_unroll
         ahead = self.ahead
         # with a dedicated planner, workgroup 0 runs no stages; lavapipe has too few
         # workgroups at once to give one up
@@ -615,8 +619,8 @@ class ProgramWriter(Writer):
         """A grid barrier function: every invocation's writes are fenced, invocation 0
         runs `arrive` (counting itself and advancing `target`), then spins until the
         counter reaches the target; lavapipe's loop counts travel along."""
-        unroll = SPIN_UNROLL_LAVAPIPE if self.loop_guard else SPIN_UNROLL
-        arrived = " || ".join([f"{self.poll_load(self.sched(counter))} >= {target}"] * unroll)
+        arrived = " || ".join([f"{self.poll_load(self.sched(counter))} >= {target}"]
+                              * self.spin_unroll)
         return [
             f"void {signature} {{",
             *(["    atomicMax(_vkp_group_iterations, _vkp_iterations);"]
