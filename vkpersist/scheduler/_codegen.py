@@ -288,7 +288,7 @@ class ProgramWriter(Writer):
 
     def socket_word(self, k: int, slot: str, what: int) -> str:
         """Memsock k's frame for the step in slot `slot`: what 0 frame slot, 1 seq."""
-        base = SNAPSHOT + SLOTS * self.snapshot_words + 2 * SLOTS * k
+        base = sched_words(self.plan.ctl_var.type, k)   # the words before memsock k's
         return f"_vkp_sched[{base + what}u + 2u * {slot}]"
 
     def evaluate_conditions(self) -> list[str]:
