@@ -12,14 +12,19 @@ two stages like an FDTD step (H then E). Rows, all measured in this run on one d
   python loop    the same stencil as a @vkp.kernel, two launches per step from Python
   cuda graph     (when CuPy and a CUDA device are present) the same stencil as a CuPy
                  RawKernel, 100 steps captured in a CUDA graph, the graph launched repeatedly
+  cuda persist   (likewise) the megakernel's scheme written natively in CUDA: one kernel
+                 per run, every block co-resident, a hand-written grid barrier (arrival
+                 counter) after each sweep; what grid barriers cost without Vulkan
 
 Before the table, the megakernel's step floor: µs per step of a program whose one or two
 dependent stages each touch one element (step boundary and grid barriers alone), run with
 --groups (default 132) workgroups.
 
 `vs loop` is steps/s over the python-loop row. Targets (issue "Persistent programs", on the
-H200): persistent >= 10x the python loop and >= 1x the CUDA graph. The last column checks
-that persistent and launch modes end in bit-identical states.
+H200): persistent >= 10x the python loop and >= 1x the CUDA graph. The lines after each
+size's rows check that persistent and launch modes end in bit-identical states, and how
+far the megakernel's state is from the CUDA graph's (their compilers may contract
+differently into fused multiply-adds).
 """
 from __future__ import annotations
 
@@ -142,10 +147,8 @@ def bench_python_loop(ctx, n, init, seconds):
     return time_steps(run, seconds)
 
 
-CUDA_STENCIL = r"""
-extern "C" __global__ void sweep(const float* src, float* dst, float alpha, int n) {
-    int g = blockIdx.x * blockDim.x + threadIdx.x;
-    if (g >= n * n * n) return;
+CUDA_SOURCE = r"""
+__device__ void sweep_cell(const float* src, float* dst, float alpha, int n, int g) {
     int i = g / (n * n), j = (g / n) % n, k = g % n;
     float c = src[g];
     float s = (i > 0 ? src[g - n * n] : 0.f) + (i < n - 1 ? src[g + n * n] : 0.f)
@@ -153,17 +156,54 @@ extern "C" __global__ void sweep(const float* src, float* dst, float alpha, int 
             + (k > 0 ? src[g - 1] : 0.f) + (k < n - 1 ? src[g + 1] : 0.f);
     dst[g] = c + alpha * (s - 6.f * c);
 }
+
+extern "C" __global__ void sweep(const float* src, float* dst, float alpha, int n) {
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g < n * n * n) sweep_cell(src, dst, alpha, n, g);
+}
+
+// The grid barrier of cooperative groups, by hand: every block co-resident (the launch
+// is sized from the kernel's occupancy), a monotonic arrival counter.
+__device__ void grid_sync(unsigned int* arrived, unsigned int target) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        atomicAdd(arrived, 1u);
+        while (*(volatile unsigned int*)arrived < target) { }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
+extern "C" __global__ void persistent(float* a, float* b, float alpha, int n, int steps,
+                                      unsigned int* arrived) {
+    int cells = n * n * n, stride = gridDim.x * blockDim.x;
+    int first = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned int target = 0u;
+    for (int t = 0; t < steps; t++) {
+        for (int g = first; g < cells; g += stride) sweep_cell(a, b, alpha, n, g);
+        grid_sync(arrived, target += gridDim.x);
+        for (int g = first; g < cells; g += stride) sweep_cell(b, a, alpha, n, g);
+        grid_sync(arrived, target += gridDim.x);
+    }
+}
 """
 
 
-def bench_cuda_graph(n, init, seconds):
+def _cupy():
+    """CuPy when it and a CUDA device are present, else None."""
     try:
         import cupy as cp
         if cp.cuda.runtime.getDeviceCount() == 0:
             return None
     except Exception:
         return None
-    kern = cp.RawKernel(CUDA_STENCIL, "sweep")
+    return cp
+
+
+def bench_cuda_graph(cp, n, init, seconds):
+    """(steps/s, state after 100 steps) of the stencil as 100 steps of kernels in a graph."""
+    kern = cp.RawModule(code=CUDA_SOURCE).get_function("sweep")
     a, b = cp.asarray(init), cp.zeros_like(cp.asarray(init))
     blocks = (n ** 3 + 127) // 128
     args_ab = (a, b, np.float32(ALPHA), np.int32(n))
@@ -182,8 +222,36 @@ def bench_cuda_graph(n, init, seconds):
             graph.launch(stream)
         stream.synchronize()
         return graphs * 100
+    rate = time_steps(run, seconds)
+    a.set(init)
     run(100)
-    return time_steps(run, seconds)
+    return rate, cp.asnumpy(a)
+
+
+def bench_cuda_persistent(cp, n, init, seconds):
+    """(steps/s, note, state after 100 steps) of the stencil as one CUDA kernel per run
+    with grid barriers between the sweeps: the megakernel's scheme written natively, the
+    measure of what a grid barrier costs on this GPU without Vulkan in between."""
+    kern = cp.RawModule(code=CUDA_SOURCE).get_function("persistent")
+    local = 512
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    regs = -(-kern.attributes["num_regs"] // 8) * 8
+    per_sm = min(props["maxThreadsPerMultiProcessor"] // local,
+                 props["regsPerMultiprocessor"] // (regs * local))
+    blocks = min(-(-n ** 3 // local), per_sm * props["multiProcessorCount"])
+    a, b = cp.asarray(init), cp.zeros_like(cp.asarray(init))
+    arrived = cp.zeros(1, cp.uint32)
+
+    def run(steps):
+        arrived.fill(0)
+        kern((blocks,), (local,), (a, b, np.float32(ALPHA), np.int32(n), np.int32(steps),
+                                   arrived))
+        cp.cuda.Device().synchronize()
+    run(4)
+    rate = time_steps(run, seconds)
+    a.set(init)
+    run(100)
+    return rate, f"{blocks} x {local} threads, {regs} registers", cp.asnumpy(a)
 
 
 def main() -> None:
@@ -196,10 +264,12 @@ def main() -> None:
     ap.add_argument("--local", type=int, default=None,
                     help="invocations per workgroup (default: the runner's choice)")
     ap.add_argument("--rows", nargs="+", default=["loop", "persistent", "launch", "graph",
-                                                  "floor"],
-                    help="which rows to measure (loop persistent launch graph floor)")
+                                                  "cuda-persistent", "floor"],
+                    help="which rows to measure (loop persistent launch graph "
+                         "cuda-persistent floor)")
     args = ap.parse_args()
     ctx = vkp.Context(args.device)
+    cp = _cupy()
     print(f"device: {ctx.info.name}")
     if "floor" in args.rows:
         for stages in (1, 2):
@@ -217,9 +287,14 @@ def main() -> None:
             rate, note, states[mode] = bench_program(ctx, n, init, mode, args.seconds,
                                                      args.groups, args.local)
             rows.append((mode, rate, note))
-        graph = bench_cuda_graph(n, init, args.seconds) if "graph" in args.rows else None
-        if graph is not None:
+        cuda_states = {}
+        if cp is not None and "graph" in args.rows:
+            graph, cuda_states["graph"] = bench_cuda_graph(cp, n, init, args.seconds)
             rows.append(("cuda graph", graph, "CuPy, 100 steps per graph"))
+        if cp is not None and "cuda-persistent" in args.rows:
+            rate, note, cuda_states["persistent"] = bench_cuda_persistent(cp, n, init,
+                                                                          args.seconds)
+            rows.append(("cuda persist", rate, note))
         for name, rate, note in rows:
             cells = 2 * rate * n ** 3 / 1e9
             print(f"{n:>4} {name:<12} {rate:>12,.0f} {rate / loop:>7.1f}x {cells:>15.2f}  {note}")
@@ -227,6 +302,14 @@ def main() -> None:
             same = np.array_equal(states["persistent"], states["launch"])
             print(f"{n:>4} persistent and launch states after 100 steps bit-identical: "
                   f"{'yes' if same else 'NO'}")
+        if len(cuda_states) == 2:
+            same = np.array_equal(cuda_states["persistent"], cuda_states["graph"])
+            print(f"{n:>4} cuda persistent and graph states after 100 steps bit-identical: "
+                  f"{'yes' if same else 'NO'}")
+        if "persistent" in states and "graph" in cuda_states:
+            diff = np.abs(states["persistent"] - cuda_states["graph"]).max()
+            print(f"{n:>4} persistent vs cuda graph after 100 steps: max |difference| "
+                  f"{diff:.2e} (values ~{np.abs(cuda_states['graph']).max():.2f})")
 
 
 if __name__ == "__main__":
