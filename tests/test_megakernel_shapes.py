@@ -3,6 +3,7 @@ matter most run once more on CPU devices with the structure GPUs get, steps prep
 ahead of the one running (AHEAD_GPU) and participant 0 only planning from two
 participants on (lavapipe normally has it plan one step ahead between its own stage work).
 On GPUs, test_programs.py runs this shape already."""
+import dataclasses
 import functools
 
 import pytest
@@ -48,3 +49,32 @@ def test_the_gpu_shape_is_what_is_generated(ctx, gpu_shape):
 @pytest.mark.parametrize("case", list(CASES))
 def test_program_in_the_gpu_shape(ctx, gpu_shape, case):
     CASES[case](ctx)
+
+
+def test_the_memory_model_shape_is_what_is_generated(ctx, monkeypatch):
+    """GPUs with the Vulkan memory model get a megakernel whose written arrays are
+    `nonprivate` (their loads may use L1) and whose grid barriers make those writes
+    available and visible; lavapipe (no usable memory model) keeps `coherent` arrays. The
+    text is checked here and compiled by glslang; the H200 runs it (docs/benchmarks.md)."""
+    gpu = dataclasses.replace(ctx.info, driver_id=4, memory_model=True)  # NVIDIA's id
+    monkeypatch.setattr(ctx, "info", gpu)
+    prog, _, _ = tp.jacobi(ctx, 8)
+    src = prog.glsl()
+    assert src.startswith("#version 450\n#pragma use_vulkan_memory_model\n")
+    assert "nonprivate buffer A_buffer" in src and "nonprivate buffer B_buffer" in src
+    assert "coherent buffer _vkp_sched_buffer" in src    # polled words stay coherent
+    barrier = ("controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer, "
+               "gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | "
+               "gl_SemanticsMakeVisible);")
+    for fn in ("_vkp_grid_sync", "_vkp_end_sync"):
+        body = src[src.index(f"void {fn}() {{"):]
+        body = body[:body.index("\n}\n")]
+        assert body.count(barrier) == 2 and "gl_SemanticsMakeVisible);   // acquire" in body
+    assert "use_vulkan_memory_model" not in prog.glsl("launch")
+    prog.free()
+    monkeypatch.undo()
+    prog, _, _ = tp.jacobi(ctx, 8)
+    src = prog.glsl()
+    if ctx.info.is_lavapipe:
+        assert "use_vulkan_memory_model" not in src and "coherent buffer A_buffer" in src
+    prog.free()

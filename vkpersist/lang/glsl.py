@@ -134,6 +134,9 @@ class Writer:
         # (docs/driver_notes.md)
         info = unit.info
         self.memory_model = info is None or (info.memory_model and not info.is_lavapipe)
+        # written arrays that the megakernel synchronises at its grid barriers: `nonprivate`
+        # under the Vulkan memory model (set by its writer), else `coherent`
+        self.vulkan_memory_model = False
         self.global_names = {v.name for v in kernel.array_params} | \
             {v.name for v in unit.shared_arrays}
 
@@ -145,6 +148,8 @@ class Writer:
         self.function(k)
         functions = self.lines
         head = ["#version 450"]
+        if self.vulkan_memory_model:
+            head.append("#pragma use_vulkan_memory_model")
         needs = self._extensions()
         head += [f"#extension {e} : require" for e in sorted(needs)]
         head.append("layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;")
@@ -217,8 +222,10 @@ class Writer:
     def _buffer_decl(self, var) -> str:
         if isinstance(var.type, T.SocketType):
             b, n = var.binding, var.name
+            # published at a grid barrier under the Vulkan memory model: nonprivate
+            frames = "nonprivate writeonly" if self.vulkan_memory_model else "writeonly"
             return "\n".join([
-                f"layout(std430, binding = {b}) writeonly buffer {n}_frames_buffer "
+                f"layout(std430, binding = {b}) {frames} buffer {n}_frames_buffer "
                 f"{{ {glsl_type(var.type.elem)} {n}_frames[]; }};   // MemSock frames",
                 f"layout(std430, binding = {b + 1}) buffer {n}_header_buffer "
                 f"{{ uint {n}_header[]; }};   // published sequence numbers, payload",
@@ -232,9 +239,12 @@ class Writer:
         written = getattr(var, "written", False)
         access = "" if written else "readonly "
         # written and read by other workgroups of the same dispatch; an array that nothing
-        # in the dispatch writes cannot change under it, so its loads may use the L1 cache
+        # in the dispatch writes cannot change under it, so its loads may use the L1 cache.
+        # Under the Vulkan memory model, a program's arrays are `nonprivate`: L1 allowed,
+        # made available and visible at the grid barriers (the megakernel's writer)
         if getattr(var, "coherent", False) and written:
-            access = "coherent " + access
+            synced = self.vulkan_memory_model and getattr(var, "barrier_synced", False)
+            access = ("nonprivate " if synced else "coherent ") + access
         if isinstance(elem, T.Vector) and elem.n == 3:
             store = glsl_type(elem.elem)
         elif elem == T.bool_:

@@ -538,6 +538,7 @@ def resource_vars(prog: Program, coherent: bool) -> tuple[dict, list, ir.Var, ir
         var = ir.Var(glsl_name(name), T.ArrayType(T.scalar_of_dtype(a.dtype), a.ndim), "array_param",
                      binding=binding)
         var.coherent = coherent
+        var.barrier_synced = coherent    # only other workgroups' stages touch it in between
         resources[id(a)] = var
         arrays.append(var)
     binding = len(arrays)
