@@ -202,6 +202,17 @@ def test_glsl_is_readable(ctx):
     prog.free()
 
 
+def test_the_fallback_reads_step_words_through_the_cache(ctx):
+    """The megakernel's workgroups poll the scheduler words while they run: coherent. The
+    fallback's kernels only read words an earlier dispatch wrote, ordered by a pipeline
+    barrier: plain loads, which do not all contend for one address past the cache."""
+    prog, _, _ = jacobi(ctx, 4)
+    assert "coherent buffer _vkp_sched_buffer" in prog.glsl()
+    assert "buffer _vkp_sched_buffer" in prog.glsl("launch")
+    assert "coherent buffer _vkp_sched_buffer" not in prog.glsl("launch")
+    prog.free()
+
+
 def test_declaration_mistakes(ctx):
     prog = vkp.Program(ctx, name="bad")
     a = prog.array("a", (4,), np.float32)

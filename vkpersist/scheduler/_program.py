@@ -558,6 +558,11 @@ def resource_vars(prog: Program, coherent: bool) -> tuple[dict, list, ir.Var, ir
     resources[id(prog.ctl)] = ctl_var
     resources[id(prog.step)] = "step"
     sched = ir.Var("_vkp_sched", T.ArrayType(T.u32, 1), "array_param", binding=binding + 1)
-    sched.coherent = True
+    # the megakernel's workgroups poll and exchange these words while they run; the
+    # fallback's kernels only read what an earlier dispatch wrote, ordered by a pipeline
+    # barrier, so there they may come from L1: every invocation of a stage reads its
+    # step's words, and coherent loads of one address from all of them contend (2.2x
+    # the launch mode's steps/s at 128³ on the H200, docs/benchmarks.md)
+    sched.coherent = coherent
     sched.written = True
     return resources, arrays, ctl_var, sched
