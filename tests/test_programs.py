@@ -213,6 +213,16 @@ def test_the_fallback_reads_step_words_through_the_cache(ctx):
     prog.free()
 
 
+def test_program_shaders_index_with_literal_shapes(ctx):
+    """A program's shapes are fixed when it is built: its shaders index with literals (the
+    compiler folds them) and carry no push constants for them."""
+    prog, _, _ = jacobi(ctx, 4)
+    for src in (prog.glsl(), prog.glsl("launch")):
+        assert "push_constant" not in src and "_shape" not in src
+        assert "A[((i) * 4 + j) * 4 + k]" in src
+    prog.free()
+
+
 def test_declaration_mistakes(ctx):
     prog = vkp.Program(ctx, name="bad")
     a = prog.array("a", (4,), np.float32)

@@ -157,13 +157,15 @@ class Writer:
         push = [f"    {glsl_type(v.type)} {self._push_name(v)};" for v in k.params]
         self.push_fields = [(self._push_name(v), v.type) for v in k.params]
         for var in k.array_params:
+            fields = []
             if isinstance(var.type, T.SocketType):
-                fields = [(f"{var.name}_shape{a}", T.i32) for a in range(var.type.frame_ndim)]
+                ndim = var.type.frame_ndim
                 if not getattr(var, "scheduled", False):   # a program sets slot and seq itself
-                    fields = [(f"{var.name}_slot", T.i32), (f"{var.name}_seq", T.u32)] + fields
+                    fields = [(f"{var.name}_slot", T.i32), (f"{var.name}_seq", T.u32)]
             else:
-                fields = [(f"{var.name}_shape{a}", T.i32)
-                          for a in range(getattr(var.type, "ndim", 0))]
+                ndim = getattr(var.type, "ndim", 0)
+            if getattr(var, "static_shape", None) is None:     # see extent()
+                fields += [(f"{var.name}_shape{a}", T.i32) for a in range(ndim)]
             for name, t in fields:
                 push.append(f"    {glsl_type(t)} {name};")
                 self.push_fields.append((name, t))
@@ -543,13 +545,21 @@ class Writer:
         return f"{glsl_type(e.type)}({', '.join(self.expr(a) for a in e.args)})"
 
     def expr_Shape(self, e):
-        return f"{e.var.name}_shape{e.axis}"
+        return self.extent(e.var, e.axis)
+
+    @staticmethod
+    def extent(var, axis: int) -> str:
+        """An array's extent along `axis`: a literal where the shape is fixed for the shader
+        (a program's arrays and frames: index arithmetic and bounds tests fold), else the
+        push constant each launch fills in (a kernel's arguments)."""
+        static = getattr(var, "static_shape", None)
+        return str(static[axis]) if static is not None else f"{var.name}_shape{axis}"
 
     def _linear(self, var, index) -> str:
         idx = [self.expr(i) for i in index]
         out = idx[0]
         for axis in range(1, len(idx)):
-            out = f"({out}) * {var.name}_shape{axis} + {idx[axis]}"
+            out = f"({out}) * {self.extent(var, axis)} + {idx[axis]}"
         return out
 
     def expr__LValue(self, e):
@@ -697,11 +707,8 @@ class Writer:
             return f"{e.args[0].name}_seq"
         if n == "socket_store":
             var, index, value = e.args
-            idx = [self.expr(i) for i in index]
-            linear = idx[0]
-            for axis in range(1, len(idx)):
-                linear = f"({linear}) * {var.name}_shape{axis} + {idx[axis]}"
-            size = " * ".join(f"{var.name}_shape{a}" for a in range(len(idx)))
+            linear = self._linear(var, index)
+            size = " * ".join(self.extent(var, a) for a in range(len(index)))
             return (f"if ({var.name}_slot >= 0) {var.name}_frames[{var.name}_slot * ({size}) + "
                     f"{linear}] = {self.expr(value)}")
         if n == "socket_payload":

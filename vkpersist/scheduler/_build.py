@@ -16,7 +16,6 @@ from ..kernel import loop_status_array, register_kernel_name
 from ..lang import ir
 from ..lang import types as T
 from ..lang.compiler import Unit
-from ..lang.frontend import glsl_name
 from ..vk.glsl_kernel import GLSLKernel, push_struct
 from ..vk.sequence import DispatchSequence
 from ._codegen import EPOCH_WORDS, PHASE_FINAL, PHASE_FIRST, PHASE_NEXT, ProgramWriter, sched_words
@@ -64,10 +63,6 @@ class Build:
         self.sched_words = ctx.zeros(sched_words(prog.ctl.type, len(prog.sockets)), np.uint32)
         self.sched = self.sched_words.buffer
         self.status = loop_status_array(ctx) if self.loop_guard else None
-        # the shapes the push constants carry, by GLSL name
-        self.shapes = {glsl_name(n): a.shape for n, a in prog.arrays.items()}
-        self.shapes.update({glsl_name(n): s.frame_shape for n, s in prog.sockets.items()})
-        self.shapes["_vkp_sched"] = self.sched_words.shape
         self.sequences: dict = {}
         if mode == "persistent":
             self.mega = self._shader("mega", range(len(prog.schedule)), coherent=True)
@@ -86,7 +81,8 @@ class Build:
     # ---- compiling -----------------------------------------------------------------------
     def _shader(self, kind, entries, coherent: bool) -> _Shader:
         prog = self.prog
-        resources, arrays, ctl_var, sched_var = resource_vars(prog, coherent)
+        resources, arrays, ctl_var, sched_var = resource_vars(prog, coherent,
+                                                              self.sched_words.size)
         unit = Unit(self.info, resources)
         functions = {}
         for index in entries:
@@ -142,13 +138,7 @@ class Build:
         return out
 
     def _push(self, shader: _Shader, **params) -> bytes:
-        values = []
-        for name in shader.push_names:
-            if name in params:
-                values.append(params[name])
-                continue
-            base, _, axis = name.rpartition("_shape")
-            values.append(self.shapes[base][int(axis)])
+        values = [params[name] for name in shader.push_names]   # shapes are literals
         packer = push_struct(shader.kernel.reflection, shader.push_names)
         return packer.pack(*values) if shader.push_names else b""
 
@@ -266,7 +256,8 @@ def _emitters(prog: Program, info) -> dict:
     """{memsock name: schedule index of the one stage that writes it}."""
     if not prog.sockets:
         return {}
-    resources, _, _, _ = resource_vars(prog, coherent=False)
+    resources, _, _, _ = resource_vars(prog, coherent=False,
+                                       sched_len=sched_words(prog.ctl.type, len(prog.sockets)))
     unit = Unit(info, resources)
     writers: dict = {}
     for index, (stage, _) in enumerate(prog.schedule):
