@@ -39,19 +39,15 @@ ALPHA = 0.1
 
 
 @vkp.func
-def at(a, i, j, k):
-    n = a.shape[0]
-    if i < 0 or j < 0 or k < 0 or i >= n or j >= n or k >= n:
-        return 0.0
-    return a[i, j, k]
-
-
-@vkp.func
 def sweep(src, dst, alpha, i, j, k):
-    lap = (at(src, i - 1, j, k) + at(src, i + 1, j, k) + at(src, i, j - 1, k)
-           + at(src, i, j + 1, k) + at(src, i, j, k - 1) + at(src, i, j, k + 1)
-           - 6.0 * src[i, j, k])
-    dst[i, j, k] = src[i, j, k] + alpha * lap
+    """One cell of the Jacobi sweep, written as CUDA_SOURCE's sweep_cell (the same tests,
+    the same order of additions) so that every row computes the same arithmetic."""
+    n = src.shape[0]
+    c = src[i, j, k]
+    s = ((src[i - 1, j, k] if i > 0 else 0.0) + (src[i + 1, j, k] if i < n - 1 else 0.0)
+         + (src[i, j - 1, k] if j > 0 else 0.0) + (src[i, j + 1, k] if j < n - 1 else 0.0)
+         + (src[i, j, k - 1] if k > 0 else 0.0) + (src[i, j, k + 1] if k < n - 1 else 0.0))
+    dst[i, j, k] = c + alpha * (s - 6.0 * c)
 
 
 @vkp.kernel
