@@ -153,6 +153,28 @@ def test_tiled_matrix_multiply(ctx):
 
 
 @vkp.kernel
+def reverse_through_array(a: vkp.Array[vkp.f32], scratch: vkp.Array[vkp.f32],
+                          out: vkp.Array[vkp.f32]):
+    i = vkp.global_id(0)
+    scratch[i] = a[i] * 2.0
+    vkp.barrier()              # orders the array writes too, not only shared memory
+    base = vkp.group_id(0) * vkp.local_size(0)
+    out[i] = scratch[base + vkp.local_size(0) - 1 - vkp.local_id(0)]
+
+
+def test_barrier_orders_array_writes_within_a_workgroup(ctx):
+    """Each invocation reads what the mirror invocation of its workgroup wrote to a
+    global array before the barrier (CUDA's __syncthreads guarantees this)."""
+    a = np.arange(1024, dtype=np.float32)
+    scratch, out = np.zeros_like(a), np.zeros_like(a)
+    reverse_through_array[4, 256](a, scratch, out)
+    expected = (2 * a).reshape(4, 256)[:, ::-1].ravel()
+    np.testing.assert_array_equal(out, expected)
+    src = reverse_through_array.glsl(vkp.Array[vkp.f32], vkp.Array[vkp.f32], vkp.Array[vkp.f32])
+    assert "gl_StorageSemanticsShared | gl_StorageSemanticsBuffer" in src
+
+
+@vkp.kernel
 def push_particles(pos: vkp.Array[vkp.vec4], vel: vkp.Array[vkp.vec4], dt: vkp.f32,
                    g: vkp.vec3):
     i = vkp.global_id(0)

@@ -32,7 +32,8 @@ num_groups = _b("num_groups", "Number of workgroups in the launch along an axis.
 local_size = _b("local_size", "Invocations per workgroup along an axis.")
 global_size = _b("global_size", "Invocations in the whole launch along an axis.")
 barrier = _b("barrier", "Workgroup barrier: every invocation of the workgroup waits here, "
-             "and shared-memory writes before it are visible after it.")
+             "and its shared-memory and array writes before it are visible to the "
+             "workgroup after it (CUDA's __syncthreads).")
 
 shared = types.SimpleNamespace(array=_b("shared.array", "shared.array(shape, dtype): an array "
                                         "in workgroup-shared memory (constant shape)."))

@@ -137,6 +137,7 @@ class Writer:
         # written arrays that the megakernel synchronises at its grid barriers: `nonprivate`
         # under the Vulkan memory model (set by its writer), else `coherent`
         self.vulkan_memory_model = False
+        self.uses_barrier = False     # vkp.barrier(): needs GL_KHR_memory_scope_semantics
         self.global_names = {v.name for v in kernel.array_params} | \
             {v.name for v in unit.shared_arrays}
 
@@ -205,6 +206,8 @@ class Writer:
                 [v.type.elem for v in u.shared_arrays]
         if any(isinstance(v.type, (T.ControlsType, T.SocketType))
                for v in self.kernel.array_params) and self.memory_model:
+            ext.add("GL_KHR_memory_scope_semantics")
+        if self.uses_barrier:
             ext.add("GL_KHR_memory_scope_semantics")
         if u.uses_int64 or any(e in (T.i64, T.u64) for e in elems):
             ext.add("GL_EXT_shader_explicit_arithmetic_types_int64")
@@ -697,8 +700,11 @@ class Writer:
         if n == "global_size":
             ax = "xyz"[e.args[0]]
             return f"int(gl_NumWorkGroups.{ax} * gl_WorkGroupSize.{ax})"
-        if n == "barrier":
-            return "memoryBarrierShared(); barrier()"
+        if n == "barrier":      # like CUDA's __syncthreads: shared and buffer writes
+            self.uses_barrier = True
+            return ("controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, "
+                    "gl_StorageSemanticsShared | gl_StorageSemanticsBuffer, "
+                    "gl_SemanticsAcquireRelease)")
         if n == "program_step":
             return "_vkp_step"
         if n == "socket_slot":
