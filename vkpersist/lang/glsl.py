@@ -204,10 +204,9 @@ class Writer:
         ext = set()
         elems = [v.type.elem for v in self.kernel.array_params if hasattr(v.type, "elem")] + \
                 [v.type.elem for v in u.shared_arrays]
-        if any(isinstance(v.type, (T.ControlsType, T.SocketType))
-               for v in self.kernel.array_params) and self.memory_model:
-            ext.add("GL_KHR_memory_scope_semantics")
-        if self.uses_barrier:
+        if self.uses_barrier or self.memory_model and any(
+                isinstance(v.type, (T.ControlsType, T.SocketType))
+                for v in self.kernel.array_params):
             ext.add("GL_KHR_memory_scope_semantics")
         if u.uses_int64 or any(e in (T.i64, T.u64) for e in elems):
             ext.add("GL_EXT_shader_explicit_arithmetic_types_int64")

@@ -541,7 +541,7 @@ def resource_vars(prog: Program, coherent: bool, sched_len: int
         var = ir.Var(glsl_name(name), T.ArrayType(T.scalar_of_dtype(a.dtype), a.ndim), "array_param",
                      binding=binding)
         var.coherent = coherent
-        var.barrier_synced = coherent    # only other workgroups' stages touch it in between
+        var.barrier_synced = True     # only stages touch it, between the grid barriers
         var.static_shape = a.shape
         resources[id(a)] = var
         arrays.append(var)
