@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import inspect
 import struct
+import zlib
 
 import numpy as np
 
@@ -33,7 +34,7 @@ from .vk.array import Array, to_scalar
 from .vk.context import Context, default_context
 from .vk.glsl_kernel import GLSLKernel, launch_dims, push_struct
 
-_kernel_names: list[str] = []      # kernel id - 1 -> name, for loop-limit reports
+_kernel_names: dict[int, str] = {}     # kernel id -> name, for loop-limit reports
 DEFAULT_LOCAL = 64
 
 
@@ -210,7 +211,7 @@ class _Compiled:
         fn = unit.compile_kernel(kern.pyfunc, types)
         for var, (_, _, b) in zip(fn.array_params, arrays):
             var.binding = b
-        writer = Writer(fn, unit, loop_guard=loop_guard, kernel_id=kern.kernel_id - 1)
+        writer = Writer(fn, unit, loop_guard=loop_guard, kernel_id=kern.kernel_id)
         self.source = writer.module()
         self.loop_guard = loop_guard
         self.types = types
@@ -396,12 +397,13 @@ class _Launcher:
 
 
 def register_kernel_name(name: str) -> int:
-    """The id (from 1) a loop-guarded shader reports itself with when it hits the limit.
-    One id per name: the id is part of the shader's source, and equal sources hit the
-    compiled-shader cache (the report names the kernel, which is all the id is for)."""
-    if name not in _kernel_names:
-        _kernel_names.append(name)
-    return _kernel_names.index(name) + 1
+    """The id (never 0) a loop-guarded shader reports itself with when it hits the limit: a
+    hash of the name, so a kernel's source, which contains it, is the same in every process
+    whatever was compiled before it, and hits the compiled-shader cache (the report names
+    the kernel, which is all the id is for; two names of one hash would only blur it)."""
+    kernel_id = zlib.crc32(name.encode()) & 0x7FFFFFFF or 1
+    _kernel_names.setdefault(kernel_id, name)
+    return kernel_id
 
 
 def loop_status_array(ctx) -> Array:
@@ -416,7 +418,7 @@ def loop_status_array(ctx) -> Array:
             culprit = int(view[0])
             if culprit:
                 view[0] = 0
-                name = _kernel_names[culprit - 1] if culprit <= len(_kernel_names) else "?"
+                name = _kernel_names.get(culprit, "a kernel")
                 raise DeviceLimitError(
                     f"{name}: an invocation ran more than {LOOP_GUARD_LIMIT:,} loop "
                     f"iterations on {ctx.info.name}, which stops every loop after ~65,535 "

@@ -375,7 +375,7 @@ class Writer:
     def guard_line(self) -> str:
         """Counts one loop iteration towards lavapipe's limit; reports the kernel at it."""
         return (f"if (++_vkp_iterations == {LOOP_GUARD_LIMIT}u) "
-                f"atomicCompSwap(_vkp_status[0], 0u, {self.kernel_id + 1}u);")
+                f"atomicCompSwap(_vkp_status[0], 0u, {self.kernel_id}u);")
 
     def _guard(self) -> None:
         if self.loop_guard:
@@ -494,7 +494,7 @@ class Writer:
             guard = ""
             if name == "ipow" and self.loop_guard:
                 guard = (f"\n        if (++_vkp_iterations == {LOOP_GUARD_LIMIT}u) "
-                         f"atomicCompSwap(_vkp_status[0], 0u, {self.kernel_id + 1}u);")
+                         f"atomicCompSwap(_vkp_status[0], 0u, {self.kernel_id}u);")
             code = _HELPERS[name].format(t=gt, zero=_literal(0, t), one=_literal(1, t),
                                          two=_literal(2, t), guard=guard)
             code = code.replace(f"_vkp_{name if name != 'fpow' else 'pow'}(", f"_vkp_{key}(")

@@ -110,7 +110,7 @@ class Build:
         main = ir.Function("main", prog.name, params, arrays + [ctl_var, sched_var], [], [],
                            is_kernel=True)
         writer = ProgramWriter(main, unit, plan, kind, loop_guard=self.loop_guard,
-                               kernel_id=self.kernel_id - 1)
+                               kernel_id=self.kernel_id)
         source = writer.module()
         if isinstance(kind, str):
             label = f"{prog.name}:{kind}"
