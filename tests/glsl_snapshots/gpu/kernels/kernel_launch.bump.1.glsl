@@ -1,0 +1,21 @@
+#version 450
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(push_constant) uniform Params {
+    float by;
+    int x_shape0;
+};
+
+layout(std430, binding = 0) buffer x_buffer { float x[]; };
+
+// test_kernel_launch.py:39: bump
+void main() {
+    int i;
+    // test_kernel_launch.py:40
+    i = int(gl_GlobalInvocationID.x);
+    // test_kernel_launch.py:41
+    if (i < x_shape0) {
+        // test_kernel_launch.py:42
+        x[i] = x[i] + by;
+    }
+}

@@ -1,0 +1,24 @@
+#version 450
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(push_constant) uniform Params {
+    int a_shape0;
+    int b_shape0;
+    int out_py_shape0;
+};
+
+layout(std430, binding = 0) readonly buffer a_buffer { int a[]; };
+layout(std430, binding = 1) readonly buffer b_buffer { int b[]; };
+layout(std430, binding = 2) buffer out_py_buffer { int out_py[]; };
+
+// test_lang_corpus.py:88: atomic_dot
+void main() {
+    int i;
+    // test_lang_corpus.py:89
+    i = int(gl_GlobalInvocationID.x);
+    // test_lang_corpus.py:90
+    if (i < a_shape0) {
+        // test_lang_corpus.py:91
+        atomicAdd(out_py[0], (a[i] * b[i]));
+    }
+}

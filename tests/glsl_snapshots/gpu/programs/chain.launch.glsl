@@ -1,0 +1,267 @@
+#version 450
+#extension GL_KHR_memory_scope_semantics : require
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(std430, binding = 0) readonly buffer seen_buffer { int seen[]; };
+layout(std430, binding = 1) coherent buffer q_q_buffer { uint q_q[]; };   // queue: tail, head, dropped, rounds
+layout(std430, binding = 2) coherent buffer q_items_buffer { uint q_items[]; };
+layout(std430, binding = 3) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
+layout(std430, binding = 4) buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+uint _vkp_step;       // the step being run, as stages see it
+uint _vkp_snap;       // where its snapshot of the host fields starts
+
+// Prepares the step words in slot `p` for the next step (see the module's docs).
+void _vkp_boundary(uint p) {
+    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[8u + 3u * p] = 2u;
+        return;
+    }
+    uint head = _vkp_controls[2];
+    uint tail = _vkp_controls[52];
+    uint halt = _vkp_controls[0];
+    uint budget = _vkp_controls[1];
+    uint step = _vkp_sched[96];
+    uint done = _vkp_sched[3];
+    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+        step += 1u;
+        done += 1u;
+        _vkp_sched[96] = step;
+        _vkp_sched[3] = done;
+    }
+    _vkp_sched[1] = 1u;
+    if (head != tail) {
+        // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
+        {
+            uint _head = atomicLoad(_vkp_controls[2], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+            uint _tail = _vkp_controls[52];
+            while (_tail != _head) {
+                uint _e = 3u + (_tail % 16u) * 2u;
+                uint _word = atomicLoad(_vkp_controls[_e], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+                atomicStore(_vkp_controls[_word], atomicLoad(_vkp_controls[_e + 1u], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire), gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+                _tail += 1u;
+            }
+            _vkp_controls[52] = _tail;
+            atomicStore(_vkp_controls[53], 0xFFFFFFFFu, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);   // busy: the host retries
+            atomicStore(_vkp_controls[54], step, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+            atomicStore(_vkp_controls[53], _tail, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+        }
+        halt = _vkp_controls[0];
+    }
+    _vkp_controls[48] = step;       // the heartbeat
+    _vkp_controls[49] = done;
+    uint reason = 0u;
+    if (halt != 0u) reason = 2u;
+    else if (done >= budget) reason = 1u;
+    uint flags = 0u;
+    if (reason != 0u) {
+        _vkp_sched[2] = 1u;
+        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_controls[50] = reason;
+        return;
+    }
+    _vkp_sched[9u + 3u * p] = flags;
+    _vkp_sched[10u + 3u * p] = step;
+    _vkp_sched[8u + 3u * p] = 1u;
+}
+
+// the step boundary of the fallback: one invocation, before each step
+void main() {
+    uint q = _vkp_sched[6];   // the step before, now complete everywhere
+    uint p = q == 2u ? 0u : q + 1u;
+    _vkp_boundary(p);
+    _vkp_sched[6] = p;
+}
+
+#version 450
+#extension GL_KHR_memory_scope_semantics : require
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(std430, binding = 0) buffer seen_buffer { int seen[]; };
+layout(std430, binding = 1) coherent buffer q_q_buffer { uint q_q[]; };   // queue: tail, head, dropped, rounds
+layout(std430, binding = 2) coherent buffer q_items_buffer { uint q_items[]; };
+layout(std430, binding = 3) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
+layout(std430, binding = 4) buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+uint _vkp_step;       // the step being run, as stages see it
+uint _vkp_snap;       // where its snapshot of the host fields starts
+
+bool _vkp_push_q(uint item) {
+    uint t = atomicAdd(q_q[0], 0u);
+    while (true) {
+        if (t - q_q[1] >= 4u) {      // full: drop and count
+            atomicAdd(q_q[2], 1u);
+            return false;
+        }
+        uint prev = atomicCompSwap(q_q[0], t, t + 1u);
+        if (prev == t) break;
+        t = prev;
+    }
+    q_items[t % 4u] = item;
+    return true;
+}
+
+// programs_lib.py:184: follow
+void stage_follow(uint item) {
+    // programs_lib.py:185
+    seen[int(item)] = 1;
+    // programs_lib.py:186
+    if (item < 10u) {
+        // programs_lib.py:187
+        _vkp_push_q((item + 1u));
+    }
+}
+
+// Prepares the step words in slot `p` for the next step (see the module's docs).
+void _vkp_boundary(uint p) {
+    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[8u + 3u * p] = 2u;
+        return;
+    }
+    uint head = _vkp_controls[2];
+    uint tail = _vkp_controls[52];
+    uint halt = _vkp_controls[0];
+    uint budget = _vkp_controls[1];
+    uint step = _vkp_sched[96];
+    uint done = _vkp_sched[3];
+    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+        step += 1u;
+        done += 1u;
+        _vkp_sched[96] = step;
+        _vkp_sched[3] = done;
+    }
+    _vkp_sched[1] = 1u;
+    if (head != tail) {
+        // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
+        {
+            uint _head = atomicLoad(_vkp_controls[2], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+            uint _tail = _vkp_controls[52];
+            while (_tail != _head) {
+                uint _e = 3u + (_tail % 16u) * 2u;
+                uint _word = atomicLoad(_vkp_controls[_e], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+                atomicStore(_vkp_controls[_word], atomicLoad(_vkp_controls[_e + 1u], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire), gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+                _tail += 1u;
+            }
+            _vkp_controls[52] = _tail;
+            atomicStore(_vkp_controls[53], 0xFFFFFFFFu, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);   // busy: the host retries
+            atomicStore(_vkp_controls[54], step, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+            atomicStore(_vkp_controls[53], _tail, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+        }
+        halt = _vkp_controls[0];
+    }
+    _vkp_controls[48] = step;       // the heartbeat
+    _vkp_controls[49] = done;
+    uint reason = 0u;
+    if (halt != 0u) reason = 2u;
+    else if (done >= budget) reason = 1u;
+    uint flags = 0u;
+    if (reason != 0u) {
+        _vkp_sched[2] = 1u;
+        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_controls[50] = reason;
+        return;
+    }
+    _vkp_sched[9u + 3u * p] = flags;
+    _vkp_sched[10u + 3u * p] = step;
+    _vkp_sched[8u + 3u * p] = 1u;
+}
+
+// stage follow of the fallback: one round of queue q
+void main() {
+    uint p = _vkp_sched[6];
+    _vkp_step = _vkp_sched[10u + 3u * p];
+    _vkp_snap = 128u + 0u * p;
+    uint lo = q_q[3];
+    uint count = q_q[4] - lo;
+    uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    for (uint k = gl_GlobalInvocationID.x; k < count; k += stride) {
+        stage_follow(q_items[(lo + k) % 4u]);
+    }
+}
+
+#version 450
+#extension GL_KHR_memory_scope_semantics : require
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(push_constant) uniform Params {
+    uint _vkp_phase;
+    uint _vkp_local;
+};
+
+layout(std430, binding = 0) readonly buffer seen_buffer { int seen[]; };
+layout(std430, binding = 1) coherent buffer q_q_buffer { uint q_q[]; };   // queue: tail, head, dropped, rounds
+layout(std430, binding = 2) coherent buffer q_items_buffer { uint q_items[]; };
+layout(std430, binding = 3) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
+layout(std430, binding = 4) buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+uint _vkp_step;       // the step being run, as stages see it
+uint _vkp_snap;       // where its snapshot of the host fields starts
+
+// Prepares the step words in slot `p` for the next step (see the module's docs).
+void _vkp_boundary(uint p) {
+    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[8u + 3u * p] = 2u;
+        return;
+    }
+    uint head = _vkp_controls[2];
+    uint tail = _vkp_controls[52];
+    uint halt = _vkp_controls[0];
+    uint budget = _vkp_controls[1];
+    uint step = _vkp_sched[96];
+    uint done = _vkp_sched[3];
+    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+        step += 1u;
+        done += 1u;
+        _vkp_sched[96] = step;
+        _vkp_sched[3] = done;
+    }
+    _vkp_sched[1] = 1u;
+    if (head != tail) {
+        // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
+        {
+            uint _head = atomicLoad(_vkp_controls[2], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+            uint _tail = _vkp_controls[52];
+            while (_tail != _head) {
+                uint _e = 3u + (_tail % 16u) * 2u;
+                uint _word = atomicLoad(_vkp_controls[_e], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+                atomicStore(_vkp_controls[_word], atomicLoad(_vkp_controls[_e + 1u], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire), gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+                _tail += 1u;
+            }
+            _vkp_controls[52] = _tail;
+            atomicStore(_vkp_controls[53], 0xFFFFFFFFu, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);   // busy: the host retries
+            atomicStore(_vkp_controls[54], step, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+            atomicStore(_vkp_controls[53], _tail, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+        }
+        halt = _vkp_controls[0];
+    }
+    _vkp_controls[48] = step;       // the heartbeat
+    _vkp_controls[49] = done;
+    uint reason = 0u;
+    if (halt != 0u) reason = 2u;
+    else if (done >= budget) reason = 1u;
+    uint flags = 0u;
+    if (reason != 0u) {
+        _vkp_sched[2] = 1u;
+        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_controls[50] = reason;
+        return;
+    }
+    _vkp_sched[9u + 3u * p] = flags;
+    _vkp_sched[10u + 3u * p] = step;
+    _vkp_sched[8u + 3u * p] = 1u;
+}
+
+// rounds of stage follow, which consumes queue q
+void main() {
+    uint p = _vkp_sched[6];
+    bool runs = _vkp_sched[8u + 3u * p] == 1u;
+    if (runs && _vkp_phase != 0u) q_q[1] = q_q[4];
+    uint lo = q_q[1];
+    uint hi = runs ? q_q[0] : lo;
+    if (_vkp_phase == 2u) {
+        if (hi != lo) q_q[7] += 1u;   // items left: report it
+        hi = lo;
+    }
+    q_q[3] = lo;
+    q_q[4] = hi;
+    q_q[8] = min((hi - lo + _vkp_local - 1u) / _vkp_local, 65535u);
+    q_q[9] = 1u;
+    q_q[10] = 1u;
+}

@@ -1,0 +1,353 @@
+#version 450
+#pragma use_vulkan_memory_model
+#extension GL_KHR_memory_scope_semantics : require
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(std430, binding = 0) nonprivate buffer f_buffer { float f[]; };
+layout(std430, binding = 1) nonprivate buffer hits_buffer { int hits[]; };
+layout(std430, binding = 2) coherent buffer q_q_buffer { uint q_q[]; };   // queue: tail, head, dropped, rounds
+layout(std430, binding = 3) coherent buffer q_items_buffer { uint q_items[]; };
+layout(std430, binding = 4) writeonly buffer snap_frames_buffer { float snap_frames[]; };   // MemSock frames
+layout(std430, binding = 5) buffer snap_header_buffer { uint snap_header[]; };   // published sequence numbers, payload
+layout(std430, binding = 6) coherent buffer snap_cursor_buffer { uint snap_cursor[]; };   // host's release cursor, reservations, drops
+layout(std430, binding = 7) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
+layout(std430, binding = 8) coherent buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+uint _vkp_step;       // the step being run, as stages see it
+uint _vkp_snap;       // where its snapshot of the host fields starts
+int snap_slot = -1;   // this step's frame of memsock snap (-1: none)
+uint snap_seq;
+uint _vkp_host_gain;   // host field gain in this step's snapshot
+uint _vkp_host_thresh;   // host field thresh in this step's snapshot
+
+int _vkp_mod(int a, int b) {
+    int r = a - (a / b) * b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+}
+
+bool _vkp_push_q(uint item) {
+    uint t = atomicAdd(q_q[0], 0u);
+    while (true) {
+        if (t - q_q[1] >= 64u) {      // full: drop and count
+            atomicAdd(q_q[2], 1u);
+            return false;
+        }
+        uint prev = atomicCompSwap(q_q[0], t, t + 1u);
+        if (prev == t) break;
+        t = prev;
+    }
+    q_items[t % 64u] = item;
+    return true;
+}
+
+// programs_lib.py:273: grow
+void stage_grow(int i, int j) {
+    // programs_lib.py:274
+    f[(i) * 16 + j] = f[(i) * 16 + j] + (uintBitsToFloat(_vkp_host_gain) * uintBitsToFloat(_vkp_sched[_vkp_snap + 3u + uint(_vkp_mod((i + j), 4))]));
+    // programs_lib.py:275
+    if (((i == 8) && (j == 8)) && (((_vkp_step) % (2u)) == 0u)) {
+        // programs_lib.py:276
+        _vkp_push_q(_vkp_step);
+    }
+}
+
+// programs_lib.py:279: count
+void stage_count(uint item) {
+    // programs_lib.py:280
+    atomicAdd(hits[0], 1);
+    // programs_lib.py:281
+    atomicMax(hits[1], int(item));
+}
+
+// programs_lib.py:284: when_hot
+void stage_when_hot(int i) {
+    // programs_lib.py:285
+    hits[2] = hits[2] + 1;
+}
+
+// programs_lib.py:288: emit
+void stage_emit(int i, int j) {
+    // programs_lib.py:289
+    if (snap_slot >= 0) snap_frames[snap_slot * (16 * 16) + (i) * 16 + j] = f[(i) * 16 + j];
+    // programs_lib.py:290
+    if ((i == 0) && (j == 0)) {
+        // programs_lib.py:291
+        if (snap_slot >= 0) snap_header[16 + snap_slot * 2] = _vkp_step;
+        // programs_lib.py:292
+        if (snap_slot >= 0) snap_header[17 + snap_slot * 2] = floatBitsToUint(uintBitsToFloat(_vkp_host_gain));
+    }
+}
+
+// programs_lib.py:269: hot
+bool when_hot_0() {
+    // programs_lib.py:270
+    return f[(8) * 16 + 8] > uintBitsToFloat(_vkp_host_thresh);
+}
+
+// Prepares the step words in slot `p` for the next step (see the module's docs).
+void _vkp_boundary(uint p) {
+    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[8u + 3u * p] = 2u;
+        return;
+    }
+    uint head = _vkp_controls[10];
+    uint tail = _vkp_controls[52];
+    uint halt = _vkp_controls[8];
+    uint budget = _vkp_controls[9];
+    uint c0 = _vkp_controls[0];
+    uint c1 = _vkp_controls[1];
+    uint c2 = _vkp_controls[2];
+    uint c3 = _vkp_controls[3];
+    uint c4 = _vkp_controls[4];
+    uint c5 = _vkp_controls[5];
+    uint c6 = _vkp_controls[6];
+    uint c7 = _vkp_controls[7];
+    uint step = _vkp_sched[96];
+    uint done = _vkp_sched[3];
+    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+        step += 1u;
+        done += 1u;
+        _vkp_sched[96] = step;
+        _vkp_sched[3] = done;
+    }
+    _vkp_sched[1] = 1u;
+    if (head != tail) {
+        // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
+        {
+            uint _head = atomicLoad(_vkp_controls[10], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+            uint _tail = _vkp_controls[52];
+            while (_tail != _head) {
+                uint _e = 11u + (_tail % 16u) * 2u;
+                uint _word = atomicLoad(_vkp_controls[_e], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+                atomicStore(_vkp_controls[_word], atomicLoad(_vkp_controls[_e + 1u], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire), gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+                _tail += 1u;
+            }
+            _vkp_controls[52] = _tail;
+            atomicStore(_vkp_controls[53], 0xFFFFFFFFu, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);   // busy: the host retries
+            atomicStore(_vkp_controls[54], step, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+            atomicStore(_vkp_controls[53], _tail, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+        }
+        halt = _vkp_controls[8];
+        c0 = _vkp_controls[0];
+        c1 = _vkp_controls[1];
+        c2 = _vkp_controls[2];
+        c3 = _vkp_controls[3];
+        c4 = _vkp_controls[4];
+        c5 = _vkp_controls[5];
+        c6 = _vkp_controls[6];
+        c7 = _vkp_controls[7];
+    }
+    _vkp_sched[128u + 8u * p + 0u] = c0;
+    _vkp_sched[128u + 8u * p + 1u] = c1;
+    _vkp_sched[128u + 8u * p + 2u] = c2;
+    _vkp_sched[128u + 8u * p + 3u] = c3;
+    _vkp_sched[128u + 8u * p + 4u] = c4;
+    _vkp_sched[128u + 8u * p + 5u] = c5;
+    _vkp_sched[128u + 8u * p + 6u] = c6;
+    _vkp_sched[128u + 8u * p + 7u] = c7;
+    uint lag = min(done, 2u);   // steps prepared, not yet complete
+    _vkp_controls[48] = step - lag;       // the heartbeat
+    _vkp_controls[49] = done - lag;
+    uint reason = 0u;
+    if (halt != 0u) reason = 2u;
+    else if (done >= budget) reason = 1u;
+    else if (step >= uint(c2)) reason = 5u;   // loop(steps='total')
+    uint flags = 0u;
+    { uint n = c1;   // every(ctl.period)
+      if (n != 0u && step % n == 0u) flags |= 2u; }
+    if (reason != 0u) {
+        _vkp_sched[2] = 1u;
+        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_controls[50] = reason;
+        return;
+    }
+    {   // the frame of memsock snap
+        int slot = -1;
+        uint head = snap_cursor[1];
+        if ((flags & 2u) != 0u) {
+            if ((snap_cursor[1] - atomicLoad(snap_cursor[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire) < 16u)) {
+                slot = int(head % 16u);
+                snap_cursor[1] = head + 1u;
+            } else snap_cursor[2] += 1u;
+        }
+        _vkp_sched[152u + 2u * p] = uint(slot);
+        _vkp_sched[153u + 2u * p] = head;
+    }
+    _vkp_sched[9u + 3u * p] = flags;
+    _vkp_sched[10u + 3u * p] = step;
+    _vkp_sched[8u + 3u * p] = 1u;
+}
+
+shared int _vkp_part_shared;
+shared uint _vkp_nparts_shared;
+int _vkp_part;          // this workgroup's participant index
+uint _vkp_nparts;       // participating workgroups
+int _vkp_worker;        // its index among those that run stages (-1: none)
+uint _vkp_workers;      // participating workgroups that run stages
+uint _vkp_target = 0u;  // arrivals that complete the current barrier between stages
+uint _vkp_end_target = 0u;   // arrivals that complete the current end of step
+uint _vkp_round = 0u;   // queue rounds so far: their words alternate by parity
+
+// Grid barriers: arrivals on monotonic counters; only participants (workgroups
+// known to be running) are ever waited for. Between stages: the workers.
+void _vkp_grid_sync() {
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+    if (gl_LocalInvocationIndex == 0u) {
+        atomicAdd(_vkp_sched[32], 1u);
+        _vkp_target += _vkp_workers;
+        while (true) {
+            if (atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target) break;
+        }
+        memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire | gl_SemanticsMakeVisible);   // acquire what the others wrote
+    }
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+}
+
+// The end of a step: every participant, the planner too.
+void _vkp_end_sync() {
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+    if (gl_LocalInvocationIndex == 0u) {
+        atomicAdd(_vkp_sched[64], 1u);
+        _vkp_end_target += _vkp_nparts;
+        while (true) {
+            if (atomicLoad(_vkp_sched[64], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target || atomicLoad(_vkp_sched[64], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target || atomicLoad(_vkp_sched[64], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target || atomicLoad(_vkp_sched[64], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target || atomicLoad(_vkp_sched[64], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target || atomicLoad(_vkp_sched[64], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target || atomicLoad(_vkp_sched[64], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target || atomicLoad(_vkp_sched[64], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target) break;
+        }
+        memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire | gl_SemanticsMakeVisible);   // acquire what the others wrote
+    }
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+}
+
+void _vkp_queue_sync_q(uint s, bool after_round) {
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+    if (gl_LocalInvocationIndex == 0u) {
+        _vkp_target += _vkp_workers;
+        if (atomicAdd(_vkp_sched[32], 1u) + 1u == _vkp_target) {
+            if (after_round) q_q[1] = q_q[4 + 2u * (s ^ 1u)];
+            q_q[3 + 2u * s] = q_q[1];
+            q_q[4 + 2u * s] = atomicAdd(q_q[0], 0u);
+            memoryBarrierBuffer();
+            atomicAdd(_vkp_sched[32], 1u);
+        }
+        _vkp_target += 1u;
+        while (true) {
+            if (atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target) break;
+        }
+        memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire | gl_SemanticsMakeVisible);   // acquire what the others wrote
+    }
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+}
+
+void main() {
+    // occupancy discovery: workgroups join while the poll is open; the first
+    // participant closes it once no one has joined for a while (or all have)
+    if (gl_LocalInvocationIndex == 0u) {
+        uint groups = gl_NumWorkGroups.x;
+        uint w = atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+        bool joined = false;
+        while ((w & 0x80000000u) == 0u && !joined) {
+            uint prev = atomicCompSwap(_vkp_sched[0], w, w + 1u);
+            if (prev == w) joined = true; else w = prev;
+        }
+        int part = joined ? int(w) : -1;
+        uint nparts = 0u;
+        if (part == 0) {
+            uint seen = 1u;
+            uint quiet = 0u;
+            while (seen < groups && quiet < 1024u) {
+                uint c = max(max(max(max(max(max(max(atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+                c &= 0x7FFFFFFFu;
+                if (c == seen) quiet += 1u; else { seen = c; quiet = 0u; }
+            }
+            nparts = atomicOr(_vkp_sched[0], 0x80000000u) & 0x7FFFFFFFu;
+            _vkp_controls[51] = nparts;
+        } else if (part > 0) {
+            uint v = atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+            while ((v & 0x80000000u) == 0u) {
+                v = max(max(max(max(max(max(max(atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+            }
+            nparts = v & 0x7FFFFFFFu;
+        }
+        _vkp_part_shared = part;
+        _vkp_nparts_shared = nparts;
+    }
+    barrier();
+    _vkp_part = _vkp_part_shared;
+    _vkp_nparts = _vkp_nparts_shared;
+    if (_vkp_part < 0) return;     // not running alongside the others: leave
+    uint w0 = (_vkp_nparts >= 16u ? 1u : 0u);   // 1: participant 0 only plans
+    _vkp_workers = _vkp_nparts - w0;
+    _vkp_worker = _vkp_part - int(w0);
+    uint _stride = _vkp_workers * gl_WorkGroupSize.x;
+    uint _first = uint(_vkp_worker) * gl_WorkGroupSize.x + gl_LocalInvocationIndex;
+    bool _planner = _vkp_part == 0 && gl_LocalInvocationIndex == 0u;
+    if (_planner) {      // the first 2 steps
+        _vkp_boundary(0u);
+        _vkp_boundary(1u);
+    }
+    _vkp_end_sync();
+    uint s = 0u;          // the slot of the step being run
+    uint _state = _vkp_sched[8u + 3u * s];
+    uint _flags = _vkp_sched[9u + 3u * s];
+    uint _stepno = _vkp_sched[10u + 3u * s];
+    while (true) {
+        if (_state != 1u) break;
+        uint _next = s == 2u ? 0u : s + 1u;
+        // the next step's words, prepared before the last end of step: loaded now, used when this step ends
+        uint _nstate = _vkp_sched[8u + 3u * _next];
+        uint _nflags = _vkp_sched[9u + 3u * _next];
+        uint _nstepno = _vkp_sched[10u + 3u * _next];
+        if (_vkp_worker >= 0) {
+            _vkp_step = _stepno;
+            _vkp_snap = 128u + 8u * s;
+            _vkp_host_gain = _vkp_sched[_vkp_snap + 0u];
+            _vkp_host_thresh = _vkp_sched[_vkp_snap + 7u];
+            snap_slot = int(_vkp_sched[152u + 2u * s]);
+            snap_seq = _vkp_sched[153u + 2u * s];
+            uint _whens = 0u;   // when(...) conditions, on the data as the step starts
+            if (when_hot_0()) _whens |= 1u;
+            _vkp_grid_sync();
+            _flags |= _whens;
+            // stage grow over (16, 16)
+            for (uint _i = _first; _i < 256u; _i += _stride) {
+                stage_grow(int(_i / 16u), int(_i % 16u));
+            }
+            // stage count: one call per item of queue q, in rounds, until a round finds it empty
+            _vkp_queue_sync_q(_vkp_round & 1u, false);
+            while (true) {
+                uint lo = q_q[3 + 2u * (_vkp_round & 1u)];
+                uint count = q_q[4 + 2u * (_vkp_round & 1u)] - lo;
+                if (count == 0u) break;
+                for (uint _k = _first; _k < count; _k += _stride) {
+                    stage_count(q_items[(lo + _k) % 64u]);
+                }
+                _vkp_round += 1u;
+                _vkp_queue_sync_q(_vkp_round & 1u, true);
+            }
+            if ((_flags & 1u) != 0u) {   // when(hot)
+                // stage when_hot over (1,)
+                for (uint _i = _first; _i < 1u; _i += _stride) {
+                    stage_when_hot(int(_i));
+                }
+                _vkp_grid_sync();
+            }
+            if ((_flags & 2u) != 0u) {   // every(ctl.period)
+                // stage emit over (16, 16)
+                for (uint _i = _first; _i < 256u; _i += _stride) {
+                    stage_emit(int(_i / 16u), int(_i % 16u));
+                }
+                _vkp_grid_sync();
+                if (_vkp_worker == 0 && gl_LocalInvocationIndex == 0u) { if (snap_slot >= 0) atomicStore(snap_header[snap_slot], snap_seq + 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease); }
+            }
+        }
+        if (_planner) _vkp_boundary((s + 2u) % 3u);   // prepare step + 2
+        _vkp_end_sync();
+        _state = _nstate;
+        _flags = _nflags;
+        _stepno = _nstepno;
+        s = _next;
+    }
+    if (_planner) {      // exact counts, now that the epoch's last step is complete
+        _vkp_controls[48] = _vkp_sched[96];
+        _vkp_controls[49] = _vkp_sched[3];
+    }
+}

@@ -1,0 +1,356 @@
+#version 450
+#extension GL_KHR_memory_scope_semantics : require
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(std430, binding = 0) readonly buffer counts_buffer { int counts[]; };
+layout(std430, binding = 1) readonly buffer log_py_buffer { uint log_py[]; };
+layout(std430, binding = 2) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
+layout(std430, binding = 3) buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+uint _vkp_step;       // the step being run, as stages see it
+uint _vkp_snap;       // where its snapshot of the host fields starts
+
+// Prepares the step words in slot `p` for the next step (see the module's docs).
+void _vkp_boundary(uint p) {
+    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[8u + 3u * p] = 2u;
+        return;
+    }
+    uint head = _vkp_controls[3];
+    uint tail = _vkp_controls[52];
+    uint halt = _vkp_controls[1];
+    uint budget = _vkp_controls[2];
+    uint c0 = _vkp_controls[0];
+    uint step = _vkp_sched[96];
+    uint done = _vkp_sched[3];
+    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+        step += 1u;
+        done += 1u;
+        _vkp_sched[96] = step;
+        _vkp_sched[3] = done;
+    }
+    _vkp_sched[1] = 1u;
+    if (head != tail) {
+        // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
+        {
+            uint _head = atomicLoad(_vkp_controls[3], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+            uint _tail = _vkp_controls[52];
+            while (_tail != _head) {
+                uint _e = 4u + (_tail % 16u) * 2u;
+                uint _word = atomicLoad(_vkp_controls[_e], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+                atomicStore(_vkp_controls[_word], atomicLoad(_vkp_controls[_e + 1u], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire), gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+                _tail += 1u;
+            }
+            _vkp_controls[52] = _tail;
+            atomicStore(_vkp_controls[53], 0xFFFFFFFFu, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);   // busy: the host retries
+            atomicStore(_vkp_controls[54], step, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+            atomicStore(_vkp_controls[53], _tail, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+        }
+        halt = _vkp_controls[1];
+        c0 = _vkp_controls[0];
+    }
+    _vkp_sched[128u + 1u * p + 0u] = c0;
+    _vkp_controls[48] = step;       // the heartbeat
+    _vkp_controls[49] = done;
+    uint reason = 0u;
+    if (halt != 0u) reason = 2u;
+    else if (done >= budget) reason = 1u;
+    uint flags = 0u;
+    { uint n = 2u;   // every(2)
+      if (n != 0u && step % n == 0u) flags |= 1u; }
+    { uint n = c0;   // every(ctl.period)
+      if (n != 0u && step % n == 0u) flags |= 2u; }
+    if (reason != 0u) {
+        _vkp_sched[2] = 1u;
+        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_controls[50] = reason;
+        return;
+    }
+    _vkp_sched[9u + 3u * p] = flags;
+    _vkp_sched[10u + 3u * p] = step;
+    _vkp_sched[8u + 3u * p] = 1u;
+}
+
+// the step boundary of the fallback: one invocation, before each step
+void main() {
+    uint q = _vkp_sched[6];   // the step before, now complete everywhere
+    uint p = q == 2u ? 0u : q + 1u;
+    _vkp_boundary(p);
+    _vkp_sched[6] = p;
+}
+
+#version 450
+#extension GL_KHR_memory_scope_semantics : require
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(std430, binding = 0) buffer counts_buffer { int counts[]; };
+layout(std430, binding = 1) buffer log_py_buffer { uint log_py[]; };
+layout(std430, binding = 2) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
+layout(std430, binding = 3) buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+uint _vkp_step;       // the step being run, as stages see it
+uint _vkp_snap;       // where its snapshot of the host fields starts
+
+// programs_lib.py:63: each
+void stage_each(int i) {
+    uint s;
+    // programs_lib.py:64
+    counts[0] = counts[0] + 1;
+    // programs_lib.py:65
+    s = _vkp_step;
+    // programs_lib.py:66
+    if (s < 64u) {
+        // programs_lib.py:67
+        log_py[int(s)] = s + 1u;
+    }
+}
+
+// Prepares the step words in slot `p` for the next step (see the module's docs).
+void _vkp_boundary(uint p) {
+    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[8u + 3u * p] = 2u;
+        return;
+    }
+    uint head = _vkp_controls[3];
+    uint tail = _vkp_controls[52];
+    uint halt = _vkp_controls[1];
+    uint budget = _vkp_controls[2];
+    uint c0 = _vkp_controls[0];
+    uint step = _vkp_sched[96];
+    uint done = _vkp_sched[3];
+    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+        step += 1u;
+        done += 1u;
+        _vkp_sched[96] = step;
+        _vkp_sched[3] = done;
+    }
+    _vkp_sched[1] = 1u;
+    if (head != tail) {
+        // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
+        {
+            uint _head = atomicLoad(_vkp_controls[3], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+            uint _tail = _vkp_controls[52];
+            while (_tail != _head) {
+                uint _e = 4u + (_tail % 16u) * 2u;
+                uint _word = atomicLoad(_vkp_controls[_e], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+                atomicStore(_vkp_controls[_word], atomicLoad(_vkp_controls[_e + 1u], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire), gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+                _tail += 1u;
+            }
+            _vkp_controls[52] = _tail;
+            atomicStore(_vkp_controls[53], 0xFFFFFFFFu, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);   // busy: the host retries
+            atomicStore(_vkp_controls[54], step, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+            atomicStore(_vkp_controls[53], _tail, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+        }
+        halt = _vkp_controls[1];
+        c0 = _vkp_controls[0];
+    }
+    _vkp_sched[128u + 1u * p + 0u] = c0;
+    _vkp_controls[48] = step;       // the heartbeat
+    _vkp_controls[49] = done;
+    uint reason = 0u;
+    if (halt != 0u) reason = 2u;
+    else if (done >= budget) reason = 1u;
+    uint flags = 0u;
+    { uint n = 2u;   // every(2)
+      if (n != 0u && step % n == 0u) flags |= 1u; }
+    { uint n = c0;   // every(ctl.period)
+      if (n != 0u && step % n == 0u) flags |= 2u; }
+    if (reason != 0u) {
+        _vkp_sched[2] = 1u;
+        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_controls[50] = reason;
+        return;
+    }
+    _vkp_sched[9u + 3u * p] = flags;
+    _vkp_sched[10u + 3u * p] = step;
+    _vkp_sched[8u + 3u * p] = 1u;
+}
+
+// stage each of the fallback: one invocation per index of (1,)
+void main() {
+    uint p = _vkp_sched[6];
+    if (_vkp_sched[8u + 3u * p] != 1u) return;   // the batch has ended
+    uint _i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationIndex;
+    if (_i >= 1u) return;
+    _vkp_step = _vkp_sched[10u + 3u * p];
+    _vkp_snap = 128u + 1u * p;
+    stage_each(int(_i));
+}
+
+#version 450
+#extension GL_KHR_memory_scope_semantics : require
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(std430, binding = 0) buffer counts_buffer { int counts[]; };
+layout(std430, binding = 1) readonly buffer log_py_buffer { uint log_py[]; };
+layout(std430, binding = 2) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
+layout(std430, binding = 3) buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+uint _vkp_step;       // the step being run, as stages see it
+uint _vkp_snap;       // where its snapshot of the host fields starts
+
+// programs_lib.py:70: second
+void stage_second(int i) {
+    // programs_lib.py:71
+    counts[1] = counts[1] + 1;
+}
+
+// Prepares the step words in slot `p` for the next step (see the module's docs).
+void _vkp_boundary(uint p) {
+    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[8u + 3u * p] = 2u;
+        return;
+    }
+    uint head = _vkp_controls[3];
+    uint tail = _vkp_controls[52];
+    uint halt = _vkp_controls[1];
+    uint budget = _vkp_controls[2];
+    uint c0 = _vkp_controls[0];
+    uint step = _vkp_sched[96];
+    uint done = _vkp_sched[3];
+    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+        step += 1u;
+        done += 1u;
+        _vkp_sched[96] = step;
+        _vkp_sched[3] = done;
+    }
+    _vkp_sched[1] = 1u;
+    if (head != tail) {
+        // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
+        {
+            uint _head = atomicLoad(_vkp_controls[3], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+            uint _tail = _vkp_controls[52];
+            while (_tail != _head) {
+                uint _e = 4u + (_tail % 16u) * 2u;
+                uint _word = atomicLoad(_vkp_controls[_e], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+                atomicStore(_vkp_controls[_word], atomicLoad(_vkp_controls[_e + 1u], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire), gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+                _tail += 1u;
+            }
+            _vkp_controls[52] = _tail;
+            atomicStore(_vkp_controls[53], 0xFFFFFFFFu, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);   // busy: the host retries
+            atomicStore(_vkp_controls[54], step, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+            atomicStore(_vkp_controls[53], _tail, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+        }
+        halt = _vkp_controls[1];
+        c0 = _vkp_controls[0];
+    }
+    _vkp_sched[128u + 1u * p + 0u] = c0;
+    _vkp_controls[48] = step;       // the heartbeat
+    _vkp_controls[49] = done;
+    uint reason = 0u;
+    if (halt != 0u) reason = 2u;
+    else if (done >= budget) reason = 1u;
+    uint flags = 0u;
+    { uint n = 2u;   // every(2)
+      if (n != 0u && step % n == 0u) flags |= 1u; }
+    { uint n = c0;   // every(ctl.period)
+      if (n != 0u && step % n == 0u) flags |= 2u; }
+    if (reason != 0u) {
+        _vkp_sched[2] = 1u;
+        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_controls[50] = reason;
+        return;
+    }
+    _vkp_sched[9u + 3u * p] = flags;
+    _vkp_sched[10u + 3u * p] = step;
+    _vkp_sched[8u + 3u * p] = 1u;
+}
+
+// stage second of the fallback: one invocation per index of (1,)
+void main() {
+    uint p = _vkp_sched[6];
+    if (_vkp_sched[8u + 3u * p] != 1u) return;   // the batch has ended
+    if ((_vkp_sched[9u + 3u * p] & 1u) == 0u) return;   // not this step
+    uint _i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationIndex;
+    if (_i >= 1u) return;
+    _vkp_step = _vkp_sched[10u + 3u * p];
+    _vkp_snap = 128u + 1u * p;
+    stage_second(int(_i));
+}
+
+#version 450
+#extension GL_KHR_memory_scope_semantics : require
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(std430, binding = 0) buffer counts_buffer { int counts[]; };
+layout(std430, binding = 1) readonly buffer log_py_buffer { uint log_py[]; };
+layout(std430, binding = 2) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
+layout(std430, binding = 3) buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+uint _vkp_step;       // the step being run, as stages see it
+uint _vkp_snap;       // where its snapshot of the host fields starts
+
+// programs_lib.py:74: by_control
+void stage_by_control(int i) {
+    // programs_lib.py:75
+    counts[2] = counts[2] + 1;
+}
+
+// Prepares the step words in slot `p` for the next step (see the module's docs).
+void _vkp_boundary(uint p) {
+    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[8u + 3u * p] = 2u;
+        return;
+    }
+    uint head = _vkp_controls[3];
+    uint tail = _vkp_controls[52];
+    uint halt = _vkp_controls[1];
+    uint budget = _vkp_controls[2];
+    uint c0 = _vkp_controls[0];
+    uint step = _vkp_sched[96];
+    uint done = _vkp_sched[3];
+    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+        step += 1u;
+        done += 1u;
+        _vkp_sched[96] = step;
+        _vkp_sched[3] = done;
+    }
+    _vkp_sched[1] = 1u;
+    if (head != tail) {
+        // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
+        {
+            uint _head = atomicLoad(_vkp_controls[3], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+            uint _tail = _vkp_controls[52];
+            while (_tail != _head) {
+                uint _e = 4u + (_tail % 16u) * 2u;
+                uint _word = atomicLoad(_vkp_controls[_e], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+                atomicStore(_vkp_controls[_word], atomicLoad(_vkp_controls[_e + 1u], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire), gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+                _tail += 1u;
+            }
+            _vkp_controls[52] = _tail;
+            atomicStore(_vkp_controls[53], 0xFFFFFFFFu, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);   // busy: the host retries
+            atomicStore(_vkp_controls[54], step, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+            atomicStore(_vkp_controls[53], _tail, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+        }
+        halt = _vkp_controls[1];
+        c0 = _vkp_controls[0];
+    }
+    _vkp_sched[128u + 1u * p + 0u] = c0;
+    _vkp_controls[48] = step;       // the heartbeat
+    _vkp_controls[49] = done;
+    uint reason = 0u;
+    if (halt != 0u) reason = 2u;
+    else if (done >= budget) reason = 1u;
+    uint flags = 0u;
+    { uint n = 2u;   // every(2)
+      if (n != 0u && step % n == 0u) flags |= 1u; }
+    { uint n = c0;   // every(ctl.period)
+      if (n != 0u && step % n == 0u) flags |= 2u; }
+    if (reason != 0u) {
+        _vkp_sched[2] = 1u;
+        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_controls[50] = reason;
+        return;
+    }
+    _vkp_sched[9u + 3u * p] = flags;
+    _vkp_sched[10u + 3u * p] = step;
+    _vkp_sched[8u + 3u * p] = 1u;
+}
+
+// stage by_control of the fallback: one invocation per index of (1,)
+void main() {
+    uint p = _vkp_sched[6];
+    if (_vkp_sched[8u + 3u * p] != 1u) return;   // the batch has ended
+    if ((_vkp_sched[9u + 3u * p] & 2u) == 0u) return;   // not this step
+    uint _i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationIndex;
+    if (_i >= 1u) return;
+    _vkp_step = _vkp_sched[10u + 3u * p];
+    _vkp_snap = 128u + 1u * p;
+    stage_by_control(int(_i));
+}

@@ -1,0 +1,233 @@
+#version 450
+#pragma use_vulkan_memory_model
+#extension GL_KHR_memory_scope_semantics : require
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(std430, binding = 0) nonprivate buffer counts_buffer { int counts[]; };
+layout(std430, binding = 1) nonprivate buffer log_py_buffer { uint log_py[]; };
+layout(std430, binding = 2) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
+layout(std430, binding = 3) coherent buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+uint _vkp_step;       // the step being run, as stages see it
+uint _vkp_snap;       // where its snapshot of the host fields starts
+
+// programs_lib.py:63: each
+void stage_each(int i) {
+    uint s;
+    // programs_lib.py:64
+    counts[0] = counts[0] + 1;
+    // programs_lib.py:65
+    s = _vkp_step;
+    // programs_lib.py:66
+    if (s < 64u) {
+        // programs_lib.py:67
+        log_py[int(s)] = s + 1u;
+    }
+}
+
+// programs_lib.py:70: second
+void stage_second(int i) {
+    // programs_lib.py:71
+    counts[1] = counts[1] + 1;
+}
+
+// programs_lib.py:74: by_control
+void stage_by_control(int i) {
+    // programs_lib.py:75
+    counts[2] = counts[2] + 1;
+}
+
+// Prepares the step words in slot `p` for the next step (see the module's docs).
+void _vkp_boundary(uint p) {
+    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[8u + 3u * p] = 2u;
+        return;
+    }
+    uint head = _vkp_controls[3];
+    uint tail = _vkp_controls[52];
+    uint halt = _vkp_controls[1];
+    uint budget = _vkp_controls[2];
+    uint c0 = _vkp_controls[0];
+    uint step = _vkp_sched[96];
+    uint done = _vkp_sched[3];
+    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+        step += 1u;
+        done += 1u;
+        _vkp_sched[96] = step;
+        _vkp_sched[3] = done;
+    }
+    _vkp_sched[1] = 1u;
+    if (head != tail) {
+        // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
+        {
+            uint _head = atomicLoad(_vkp_controls[3], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+            uint _tail = _vkp_controls[52];
+            while (_tail != _head) {
+                uint _e = 4u + (_tail % 16u) * 2u;
+                uint _word = atomicLoad(_vkp_controls[_e], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+                atomicStore(_vkp_controls[_word], atomicLoad(_vkp_controls[_e + 1u], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire), gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+                _tail += 1u;
+            }
+            _vkp_controls[52] = _tail;
+            atomicStore(_vkp_controls[53], 0xFFFFFFFFu, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);   // busy: the host retries
+            atomicStore(_vkp_controls[54], step, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+            atomicStore(_vkp_controls[53], _tail, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+        }
+        halt = _vkp_controls[1];
+        c0 = _vkp_controls[0];
+    }
+    _vkp_sched[128u + 1u * p + 0u] = c0;
+    uint lag = min(done, 2u);   // steps prepared, not yet complete
+    _vkp_controls[48] = step - lag;       // the heartbeat
+    _vkp_controls[49] = done - lag;
+    uint reason = 0u;
+    if (halt != 0u) reason = 2u;
+    else if (done >= budget) reason = 1u;
+    uint flags = 0u;
+    { uint n = 2u;   // every(2)
+      if (n != 0u && step % n == 0u) flags |= 1u; }
+    { uint n = c0;   // every(ctl.period)
+      if (n != 0u && step % n == 0u) flags |= 2u; }
+    if (reason != 0u) {
+        _vkp_sched[2] = 1u;
+        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_controls[50] = reason;
+        return;
+    }
+    _vkp_sched[9u + 3u * p] = flags;
+    _vkp_sched[10u + 3u * p] = step;
+    _vkp_sched[8u + 3u * p] = 1u;
+}
+
+shared int _vkp_part_shared;
+shared uint _vkp_nparts_shared;
+int _vkp_part;          // this workgroup's participant index
+uint _vkp_nparts;       // participating workgroups
+int _vkp_worker;        // its index among those that run stages (-1: none)
+uint _vkp_workers;      // participating workgroups that run stages
+uint _vkp_target = 0u;  // arrivals that complete the current barrier between stages
+uint _vkp_end_target = 0u;   // arrivals that complete the current end of step
+uint _vkp_round = 0u;   // queue rounds so far: their words alternate by parity
+
+// Grid barriers: arrivals on monotonic counters; only participants (workgroups
+// known to be running) are ever waited for. Between stages: the workers.
+void _vkp_grid_sync() {
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+    if (gl_LocalInvocationIndex == 0u) {
+        atomicAdd(_vkp_sched[32], 1u);
+        _vkp_target += _vkp_workers;
+        while (true) {
+            if (atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target) break;
+        }
+        memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire | gl_SemanticsMakeVisible);   // acquire what the others wrote
+    }
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+}
+
+// The end of a step: every participant, the planner too.
+void _vkp_end_sync() {
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+    if (gl_LocalInvocationIndex == 0u) {
+        atomicAdd(_vkp_sched[64], 1u);
+        _vkp_end_target += _vkp_nparts;
+        while (true) {
+            if (atomicLoad(_vkp_sched[64], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target || atomicLoad(_vkp_sched[64], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target || atomicLoad(_vkp_sched[64], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target || atomicLoad(_vkp_sched[64], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target || atomicLoad(_vkp_sched[64], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target || atomicLoad(_vkp_sched[64], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target || atomicLoad(_vkp_sched[64], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target || atomicLoad(_vkp_sched[64], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target) break;
+        }
+        memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire | gl_SemanticsMakeVisible);   // acquire what the others wrote
+    }
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+}
+
+void main() {
+    // occupancy discovery: workgroups join while the poll is open; the first
+    // participant closes it once no one has joined for a while (or all have)
+    if (gl_LocalInvocationIndex == 0u) {
+        uint groups = gl_NumWorkGroups.x;
+        uint w = atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+        bool joined = false;
+        while ((w & 0x80000000u) == 0u && !joined) {
+            uint prev = atomicCompSwap(_vkp_sched[0], w, w + 1u);
+            if (prev == w) joined = true; else w = prev;
+        }
+        int part = joined ? int(w) : -1;
+        uint nparts = 0u;
+        if (part == 0) {
+            uint seen = 1u;
+            uint quiet = 0u;
+            while (seen < groups && quiet < 1024u) {
+                uint c = max(max(max(max(max(max(max(atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+                c &= 0x7FFFFFFFu;
+                if (c == seen) quiet += 1u; else { seen = c; quiet = 0u; }
+            }
+            nparts = atomicOr(_vkp_sched[0], 0x80000000u) & 0x7FFFFFFFu;
+            _vkp_controls[51] = nparts;
+        } else if (part > 0) {
+            uint v = atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+            while ((v & 0x80000000u) == 0u) {
+                v = max(max(max(max(max(max(max(atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+            }
+            nparts = v & 0x7FFFFFFFu;
+        }
+        _vkp_part_shared = part;
+        _vkp_nparts_shared = nparts;
+    }
+    barrier();
+    _vkp_part = _vkp_part_shared;
+    _vkp_nparts = _vkp_nparts_shared;
+    if (_vkp_part < 0) return;     // not running alongside the others: leave
+    uint w0 = (_vkp_nparts >= 16u ? 1u : 0u);   // 1: participant 0 only plans
+    _vkp_workers = _vkp_nparts - w0;
+    _vkp_worker = _vkp_part - int(w0);
+    uint _stride = _vkp_workers * gl_WorkGroupSize.x;
+    uint _first = uint(_vkp_worker) * gl_WorkGroupSize.x + gl_LocalInvocationIndex;
+    bool _planner = _vkp_part == 0 && gl_LocalInvocationIndex == 0u;
+    if (_planner) {      // the first 2 steps
+        _vkp_boundary(0u);
+        _vkp_boundary(1u);
+    }
+    _vkp_end_sync();
+    uint s = 0u;          // the slot of the step being run
+    uint _state = _vkp_sched[8u + 3u * s];
+    uint _flags = _vkp_sched[9u + 3u * s];
+    uint _stepno = _vkp_sched[10u + 3u * s];
+    while (true) {
+        if (_state != 1u) break;
+        uint _next = s == 2u ? 0u : s + 1u;
+        // the next step's words, prepared before the last end of step: loaded now, used when this step ends
+        uint _nstate = _vkp_sched[8u + 3u * _next];
+        uint _nflags = _vkp_sched[9u + 3u * _next];
+        uint _nstepno = _vkp_sched[10u + 3u * _next];
+        if (_vkp_worker >= 0) {
+            _vkp_step = _stepno;
+            _vkp_snap = 128u + 1u * s;
+            // stage each over (1,)
+            for (uint _i = _first; _i < 1u; _i += _stride) {
+                stage_each(int(_i));
+            }
+            if ((_flags & 1u) != 0u) {   // every(2)
+                _vkp_grid_sync();
+                // stage second over (1,)
+                for (uint _i = _first; _i < 1u; _i += _stride) {
+                    stage_second(int(_i));
+                }
+                _vkp_grid_sync();
+            }
+            if ((_flags & 2u) != 0u) {   // every(ctl.period)
+                _vkp_grid_sync();
+                // stage by_control over (1,)
+                for (uint _i = _first; _i < 1u; _i += _stride) {
+                    stage_by_control(int(_i));
+                }
+            }
+        }
+        if (_planner) _vkp_boundary((s + 2u) % 3u);   // prepare step + 2
+        _vkp_end_sync();
+        _state = _nstate;
+        _flags = _nflags;
+        _stepno = _nstepno;
+        s = _next;
+    }
+    if (_planner) {      // exact counts, now that the epoch's last step is complete
+        _vkp_controls[48] = _vkp_sched[96];
+        _vkp_controls[49] = _vkp_sched[3];
+    }
+}

@@ -1,0 +1,70 @@
+#version 450
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(push_constant) uniform Params {
+    int a_shape0;
+    int b_shape0;
+    int out_py_shape0;
+    int out_py_shape1;
+};
+
+layout(std430, binding = 0) readonly buffer a_buffer { int64_t a[]; };
+layout(std430, binding = 1) readonly buffer b_buffer { int64_t b[]; };
+layout(std430, binding = 2) buffer out_py_buffer { int64_t out_py[]; };
+layout(std430, binding = 3) buffer VkpStatus { uint _vkp_status[]; };
+uint _vkp_iterations = 0u;
+
+int64_t _vkp_floordiv_int64(int64_t a, int64_t b) {
+    int64_t q = a / b;
+    if ((a - q * b) != 0l && ((a < 0l) != (b < 0l))) q -= 1l;
+    return q;
+}
+
+int64_t _vkp_mod_int64(int64_t a, int64_t b) {
+    int64_t r = a - (a / b) * b;
+    if (r != 0l && ((r < 0l) != (b < 0l))) r += b;
+    return r;
+}
+
+// test_lang_arith.py:11: int_ops
+void main() {
+    int i;
+    int64_t x;
+    int64_t y;
+    // test_lang_arith.py:12
+    i = int(gl_GlobalInvocationID.x);
+    // test_lang_arith.py:13
+    if (i < a_shape0) {
+        // test_lang_arith.py:14
+        x = a[i];
+        // test_lang_arith.py:15
+        y = b[i];
+        // test_lang_arith.py:16
+        out_py[(i) * out_py_shape1 + 0] = x + y;
+        // test_lang_arith.py:17
+        out_py[(i) * out_py_shape1 + 1] = x - y;
+        // test_lang_arith.py:18
+        out_py[(i) * out_py_shape1 + 2] = x * y;
+        // test_lang_arith.py:19
+        out_py[(i) * out_py_shape1 + 3] = _vkp_floordiv_int64(x, y);
+        // test_lang_arith.py:20
+        out_py[(i) * out_py_shape1 + 4] = _vkp_mod_int64(x, y);
+        // test_lang_arith.py:21
+        out_py[(i) * out_py_shape1 + 5] = x & y;
+        // test_lang_arith.py:22
+        out_py[(i) * out_py_shape1 + 6] = x | y;
+        // test_lang_arith.py:23
+        out_py[(i) * out_py_shape1 + 7] = x ^ y;
+        // test_lang_arith.py:24
+        out_py[(i) * out_py_shape1 + 8] = -(x);
+        // test_lang_arith.py:25
+        out_py[(i) * out_py_shape1 + 9] = ~(x);
+        // test_lang_arith.py:26
+        out_py[(i) * out_py_shape1 + 10] = abs(x);
+        // test_lang_arith.py:27
+        out_py[(i) * out_py_shape1 + 11] = min(x, y);
+        // test_lang_arith.py:28
+        out_py[(i) * out_py_shape1 + 12] = max(max(x, y), 3l);
+    }
+}

@@ -1,0 +1,24 @@
+#version 450
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(push_constant) uniform Params {
+    int a_shape0;
+    int out_py_shape0;
+};
+
+layout(std430, binding = 0) readonly buffer a_buffer { int a[]; };
+layout(std430, binding = 1) buffer out_py_buffer { int out_py[]; };
+layout(std430, binding = 2) buffer VkpStatus { uint _vkp_status[]; };
+uint _vkp_iterations = 0u;
+
+// test_lang_arith.py:140: overflow
+void main() {
+    int i;
+    // test_lang_arith.py:141
+    i = int(gl_GlobalInvocationID.x);
+    // test_lang_arith.py:142
+    if (i < a_shape0) {
+        // test_lang_arith.py:143
+        out_py[i] = (a[i] * 65536) + 2147483647;
+    }
+}

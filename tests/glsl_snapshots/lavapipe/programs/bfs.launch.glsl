@@ -1,0 +1,293 @@
+#version 450
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(std430, binding = 0) readonly buffer off_buffer { int off[]; };
+layout(std430, binding = 1) readonly buffer adj_buffer { int adj[]; };
+layout(std430, binding = 2) readonly buffer dist_buffer { int dist[]; };
+layout(std430, binding = 3) coherent buffer frontier_q_buffer { uint frontier_q[]; };   // queue: tail, head, dropped, rounds
+layout(std430, binding = 4) coherent buffer frontier_items_buffer { int frontier_items[]; };
+layout(std430, binding = 5) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
+layout(std430, binding = 6) buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+uint _vkp_step;       // the step being run, as stages see it
+uint _vkp_snap;       // where its snapshot of the host fields starts
+layout(std430, binding = 7) buffer VkpStatus { uint _vkp_status[]; };
+uint _vkp_iterations = 0u;
+
+// Prepares the step words in slot `p` for the next step (see the module's docs).
+void _vkp_boundary(uint p) {
+    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[8u + 3u * p] = 2u;
+        return;
+    }
+    uint head = _vkp_controls[2];
+    uint tail = _vkp_controls[52];
+    uint halt = _vkp_controls[0];
+    uint budget = _vkp_controls[1];
+    uint step = _vkp_sched[96];
+    uint done = _vkp_sched[3];
+    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+        step += 1u;
+        done += 1u;
+        _vkp_sched[96] = step;
+        _vkp_sched[3] = done;
+    }
+    _vkp_sched[1] = 1u;
+    if (head != tail) {
+        // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
+        {
+            uint _head = atomicAdd(_vkp_controls[2], 0u);
+            uint _tail = _vkp_controls[52];
+            while (_tail != _head) {
+                if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1579583541u);
+                uint _e = 3u + (_tail % 16u) * 2u;
+                uint _word = atomicAdd(_vkp_controls[_e], 0u);
+                atomicExchange(_vkp_controls[_word], atomicAdd(_vkp_controls[_e + 1u], 0u));
+                _tail += 1u;
+            }
+            _vkp_controls[52] = _tail;
+            atomicExchange(_vkp_controls[53], 0xFFFFFFFFu);   // busy: the host retries
+            atomicExchange(_vkp_controls[54], step);
+            atomicExchange(_vkp_controls[53], _tail);
+        }
+        halt = _vkp_controls[0];
+    }
+    _vkp_controls[48] = step;       // the heartbeat
+    _vkp_controls[49] = done;
+    uint reason = 0u;
+    if (halt != 0u) reason = 2u;
+    else if (done >= budget) reason = 1u;
+    uint flags = 0u;
+    if (reason != 0u) {
+        _vkp_sched[2] = 1u;
+        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_controls[50] = reason;
+        return;
+    }
+    _vkp_sched[9u + 3u * p] = flags;
+    _vkp_sched[10u + 3u * p] = step;
+    _vkp_sched[8u + 3u * p] = 1u;
+}
+
+// the step boundary of the fallback: one invocation, before each step
+void main() {
+    uint q = _vkp_sched[6];   // the step before, now complete everywhere
+    uint p = q == 2u ? 0u : q + 1u;
+    _vkp_boundary(p);
+    _vkp_sched[6] = p;
+}
+
+#version 450
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(std430, binding = 0) readonly buffer off_buffer { int off[]; };
+layout(std430, binding = 1) readonly buffer adj_buffer { int adj[]; };
+layout(std430, binding = 2) buffer dist_buffer { int dist[]; };
+layout(std430, binding = 3) coherent buffer frontier_q_buffer { uint frontier_q[]; };   // queue: tail, head, dropped, rounds
+layout(std430, binding = 4) coherent buffer frontier_items_buffer { int frontier_items[]; };
+layout(std430, binding = 5) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
+layout(std430, binding = 6) buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+uint _vkp_step;       // the step being run, as stages see it
+uint _vkp_snap;       // where its snapshot of the host fields starts
+layout(std430, binding = 7) buffer VkpStatus { uint _vkp_status[]; };
+uint _vkp_iterations = 0u;
+
+bool _vkp_push_frontier(int item) {
+    uint t = atomicAdd(frontier_q[0], 0u);
+    while (true) {
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1579583541u);
+        if (t - frontier_q[1] >= 50u) {      // full: drop and count
+            atomicAdd(frontier_q[2], 1u);
+            return false;
+        }
+        uint prev = atomicCompSwap(frontier_q[0], t, t + 1u);
+        if (prev == t) break;
+        t = prev;
+    }
+    frontier_items[t % 50u] = item;
+    return true;
+}
+
+// programs_lib.py:148: visit
+void stage_visit(int v) {
+    int d;
+    int e;
+    int w;
+    int _i1;
+    // programs_lib.py:149
+    d = dist[v];
+    // programs_lib.py:150
+    int _stop1 = off[(v + 1)];
+    for (_i1 = off[v]; _i1 < _stop1; _i1 += 1) {
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1579583541u);
+        e = _i1;
+        // programs_lib.py:151
+        w = adj[e];
+        // programs_lib.py:152
+        if (atomicCompSwap(dist[w], (-1), (d + 1)) == (-1)) {
+            // programs_lib.py:153
+            _vkp_push_frontier(w);
+        }
+    }
+}
+
+// Prepares the step words in slot `p` for the next step (see the module's docs).
+void _vkp_boundary(uint p) {
+    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[8u + 3u * p] = 2u;
+        return;
+    }
+    uint head = _vkp_controls[2];
+    uint tail = _vkp_controls[52];
+    uint halt = _vkp_controls[0];
+    uint budget = _vkp_controls[1];
+    uint step = _vkp_sched[96];
+    uint done = _vkp_sched[3];
+    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+        step += 1u;
+        done += 1u;
+        _vkp_sched[96] = step;
+        _vkp_sched[3] = done;
+    }
+    _vkp_sched[1] = 1u;
+    if (head != tail) {
+        // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
+        {
+            uint _head = atomicAdd(_vkp_controls[2], 0u);
+            uint _tail = _vkp_controls[52];
+            while (_tail != _head) {
+                if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1579583541u);
+                uint _e = 3u + (_tail % 16u) * 2u;
+                uint _word = atomicAdd(_vkp_controls[_e], 0u);
+                atomicExchange(_vkp_controls[_word], atomicAdd(_vkp_controls[_e + 1u], 0u));
+                _tail += 1u;
+            }
+            _vkp_controls[52] = _tail;
+            atomicExchange(_vkp_controls[53], 0xFFFFFFFFu);   // busy: the host retries
+            atomicExchange(_vkp_controls[54], step);
+            atomicExchange(_vkp_controls[53], _tail);
+        }
+        halt = _vkp_controls[0];
+    }
+    _vkp_controls[48] = step;       // the heartbeat
+    _vkp_controls[49] = done;
+    uint reason = 0u;
+    if (halt != 0u) reason = 2u;
+    else if (done >= budget) reason = 1u;
+    uint flags = 0u;
+    if (reason != 0u) {
+        _vkp_sched[2] = 1u;
+        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_controls[50] = reason;
+        return;
+    }
+    _vkp_sched[9u + 3u * p] = flags;
+    _vkp_sched[10u + 3u * p] = step;
+    _vkp_sched[8u + 3u * p] = 1u;
+}
+
+// stage visit of the fallback: one round of queue frontier
+void main() {
+    uint p = _vkp_sched[6];
+    _vkp_step = _vkp_sched[10u + 3u * p];
+    _vkp_snap = 128u + 0u * p;
+    uint lo = frontier_q[3];
+    uint count = frontier_q[4] - lo;
+    uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    for (uint k = gl_GlobalInvocationID.x; k < count; k += stride) {
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1579583541u);
+        stage_visit(frontier_items[(lo + k) % 50u]);
+    }
+}
+
+#version 450
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(push_constant) uniform Params {
+    uint _vkp_phase;
+    uint _vkp_local;
+};
+
+layout(std430, binding = 0) readonly buffer off_buffer { int off[]; };
+layout(std430, binding = 1) readonly buffer adj_buffer { int adj[]; };
+layout(std430, binding = 2) readonly buffer dist_buffer { int dist[]; };
+layout(std430, binding = 3) coherent buffer frontier_q_buffer { uint frontier_q[]; };   // queue: tail, head, dropped, rounds
+layout(std430, binding = 4) coherent buffer frontier_items_buffer { int frontier_items[]; };
+layout(std430, binding = 5) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
+layout(std430, binding = 6) buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+uint _vkp_step;       // the step being run, as stages see it
+uint _vkp_snap;       // where its snapshot of the host fields starts
+layout(std430, binding = 7) buffer VkpStatus { uint _vkp_status[]; };
+uint _vkp_iterations = 0u;
+
+// Prepares the step words in slot `p` for the next step (see the module's docs).
+void _vkp_boundary(uint p) {
+    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[8u + 3u * p] = 2u;
+        return;
+    }
+    uint head = _vkp_controls[2];
+    uint tail = _vkp_controls[52];
+    uint halt = _vkp_controls[0];
+    uint budget = _vkp_controls[1];
+    uint step = _vkp_sched[96];
+    uint done = _vkp_sched[3];
+    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+        step += 1u;
+        done += 1u;
+        _vkp_sched[96] = step;
+        _vkp_sched[3] = done;
+    }
+    _vkp_sched[1] = 1u;
+    if (head != tail) {
+        // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
+        {
+            uint _head = atomicAdd(_vkp_controls[2], 0u);
+            uint _tail = _vkp_controls[52];
+            while (_tail != _head) {
+                if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1579583541u);
+                uint _e = 3u + (_tail % 16u) * 2u;
+                uint _word = atomicAdd(_vkp_controls[_e], 0u);
+                atomicExchange(_vkp_controls[_word], atomicAdd(_vkp_controls[_e + 1u], 0u));
+                _tail += 1u;
+            }
+            _vkp_controls[52] = _tail;
+            atomicExchange(_vkp_controls[53], 0xFFFFFFFFu);   // busy: the host retries
+            atomicExchange(_vkp_controls[54], step);
+            atomicExchange(_vkp_controls[53], _tail);
+        }
+        halt = _vkp_controls[0];
+    }
+    _vkp_controls[48] = step;       // the heartbeat
+    _vkp_controls[49] = done;
+    uint reason = 0u;
+    if (halt != 0u) reason = 2u;
+    else if (done >= budget) reason = 1u;
+    uint flags = 0u;
+    if (reason != 0u) {
+        _vkp_sched[2] = 1u;
+        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_controls[50] = reason;
+        return;
+    }
+    _vkp_sched[9u + 3u * p] = flags;
+    _vkp_sched[10u + 3u * p] = step;
+    _vkp_sched[8u + 3u * p] = 1u;
+}
+
+// rounds of stage visit, which consumes queue frontier
+void main() {
+    uint p = _vkp_sched[6];
+    bool runs = _vkp_sched[8u + 3u * p] == 1u;
+    if (runs && _vkp_phase != 0u) frontier_q[1] = frontier_q[4];
+    uint lo = frontier_q[1];
+    uint hi = runs ? frontier_q[0] : lo;
+    if (_vkp_phase == 2u) {
+        if (hi != lo) frontier_q[7] += 1u;   // items left: report it
+        hi = lo;
+    }
+    frontier_q[3] = lo;
+    frontier_q[4] = hi;
+    frontier_q[8] = min((hi - lo + _vkp_local - 1u) / _vkp_local, 65535u);
+    frontier_q[9] = 1u;
+    frontier_q[10] = 1u;
+}

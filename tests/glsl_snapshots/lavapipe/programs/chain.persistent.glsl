@@ -1,0 +1,259 @@
+#version 450
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(std430, binding = 0) coherent buffer seen_buffer { int seen[]; };
+layout(std430, binding = 1) coherent buffer q_q_buffer { uint q_q[]; };   // queue: tail, head, dropped, rounds
+layout(std430, binding = 2) coherent buffer q_items_buffer { uint q_items[]; };
+layout(std430, binding = 3) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
+layout(std430, binding = 4) coherent buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+uint _vkp_step;       // the step being run, as stages see it
+uint _vkp_snap;       // where its snapshot of the host fields starts
+layout(std430, binding = 5) buffer VkpStatus { uint _vkp_status[]; };
+uint _vkp_iterations = 0u;
+
+bool _vkp_push_q(uint item) {
+    uint t = atomicAdd(q_q[0], 0u);
+    while (true) {
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 259025061u);
+        if (t - q_q[1] >= 4u) {      // full: drop and count
+            atomicAdd(q_q[2], 1u);
+            return false;
+        }
+        uint prev = atomicCompSwap(q_q[0], t, t + 1u);
+        if (prev == t) break;
+        t = prev;
+    }
+    q_items[t % 4u] = item;
+    return true;
+}
+
+// programs_lib.py:184: follow
+void stage_follow(uint item) {
+    // programs_lib.py:185
+    seen[int(item)] = 1;
+    // programs_lib.py:186
+    if (item < 10u) {
+        // programs_lib.py:187
+        _vkp_push_q((item + 1u));
+    }
+}
+
+// Prepares the step words in slot `p` for the next step (see the module's docs).
+void _vkp_boundary(uint p) {
+    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[8u + 3u * p] = 2u;
+        return;
+    }
+    uint head = _vkp_controls[2];
+    uint tail = _vkp_controls[52];
+    uint halt = _vkp_controls[0];
+    uint budget = _vkp_controls[1];
+    uint step = _vkp_sched[96];
+    uint done = _vkp_sched[3];
+    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+        step += 1u;
+        done += 1u;
+        _vkp_sched[96] = step;
+        _vkp_sched[3] = done;
+    }
+    _vkp_sched[1] = 1u;
+    if (head != tail) {
+        // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
+        {
+            uint _head = atomicAdd(_vkp_controls[2], 0u);
+            uint _tail = _vkp_controls[52];
+            while (_tail != _head) {
+                if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 259025061u);
+                uint _e = 3u + (_tail % 16u) * 2u;
+                uint _word = atomicAdd(_vkp_controls[_e], 0u);
+                atomicExchange(_vkp_controls[_word], atomicAdd(_vkp_controls[_e + 1u], 0u));
+                _tail += 1u;
+            }
+            _vkp_controls[52] = _tail;
+            atomicExchange(_vkp_controls[53], 0xFFFFFFFFu);   // busy: the host retries
+            atomicExchange(_vkp_controls[54], step);
+            atomicExchange(_vkp_controls[53], _tail);
+        }
+        halt = _vkp_controls[0];
+    }
+    uint lag = min(done, 1u);   // steps prepared, not yet complete
+    _vkp_controls[48] = step - lag;       // the heartbeat
+    _vkp_controls[49] = done - lag;
+    uint reason = 0u;
+    if (halt != 0u) reason = 2u;
+    else if (done >= budget) reason = 1u;
+    else {   // lavapipe: end the epoch before any invocation nears the loop limit
+        uint used = _vkp_sched[4];
+        uint grown = used - _vkp_sched[5];
+        _vkp_sched[5] = used;
+        if (used + 4u * grown + 1000u >= 60000u) reason = 3u;
+    }
+    uint flags = 0u;
+    if (reason != 0u) {
+        _vkp_sched[2] = 1u;
+        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_controls[50] = reason;
+        return;
+    }
+    _vkp_sched[9u + 3u * p] = flags;
+    _vkp_sched[10u + 3u * p] = step;
+    _vkp_sched[8u + 3u * p] = 1u;
+}
+
+shared int _vkp_part_shared;
+shared uint _vkp_nparts_shared;
+shared uint _vkp_group_iterations;
+int _vkp_part;          // this workgroup's participant index
+uint _vkp_nparts;       // participating workgroups
+int _vkp_worker;        // its index among those that run stages (-1: none)
+uint _vkp_workers;      // participating workgroups that run stages
+uint _vkp_target = 0u;  // arrivals that complete the current barrier between stages
+uint _vkp_end_target = 0u;   // arrivals that complete the current end of step
+uint _vkp_round = 0u;   // queue rounds so far: their words alternate by parity
+
+// Grid barriers: arrivals on monotonic counters; only participants (workgroups
+// known to be running) are ever waited for. Between stages: the workers.
+void _vkp_grid_sync() {
+    atomicMax(_vkp_group_iterations, _vkp_iterations);
+    memoryBarrierBuffer();
+    barrier();
+    if (gl_LocalInvocationIndex == 0u) {
+        atomicMax(_vkp_sched[4], _vkp_group_iterations);
+        atomicAdd(_vkp_sched[32], 1u);
+        _vkp_target += _vkp_workers;
+        while (true) {
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 259025061u);
+            if (atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target) break;
+        }
+    }
+    barrier();
+}
+
+// The end of a step: every participant, the planner too.
+void _vkp_end_sync() {
+    atomicMax(_vkp_group_iterations, _vkp_iterations);
+    memoryBarrierBuffer();
+    barrier();
+    if (gl_LocalInvocationIndex == 0u) {
+        atomicMax(_vkp_sched[4], _vkp_group_iterations);
+        atomicAdd(_vkp_sched[64], 1u);
+        _vkp_end_target += _vkp_nparts;
+        while (true) {
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 259025061u);
+            if (atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target) break;
+        }
+    }
+    barrier();
+}
+
+void _vkp_queue_sync_q(uint s, bool after_round) {
+    atomicMax(_vkp_group_iterations, _vkp_iterations);
+    memoryBarrierBuffer();
+    barrier();
+    if (gl_LocalInvocationIndex == 0u) {
+        atomicMax(_vkp_sched[4], _vkp_group_iterations);
+        _vkp_target += _vkp_workers;
+        if (atomicAdd(_vkp_sched[32], 1u) + 1u == _vkp_target) {
+            if (after_round) q_q[1] = q_q[4 + 2u * (s ^ 1u)];
+            q_q[3 + 2u * s] = q_q[1];
+            q_q[4 + 2u * s] = atomicAdd(q_q[0], 0u);
+            memoryBarrierBuffer();
+            atomicAdd(_vkp_sched[32], 1u);
+        }
+        _vkp_target += 1u;
+        while (true) {
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 259025061u);
+            if (atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target) break;
+        }
+    }
+    barrier();
+}
+
+void main() {
+    // occupancy discovery: workgroups join while the poll is open; the first
+    // participant closes it once no one has joined for a while (or all have)
+    if (gl_LocalInvocationIndex == 0u) {
+        uint groups = gl_NumWorkGroups.x;
+        uint w = atomicAdd(_vkp_sched[0], 0u);
+        bool joined = false;
+        while ((w & 0x80000000u) == 0u && !joined) {
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 259025061u);
+            uint prev = atomicCompSwap(_vkp_sched[0], w, w + 1u);
+            if (prev == w) joined = true; else w = prev;
+        }
+        int part = joined ? int(w) : -1;
+        uint nparts = 0u;
+        if (part == 0) {
+            uint seen = 1u;
+            uint quiet = 0u;
+            while (seen < groups && quiet < 1024u) {
+                if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 259025061u);
+                uint c = max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(atomicAdd(_vkp_sched[0], 0u), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u));
+                c &= 0x7FFFFFFFu;
+                if (c == seen) quiet += 1u; else { seen = c; quiet = 0u; }
+            }
+            nparts = atomicOr(_vkp_sched[0], 0x80000000u) & 0x7FFFFFFFu;
+            _vkp_controls[51] = nparts;
+        } else if (part > 0) {
+            uint v = atomicAdd(_vkp_sched[0], 0u);
+            while ((v & 0x80000000u) == 0u) {
+                if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 259025061u);
+                v = max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(atomicAdd(_vkp_sched[0], 0u), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u));
+            }
+            nparts = v & 0x7FFFFFFFu;
+        }
+        _vkp_part_shared = part;
+        _vkp_nparts_shared = nparts;
+        _vkp_group_iterations = 0u;
+    }
+    barrier();
+    _vkp_part = _vkp_part_shared;
+    _vkp_nparts = _vkp_nparts_shared;
+    if (_vkp_part < 0) return;     // not running alongside the others: leave
+    uint w0 = 0u;   // 1: participant 0 only plans
+    _vkp_workers = _vkp_nparts - w0;
+    _vkp_worker = _vkp_part - int(w0);
+    uint _stride = _vkp_workers * gl_WorkGroupSize.x;
+    uint _first = uint(_vkp_worker) * gl_WorkGroupSize.x + gl_LocalInvocationIndex;
+    bool _planner = _vkp_part == 0 && gl_LocalInvocationIndex == 0u;
+    if (_planner) {      // the first step
+        _vkp_boundary(0u);
+    }
+    _vkp_end_sync();
+    uint s = 0u;          // the slot of the step being run
+    uint _state = _vkp_sched[8u + 3u * s];
+    uint _flags = _vkp_sched[9u + 3u * s];
+    uint _stepno = _vkp_sched[10u + 3u * s];
+    while (true) {
+        if (_state != 1u) break;
+        uint _next = s == 2u ? 0u : s + 1u;
+        if (_vkp_worker >= 0) {
+            _vkp_step = _stepno;
+            _vkp_snap = 128u + 0u * s;
+            // stage follow: one call per item of queue q, in rounds, until a round finds it empty
+            _vkp_queue_sync_q(_vkp_round & 1u, false);
+            while (true) {
+                if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 259025061u);
+                uint lo = q_q[3 + 2u * (_vkp_round & 1u)];
+                uint count = q_q[4 + 2u * (_vkp_round & 1u)] - lo;
+                if (count == 0u) break;
+                for (uint _k = _first; _k < count; _k += _stride) {
+                    if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 259025061u);
+                    stage_follow(q_items[(lo + _k) % 4u]);
+                }
+                _vkp_round += 1u;
+                _vkp_queue_sync_q(_vkp_round & 1u, true);
+            }
+        }
+        if (_planner) _vkp_boundary((s + 1u) % 3u);   // prepare step + 1
+        _vkp_end_sync();
+        _state = _vkp_sched[8u + 3u * _next];
+        _flags = _vkp_sched[9u + 3u * _next];
+        _stepno = _vkp_sched[10u + 3u * _next];
+        s = _next;
+    }
+    if (_planner) {      // exact counts, now that the epoch's last step is complete
+        _vkp_controls[48] = _vkp_sched[96];
+        _vkp_controls[49] = _vkp_sched[3];
+    }
+}

@@ -1,0 +1,849 @@
+#version 450
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(std430, binding = 0) readonly buffer f_buffer { float f[]; };
+layout(std430, binding = 1) readonly buffer hits_buffer { int hits[]; };
+layout(std430, binding = 2) coherent buffer q_q_buffer { uint q_q[]; };   // queue: tail, head, dropped, rounds
+layout(std430, binding = 3) coherent buffer q_items_buffer { uint q_items[]; };
+layout(std430, binding = 4) writeonly buffer snap_frames_buffer { float snap_frames[]; };   // MemSock frames
+layout(std430, binding = 5) buffer snap_header_buffer { uint snap_header[]; };   // published sequence numbers, payload
+layout(std430, binding = 6) coherent buffer snap_cursor_buffer { uint snap_cursor[]; };   // host's release cursor, reservations, drops
+layout(std430, binding = 7) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
+layout(std430, binding = 8) buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+uint _vkp_step;       // the step being run, as stages see it
+uint _vkp_snap;       // where its snapshot of the host fields starts
+int snap_slot = -1;   // this step's frame of memsock snap (-1: none)
+uint snap_seq;
+uint _vkp_host_thresh;   // host field thresh in this step's snapshot
+layout(std430, binding = 9) buffer VkpStatus { uint _vkp_status[]; };
+uint _vkp_iterations = 0u;
+
+// programs_lib.py:269: hot
+bool when_hot_0() {
+    // programs_lib.py:270
+    return f[(8) * 16 + 8] > uintBitsToFloat(_vkp_host_thresh);
+}
+
+// Prepares the step words in slot `p` for the next step (see the module's docs).
+void _vkp_boundary(uint p) {
+    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[8u + 3u * p] = 2u;
+        return;
+    }
+    uint head = _vkp_controls[10];
+    uint tail = _vkp_controls[52];
+    uint halt = _vkp_controls[8];
+    uint budget = _vkp_controls[9];
+    uint c0 = _vkp_controls[0];
+    uint c1 = _vkp_controls[1];
+    uint c2 = _vkp_controls[2];
+    uint c3 = _vkp_controls[3];
+    uint c4 = _vkp_controls[4];
+    uint c5 = _vkp_controls[5];
+    uint c6 = _vkp_controls[6];
+    uint c7 = _vkp_controls[7];
+    uint step = _vkp_sched[96];
+    uint done = _vkp_sched[3];
+    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+        step += 1u;
+        done += 1u;
+        _vkp_sched[96] = step;
+        _vkp_sched[3] = done;
+    }
+    _vkp_sched[1] = 1u;
+    if (head != tail) {
+        // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
+        {
+            uint _head = atomicAdd(_vkp_controls[10], 0u);
+            uint _tail = _vkp_controls[52];
+            while (_tail != _head) {
+                if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 277410765u);
+                uint _e = 11u + (_tail % 16u) * 2u;
+                uint _word = atomicAdd(_vkp_controls[_e], 0u);
+                atomicExchange(_vkp_controls[_word], atomicAdd(_vkp_controls[_e + 1u], 0u));
+                _tail += 1u;
+            }
+            _vkp_controls[52] = _tail;
+            atomicExchange(_vkp_controls[53], 0xFFFFFFFFu);   // busy: the host retries
+            atomicExchange(_vkp_controls[54], step);
+            atomicExchange(_vkp_controls[53], _tail);
+        }
+        halt = _vkp_controls[8];
+        c0 = _vkp_controls[0];
+        c1 = _vkp_controls[1];
+        c2 = _vkp_controls[2];
+        c3 = _vkp_controls[3];
+        c4 = _vkp_controls[4];
+        c5 = _vkp_controls[5];
+        c6 = _vkp_controls[6];
+        c7 = _vkp_controls[7];
+    }
+    _vkp_sched[128u + 8u * p + 0u] = c0;
+    _vkp_sched[128u + 8u * p + 1u] = c1;
+    _vkp_sched[128u + 8u * p + 2u] = c2;
+    _vkp_sched[128u + 8u * p + 3u] = c3;
+    _vkp_sched[128u + 8u * p + 4u] = c4;
+    _vkp_sched[128u + 8u * p + 5u] = c5;
+    _vkp_sched[128u + 8u * p + 6u] = c6;
+    _vkp_sched[128u + 8u * p + 7u] = c7;
+    _vkp_controls[48] = step;       // the heartbeat
+    _vkp_controls[49] = done;
+    uint reason = 0u;
+    if (halt != 0u) reason = 2u;
+    else if (done >= budget) reason = 1u;
+    else if (step >= uint(c2)) reason = 5u;   // loop(steps='total')
+    uint flags = 0u;
+    { uint n = c1;   // every(ctl.period)
+      if (n != 0u && step % n == 0u) flags |= 2u; }
+    if (reason != 0u) {
+        _vkp_sched[2] = 1u;
+        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_controls[50] = reason;
+        return;
+    }
+    {   // the frame of memsock snap
+        int slot = -1;
+        uint head = snap_cursor[1];
+        if ((flags & 2u) != 0u) {
+            if ((snap_cursor[1] - atomicAdd(snap_cursor[0], 0u) < 16u)) {
+                slot = int(head % 16u);
+                snap_cursor[1] = head + 1u;
+            } else snap_cursor[2] += 1u;
+        }
+        _vkp_sched[152u + 2u * p] = uint(slot);
+        _vkp_sched[153u + 2u * p] = head;
+    }
+    _vkp_sched[9u + 3u * p] = flags;
+    _vkp_sched[10u + 3u * p] = step;
+    _vkp_sched[8u + 3u * p] = 1u;
+}
+
+// the step boundary of the fallback: one invocation, before each step
+void main() {
+    uint q = _vkp_sched[6];   // the step before, now complete everywhere
+    uint p = q == 2u ? 0u : q + 1u;
+    if (_vkp_sched[8u + 3u * q] == 1u) {
+        if (int(_vkp_sched[152u + 2u * q]) >= 0) atomicExchange(snap_header[int(_vkp_sched[152u + 2u * q])], _vkp_sched[153u + 2u * q] + 1u);
+    }
+    _vkp_boundary(p);
+    if (_vkp_sched[8u + 3u * p] == 1u) {
+        _vkp_step = _vkp_sched[10u + 3u * p];
+        _vkp_snap = 128u + 8u * p;
+        _vkp_host_thresh = _vkp_sched[_vkp_snap + 7u];
+        snap_slot = int(_vkp_sched[152u + 2u * p]);
+        snap_seq = _vkp_sched[153u + 2u * p];
+        uint _whens = 0u;   // when(...) conditions, on the data as the step starts
+        if (when_hot_0()) _whens |= 1u;
+        _vkp_sched[9u + 3u * p] |= _whens;
+    }
+    _vkp_sched[6] = p;
+}
+
+#version 450
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(std430, binding = 0) buffer f_buffer { float f[]; };
+layout(std430, binding = 1) readonly buffer hits_buffer { int hits[]; };
+layout(std430, binding = 2) coherent buffer q_q_buffer { uint q_q[]; };   // queue: tail, head, dropped, rounds
+layout(std430, binding = 3) coherent buffer q_items_buffer { uint q_items[]; };
+layout(std430, binding = 4) writeonly buffer snap_frames_buffer { float snap_frames[]; };   // MemSock frames
+layout(std430, binding = 5) buffer snap_header_buffer { uint snap_header[]; };   // published sequence numbers, payload
+layout(std430, binding = 6) coherent buffer snap_cursor_buffer { uint snap_cursor[]; };   // host's release cursor, reservations, drops
+layout(std430, binding = 7) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
+layout(std430, binding = 8) buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+uint _vkp_step;       // the step being run, as stages see it
+uint _vkp_snap;       // where its snapshot of the host fields starts
+int snap_slot = -1;   // this step's frame of memsock snap (-1: none)
+uint snap_seq;
+uint _vkp_host_gain;   // host field gain in this step's snapshot
+layout(std430, binding = 9) buffer VkpStatus { uint _vkp_status[]; };
+uint _vkp_iterations = 0u;
+
+int _vkp_mod(int a, int b) {
+    int r = a - (a / b) * b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+}
+
+bool _vkp_push_q(uint item) {
+    uint t = atomicAdd(q_q[0], 0u);
+    while (true) {
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 277410765u);
+        if (t - q_q[1] >= 64u) {      // full: drop and count
+            atomicAdd(q_q[2], 1u);
+            return false;
+        }
+        uint prev = atomicCompSwap(q_q[0], t, t + 1u);
+        if (prev == t) break;
+        t = prev;
+    }
+    q_items[t % 64u] = item;
+    return true;
+}
+
+// programs_lib.py:273: grow
+void stage_grow(int i, int j) {
+    // programs_lib.py:274
+    f[(i) * 16 + j] = f[(i) * 16 + j] + (uintBitsToFloat(_vkp_host_gain) * uintBitsToFloat(_vkp_sched[_vkp_snap + 3u + uint(_vkp_mod((i + j), 4))]));
+    // programs_lib.py:275
+    if (((i == 8) && (j == 8)) && (((_vkp_step) % (2u)) == 0u)) {
+        // programs_lib.py:276
+        _vkp_push_q(_vkp_step);
+    }
+}
+
+// Prepares the step words in slot `p` for the next step (see the module's docs).
+void _vkp_boundary(uint p) {
+    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[8u + 3u * p] = 2u;
+        return;
+    }
+    uint head = _vkp_controls[10];
+    uint tail = _vkp_controls[52];
+    uint halt = _vkp_controls[8];
+    uint budget = _vkp_controls[9];
+    uint c0 = _vkp_controls[0];
+    uint c1 = _vkp_controls[1];
+    uint c2 = _vkp_controls[2];
+    uint c3 = _vkp_controls[3];
+    uint c4 = _vkp_controls[4];
+    uint c5 = _vkp_controls[5];
+    uint c6 = _vkp_controls[6];
+    uint c7 = _vkp_controls[7];
+    uint step = _vkp_sched[96];
+    uint done = _vkp_sched[3];
+    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+        step += 1u;
+        done += 1u;
+        _vkp_sched[96] = step;
+        _vkp_sched[3] = done;
+    }
+    _vkp_sched[1] = 1u;
+    if (head != tail) {
+        // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
+        {
+            uint _head = atomicAdd(_vkp_controls[10], 0u);
+            uint _tail = _vkp_controls[52];
+            while (_tail != _head) {
+                if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 277410765u);
+                uint _e = 11u + (_tail % 16u) * 2u;
+                uint _word = atomicAdd(_vkp_controls[_e], 0u);
+                atomicExchange(_vkp_controls[_word], atomicAdd(_vkp_controls[_e + 1u], 0u));
+                _tail += 1u;
+            }
+            _vkp_controls[52] = _tail;
+            atomicExchange(_vkp_controls[53], 0xFFFFFFFFu);   // busy: the host retries
+            atomicExchange(_vkp_controls[54], step);
+            atomicExchange(_vkp_controls[53], _tail);
+        }
+        halt = _vkp_controls[8];
+        c0 = _vkp_controls[0];
+        c1 = _vkp_controls[1];
+        c2 = _vkp_controls[2];
+        c3 = _vkp_controls[3];
+        c4 = _vkp_controls[4];
+        c5 = _vkp_controls[5];
+        c6 = _vkp_controls[6];
+        c7 = _vkp_controls[7];
+    }
+    _vkp_sched[128u + 8u * p + 0u] = c0;
+    _vkp_sched[128u + 8u * p + 1u] = c1;
+    _vkp_sched[128u + 8u * p + 2u] = c2;
+    _vkp_sched[128u + 8u * p + 3u] = c3;
+    _vkp_sched[128u + 8u * p + 4u] = c4;
+    _vkp_sched[128u + 8u * p + 5u] = c5;
+    _vkp_sched[128u + 8u * p + 6u] = c6;
+    _vkp_sched[128u + 8u * p + 7u] = c7;
+    _vkp_controls[48] = step;       // the heartbeat
+    _vkp_controls[49] = done;
+    uint reason = 0u;
+    if (halt != 0u) reason = 2u;
+    else if (done >= budget) reason = 1u;
+    else if (step >= uint(c2)) reason = 5u;   // loop(steps='total')
+    uint flags = 0u;
+    { uint n = c1;   // every(ctl.period)
+      if (n != 0u && step % n == 0u) flags |= 2u; }
+    if (reason != 0u) {
+        _vkp_sched[2] = 1u;
+        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_controls[50] = reason;
+        return;
+    }
+    {   // the frame of memsock snap
+        int slot = -1;
+        uint head = snap_cursor[1];
+        if ((flags & 2u) != 0u) {
+            if ((snap_cursor[1] - atomicAdd(snap_cursor[0], 0u) < 16u)) {
+                slot = int(head % 16u);
+                snap_cursor[1] = head + 1u;
+            } else snap_cursor[2] += 1u;
+        }
+        _vkp_sched[152u + 2u * p] = uint(slot);
+        _vkp_sched[153u + 2u * p] = head;
+    }
+    _vkp_sched[9u + 3u * p] = flags;
+    _vkp_sched[10u + 3u * p] = step;
+    _vkp_sched[8u + 3u * p] = 1u;
+}
+
+// stage grow of the fallback: one invocation per index of (16, 16)
+void main() {
+    uint p = _vkp_sched[6];
+    if (_vkp_sched[8u + 3u * p] != 1u) return;   // the batch has ended
+    uint _i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationIndex;
+    if (_i >= 256u) return;
+    _vkp_step = _vkp_sched[10u + 3u * p];
+    _vkp_snap = 128u + 8u * p;
+    _vkp_host_gain = _vkp_sched[_vkp_snap + 0u];
+    snap_slot = int(_vkp_sched[152u + 2u * p]);
+    snap_seq = _vkp_sched[153u + 2u * p];
+    stage_grow(int(_i / 16u), int(_i % 16u));
+}
+
+#version 450
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(std430, binding = 0) readonly buffer f_buffer { float f[]; };
+layout(std430, binding = 1) buffer hits_buffer { int hits[]; };
+layout(std430, binding = 2) coherent buffer q_q_buffer { uint q_q[]; };   // queue: tail, head, dropped, rounds
+layout(std430, binding = 3) coherent buffer q_items_buffer { uint q_items[]; };
+layout(std430, binding = 4) writeonly buffer snap_frames_buffer { float snap_frames[]; };   // MemSock frames
+layout(std430, binding = 5) buffer snap_header_buffer { uint snap_header[]; };   // published sequence numbers, payload
+layout(std430, binding = 6) coherent buffer snap_cursor_buffer { uint snap_cursor[]; };   // host's release cursor, reservations, drops
+layout(std430, binding = 7) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
+layout(std430, binding = 8) buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+uint _vkp_step;       // the step being run, as stages see it
+uint _vkp_snap;       // where its snapshot of the host fields starts
+int snap_slot = -1;   // this step's frame of memsock snap (-1: none)
+uint snap_seq;
+layout(std430, binding = 9) buffer VkpStatus { uint _vkp_status[]; };
+uint _vkp_iterations = 0u;
+
+// programs_lib.py:279: count
+void stage_count(uint item) {
+    // programs_lib.py:280
+    atomicAdd(hits[0], 1);
+    // programs_lib.py:281
+    atomicMax(hits[1], int(item));
+}
+
+// Prepares the step words in slot `p` for the next step (see the module's docs).
+void _vkp_boundary(uint p) {
+    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[8u + 3u * p] = 2u;
+        return;
+    }
+    uint head = _vkp_controls[10];
+    uint tail = _vkp_controls[52];
+    uint halt = _vkp_controls[8];
+    uint budget = _vkp_controls[9];
+    uint c0 = _vkp_controls[0];
+    uint c1 = _vkp_controls[1];
+    uint c2 = _vkp_controls[2];
+    uint c3 = _vkp_controls[3];
+    uint c4 = _vkp_controls[4];
+    uint c5 = _vkp_controls[5];
+    uint c6 = _vkp_controls[6];
+    uint c7 = _vkp_controls[7];
+    uint step = _vkp_sched[96];
+    uint done = _vkp_sched[3];
+    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+        step += 1u;
+        done += 1u;
+        _vkp_sched[96] = step;
+        _vkp_sched[3] = done;
+    }
+    _vkp_sched[1] = 1u;
+    if (head != tail) {
+        // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
+        {
+            uint _head = atomicAdd(_vkp_controls[10], 0u);
+            uint _tail = _vkp_controls[52];
+            while (_tail != _head) {
+                if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 277410765u);
+                uint _e = 11u + (_tail % 16u) * 2u;
+                uint _word = atomicAdd(_vkp_controls[_e], 0u);
+                atomicExchange(_vkp_controls[_word], atomicAdd(_vkp_controls[_e + 1u], 0u));
+                _tail += 1u;
+            }
+            _vkp_controls[52] = _tail;
+            atomicExchange(_vkp_controls[53], 0xFFFFFFFFu);   // busy: the host retries
+            atomicExchange(_vkp_controls[54], step);
+            atomicExchange(_vkp_controls[53], _tail);
+        }
+        halt = _vkp_controls[8];
+        c0 = _vkp_controls[0];
+        c1 = _vkp_controls[1];
+        c2 = _vkp_controls[2];
+        c3 = _vkp_controls[3];
+        c4 = _vkp_controls[4];
+        c5 = _vkp_controls[5];
+        c6 = _vkp_controls[6];
+        c7 = _vkp_controls[7];
+    }
+    _vkp_sched[128u + 8u * p + 0u] = c0;
+    _vkp_sched[128u + 8u * p + 1u] = c1;
+    _vkp_sched[128u + 8u * p + 2u] = c2;
+    _vkp_sched[128u + 8u * p + 3u] = c3;
+    _vkp_sched[128u + 8u * p + 4u] = c4;
+    _vkp_sched[128u + 8u * p + 5u] = c5;
+    _vkp_sched[128u + 8u * p + 6u] = c6;
+    _vkp_sched[128u + 8u * p + 7u] = c7;
+    _vkp_controls[48] = step;       // the heartbeat
+    _vkp_controls[49] = done;
+    uint reason = 0u;
+    if (halt != 0u) reason = 2u;
+    else if (done >= budget) reason = 1u;
+    else if (step >= uint(c2)) reason = 5u;   // loop(steps='total')
+    uint flags = 0u;
+    { uint n = c1;   // every(ctl.period)
+      if (n != 0u && step % n == 0u) flags |= 2u; }
+    if (reason != 0u) {
+        _vkp_sched[2] = 1u;
+        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_controls[50] = reason;
+        return;
+    }
+    {   // the frame of memsock snap
+        int slot = -1;
+        uint head = snap_cursor[1];
+        if ((flags & 2u) != 0u) {
+            if ((snap_cursor[1] - atomicAdd(snap_cursor[0], 0u) < 16u)) {
+                slot = int(head % 16u);
+                snap_cursor[1] = head + 1u;
+            } else snap_cursor[2] += 1u;
+        }
+        _vkp_sched[152u + 2u * p] = uint(slot);
+        _vkp_sched[153u + 2u * p] = head;
+    }
+    _vkp_sched[9u + 3u * p] = flags;
+    _vkp_sched[10u + 3u * p] = step;
+    _vkp_sched[8u + 3u * p] = 1u;
+}
+
+// stage count of the fallback: one round of queue q
+void main() {
+    uint p = _vkp_sched[6];
+    _vkp_step = _vkp_sched[10u + 3u * p];
+    _vkp_snap = 128u + 8u * p;
+    snap_slot = int(_vkp_sched[152u + 2u * p]);
+    snap_seq = _vkp_sched[153u + 2u * p];
+    uint lo = q_q[3];
+    uint count = q_q[4] - lo;
+    uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    for (uint k = gl_GlobalInvocationID.x; k < count; k += stride) {
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 277410765u);
+        stage_count(q_items[(lo + k) % 64u]);
+    }
+}
+
+#version 450
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(std430, binding = 0) readonly buffer f_buffer { float f[]; };
+layout(std430, binding = 1) buffer hits_buffer { int hits[]; };
+layout(std430, binding = 2) coherent buffer q_q_buffer { uint q_q[]; };   // queue: tail, head, dropped, rounds
+layout(std430, binding = 3) coherent buffer q_items_buffer { uint q_items[]; };
+layout(std430, binding = 4) writeonly buffer snap_frames_buffer { float snap_frames[]; };   // MemSock frames
+layout(std430, binding = 5) buffer snap_header_buffer { uint snap_header[]; };   // published sequence numbers, payload
+layout(std430, binding = 6) coherent buffer snap_cursor_buffer { uint snap_cursor[]; };   // host's release cursor, reservations, drops
+layout(std430, binding = 7) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
+layout(std430, binding = 8) buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+uint _vkp_step;       // the step being run, as stages see it
+uint _vkp_snap;       // where its snapshot of the host fields starts
+int snap_slot = -1;   // this step's frame of memsock snap (-1: none)
+uint snap_seq;
+layout(std430, binding = 9) buffer VkpStatus { uint _vkp_status[]; };
+uint _vkp_iterations = 0u;
+
+// programs_lib.py:284: when_hot
+void stage_when_hot(int i) {
+    // programs_lib.py:285
+    hits[2] = hits[2] + 1;
+}
+
+// Prepares the step words in slot `p` for the next step (see the module's docs).
+void _vkp_boundary(uint p) {
+    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[8u + 3u * p] = 2u;
+        return;
+    }
+    uint head = _vkp_controls[10];
+    uint tail = _vkp_controls[52];
+    uint halt = _vkp_controls[8];
+    uint budget = _vkp_controls[9];
+    uint c0 = _vkp_controls[0];
+    uint c1 = _vkp_controls[1];
+    uint c2 = _vkp_controls[2];
+    uint c3 = _vkp_controls[3];
+    uint c4 = _vkp_controls[4];
+    uint c5 = _vkp_controls[5];
+    uint c6 = _vkp_controls[6];
+    uint c7 = _vkp_controls[7];
+    uint step = _vkp_sched[96];
+    uint done = _vkp_sched[3];
+    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+        step += 1u;
+        done += 1u;
+        _vkp_sched[96] = step;
+        _vkp_sched[3] = done;
+    }
+    _vkp_sched[1] = 1u;
+    if (head != tail) {
+        // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
+        {
+            uint _head = atomicAdd(_vkp_controls[10], 0u);
+            uint _tail = _vkp_controls[52];
+            while (_tail != _head) {
+                if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 277410765u);
+                uint _e = 11u + (_tail % 16u) * 2u;
+                uint _word = atomicAdd(_vkp_controls[_e], 0u);
+                atomicExchange(_vkp_controls[_word], atomicAdd(_vkp_controls[_e + 1u], 0u));
+                _tail += 1u;
+            }
+            _vkp_controls[52] = _tail;
+            atomicExchange(_vkp_controls[53], 0xFFFFFFFFu);   // busy: the host retries
+            atomicExchange(_vkp_controls[54], step);
+            atomicExchange(_vkp_controls[53], _tail);
+        }
+        halt = _vkp_controls[8];
+        c0 = _vkp_controls[0];
+        c1 = _vkp_controls[1];
+        c2 = _vkp_controls[2];
+        c3 = _vkp_controls[3];
+        c4 = _vkp_controls[4];
+        c5 = _vkp_controls[5];
+        c6 = _vkp_controls[6];
+        c7 = _vkp_controls[7];
+    }
+    _vkp_sched[128u + 8u * p + 0u] = c0;
+    _vkp_sched[128u + 8u * p + 1u] = c1;
+    _vkp_sched[128u + 8u * p + 2u] = c2;
+    _vkp_sched[128u + 8u * p + 3u] = c3;
+    _vkp_sched[128u + 8u * p + 4u] = c4;
+    _vkp_sched[128u + 8u * p + 5u] = c5;
+    _vkp_sched[128u + 8u * p + 6u] = c6;
+    _vkp_sched[128u + 8u * p + 7u] = c7;
+    _vkp_controls[48] = step;       // the heartbeat
+    _vkp_controls[49] = done;
+    uint reason = 0u;
+    if (halt != 0u) reason = 2u;
+    else if (done >= budget) reason = 1u;
+    else if (step >= uint(c2)) reason = 5u;   // loop(steps='total')
+    uint flags = 0u;
+    { uint n = c1;   // every(ctl.period)
+      if (n != 0u && step % n == 0u) flags |= 2u; }
+    if (reason != 0u) {
+        _vkp_sched[2] = 1u;
+        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_controls[50] = reason;
+        return;
+    }
+    {   // the frame of memsock snap
+        int slot = -1;
+        uint head = snap_cursor[1];
+        if ((flags & 2u) != 0u) {
+            if ((snap_cursor[1] - atomicAdd(snap_cursor[0], 0u) < 16u)) {
+                slot = int(head % 16u);
+                snap_cursor[1] = head + 1u;
+            } else snap_cursor[2] += 1u;
+        }
+        _vkp_sched[152u + 2u * p] = uint(slot);
+        _vkp_sched[153u + 2u * p] = head;
+    }
+    _vkp_sched[9u + 3u * p] = flags;
+    _vkp_sched[10u + 3u * p] = step;
+    _vkp_sched[8u + 3u * p] = 1u;
+}
+
+// stage when_hot of the fallback: one invocation per index of (1,)
+void main() {
+    uint p = _vkp_sched[6];
+    if (_vkp_sched[8u + 3u * p] != 1u) return;   // the batch has ended
+    if ((_vkp_sched[9u + 3u * p] & 1u) == 0u) return;   // not this step
+    uint _i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationIndex;
+    if (_i >= 1u) return;
+    _vkp_step = _vkp_sched[10u + 3u * p];
+    _vkp_snap = 128u + 8u * p;
+    snap_slot = int(_vkp_sched[152u + 2u * p]);
+    snap_seq = _vkp_sched[153u + 2u * p];
+    stage_when_hot(int(_i));
+}
+
+#version 450
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(std430, binding = 0) readonly buffer f_buffer { float f[]; };
+layout(std430, binding = 1) readonly buffer hits_buffer { int hits[]; };
+layout(std430, binding = 2) coherent buffer q_q_buffer { uint q_q[]; };   // queue: tail, head, dropped, rounds
+layout(std430, binding = 3) coherent buffer q_items_buffer { uint q_items[]; };
+layout(std430, binding = 4) writeonly buffer snap_frames_buffer { float snap_frames[]; };   // MemSock frames
+layout(std430, binding = 5) buffer snap_header_buffer { uint snap_header[]; };   // published sequence numbers, payload
+layout(std430, binding = 6) coherent buffer snap_cursor_buffer { uint snap_cursor[]; };   // host's release cursor, reservations, drops
+layout(std430, binding = 7) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
+layout(std430, binding = 8) buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+uint _vkp_step;       // the step being run, as stages see it
+uint _vkp_snap;       // where its snapshot of the host fields starts
+int snap_slot = -1;   // this step's frame of memsock snap (-1: none)
+uint snap_seq;
+uint _vkp_host_gain;   // host field gain in this step's snapshot
+layout(std430, binding = 9) buffer VkpStatus { uint _vkp_status[]; };
+uint _vkp_iterations = 0u;
+
+// programs_lib.py:288: emit
+void stage_emit(int i, int j) {
+    // programs_lib.py:289
+    if (snap_slot >= 0) snap_frames[snap_slot * (16 * 16) + (i) * 16 + j] = f[(i) * 16 + j];
+    // programs_lib.py:290
+    if ((i == 0) && (j == 0)) {
+        // programs_lib.py:291
+        if (snap_slot >= 0) snap_header[16 + snap_slot * 2] = _vkp_step;
+        // programs_lib.py:292
+        if (snap_slot >= 0) snap_header[17 + snap_slot * 2] = floatBitsToUint(uintBitsToFloat(_vkp_host_gain));
+    }
+}
+
+// Prepares the step words in slot `p` for the next step (see the module's docs).
+void _vkp_boundary(uint p) {
+    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[8u + 3u * p] = 2u;
+        return;
+    }
+    uint head = _vkp_controls[10];
+    uint tail = _vkp_controls[52];
+    uint halt = _vkp_controls[8];
+    uint budget = _vkp_controls[9];
+    uint c0 = _vkp_controls[0];
+    uint c1 = _vkp_controls[1];
+    uint c2 = _vkp_controls[2];
+    uint c3 = _vkp_controls[3];
+    uint c4 = _vkp_controls[4];
+    uint c5 = _vkp_controls[5];
+    uint c6 = _vkp_controls[6];
+    uint c7 = _vkp_controls[7];
+    uint step = _vkp_sched[96];
+    uint done = _vkp_sched[3];
+    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+        step += 1u;
+        done += 1u;
+        _vkp_sched[96] = step;
+        _vkp_sched[3] = done;
+    }
+    _vkp_sched[1] = 1u;
+    if (head != tail) {
+        // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
+        {
+            uint _head = atomicAdd(_vkp_controls[10], 0u);
+            uint _tail = _vkp_controls[52];
+            while (_tail != _head) {
+                if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 277410765u);
+                uint _e = 11u + (_tail % 16u) * 2u;
+                uint _word = atomicAdd(_vkp_controls[_e], 0u);
+                atomicExchange(_vkp_controls[_word], atomicAdd(_vkp_controls[_e + 1u], 0u));
+                _tail += 1u;
+            }
+            _vkp_controls[52] = _tail;
+            atomicExchange(_vkp_controls[53], 0xFFFFFFFFu);   // busy: the host retries
+            atomicExchange(_vkp_controls[54], step);
+            atomicExchange(_vkp_controls[53], _tail);
+        }
+        halt = _vkp_controls[8];
+        c0 = _vkp_controls[0];
+        c1 = _vkp_controls[1];
+        c2 = _vkp_controls[2];
+        c3 = _vkp_controls[3];
+        c4 = _vkp_controls[4];
+        c5 = _vkp_controls[5];
+        c6 = _vkp_controls[6];
+        c7 = _vkp_controls[7];
+    }
+    _vkp_sched[128u + 8u * p + 0u] = c0;
+    _vkp_sched[128u + 8u * p + 1u] = c1;
+    _vkp_sched[128u + 8u * p + 2u] = c2;
+    _vkp_sched[128u + 8u * p + 3u] = c3;
+    _vkp_sched[128u + 8u * p + 4u] = c4;
+    _vkp_sched[128u + 8u * p + 5u] = c5;
+    _vkp_sched[128u + 8u * p + 6u] = c6;
+    _vkp_sched[128u + 8u * p + 7u] = c7;
+    _vkp_controls[48] = step;       // the heartbeat
+    _vkp_controls[49] = done;
+    uint reason = 0u;
+    if (halt != 0u) reason = 2u;
+    else if (done >= budget) reason = 1u;
+    else if (step >= uint(c2)) reason = 5u;   // loop(steps='total')
+    uint flags = 0u;
+    { uint n = c1;   // every(ctl.period)
+      if (n != 0u && step % n == 0u) flags |= 2u; }
+    if (reason != 0u) {
+        _vkp_sched[2] = 1u;
+        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_controls[50] = reason;
+        return;
+    }
+    {   // the frame of memsock snap
+        int slot = -1;
+        uint head = snap_cursor[1];
+        if ((flags & 2u) != 0u) {
+            if ((snap_cursor[1] - atomicAdd(snap_cursor[0], 0u) < 16u)) {
+                slot = int(head % 16u);
+                snap_cursor[1] = head + 1u;
+            } else snap_cursor[2] += 1u;
+        }
+        _vkp_sched[152u + 2u * p] = uint(slot);
+        _vkp_sched[153u + 2u * p] = head;
+    }
+    _vkp_sched[9u + 3u * p] = flags;
+    _vkp_sched[10u + 3u * p] = step;
+    _vkp_sched[8u + 3u * p] = 1u;
+}
+
+// stage emit of the fallback: one invocation per index of (16, 16)
+void main() {
+    uint p = _vkp_sched[6];
+    if (_vkp_sched[8u + 3u * p] != 1u) return;   // the batch has ended
+    if ((_vkp_sched[9u + 3u * p] & 2u) == 0u) return;   // not this step
+    uint _i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationIndex;
+    if (_i >= 256u) return;
+    _vkp_step = _vkp_sched[10u + 3u * p];
+    _vkp_snap = 128u + 8u * p;
+    _vkp_host_gain = _vkp_sched[_vkp_snap + 0u];
+    snap_slot = int(_vkp_sched[152u + 2u * p]);
+    snap_seq = _vkp_sched[153u + 2u * p];
+    stage_emit(int(_i / 16u), int(_i % 16u));
+}
+
+#version 450
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(push_constant) uniform Params {
+    uint _vkp_phase;
+    uint _vkp_local;
+};
+
+layout(std430, binding = 0) readonly buffer f_buffer { float f[]; };
+layout(std430, binding = 1) readonly buffer hits_buffer { int hits[]; };
+layout(std430, binding = 2) coherent buffer q_q_buffer { uint q_q[]; };   // queue: tail, head, dropped, rounds
+layout(std430, binding = 3) coherent buffer q_items_buffer { uint q_items[]; };
+layout(std430, binding = 4) writeonly buffer snap_frames_buffer { float snap_frames[]; };   // MemSock frames
+layout(std430, binding = 5) buffer snap_header_buffer { uint snap_header[]; };   // published sequence numbers, payload
+layout(std430, binding = 6) coherent buffer snap_cursor_buffer { uint snap_cursor[]; };   // host's release cursor, reservations, drops
+layout(std430, binding = 7) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
+layout(std430, binding = 8) buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+uint _vkp_step;       // the step being run, as stages see it
+uint _vkp_snap;       // where its snapshot of the host fields starts
+int snap_slot = -1;   // this step's frame of memsock snap (-1: none)
+uint snap_seq;
+layout(std430, binding = 9) buffer VkpStatus { uint _vkp_status[]; };
+uint _vkp_iterations = 0u;
+
+// Prepares the step words in slot `p` for the next step (see the module's docs).
+void _vkp_boundary(uint p) {
+    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[8u + 3u * p] = 2u;
+        return;
+    }
+    uint head = _vkp_controls[10];
+    uint tail = _vkp_controls[52];
+    uint halt = _vkp_controls[8];
+    uint budget = _vkp_controls[9];
+    uint c0 = _vkp_controls[0];
+    uint c1 = _vkp_controls[1];
+    uint c2 = _vkp_controls[2];
+    uint c3 = _vkp_controls[3];
+    uint c4 = _vkp_controls[4];
+    uint c5 = _vkp_controls[5];
+    uint c6 = _vkp_controls[6];
+    uint c7 = _vkp_controls[7];
+    uint step = _vkp_sched[96];
+    uint done = _vkp_sched[3];
+    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+        step += 1u;
+        done += 1u;
+        _vkp_sched[96] = step;
+        _vkp_sched[3] = done;
+    }
+    _vkp_sched[1] = 1u;
+    if (head != tail) {
+        // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
+        {
+            uint _head = atomicAdd(_vkp_controls[10], 0u);
+            uint _tail = _vkp_controls[52];
+            while (_tail != _head) {
+                if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 277410765u);
+                uint _e = 11u + (_tail % 16u) * 2u;
+                uint _word = atomicAdd(_vkp_controls[_e], 0u);
+                atomicExchange(_vkp_controls[_word], atomicAdd(_vkp_controls[_e + 1u], 0u));
+                _tail += 1u;
+            }
+            _vkp_controls[52] = _tail;
+            atomicExchange(_vkp_controls[53], 0xFFFFFFFFu);   // busy: the host retries
+            atomicExchange(_vkp_controls[54], step);
+            atomicExchange(_vkp_controls[53], _tail);
+        }
+        halt = _vkp_controls[8];
+        c0 = _vkp_controls[0];
+        c1 = _vkp_controls[1];
+        c2 = _vkp_controls[2];
+        c3 = _vkp_controls[3];
+        c4 = _vkp_controls[4];
+        c5 = _vkp_controls[5];
+        c6 = _vkp_controls[6];
+        c7 = _vkp_controls[7];
+    }
+    _vkp_sched[128u + 8u * p + 0u] = c0;
+    _vkp_sched[128u + 8u * p + 1u] = c1;
+    _vkp_sched[128u + 8u * p + 2u] = c2;
+    _vkp_sched[128u + 8u * p + 3u] = c3;
+    _vkp_sched[128u + 8u * p + 4u] = c4;
+    _vkp_sched[128u + 8u * p + 5u] = c5;
+    _vkp_sched[128u + 8u * p + 6u] = c6;
+    _vkp_sched[128u + 8u * p + 7u] = c7;
+    _vkp_controls[48] = step;       // the heartbeat
+    _vkp_controls[49] = done;
+    uint reason = 0u;
+    if (halt != 0u) reason = 2u;
+    else if (done >= budget) reason = 1u;
+    else if (step >= uint(c2)) reason = 5u;   // loop(steps='total')
+    uint flags = 0u;
+    { uint n = c1;   // every(ctl.period)
+      if (n != 0u && step % n == 0u) flags |= 2u; }
+    if (reason != 0u) {
+        _vkp_sched[2] = 1u;
+        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_controls[50] = reason;
+        return;
+    }
+    {   // the frame of memsock snap
+        int slot = -1;
+        uint head = snap_cursor[1];
+        if ((flags & 2u) != 0u) {
+            if ((snap_cursor[1] - atomicAdd(snap_cursor[0], 0u) < 16u)) {
+                slot = int(head % 16u);
+                snap_cursor[1] = head + 1u;
+            } else snap_cursor[2] += 1u;
+        }
+        _vkp_sched[152u + 2u * p] = uint(slot);
+        _vkp_sched[153u + 2u * p] = head;
+    }
+    _vkp_sched[9u + 3u * p] = flags;
+    _vkp_sched[10u + 3u * p] = step;
+    _vkp_sched[8u + 3u * p] = 1u;
+}
+
+// rounds of stage count, which consumes queue q
+void main() {
+    uint p = _vkp_sched[6];
+    bool runs = _vkp_sched[8u + 3u * p] == 1u;
+    if (runs && _vkp_phase != 0u) q_q[1] = q_q[4];
+    uint lo = q_q[1];
+    uint hi = runs ? q_q[0] : lo;
+    if (_vkp_phase == 2u) {
+        if (hi != lo) q_q[7] += 1u;   // items left: report it
+        hi = lo;
+    }
+    q_q[3] = lo;
+    q_q[4] = hi;
+    q_q[8] = min((hi - lo + _vkp_local - 1u) / _vkp_local, 65535u);
+    q_q[9] = 1u;
+    q_q[10] = 1u;
+}

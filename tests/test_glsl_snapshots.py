@@ -1,0 +1,35 @@
+"""The generated GLSL is pinned: every kernel specialisation of the language tests and every
+program of programs_lib.py, for a lavapipe and a GPU target (snapshot_cases.py), must match
+tests/glsl_snapshots byte for byte. A refactor keeps them; a deliberate change to the
+generated code updates them (`python tools/glsl_snapshots.py update`) in a commit of its
+own that shows the diff."""
+import difflib
+
+import pytest
+
+import snapshot_cases as sc
+
+
+@pytest.fixture(scope="module")
+def generated(device_info, ctx):
+    if device_info.index != 0:
+        pytest.skip("the snapshots do not depend on the device: checked once")
+    return sc.generate(ctx)
+
+
+def test_every_snapshot_is_generated(generated):
+    stored = {str(p.relative_to(sc.ROOT)) for p in sc.ROOT.glob("*/*/*.glsl")}
+    assert stored == set(generated), (
+        f"missing snapshots: {sorted(set(generated) - stored)}; stale: "
+        f"{sorted(stored - set(generated))} (python tools/glsl_snapshots.py update)")
+
+
+def test_generated_glsl_matches_the_snapshots(generated):
+    differ = []
+    for rel, text in sorted(generated.items()):
+        path = sc.ROOT / rel
+        if path.exists() and path.read_text() != text:
+            differ.append("".join(difflib.unified_diff(
+                path.read_text().splitlines(True), text.splitlines(True), f"a/{rel}",
+                f"b/{rel}", n=2))[:3000])
+    assert not differ, f"{len(differ)} snapshot(s) differ; the first:\n{differ[0]}"
