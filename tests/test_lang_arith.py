@@ -339,3 +339,32 @@ def test_int32_uint32_comparisons_are_exact_without_int64(ctx):
                                                  ui != si, ui < si], 1))
     assert "int64" not in signed_unsigned_compare.glsl(vkp.Array[vkp.i32], vkp.Array[vkp.u32],
                                                         vkp.Array[vkp.i32, 2])
+
+
+N = 1 << 20
+
+
+@vkp.kernel
+def exact_literals(x64, xf):
+    # Python-number literals stay exact until they meet a typed value (NEP 50): none of
+    # these wrap at 32 bits
+    x64[0] = N * N
+    x64[1] = 2**40
+    x64[2] = 1 << 40
+    x64[3] = 2147483647 + 1
+    x64[4] = -(N * N) // 3
+    x64[5] = (N * N) % 1000003
+    xf[0] = 3 * 1000000000
+    xf[1] = N * N / 2
+
+
+def test_integer_literals_are_exact_until_they_meet_a_type(ctx):
+    if not ctx.info.int64:
+        pytest.skip("no int64")
+    x64, xf = np.zeros(6, np.int64), np.zeros(2, np.float32)
+    exact_literals[1, 1](x64, xf)
+    big = (1 << 20) ** 2
+    np.testing.assert_array_equal(x64, [big, 2**40, 2**40, 2**31, -big // 3, big % 1000003])
+    np.testing.assert_array_equal(xf, np.float32([3e9, big / 2]))
+    src = exact_literals.glsl(vkp.Array[vkp.i64], vkp.Array[vkp.f32])
+    assert "x64[0] = 1099511627776l;" in src and "xf[0] = 3.0e+09;" in src   # folded

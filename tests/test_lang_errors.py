@@ -134,6 +134,31 @@ def bad_assign_param(x: F, n: vkp.i32):
     x = 3  # <- error
 
 
+def bad_int_of_infinity(x: I):
+    x[0] = int(1e400)  # <- error
+
+
+BIG = 1 << 40
+
+
+def bad_literal_into_int32(x: I):
+    x[0] = x[1] + BIG  # <- error
+
+
+def bad_literal_shift(x: vkp.Array[vkp.i64]):
+    x[0] = 1 << 70  # <- error
+
+
+def bad_negative_index(x: I):
+    s = vkp.local.array(4, vkp.i32)
+    s[0] = 1
+    x[0] = s[-5]  # <- error
+
+
+def bad_literal_modulo(x: I):
+    x[0] = BIG % 0  # <- error
+
+
 CASES = [
     (bad_try, "try/except is not supported"),
     (bad_with, "with is not supported"),
@@ -160,6 +185,11 @@ CASES = [
     (bad_is, "(is/in have no GPU meaning)"),
     (bad_unpack, "cannot unpack 3 values into 2 names"),
     (bad_assign_param, "cannot assign to 'x'"),
+    (bad_int_of_infinity, "cannot convert float infinity to integer"),
+    (bad_literal_into_int32, "the integer 1099511627776 does not fit in int32"),
+    (bad_literal_shift, "1 << 70 does not fit in 64 bits"),
+    (bad_literal_modulo, "integer division or modulo by zero"),
+    (bad_negative_index, "index -5 is out of range for axis 0 of size 4 (valid: -4..3)"),
 ]
 
 

@@ -344,3 +344,34 @@ def test_small_storage_types(ctx):
     np.testing.assert_array_equal(a8, [2, -1, -128])
     np.testing.assert_array_equal(h, [1.0, 3.0, -4.0])
     np.testing.assert_array_equal(b, [False, True, False])
+
+
+@vkp.kernel
+def shared_reduction(x, out):
+    # the classic reduction: a shared array, and a local that starts as an int and widens
+    # to float (compiling it walks the body again, which must not declare `part` twice)
+    part = vkp.shared.array(64, vkp.f32)
+    t = vkp.local_id(0)
+    acc = 0
+    i = vkp.global_id(0)
+    while i < x.shape[0]:
+        acc += x[i]
+        i += vkp.global_size(0)
+    part[t] = acc
+    vkp.barrier()
+    if t == 0:
+        s = 0.0
+        for k in range(64):
+            s += part[k]
+        vkp.atomic.add(out, 0, s)
+
+
+def test_shared_array_with_a_widening_local(ctx):
+    x = np.arange(1000, dtype=np.float32) % 7
+    out = np.zeros(1, np.float32)
+    if not ctx.info.atomic_float:
+        pytest.skip("no float atomics")
+    shared_reduction[4, 64](x, out)
+    assert out[0] == x.sum()
+    src = shared_reduction.glsl(vkp.Array[vkp.f32], vkp.Array[vkp.f32])
+    assert src.count("shared float part[64];") == 1

@@ -489,7 +489,7 @@ def test_session_misuse_is_refused(ctx):
         async with prog.session(mode="persistent") as run:
             while run.steps_done < 2:
                 await trio.sleep(0.001)
-            with pytest.raises(vkp.VkPersistError, match="while the program runs; pause"):
+            with pytest.raises(vkp.VkPersistError, match="cannot read array .A. while the program runs; pause"):
                 A.numpy()
             with pytest.raises(vkp.VkPersistError, match="runs in a session"):
                 prog.run(1)

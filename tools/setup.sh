@@ -7,6 +7,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
 
+"$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' || {
+  echo "setup: vkpersist needs Python 3.11 or newer; $PYTHON is $("$PYTHON" --version 2>&1)." \
+       "Set PYTHON=python3.11 (or newer) and run again." >&2
+  exit 1
+}
+
 missing=()
 if command -v dpkg >/dev/null 2>&1; then
   for pkg in libvulkan1 mesa-vulkan-drivers; do

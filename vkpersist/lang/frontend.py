@@ -13,6 +13,7 @@ import ast
 import builtins as py_builtins
 import inspect
 import math
+import operator
 import textwrap
 from dataclasses import dataclass
 
@@ -120,7 +121,6 @@ class FunctionCompiler(ChannelLowering):
         self.bound_arrays = bound_arrays or {}
         self.local_types: dict[str, T.Type] = {}
         self.return_types: list | None = None
-        self.shared_arrays: dict[str, ir.Var] = {}
         self.temps = 0
 
     # ---- driver -----------------------------------------------------------------------
@@ -132,13 +132,17 @@ class FunctionCompiler(ChannelLowering):
                                  "defaults, *args, **kwargs or keyword-only parameters)")
         for _ in range(self.MAX_PASSES):
             try:
-                return self._build()
+                fn = self._build()
             except _Restart:
                 continue
+            # declared by the pass that settled the types (each pass declares them again)
+            self.unit.shared_arrays.extend(self.declared_shared)
+            return fn
         raise self.src.error(fn, "could not settle the types of the locals (they keep widening)")
 
     def _build(self) -> ir.Function:
         self.vars: dict[str, ir.Var] = {}
+        self.declared_shared: list[ir.Var] = []
         self.loop_depth = 0
         self.temps = 0
         self._temp_vars = []
@@ -195,11 +199,25 @@ class FunctionCompiler(ChannelLowering):
             method = getattr(self, "stmt_" + type(s).__name__, None)
             if method is None:
                 raise self.src.error(s, f"{_describe_stmt(s)} is not supported in kernels")
-            result = method(s)
+            result = self._visit(method, s)
             if result is None:
                 continue
             out.extend(result if isinstance(result, list) else [result])
         return out
+
+    def _visit(self, method, node):
+        """Every error leaves the compiler positioned at the innermost node it arose in:
+        arithmetic on constants (int(1e400), 10.0 ** 400) as what it is, anything else as
+        an internal error of ours, with its cause chained for the report."""
+        try:
+            return method(node)
+        except (CompileError, _Restart):
+            raise
+        except (ArithmeticError, ValueError) as exc:
+            raise self.src.error(node, f"{exc}") from None
+        except Exception as exc:
+            raise self.src.error(node, f"internal error while compiling this (please report "
+                                 f"it): {type(exc).__name__}: {exc}") from exc
 
     def stmt_Pass(self, node):
         return None
@@ -542,7 +560,7 @@ class FunctionCompiler(ChannelLowering):
         var = ir.Var(glsl_name(name), t, role)
         self.vars[name] = var
         if space == "shared":
-            self.unit.shared_arrays.append(var)
+            self.declared_shared.append(var)
         return None
 
     # ---- expressions ---------------------------------------------------------------------
@@ -550,7 +568,7 @@ class FunctionCompiler(ChannelLowering):
         method = getattr(self, "expr_" + type(node).__name__, None)
         if method is None:
             raise self.src.error(node, f"{_describe_expr(node)} is not supported in kernels")
-        out = method(node)
+        out = self._visit(method, node)
         if not allow_void and isinstance(out, ir.Expr) and out.type == T.void:
             raise self.src.error(node, "this call returns nothing; it cannot be used as a value")
         return out
@@ -742,11 +760,14 @@ class FunctionCompiler(ChannelLowering):
             e = self.value(self.expr(item), item)
             if not (isinstance(e.type, T.Scalar) and (e.type.is_int or e.type == T.bool_)):
                 raise self.src.error(item, f"array indices must be integers, got {e.type}")
+            known = t.shape if isinstance(t, T.FixedArray) else getattr(var, "static_shape", None)
+            if isinstance(e, ir.Const) and known is not None \
+                    and not -known[axis] <= e.value < known[axis]:
+                raise self.src.error(item, f"index {e.value} is out of range for axis {axis} of "
+                                     f"size {known[axis]} (valid: {-known[axis]}..{known[axis] - 1})")
             if isinstance(e, ir.Const) and e.value < 0:
                 # negative constant: count from the end, as in Python
                 e = self.binary("+", self.shape_of(var, axis, self.src.loc(item)), e, item)
-            elif isinstance(e, ir.Const) and isinstance(t, T.FixedArray) and e.value >= t.shape[axis]:
-                raise self.src.error(item, f"index {e.value} is out of range for axis {axis} of size {t.shape[axis]}")
             out.append(self.convert(e, T.i32, item) if e.type != T.i32 and e.type.bits <= 32 else e)
         return out
 
@@ -787,6 +808,10 @@ class FunctionCompiler(ChannelLowering):
     def binary(self, op, left, right, node):
         left, right = self.value(left, node), self.value(right, node)
         loc = self.src.loc(node)
+        if _is_weak(left) and _is_weak(right):
+            exact = self._fold_literals(op, left.value, right.value, node)
+            if exact is not None:
+                return exact
         lt, rt = left.type, right.type
         if isinstance(lt, T.Vector) or isinstance(rt, T.Vector):
             return self._vector_binary(op, left, right, node)
@@ -817,6 +842,28 @@ class FunctionCompiler(ChannelLowering):
         if op in ("//", "%") and isinstance(r2, ir.Const) and r2.value == 0:
             raise self.src.error(node, "integer division or modulo by zero")
         return ir.Binary(t, loc, op, l2, r2)
+
+    def _fold_literals(self, op, a, b, node):
+        """Python's own result of an operation on two Python-number literals: NEP 50 keeps
+        them exact until they meet a typed value (`N * N` with N = 1 << 20 is 2**40, an
+        int64 literal, not 0). None where the GPU's rules should decide (1.0 / 0.0 is inf
+        there, Python raises; & on floats is refused with the typed operands)."""
+        ints = isinstance(a, int) and isinstance(b, int)
+        if ints and b > 64 and (op == "<<" and a != 0 or op == "**" and a not in (0, 1, -1)):
+            raise self.src.error(node, f"{a} {op} {b} does not fit in 64 bits")
+        if ints and op in ("//", "%") and b == 0:
+            raise self.src.error(node, "integer division or modulo by zero")
+        if ints and op in ("<<", ">>") and b < 0:
+            raise self.src.error(node, f"negative shift count {b}")
+        try:
+            value = _PYTHON_OPS[op](a, b)
+        except (ZeroDivisionError, TypeError):
+            return None
+        except OverflowError:
+            raise self.src.error(node, f"{a!r} {op} {b!r} overflows a float") from None
+        if isinstance(value, complex):          # (-8) ** 0.5
+            raise self.src.error(node, f"{a!r} {op} {b!r} is complex")
+        return self.pyconst(value, node)
 
     def _power(self, base, exp, t, node):
         loc = self.src.loc(node)
@@ -1005,6 +1052,12 @@ class FunctionCompiler(ChannelLowering):
         if isinstance(e.type, T.Scalar) and isinstance(t, T.Scalar):
             self.unit.require_type(t, self.src, node)
             if isinstance(e, ir.Const):
+                if _is_weak(e) and t.is_int and isinstance(e.value, int):
+                    lo, hi = _int_range(t)
+                    if not lo <= e.value <= hi:    # NumPy 2 raises OverflowError here too
+                        raise self.src.error(node, f"the integer {e.value} does not fit in {t} "
+                                             f"({lo}..{hi}), the type it meets here; use a "
+                                             "wider type or a value in range")
                 return ir.Const(t, e.loc, _convert_const(e.value, t))
             return ir.Cast(t, e.loc, e)
         if isinstance(e.type, T.Scalar) and isinstance(t, T.Vector):
@@ -1085,6 +1138,9 @@ def _describe_expr(node) -> str:
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
            ast.Mod: "%", ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
            ast.LShift: "<<", ast.RShift: ">>"}
+_PYTHON_OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+               "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "&": operator.and_,
+               "|": operator.or_, "^": operator.xor, "<<": operator.lshift, ">>": operator.rshift}
 _CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 
 
@@ -1095,6 +1151,12 @@ def _wrap(value, t):
         if t.kind == "i" and value >= 1 << (bits - 1):
             value -= 1 << bits
     return value
+
+
+def _int_range(t) -> tuple[int, int]:
+    if t.kind == "u":
+        return 0, (1 << t.bits) - 1
+    return -(1 << (t.bits - 1)), (1 << (t.bits - 1)) - 1
 
 
 def _convert_const(value, t):

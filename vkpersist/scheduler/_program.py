@@ -62,11 +62,11 @@ class ProgramArray:
 
     def numpy(self) -> np.ndarray:
         """A copy of the current contents (waits for running work on this program)."""
-        self.program._require_idle(f"reading array {self.name!r}")
+        self.program._require_idle(f"read array {self.name!r}")
         return self.array.numpy()
 
     def set(self, data) -> None:
-        self.program._require_idle(f"writing array {self.name!r}")
+        self.program._require_idle(f"write array {self.name!r}")
         data = np.asarray(data)
         if data.shape != self.shape:
             raise ValueError(f"array {self.name!r} has shape {self.shape}, got data of shape "
@@ -118,7 +118,7 @@ class ProgramQueue:
         self._dropped_seen = 0
 
     def __len__(self) -> int:
-        self.program._require_idle(f"reading queue {self.name!r}")
+        self.program._require_idle(f"read queue {self.name!r}")
         return int((self._words[Q_TAIL] - self._words[Q_HEAD]) & 0xFFFFFFFF)
 
     @property
@@ -135,7 +135,7 @@ class ProgramQueue:
 
     def fill(self, items) -> None:
         """Replace the queue's contents with `items` (the dropped count is kept)."""
-        self.program._require_idle(f"filling queue {self.name!r}")
+        self.program._require_idle(f"fill queue {self.name!r}")
         data = np.asarray(items, dtype=self.dtype).reshape(-1)
         if data.size > self.capacity:
             raise ValueError(f"queue {self.name!r} holds {self.capacity} items, got {data.size}")
