@@ -57,7 +57,7 @@ def counters(ctx, every_ctl=3):
     prog = vkp.Program(ctx, name="counters")
     counts = prog.array("counts", (3,), np.int32)
     log = prog.array("log", (64,), np.uint32)
-    prog.controls(period=vkp.u32(every_ctl))
+    ctl = prog.controls(period=vkp.u32(every_ctl))
 
     @prog.stage(domain=1)
     def each(i):
@@ -74,7 +74,7 @@ def counters(ctx, every_ctl=3):
     def by_control(i):
         counts[2] += 1
 
-    prog.loop(each, vkp.every(2, second), vkp.every("period", by_control))
+    prog.loop(each, vkp.every(2, second), vkp.every(ctl.period, by_control))
     return prog, counts, log
 
 
@@ -244,13 +244,13 @@ def counted(ctx, total):
     """A loop whose step count is the control field `total`."""
     prog = vkp.Program(ctx, name="counted")
     ticks = prog.array("ticks", (1,), np.int32)
-    prog.controls(total=vkp.u32(total))
+    ctl = prog.controls(total=vkp.u32(total))
 
     @prog.stage(domain=1)
     def tick(i):
         ticks[0] += 1
 
-    prog.loop(tick, steps="total")
+    prog.loop(tick, steps=ctl.total)
     return prog, ticks
 
 

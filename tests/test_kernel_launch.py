@@ -140,4 +140,4 @@ def test_emit_glsl_cli(tmp_path):
     assert run.returncode == 2 and "untyped" in run.stderr and "needs a type" in run.stderr
     run = subprocess.run([sys.executable, "-m", "vkpersist", "emit-glsl", f"{src}:nope"],
                          capture_output=True, text=True, timeout=120)
-    assert run.returncode == 2 and "no kernel 'nope'" in run.stderr and "add_one" in run.stderr
+    assert run.returncode == 2 and "no kernel or program 'nope'" in run.stderr and "add_one" in run.stderr

@@ -578,3 +578,29 @@ def test_host_arrays_in_stages_are_explained(ctx):
     with pytest.raises(vkp.CompileError, match="'host' is an array the program does not hold"):
         prog.run(1)
     prog.free()
+
+
+def test_control_fields_on_the_host_are_handles(ctx):
+    """`ctl.period` is the field (live in every() and loop(steps=)); `ctl["period"]` is its
+    value now, which every() refuses rather than freezing it silently."""
+    prog, counts, _ = counters(ctx, every_ctl=3)
+    ctl = prog.ctl
+    assert repr(ctl.period) == "<vkpersist.ControlField 'period'>"
+    with pytest.raises(TypeError, match=r"its value now is ctl\['period'\]"):
+        int(ctl.period)
+    with pytest.raises(TypeError, match=r"its value now is ctl\['period'\]"):
+        ctl.period + 1
+    with pytest.raises(AttributeError, match=r"no attribute or control field 'perod' \(fields: period\)"):
+        ctl.perod
+    with pytest.raises(TypeError, match=r"pass the field itself, ctl.name"):
+        vkp.every(ctl["period"], prog.stages["second"])
+    other = vkp.Program(ctx, name="other")
+    foreign = other.controls(period=vkp.u32(2))
+    with pytest.raises(ValueError, match="belongs to another ControlBuffer"):
+        prog.loop(vkp.every(foreign.period, prog.stages["second"]))
+    with pytest.raises(ValueError, match="belongs to another ControlBuffer"):
+        prog.loop(prog.stages["each"], steps=foreign.period)
+    prog.run(6)
+    assert counts.numpy().tolist() == [6, 3, 2]         # by_control on steps 0 and 3
+    prog.free()
+    other.free()

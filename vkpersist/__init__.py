@@ -14,7 +14,7 @@ from .vk.devices import DeviceInfo, list_devices
 from .vk.glsl_kernel import GLSLKernel, glsl_kernel
 from .vk.memory import KINDS as MEMORY_KINDS
 
-from .control import Ack, ControlBuffer
+from .control import Ack, ControlBuffer, ControlField
 from .memsock import Frame, MemSock
 from .kernel import Kernel, func, kernel
 from .scheduler import Program, QueueOverflow, every, when
@@ -42,7 +42,7 @@ __all__ = [
     "SUPPORTED_DTYPES", "UnsupportedError", "VkPersistError", "VulkanUnavailable",
     "default_context", "glsl_kernel", "host_array", "list_devices", "synchronize",
     # kernels and the channels to running kernels
-    "Kernel", "kernel", "func", "Program", "every", "when", "QueueOverflow", "Ack", "ControlBuffer", "Controls", "MemSock", "Frame", "Socket",
+    "Kernel", "kernel", "func", "Program", "every", "when", "QueueOverflow", "Ack", "ControlBuffer", "ControlField", "Controls", "MemSock", "Frame", "Socket",
     # kernel language: types and builtins (usable inside @vkp.kernel / @vkp.func). vkp.abs,
     # vkp.min, vkp.max and vkp.pow exist too but stay out of `import *`, which would
     # shadow Python's own.

@@ -67,6 +67,27 @@ class Ack(NamedTuple):
     step: int
 
 
+class ControlField:
+    """`ctl.name` on the host: the field itself, not its value. Program loops take it where a
+    value must follow the control while the program runs (`vkp.every(ctl.snap_every, ...)`,
+    `prog.loop(..., steps=ctl.total)`); the value now is `ctl["name"]`."""
+    __slots__ = ("controls", "name")
+
+    def __init__(self, controls: "ControlBuffer", name: str):
+        self.controls, self.name = controls, name
+
+    def __repr__(self) -> str:
+        return f"<vkpersist.ControlField {self.name!r}>"
+
+    def _value_error(self, *_):
+        raise TypeError(f"ctl.{self.name} is the control field itself (for vkp.every(), "
+                        f"loop(steps=) and stages); its value now is ctl[{self.name!r}]")
+
+    __index__ = __int__ = __float__ = __bool__ = _value_error
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = _value_error
+    __lt__ = __le__ = __gt__ = __ge__ = _value_error
+
+
 class ControlBuffer:
     def __init__(self, ctx: Context | None = None, *, status: dict | None = None,
                  commands: int = 16, _internal: dict | None = None,
@@ -196,6 +217,16 @@ class ControlBuffer:
             return self._fields[name]
         except KeyError:
             raise KeyError(f"no control field {name!r}; fields: {', '.join(self.fields)}") from None
+
+    def __getattr__(self, name):
+        """`ctl.field`: a ControlField handle (only names that are no attribute of the
+        buffer get here)."""
+        fields = self.__dict__.get("_fields")
+        if fields is None or name.startswith("_") or name not in fields:
+            have = ", ".join(self.fields) if fields is not None else "none yet"
+            raise AttributeError(f"ControlBuffer has no attribute or control field {name!r} "
+                                 f"(fields: {have})")
+        return ControlField(self, name)
 
     def __getitem__(self, name):
         f = self._field(name)

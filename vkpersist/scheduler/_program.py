@@ -35,7 +35,7 @@ import math
 import numpy as np
 
 from .._errors import VkPersistError
-from ..control import ControlBuffer, control_words
+from ..control import ControlBuffer, ControlField, control_words
 from ..memsock import MemSock
 from ..lang import ir
 from ..lang.frontend import glsl_name
@@ -257,9 +257,17 @@ class Every:
     """`vkp.every(n, *stages)`: the stages run on steps divisible by n."""
 
     def __init__(self, n, stages):
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer, str)):
-            raise TypeError(f"every(n, ...): n must be a positive int or the name of a control "
-                            f"field, got {n!r}")
+        if isinstance(n, np.generic):
+            raise TypeError(f"every(n, ...): got the NumPy value {n!r}. If it was read from a "
+                            "control (ctl['name']), that is its value now, frozen for the "
+                            "whole run: pass the field itself, ctl.name, for a period that "
+                            "follows the control, or int(...) for a constant period")
+        self.controls = None      # the ControlBuffer of a field handle, checked by loop()
+        if isinstance(n, ControlField):
+            n, self.controls = n.name, n.controls
+        if isinstance(n, bool) or not isinstance(n, (int, str)):
+            raise TypeError(f"every(n, ...): n must be a positive int, a control field (ctl.name) "
+                            f"or its name, got {n!r}")
         if not isinstance(n, str) and n < 1:
             raise ValueError(f"every(n, ...): n must be >= 1, got {n}")
         self.n = n if isinstance(n, str) else int(n)
@@ -292,8 +300,9 @@ def when(condition, *stages) -> When:
 
 
 def every(n, *stages) -> Every:
-    """Run `stages` on steps divisible by `n` (an int, or the name of a u32/i32/f32 control
-    field: 0 means never)."""
+    """Run `stages` on steps divisible by `n`: an int, or a u32/i32/f32 control field of the
+    program (`ctl.snap_every`, or its name "snap_every"), read at each step boundary, so a
+    command changes the period of a running program (0 means never)."""
     return Every(n, stages)
 
 
@@ -429,6 +438,11 @@ class Program:
         reaches that value, read at each step boundary (a command can extend or shorten a
         running program), and `run()` and `session()` need no step count."""
         self._check_open("change the loop")
+        if isinstance(steps, ControlField):
+            if steps.controls is not self.ctl:
+                raise ValueError(f"loop(steps=ctl.{steps.name}): that field belongs to "
+                                 "another ControlBuffer than this program's controls")
+            steps = steps.name
         if steps is not None:
             self._period_field(steps, "loop(steps=...)")
             if self.ctl.type.field(steps).type == T.f32:
@@ -441,6 +455,9 @@ class Program:
             elif isinstance(e, (Every, When)):
                 if isinstance(e, Every) and isinstance(e.n, str):
                     self._period_field(e.n, f"every({e.n!r}, ...)")
+                    if e.controls is not None and e.controls is not self.ctl:
+                        raise ValueError(f"every(ctl.{e.n}, ...): that field belongs to another "
+                                         "ControlBuffer than this program's controls")
                 if len(periods) == MAX_PERIODS:
                     raise ValueError(f"at most {MAX_PERIODS} every(...) and when(...) entries "
                                      "per loop")
