@@ -27,6 +27,7 @@ import zlib
 import numpy as np
 
 from ._errors import CompileError, DeviceLimitError, VkPersistError
+from .lang import ir
 from .lang import types as T
 from .lang.compiler import DeviceFunction, Unit
 from .lang.glsl import LOOP_GUARD_LIMIT, Writer
@@ -202,15 +203,8 @@ class _Compiled:
 
     def __init__(self, kern: Kernel, types: list, info, loop_guard: bool):
         unit = Unit(info)
-        binding = 0
-        arrays = []
-        for name, t in zip(kern.param_names, types):
-            if isinstance(t, (T.ArrayType, T.ControlsType, T.SocketType)):
-                arrays.append((name, t, binding))
-                binding += 3 if isinstance(t, T.SocketType) else 1
         fn = unit.compile_kernel(kern.pyfunc, types)
-        for var, (_, _, b) in zip(fn.array_params, arrays):
-            var.binding = b
+        ir.assign_bindings(fn.array_params)      # in parameter order, as launches bind them
         writer = Writer(fn, unit, loop_guard=loop_guard, kernel_id=kern.kernel_id)
         self.source = writer.module()
         self.loop_guard = loop_guard
@@ -248,7 +242,7 @@ class _Plan:
         # (argument index, number of leading axes that are the array's shape)
         self.array_slots = [(i, getattr(t, "ndim", 0)) for i, t in enumerate(types)
                             if isinstance(t, bound_types)]
-        written = {v.name for v in self.compiled.array_params if getattr(v, "written", False)}
+        written = {v.name for v in self.compiled.array_params if v.written}
         from .lang.frontend import glsl_name
         self.copy_back = {i for i, _ in self.array_slots
                           if glsl_name(kern.param_names[i]) in written}

@@ -93,14 +93,12 @@ def _const(value, loc, type_=None) -> ir.Const:
 
 
 def _is_weak(e) -> bool:
-    return isinstance(e, ir.Const) and getattr(e, "weak", False)
+    return isinstance(e, ir.Const) and e.weak
 
 
 def _weak_const(value, loc) -> ir.Const:
     t, weak = T.python_scalar_type(value)
-    c = ir.Const(t, loc, value)
-    c.weak = weak
-    return c
+    return ir.Const(t, loc, value, weak)
 
 
 class _Restart(Exception):
@@ -496,8 +494,9 @@ class FunctionCompiler(ChannelLowering):
         if prev is None:
             self.local_types[name] = t
         elif prev != t:
-            if getattr(self.vars.get(name), "fixed", False):
-                return self.vars[name]
+            var = self.vars.get(name)
+            if var is not None and var.fixed:
+                return var
             merged = self.unify(prev, t, node)
             if merged != prev:
                 self.local_types[name] = merged
@@ -507,8 +506,7 @@ class FunctionCompiler(ChannelLowering):
     def _local(self, name, node) -> ir.Var:
         var = self.vars.get(name)
         if var is None:
-            var = ir.Var(glsl_name(name), self.local_types[name], "local")
-            var.py_name = name
+            var = ir.Var(glsl_name(name), self.local_types[name], "local", py_name=name)
             self.vars[name] = var
         var.type = self.local_types[name]
         return var
@@ -760,7 +758,7 @@ class FunctionCompiler(ChannelLowering):
             e = self.value(self.expr(item), item)
             if not (isinstance(e.type, T.Scalar) and (e.type.is_int or e.type == T.bool_)):
                 raise self.src.error(item, f"array indices must be integers, got {e.type}")
-            known = t.shape if isinstance(t, T.FixedArray) else getattr(var, "static_shape", None)
+            known = t.shape if isinstance(t, T.FixedArray) else var.static_shape
             if isinstance(e, ir.Const) and known is not None \
                     and not -known[axis] <= e.value < known[axis]:
                 raise self.src.error(item, f"index {e.value} is out of range for axis {axis} of "
@@ -772,8 +770,6 @@ class FunctionCompiler(ChannelLowering):
         return out
 
     def store(self, var, index, value, node):
-        if var.role == "array_param" and getattr(var, "readonly", False):
-            raise self.src.error(node, f"array {var.name!r} is read-only here")
         elem = _elem_type(var.type)
         target = T.arithmetic(elem) if isinstance(elem, T.Scalar) else elem
         var.written = True
@@ -836,9 +832,7 @@ class FunctionCompiler(ChannelLowering):
         if isinstance(l2, ir.Const) and isinstance(r2, ir.Const):
             folded = _fold(op, l2.value, r2.value, t)
             if folded is not None:
-                c = ir.Const(t, loc, folded)
-                c.weak = _is_weak(left) and _is_weak(right)
-                return c
+                return ir.Const(t, loc, folded, _is_weak(left) and _is_weak(right))
         if op in ("//", "%") and isinstance(r2, ir.Const) and r2.value == 0:
             raise self.src.error(node, "integer division or modulo by zero")
         return ir.Binary(t, loc, op, l2, r2)

@@ -97,12 +97,6 @@ def _bare(text: str) -> str:
     return text[1:-1]
 
 
-def binding_count(t) -> int:
-    """Descriptor bindings a parameter of type `t` takes (frames, header and state for a
-    MemSock; header and items for a queue)."""
-    return 3 if isinstance(t, T.SocketType) else 2 if isinstance(t, T.QueueType) else 1
-
-
 def glsl_type(t) -> str:
     if isinstance(t, T.Scalar):
         return T.arithmetic(t).glsl
@@ -161,11 +155,11 @@ class Writer:
             fields = []
             if isinstance(var.type, T.SocketType):
                 ndim = var.type.frame_ndim
-                if not getattr(var, "scheduled", False):   # a program sets slot and seq itself
+                if not var.scheduled:   # a program sets slot and seq itself
                     fields = [(f"{var.name}_slot", T.i32), (f"{var.name}_seq", T.u32)]
             else:
                 ndim = getattr(var.type, "ndim", 0)
-            if getattr(var, "static_shape", None) is None:     # see extent()
+            if var.static_shape is None:     # see extent()
                 fields += [(f"{var.name}_shape{a}", T.i32) for a in range(ndim)]
             for name, t in fields:
                 push.append(f"    {glsl_type(t)} {name};")
@@ -179,8 +173,7 @@ class Writer:
             head.append(self._buffer_decl(var))
         head += self.globals
         if self.loop_guard:
-            status_binding = max((v.binding + binding_count(v.type) for v in k.array_params),
-                                 default=0)
+            status_binding = ir.bindings_end(k.array_params)
             head.append(f"layout(std430, binding = {status_binding}) buffer VkpStatus "
                         "{ uint _vkp_status[]; };")
             head.append("uint _vkp_iterations = 0u;")
@@ -197,7 +190,7 @@ class Writer:
     def _push_name(var) -> str:
         """Push constants are read-only: a kernel parameter that the body reassigns reads
         `NAME_arg` from the block into a local NAME."""
-        return f"{var.name}_arg" if getattr(var, "assigned", False) else var.name
+        return f"{var.name}_arg" if var.assigned else var.name
 
     def _extensions(self) -> set:
         u = self.unit
@@ -236,18 +229,18 @@ class Writer:
                 f"layout(std430, binding = {b + 2}) buffer {n}_state_buffer "
                 f"{{ uint {n}_done; }};   // workgroups that committed"])
         if isinstance(var.type, T.ControlsType):
-            coherent = "coherent " if getattr(var, "coherent", False) else ""
+            coherent = "coherent " if var.coherent else ""
             return (f"layout(std430, binding = {var.binding}) {coherent}buffer {var.name}_buffer "
                     f"{{ uint {var.name}[]; }};   // control words")
         elem = var.type.elem
-        written = getattr(var, "written", False)
+        written = var.written
         access = "" if written else "readonly "
         # written and read by other workgroups of the same dispatch; an array that nothing
         # in the dispatch writes cannot change under it, so its loads may use the L1 cache.
         # Under the Vulkan memory model, a program's arrays are `nonprivate`: L1 allowed,
         # made available and visible at the grid barriers (the megakernel's writer)
-        if getattr(var, "coherent", False) and written:
-            synced = self.vulkan_memory_model and getattr(var, "barrier_synced", False)
+        if var.coherent and written:
+            synced = self.vulkan_memory_model and var.barrier_synced
             access = ("nonprivate " if synced else "coherent ") + access
         if isinstance(elem, T.Vector) and elem.n == 3:
             store = glsl_type(elem.elem)
@@ -278,7 +271,7 @@ class Writer:
         self.indent += 1
         if fn.is_kernel:
             for p in fn.params:
-                if getattr(p, "assigned", False):
+                if p.assigned:
                     self.emit(f"{glsl_type(p.type)} {p.name} = {self._push_name(p)};")
         for v in fn.locals:
             if isinstance(v.type, T.FixedArray):
@@ -554,7 +547,7 @@ class Writer:
         """An array's extent along `axis`: a literal where the shape is fixed for the shader
         (a program's arrays and frames: index arithmetic and bounds tests fold), else the
         push constant each launch fills in (a kernel's arguments)."""
-        static = getattr(var, "static_shape", None)
+        static = var.static_shape
         return str(static[axis]) if static is not None else f"{var.name}_shape{axis}"
 
     def _linear(self, var, index) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from . import types as T
 from .types import Type
 
 
@@ -27,6 +28,17 @@ class Var:
     type: Type
     role: str = "local"        # local | scalar_param | array_param | shared | local_array | temp
     binding: int | None = None  # array params: descriptor binding
+    py_name: str | None = None  # locals: the Python name whose settled type the local takes
+    # what the function bodies do with it (the front end sets these)
+    written: bool = False       # stored to (also atomics, pushes, control stores): not readonly
+    assigned: bool = False      # a scalar parameter the body reassigns (copied into a local)
+    fixed: bool = False         # an annotated local: its declared type never widens
+    # how the shader that binds it holds it (set by whoever builds that shader)
+    static_shape: tuple | None = None  # extents fixed when the shader is built: literals
+    coherent: bool = False      # other workgroups of the same dispatch write it
+    barrier_synced: bool = False  # accessed only between grid barriers (nonprivate under the
+    #                               Vulkan memory model, made visible at the barriers)
+    scheduled: bool = False     # a program's memsock: slot and seq come from the step words
 
 
 # ---- expressions -------------------------------------------------------------------------
@@ -39,6 +51,7 @@ class Expr:
 @dataclass(eq=False)
 class Const(Expr):
     value: object
+    weak: bool = False          # a Python-number literal: takes the type of what it meets (NEP 50)
 
 
 @dataclass(eq=False)
@@ -213,3 +226,25 @@ class Function:
     is_kernel: bool = False
     loc: Loc | None = None
     callees: list = field(default_factory=list)
+
+
+# ---- descriptor bindings ---------------------------------------------------------------------
+def binding_count(t) -> int:
+    """Descriptor bindings a buffer-backed value of type `t` takes: frames, header and state
+    for a MemSock; header and items for a queue; one otherwise."""
+    return 3 if isinstance(t, T.SocketType) else 2 if isinstance(t, T.QueueType) else 1
+
+
+def assign_bindings(buffers: list) -> int:
+    """Give each buffer-backed Var its first binding, consecutively in the order given (the
+    order the host binds its buffers in); returns the next free binding."""
+    binding = 0
+    for var in buffers:
+        var.binding = binding
+        binding += binding_count(var.type)
+    return binding
+
+
+def bindings_end(buffers: list) -> int:
+    """The first binding after those of `buffers` (a loop-guarded shader's status word)."""
+    return max((v.binding + binding_count(v.type) for v in buffers), default=0)

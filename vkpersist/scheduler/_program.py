@@ -554,38 +554,32 @@ def resource_vars(prog: Program, coherent: bool, sched_len: int
     A program's shapes are fixed when it is built, so its shaders carry them as literals
     (`static_shape`), not push constants: +8% on the 128³ stencil on the H200."""
     resources, arrays = {}, []
-    for binding, (name, a) in enumerate(prog.arrays.items()):
-        var = ir.Var(glsl_name(name), T.ArrayType(T.scalar_of_dtype(a.dtype), a.ndim), "array_param",
-                     binding=binding)
-        var.coherent = coherent
-        var.barrier_synced = True     # only stages touch it, between the grid barriers
-        var.static_shape = a.shape
+    for name, a in prog.arrays.items():
+        # only stages touch it, between the grid barriers
+        var = ir.Var(glsl_name(name), T.ArrayType(T.scalar_of_dtype(a.dtype), a.ndim),
+                     "array_param", coherent=coherent, barrier_synced=True, static_shape=a.shape)
         resources[id(a)] = var
         arrays.append(var)
-    binding = len(arrays)
     for name, q in prog.queues.items():
-        var = ir.Var(glsl_name(name), q.type, "queue", binding=binding)
+        var = ir.Var(glsl_name(name), q.type, "queue")
         resources[id(q)] = var
         arrays.append(var)
-        binding += 2
     for name, sock in prog.sockets.items():
-        var = ir.Var(glsl_name(name), sock.type, "socket", binding=binding)
-        var.scheduled = True         # slot and seq come from the step words
-        var.static_shape = sock.frame_shape
+        # slot and seq come from the step words
+        var = ir.Var(glsl_name(name), sock.type, "socket", scheduled=True,
+                     static_shape=sock.frame_shape)
         resources[id(sock)] = var
         arrays.append(var)
-        binding += 3
-    ctl_var = ir.Var("_vkp_controls", prog.ctl.type, "controls", binding=binding)
-    ctl_var.coherent = True      # the step boundary reads host writes with plain loads
+    # the step boundary reads host writes with plain loads
+    ctl_var = ir.Var("_vkp_controls", prog.ctl.type, "controls", coherent=True)
     resources[id(prog.ctl)] = ctl_var
     resources[id(prog.step)] = "step"
-    sched = ir.Var("_vkp_sched", T.ArrayType(T.u32, 1), "array_param", binding=binding + 1)
+    sched = ir.Var("_vkp_sched", T.ArrayType(T.u32, 1), "array_param", coherent=coherent,
+                   written=True, static_shape=(sched_len,))
+    ir.assign_bindings(arrays + [ctl_var, sched])    # the order Build binds the buffers in
     # the megakernel's workgroups poll and exchange these words while they run; the
     # fallback's kernels only read what an earlier dispatch wrote, ordered by a pipeline
     # barrier, so there they may come from L1: every invocation of a stage reads its
     # step's words, and coherent loads of one address from all of them contend (2.2x
     # the launch mode's steps/s at 128³ on the H200, docs/benchmarks.md)
-    sched.coherent = coherent
-    sched.written = True
-    sched.static_shape = (sched_len,)
     return resources, arrays, ctl_var, sched
