@@ -56,7 +56,7 @@ def large_frame(sock: vkp.Socket, n: vkp.i32):
 def round_trip(ctx, tickets: int):
     ctrl = vkp.ControlBuffer(ctx, stop=vkp.u32, ticket=vkp.u32,
                              status={"echo": vkp.u32, "started": vkp.u32})
-    limit = 60_000 if ctx.info.is_lavapipe else 1 << 30
+    limit = 60_000 if ctx.target.loop_guard else 1 << 30
     lat = []
     while len(lat) < tickets:
         ctrl["stop"] = 0

@@ -15,7 +15,7 @@ import json
 import pathlib
 
 import vkpersist as vkp
-from vkpersist.vk.devices import DRIVER_ID_LLVMPIPE
+from vkpersist.vk.target import DRIVER_ID_LLVMPIPE, Target
 
 import programs_lib as pl
 
@@ -81,8 +81,8 @@ PROGRAMS = {
 def program_glsl(ctx, make, info) -> dict:
     """{mode: GLSL} of one program built for `info` on the real device `ctx` (building
     allocates its arrays there; nothing is dispatched)."""
-    real = ctx.info
-    ctx.info = info
+    real = ctx.info, ctx.target
+    ctx.info, ctx.target = info, Target.for_device(info)
     try:
         prog = make(ctx)[0]
         try:
@@ -90,7 +90,7 @@ def program_glsl(ctx, make, info) -> dict:
         finally:
             prog.free()
     finally:
-        ctx.info = real
+        ctx.info, ctx.target = real
 
 
 def generate(ctx) -> dict:

@@ -1,7 +1,8 @@
 """The megakernel's GPU shape on lavapipe too: CI has no GPU, so the program tests that
 matter most run once more on CPU devices with the structure GPUs get, steps prepared two
-ahead of the one running (AHEAD_GPU) and participant 0 only planning from two
-participants on (lavapipe normally has it plan one step ahead between its own stage work).
+ahead of the one running (a GPU target's steps_ahead) and participant 0 only planning from
+two participants on (lavapipe normally has it plan one step ahead between its own stage
+work).
 On GPUs, test_programs.py runs this shape already."""
 import dataclasses
 import functools
@@ -9,7 +10,7 @@ import functools
 import pytest
 
 import test_programs as tp
-from vkpersist.scheduler import _codegen
+from vkpersist.vk.target import Target
 
 CASES = {
     "bit-identical, 2 groups": functools.partial(tp.test_persistent_and_launch_are_bit_identical,
@@ -34,8 +35,8 @@ CASES = {
 def gpu_shape(ctx, monkeypatch):
     if not ctx.info.is_lavapipe:
         pytest.skip("GPUs run this shape in test_programs.py")
-    monkeypatch.setattr(_codegen, "AHEAD_LAVAPIPE", _codegen.AHEAD_GPU)
-    monkeypatch.setattr(_codegen, "DEDICATED_MIN_LAVAPIPE", 2)
+    monkeypatch.setattr(ctx, "target", dataclasses.replace(ctx.target, steps_ahead=2,
+                                                           dedicated_planner_from=2))
 
 
 def test_the_gpu_shape_is_what_is_generated(ctx, gpu_shape):
@@ -57,7 +58,7 @@ def test_the_memory_model_shape_is_what_is_generated(ctx, monkeypatch):
     available and visible; lavapipe (no usable memory model) keeps `coherent` arrays. The
     text is checked here and compiled by glslang; the H200 runs it (docs/benchmarks.md)."""
     gpu = dataclasses.replace(ctx.info, driver_id=4, memory_model=True)  # NVIDIA's id
-    monkeypatch.setattr(ctx, "info", gpu)
+    monkeypatch.setattr(ctx, "target", Target.for_device(gpu))
     prog, _, _ = tp.jacobi(ctx, 8)
     src = prog.glsl()
     assert src.startswith("#version 450\n#pragma use_vulkan_memory_model\n")

@@ -30,10 +30,11 @@ from ._errors import CompileError, DeviceLimitError, VkPersistError
 from .lang import ir
 from .lang import types as T
 from .lang.compiler import DeviceFunction, Unit
-from .lang.glsl import LOOP_GUARD_LIMIT, Writer
+from .lang.glsl import Writer
 from .vk.array import Array, to_scalar
 from .vk.context import Context, default_context
 from .vk.glsl_kernel import GLSLKernel, launch_dims, push_struct
+from .vk.target import LOOP_GUARD_LIMIT, target_of
 
 _kernel_names: dict[int, str] = {}     # kernel id -> name, for loop-limit reports
 DEFAULT_LOCAL = 64
@@ -124,24 +125,21 @@ class Kernel:
 
     def glsl(self, *types, device=None) -> str:
         """The GLSL of this kernel for the given parameter types (annotations fill gaps).
-        `device`: a Context or DeviceInfo to compile for (default: any device)."""
+        `device`: a Context, DeviceInfo or Target to compile for (default: any device)."""
         if not types:
             types = (None,) * len(self.param_names)
-        info = device.info if isinstance(device, Context) else device
-        return self._compile(self._types_for(types), info).source
+        return self._compile(self._types_for(types), target_of(device)).source
 
     def spirv(self, *types, device=None) -> bytes:
         if not types:
             types = (None,) * len(self.param_names)
-        info = device.info if isinstance(device, Context) else device
-        return self._compile(self._types_for(types), info).glsl_kernel.spirv()
+        return self._compile(self._types_for(types), target_of(device)).glsl_kernel.spirv()
 
-    def _compile(self, types, info) -> "_Compiled":
-        guard = bool(info is not None and info.is_lavapipe)
-        key = (tuple(types), None if info is None else (info.index, info.name))
+    def _compile(self, types, target) -> "_Compiled":
+        key = (tuple(types), target)
         compiled = self._compiled.get(key)
         if compiled is None:
-            compiled = _Compiled(self, list(types), info, guard)
+            compiled = _Compiled(self, list(types), target)
             self._compiled[key] = compiled
         return compiled
 
@@ -201,13 +199,13 @@ def _arg_key(a):
 class _Compiled:
     """One specialisation: GLSL source and its GLSLKernel (SPIR-V, reflection, pipelines)."""
 
-    def __init__(self, kern: Kernel, types: list, info, loop_guard: bool):
-        unit = Unit(info)
+    def __init__(self, kern: Kernel, types: list, target):
+        unit = Unit(target)
         fn = unit.compile_kernel(kern.pyfunc, types)
         ir.assign_bindings(fn.array_params)      # in parameter order, as launches bind them
-        writer = Writer(fn, unit, loop_guard=loop_guard, kernel_id=kern.kernel_id)
+        writer = Writer(fn, unit, kernel_id=kern.kernel_id)
         self.source = writer.module()
-        self.loop_guard = loop_guard
+        self.loop_guard = target.loop_guard
         self.types = types
         self.push_fields = writer.push_fields
         self.array_params = fn.array_params
@@ -224,12 +222,11 @@ class _Plan:
 
     def __init__(self, kern: Kernel, ctx: Context, args, local):
         self.kern = kern
-        info = ctx.info
         types = []
         for name, ann, a in zip(kern.param_names, kern.annotations, args):
             types.append(_param_type(kern.__name__, name, ann, a))
         self.types = types
-        self.compiled = kern._compile(types, info)
+        self.compiled = kern._compile(types, ctx.target)
         self.pipeline = self.compiled.glsl_kernel._pipeline(ctx, local)
         self.packer = push_struct(self.compiled.glsl_kernel.reflection,
                                   [name for name, _ in self.compiled.push_fields])

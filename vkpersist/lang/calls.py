@@ -275,9 +275,9 @@ def _atomic(c, name, node):
     index = c.array_index(var, idx_node, idx_node)
     elem = var.type.elem
     ok = {T.i32, T.u32}
-    if c.unit.info is None or c.unit.info.atomic_int64:
+    if c.unit.target.atomic_int64:
         ok |= {T.i64, T.u64}
-    if name in ("add", "exchange") and (c.unit.info is None or c.unit.atomic_float):
+    if name in ("add", "exchange") and c.unit.target.atomic_float:
         ok |= {T.f32}
     if elem not in ok:
         raise c.src.error(node, f"atomic.{name} is not available for {elem} arrays on this "

@@ -5,6 +5,7 @@ import inspect
 
 from .._errors import CompileError
 from . import types as T
+from ..vk.target import Target
 from .frontend import FunctionCompiler, glsl_name
 
 
@@ -31,8 +32,8 @@ class Unit:
     """Everything one kernel specialisation compiles: its functions (callees first), the
     shared arrays it declares and the device features its code needs."""
 
-    def __init__(self, info=None, resources: dict | None = None):
-        self.info = info                 # DeviceInfo, or None to compile for any device
+    def __init__(self, target: Target, resources: dict | None = None):
+        self.target = target             # the device (or any device) the code is for
         # a program's stages: id(array or controls object) -> its bound ir.Var, and
         # id(prog.step) -> "step"; empty for kernels
         self.resources = resources or {}
@@ -43,20 +44,19 @@ class Unit:
         self.uses_int64 = self.uses_float64 = False
         self.uses_atomic_int64 = self.uses_atomic_float = False
         self.uses_storage8 = self.uses_storage16 = False
-        self.atomic_float = info is None or info.atomic_float
 
     def require_type(self, t, src, node) -> None:
         if not isinstance(t, T.Scalar):
             return
         if t in (T.i64, T.u64):
             self.uses_int64 = True
-            if self.info is not None and not self.info.int64:
+            if not self.target.int64:
                 raise src.error(node, f"{t} needs 64-bit integer support, which "
-                                f"{self.info.name} lacks; use 32-bit types")
+                                f"{self.target.name} lacks; use 32-bit types")
         if t == T.f64:
             self.uses_float64 = True
-            if self.info is not None and not self.info.float64:
-                raise src.error(node, f"float64 needs shaderFloat64, which {self.info.name} "
+            if not self.target.float64:
+                raise src.error(node, f"float64 needs shaderFloat64, which {self.target.name} "
                                 "lacks; use float32")
 
     def compile_kernel(self, pyfunc, arg_types):

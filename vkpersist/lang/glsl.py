@@ -21,7 +21,7 @@ import numpy as np
 from . import ir
 from . import types as T
 
-LOOP_GUARD_LIMIT = 65000      # lavapipe stops every loop at ~65,535 iterations per invocation
+from ..vk.target import LOOP_GUARD_LIMIT
 
 _HELPERS = {
     "floordiv": """{t} _vkp_floordiv({t} a, {t} b) {{
@@ -106,11 +106,10 @@ def glsl_type(t) -> str:
 
 
 class Writer:
-    def __init__(self, kernel: ir.Function, unit, *, loop_guard: bool = False,
-                 kernel_id: int = 0):
+    def __init__(self, kernel: ir.Function, unit, *, kernel_id: int = 0):
         self.kernel = kernel
         self.unit = unit
-        self.loop_guard = loop_guard
+        self.loop_guard = unit.target.loop_guard
         self.kernel_id = kernel_id
         self.helpers: dict[str, str] = {}
         self.lines: list[str] = []
@@ -121,13 +120,9 @@ class Writer:
         self.push_fields: list[tuple[str, object]] = []   # (glsl name, type) in block order
         self.globals: list[str] = []     # extra global declarations (program schedulers)
         self.array_params = kernel.array_params
-        # control words use the Vulkan memory model's acquire/release atomics when the
-        # device has it, else atomicAdd(x, 0) / atomicExchange (VULKAN_FACTS.md §1). Not on
-        # lavapipe (Mesa 22.3): an acquire atomicLoad in a loop that only some invocations
-        # of a multi-vector workgroup run ends that workgroup's code silently
-        # (docs/driver_notes.md)
-        info = unit.info
-        self.memory_model = info is None or (info.memory_model and not info.is_lavapipe)
+        # control words use the Vulkan memory model's acquire/release atomics where the
+        # target has it, else atomicAdd(x, 0) / atomicExchange (VULKAN_FACTS.md §1)
+        self.memory_model = unit.target.memory_model
         # written arrays that the megakernel synchronises at its grid barriers: `nonprivate`
         # under the Vulkan memory model (set by its writer), else `coherent`
         self.vulkan_memory_model = False

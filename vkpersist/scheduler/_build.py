@@ -56,10 +56,10 @@ class Build:
         self.prog = prog
         self.mode = mode
         ctx = prog.ctx
-        self.info = ctx.info
-        self.loop_guard = bool(self.info.is_lavapipe)
+        self.target = ctx.target
+        self.loop_guard = self.target.loop_guard
         self.kernel_id = register_kernel_name(f"program {prog.name!r} ({mode})")
-        self.emitters = _emitters(prog, self.info)
+        self.emitters = _emitters(prog, self.target)
         self.sched_words = ctx.zeros(sched_words(prog.ctl.type, len(prog.sockets)), np.uint32)
         self.sched = self.sched_words.buffer
         self.status = loop_status_array(ctx) if self.loop_guard else None
@@ -83,7 +83,7 @@ class Build:
         prog = self.prog
         resources, arrays, ctl_var, sched_var = resource_vars(prog, coherent,
                                                               self.sched_words.size)
-        unit = Unit(self.info, resources)
+        unit = Unit(self.target, resources)
         functions = {}
         for index in entries:
             stage = prog.schedule[index][0]
@@ -109,8 +109,7 @@ class Build:
                       ir.Var("_vkp_local", T.u32, "scalar_param")]     # local size
         main = ir.Function("main", prog.name, params, arrays + [ctl_var, sched_var], [], [],
                            is_kernel=True)
-        writer = ProgramWriter(main, unit, plan, kind, loop_guard=self.loop_guard,
-                               kernel_id=self.kernel_id)
+        writer = ProgramWriter(main, unit, plan, kind, kernel_id=self.kernel_id)
         source = writer.module()
         if isinstance(kind, str):
             label = f"{prog.name}:{kind}"
@@ -252,13 +251,13 @@ def _accesses(fn: ir.Function, seen=None) -> tuple[set, set]:
     return reads, writes
 
 
-def _emitters(prog: Program, info) -> dict:
+def _emitters(prog: Program, target) -> dict:
     """{memsock name: schedule index of the one stage that writes it}."""
     if not prog.sockets:
         return {}
     resources, _, _, _ = resource_vars(prog, coherent=False,
                                        sched_len=sched_words(prog.ctl.type, len(prog.sockets)))
-    unit = Unit(info, resources)
+    unit = Unit(target, resources)
     writers: dict = {}
     for index, (stage, _) in enumerate(prog.schedule):
         fn = unit.compile_stage(stage.fn, stage.param_types(), f"stage_{stage.name}")

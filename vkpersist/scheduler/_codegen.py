@@ -35,7 +35,8 @@ from __future__ import annotations
 
 from ..lang import ir
 from ..lang import types as T
-from ..lang.glsl import LOOP_GUARD_LIMIT, Writer, glsl_type
+from ..lang.glsl import Writer, glsl_type
+from ..vk.target import LOOP_GUARD_LIMIT
 from ._program import (C_DROPPED, C_HEAD, C_RELEASED, Q_ARGS, Q_DROPPED, Q_HEAD, Q_HI, Q_LO,
                        Q_TAIL, Q_UNDRAINED)
 
@@ -48,9 +49,6 @@ S_ENDS = 64                 # arrivals at the ends of steps
 EPOCH_WORDS = 96
 P_STEP = 96                 # persistent: steps completed by the program
 SNAPSHOT = 128              # from here: the host fields' values, one copy per slot
-AHEAD_GPU, AHEAD_LAVAPIPE = 2, 1    # steps prepared ahead of the one running (see above)
-DEDICATED_MIN = 16          # participants from which participant 0 only prepares steps
-DEDICATED_MIN_LAVAPIPE = None    # (never: it runs 2 workgroups at once on 2 cores)
 STATE_RUNNING, STATE_ENDED = 1, 2
 # why an epoch (batch) ended, published in the `_reason` status word
 REASON_BUDGET, REASON_HALT, REASON_LOOP_LIMIT, REASON_BLOCKED, REASON_DONE = 1, 2, 3, 4, 5
@@ -58,9 +56,6 @@ QUIET_ROUNDS = 1024         # the first participant closes the poll after this m
                             # unrolled polls without a join (lavapipe's pool threads take
                             # tens of µs to wake)
 LOOP_BUDGET = LOOP_GUARD_LIMIT - 5000     # lavapipe: end the epoch before any loop is cut
-SPIN_UNROLL = 8             # polls per spin-loop iteration
-SPIN_UNROLL_LAVAPIPE = 64   # lavapipe counts loop iterations, not time: a waiter whose peer
-                            # thread is descheduled for 10 ms must stay far below the limit
 PHASE_FIRST, PHASE_NEXT, PHASE_FINAL = 0, 1, 2    # fallback queue rounds (setup kernels)
 BLOCK_POLLS = 64            # policy "block": polls for the reader before the epoch ends
 
@@ -70,9 +65,9 @@ class ProgramWriter(Writer):
     a schedule index (that entry's fallback kernel) or ("setup", index) (a queue round's
     setup in the fallback). `plan` is the build's ShaderPlan."""
 
-    def __init__(self, main_fn: ir.Function, unit, plan, kind, *, loop_guard: bool,
-                 kernel_id: int):
-        super().__init__(main_fn, unit, loop_guard=loop_guard, kernel_id=kernel_id)
+    def __init__(self, main_fn: ir.Function, unit, plan, kind, *, kernel_id: int):
+        super().__init__(main_fn, unit, kernel_id=kernel_id)
+        self.target = unit.target
         self.plan = plan
         self.kind = kind
         self.vulkan_memory_model = self.memory_model and kind == "mega"
@@ -103,9 +98,7 @@ class ProgramWriter(Writer):
     def ahead(self) -> int:
         """How many steps ahead of the running one the boundary prepares (0: the fallback,
         whose boundary kernel runs right before its step)."""
-        if self.kind != "mega":
-            return 0
-        return AHEAD_LAVAPIPE if self.loop_guard else AHEAD_GPU
+        return self.target.steps_ahead if self.kind == "mega" else 0
 
     def _buffer_decl(self, var) -> str:
         if isinstance(var.type, T.SocketType):
@@ -470,7 +463,7 @@ class ProgramWriter(Writer):
 
     @property
     def spin_unroll(self) -> int:
-        return SPIN_UNROLL_LAVAPIPE if self.loop_guard else SPIN_UNROLL
+        return self.target.spin_unroll
 
     @property
     def poll_acquire(self) -> list[str]:
@@ -499,9 +492,8 @@ class ProgramWriter(Writer):
         occ = self.sched(S_OCCUPANCY)
         unroll = self.spin_unroll
         ahead = self.ahead
-        # with a dedicated planner, workgroup 0 runs no stages; lavapipe has too few
-        # workgroups at once to give one up
-        least = DEDICATED_MIN_LAVAPIPE if self.loop_guard else DEDICATED_MIN
+        # with a dedicated planner, workgroup 0 runs no stages (vk/target.py says when)
+        least = self.target.dedicated_planner_from
         w0 = "0u" if least is None else f"(_vkp_nparts >= {least}u ? 1u : 0u)"
         words = ["_state", "_flags", "_stepno"]
         self.emit_all([

@@ -13,14 +13,13 @@ each epoch before any invocation nears the loop limit (VULKAN_FACTS.md §5).
 """
 from __future__ import annotations
 
-import os
 import time
 import warnings
 
 from .._errors import DeviceLimitError, DeviceTimeout, VkPersistError
 from .._polling import SPIN_S, poll_until, poll_until_async
 from ._build import FALLBACK_ROUNDS, build_for
-from ._codegen import DEDICATED_MIN, REASON_BLOCKED, REASON_BUDGET, REASON_DONE, REASON_LOOP_LIMIT
+from ._codegen import REASON_BLOCKED, REASON_BUDGET, REASON_DONE, REASON_LOOP_LIMIT
 from ._program import Q_UNDRAINED, Program, RunReport
 
 
@@ -54,19 +53,22 @@ def choose_mode(prog: Program, mode: str) -> str:
     return "persistent" if prog.ctl.live else "launch"
 
 
-def default_launch(prog: Program, info) -> tuple[int, int]:
+def default_launch(prog: Program, ctx) -> tuple[int, int]:
     """(groups, local) for the megakernel when the caller does not choose. Measured on the
     H200 (docs/benchmarks.md): 512 invocations per workgroup and about one workgroup per
     512 indices of the largest stage, up to 256 workgroups, were within 10% of the best
     settings for 32³ and 64³ stencils. Where participant 0 plans instead of computing
-    (DEDICATED_MIN participants or more), it comes on top."""
-    if info.is_lavapipe:   # lavapipe runs one workgroup per pool thread at a time
-        threads = int(os.environ.get("LP_NUM_THREADS") or os.cpu_count() or 1)
-        return max(1, min(32, threads)), LAVAPIPE_LOCAL
-    local = min(GPU_LOCAL, info.max_workgroup_invocations)
+    (target.dedicated_planner_from participants or more), it comes on top. On a device
+    that runs a known number of workgroups at once (lavapipe: one per pool thread), that
+    many."""
+    target = ctx.target
+    if target.workgroups_at_once is not None:
+        return target.workgroups_at_once, LAVAPIPE_LOCAL
+    local = min(GPU_LOCAL, ctx.info.max_workgroup_invocations)
     largest = max(stage.size for stage, _ in prog.schedule) if prog.schedule else 1
     groups = max(1, min(GPU_GROUPS, -(-largest // local)))
-    if groups + 1 >= DEDICATED_MIN:     # one more for the planner, which runs no stages
+    planner = target.dedicated_planner_from
+    if planner is not None and groups + 1 >= planner:   # one more for the planner
         groups += 1
     return groups, local
 
@@ -76,7 +78,7 @@ class Runner:
         self.prog = prog
         self.mode = choose_mode(prog, mode)
         info = prog.ctx.info
-        default_groups, default_local = default_launch(prog, info)
+        default_groups, default_local = default_launch(prog, prog.ctx)
         self.local = local or default_local
         self.groups = groups or default_groups
         self.build = build_for(prog, self.mode)

@@ -27,6 +27,7 @@ from ._api import (RawSubmit, raw_fence_signaled, raw_reset_fences, raw_submit,
 from .buffer import Buffer
 from .devices import DeviceInfo, instance, select_device
 from .staging import Staging
+from .target import Target
 from .array import SUPPORTED_DTYPES, Array
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -276,6 +277,7 @@ class Context:
         elif not timeout > 0:
             raise ValueError(f"timeout must be > 0 seconds, got {timeout!r}")
         self.info: DeviceInfo = select_device(device)
+        self.target: Target = Target.for_device(self.info)   # what code is generated for it
         self._core = _Core(self.info, float(timeout))
         self._close = weakref.finalize(self, self._core.close)
         self._stager: Staging | None = None

@@ -19,7 +19,7 @@ DEVICE_KINDS = ("dgpu", "igpu", "cpu", "virtual", "other")
 _VENDORS = {0x10DE: "NVIDIA", 0x1002: "AMD", 0x1022: "AMD", 0x8086: "Intel", 0x13B5: "ARM",
             0x5143: "Qualcomm", 0x106B: "Apple", 0x1010: "ImgTec", 0x10005: "Mesa",
             0x14E4: "Broadcom", 0x144D: "Samsung"}
-DRIVER_ID_LLVMPIPE = 13  # VK_DRIVER_ID_MESA_LLVMPIPE
+from .target import DRIVER_ID_LLVMPIPE  # noqa: E402  (one definition, re-exported)
 
 
 @dataclass(frozen=True)

@@ -104,7 +104,7 @@ def check_device(index: int, out=print) -> bool:
             out("  control channel: none live -> commands are delivered between dispatches")
         else:
             out(f"  control channel: {channel.kind} memory (type {channel.memory_type}), live")
-        if info.is_lavapipe:
+        if ctx.target.loop_guard:
             out("  note: lavapipe ends every loop after 65,535 iterations per invocation; "
                 "persistent programs run there in short epochs")
     return ok

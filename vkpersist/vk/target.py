@@ -1,0 +1,87 @@
+"""A device target: what code generation and the scheduler decide from a device, in one small
+object built in one place (`Target.for_device`), the only code outside the runtime's own
+probes that asks which driver a device runs. Tests and benchmarks that want another shape
+construct one (`dataclasses.replace(ctx.target, steps_ahead=2)`) rather than patching
+constants. Pure data: importing it loads no Vulkan binding.
+
+The choices, and the measurements behind them (VULKAN_FACTS.md, docs/benchmarks.md):
+
+- memory_model: control words and the megakernel's barriers use the Vulkan memory model's
+  scoped atomics and availability/visibility where the device has it, except on lavapipe
+  (Mesa 22.3): there an acquire atomicLoad in a loop that only some invocations of a
+  multi-vector workgroup run ends that workgroup's code silently (docs/driver_notes.md).
+- loop_guard: lavapipe ends every loop silently once an invocation has run ~65,535 loop
+  iterations in all (§5); guarded shaders count them and report a kernel that reaches
+  LOOP_GUARD_LIMIT instead of returning truncated results.
+- steps_ahead: the megakernel prepares the boundary of step t + 2 while step t runs on GPUs
+  (H200 step floor 2.11 -> 1.59 µs); under the loop guard one step ahead, because the
+  iteration budget must be checked on what the steps before used.
+- dedicated_planner_from: from 16 participants on, participant 0 only prepares steps (the
+  32³ stencil lost a worker without the extra group: 170k vs 203k steps/s on the H200);
+  never on lavapipe, which runs 2 workgroups at once on 2 cores.
+- workgroups_at_once: lavapipe runs one workgroup per pool thread at a time (§6,
+  LP_NUM_THREADS or the CPU count, at most 32), so the megakernel launches that many; None
+  on GPUs, where occupancy discovery finds the co-resident workgroups.
+- spin_unroll: polls per spin-loop iteration: 8 on GPUs; 64 under the loop guard, which
+  counts iterations, not time (a waiter whose peer thread is descheduled for 10 ms must
+  stay far below the limit).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+DRIVER_ID_LLVMPIPE = 13          # VK_DRIVER_ID_MESA_LLVMPIPE
+LOOP_GUARD_LIMIT = 65000         # lavapipe stops every loop at ~65,535 iterations per invocation
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str                    # the device's name, for messages
+    memory_model: bool
+    loop_guard: bool
+    steps_ahead: int
+    dedicated_planner_from: int | None
+    spin_unroll: int
+    workgroups_at_once: int | None
+    int64: bool
+    float64: bool
+    atomic_int64: bool
+    atomic_float: bool
+
+    @classmethod
+    def for_device(cls, info) -> "Target":
+        """The target of a device, from its DeviceInfo."""
+        lavapipe = info.driver_id == DRIVER_ID_LLVMPIPE
+        return cls(name=info.name, memory_model=info.memory_model and not lavapipe,
+                   loop_guard=lavapipe, steps_ahead=1 if lavapipe else 2,
+                   dedicated_planner_from=None if lavapipe else 16,
+                   spin_unroll=64 if lavapipe else 8,
+                   workgroups_at_once=_pool_threads() if lavapipe else None,
+                   int64=info.int64, float64=info.float64,
+                   atomic_int64=info.atomic_int64, atomic_float=info.atomic_float)
+
+    @classmethod
+    def any_device(cls) -> "Target":
+        """For GLSL made without a device (`kernel.glsl()`): every feature, the memory model,
+        no loop guard."""
+        return cls(name="any device", memory_model=True, loop_guard=False, steps_ahead=2,
+                   dedicated_planner_from=16, spin_unroll=8, workgroups_at_once=None,
+                   int64=True, float64=True,
+                   atomic_int64=True, atomic_float=True)
+
+
+def _pool_threads() -> int:
+    return max(1, min(32, int(os.environ.get("LP_NUM_THREADS") or os.cpu_count() or 1)))
+
+
+def target_of(device) -> Target:
+    """A Target from a Target, a Context (its target), a DeviceInfo, or None (any device)."""
+    if device is None:
+        return Target.any_device()
+    if isinstance(device, Target):
+        return device
+    target = getattr(device, "target", None)
+    if isinstance(target, Target):
+        return target
+    return Target.for_device(device)
