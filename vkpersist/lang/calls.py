@@ -10,7 +10,8 @@ import numpy as np
 from . import builtins as B
 from . import ir
 from . import types as T
-from .frontend import _const, resolve_type
+from .frontend import resolve_type
+from .semantics import const
 from .values import ArrayHandle, ControlApply, PyValue, QueuePush, SocketCommit
 
 _IDS = {B.global_id: "global_id", B.local_id: "local_id", B.group_id: "group_id",
@@ -154,7 +155,7 @@ def _math(c, name, node, *, python_math):
     if name in ("min", "max"):
         if len(args) < 2:
             raise c.src.error(node, f"{name}() needs at least 2 arguments in kernels")
-        t = c._unify_many(args, node) if all(isinstance(a.type, T.Scalar) for a in args) else \
+        t = c.unify_many(args, node) if all(isinstance(a.type, T.Scalar) for a in args) else \
             next(a.type for a in args if isinstance(a.type, T.Vector))
         if t == T.bool_:
             t = T.i32
@@ -165,17 +166,17 @@ def _math(c, name, node, *, python_math):
     if name in ("atan2", "pow", "copysign", "hypot"):
         if len(args) != 2:
             raise c.src.error(node, f"{name}() takes 2 arguments")
-        t = _float_type(c, c._unify_many(args, node), node)
+        t = _float_type(c, c.unify_many(args, node), node)
         a, b = (c.convert(x, t, node) for x in args)
         return ir.Intrinsic(t, loc, name, [a, b])
     if name in ("fma", "clamp", "mix"):
         if len(args) != 3:
             raise c.src.error(node, f"{name}() takes 3 arguments")
         if name == "clamp":
-            t = args[0].type if isinstance(args[0].type, T.Vector) else c._unify_many(args, node)
+            t = args[0].type if isinstance(args[0].type, T.Vector) else c.unify_many(args, node)
         else:
             t = _float_type(c, args[0].type if isinstance(args[0].type, T.Vector)
-                            else c._unify_many(args, node), node)
+                            else c.unify_many(args, node), node)
         return ir.Intrinsic(t, loc, name, [c.convert(a, t, node) for a in args])
     if name == "select":
         if len(args) != 3:
@@ -216,7 +217,7 @@ def _python_cast(c, target, node):
 def _cast(c, t, node):
     args = _args(c, node, 1, f"{t}()")
     t = T.arithmetic(t)
-    c.unit.require_type(t, c.src, node)
+    c.require(t, node)
     a = args[0]
     if t == T.bool_:
         return c.truth(a, node)
@@ -254,7 +255,7 @@ def _len(c, node):
     if isinstance(v, PyValue) and isinstance(v.value, ArrayHandle):
         return c.shape_of(v.value.var, 0, c.src.loc(node))
     if isinstance(v, PyValue) and isinstance(v.value, tuple):
-        return _const(len(v.value), c.src.loc(node), T.i32)
+        return const(len(v.value), c.src.loc(node), T.i32)
     raise c.src.error(node, "len() takes an array or a tuple")
 
 

@@ -7,6 +7,7 @@ from .._errors import CompileError
 from . import types as T
 from ..vk.target import Target
 from .frontend import FunctionCompiler, glsl_name
+from .semantics import TypingError
 
 
 class DeviceFunction:
@@ -45,19 +46,20 @@ class Unit:
         self.uses_atomic_int64 = self.uses_atomic_float = False
         self.uses_storage8 = self.uses_storage16 = False
 
-    def require_type(self, t, src, node) -> None:
+    def require(self, t) -> None:
+        """Note that the code computes in type `t`; TypingError if the target cannot."""
         if not isinstance(t, T.Scalar):
             return
         if t in (T.i64, T.u64):
             self.uses_int64 = True
             if not self.target.int64:
-                raise src.error(node, f"{t} needs 64-bit integer support, which "
-                                f"{self.target.name} lacks; use 32-bit types")
+                raise TypingError(f"{t} needs 64-bit integer support, which "
+                                  f"{self.target.name} lacks; use 32-bit types")
         if t == T.f64:
             self.uses_float64 = True
             if not self.target.float64:
-                raise src.error(node, f"float64 needs shaderFloat64, which {self.target.name} "
-                                "lacks; use float32")
+                raise TypingError(f"float64 needs shaderFloat64, which {self.target.name} "
+                                  "lacks; use float32")
 
     def compile_kernel(self, pyfunc, arg_types):
         self.stack.append(pyfunc)

@@ -6,14 +6,16 @@ and module globals at compile time: numbers become constants, `vkp`/`math` membe
 builtins, @vkp.func objects become calls. Locals have one type for the whole function: the
 body is walked until every local's type is stable, unifying the types assigned to it
 (int then float -> float), so branches may assign different numeric types.
+
+The typing rules themselves (promotion, conversions, comparisons, literal folding) live in
+semantics.py and work on IR alone; this module applies them and positions what they refuse
+at the Python node being compiled.
 """
 from __future__ import annotations
 
 import ast
 import builtins as py_builtins
 import inspect
-import math
-import operator
 import textwrap
 from dataclasses import dataclass
 
@@ -24,6 +26,7 @@ from . import builtins as B
 from . import ir
 from . import types as T
 from .channels import ChannelLowering
+from .semantics import Semantics, TypingError, const, literal
 from .values import ArrayHandle, ControlArray, PyValue, SocketFrame, pydescribe
 
 _GLSL_RESERVED = set("""attribute const uniform varying buffer shared coherent volatile restrict
@@ -86,21 +89,6 @@ def parse_function(pyfunc) -> tuple[ast.FunctionDef, PySource]:
     return node, PySource(file, first, dedented.splitlines(), indent)
 
 
-def _const(value, loc, type_=None) -> ir.Const:
-    if type_ is None:
-        type_, _weak = T.python_scalar_type(value)
-    return ir.Const(type_, loc, value)
-
-
-def _is_weak(e) -> bool:
-    return isinstance(e, ir.Const) and e.weak
-
-
-def _weak_const(value, loc) -> ir.Const:
-    t, weak = T.python_scalar_type(value)
-    return ir.Const(t, loc, value, weak)
-
-
 class _Restart(Exception):
     """A local's type widened: walk the function again."""
 
@@ -144,6 +132,7 @@ class FunctionCompiler(ChannelLowering):
         self.loop_depth = 0
         self.temps = 0
         self._temp_vars = []
+        self.sem = Semantics(self.unit.require, self._temp)
         self.callees = []
         self.commits = []
         self.has_return = False
@@ -211,7 +200,7 @@ class FunctionCompiler(ChannelLowering):
             return method(node)
         except (CompileError, _Restart):
             raise
-        except (ArithmeticError, ValueError) as exc:
+        except (ArithmeticError, ValueError, TypingError) as exc:
             raise self.src.error(node, f"{exc}") from None
         except Exception as exc:
             raise self.src.error(node, f"internal error while compiling this (please report "
@@ -312,12 +301,12 @@ class FunctionCompiler(ChannelLowering):
             if not (isinstance(a, ir.Expr) and isinstance(a.type, T.Scalar) and a.type.is_int):
                 raise self.src.error(n, f"range() arguments must be integers, got {_tname(a)}")
         if len(args) == 1:
-            args = [_weak_const(0, self.src.loc(it))] + args
+            args = [literal(0, self.src.loc(it))] + args
         if len(args) == 2:
-            args.append(_weak_const(1, self.src.loc(it)))
+            args.append(literal(1, self.src.loc(it)))
         if isinstance(args[2], ir.Const) and args[2].value == 0:
             raise self.src.error(it.args[2], "range() step must not be zero")
-        t = self._unify_many(args, it)
+        t = self.unify_many(args, it)
         start, stop, step = (self.convert(a, t, it) for a in args)
         var = self.assign_var(node.target.id, t, node.target)
         counter = self._temp(t, "i")
@@ -579,10 +568,7 @@ class FunctionCompiler(ChannelLowering):
 
     def pyconst(self, v, node) -> ir.Expr:
         if isinstance(v, (bool, int, float, np.generic)) and not isinstance(v, np.void):
-            try:
-                return _weak_const(v, self.src.loc(node))
-            except (OverflowError, TypeError) as exc:
-                raise self.src.error(node, str(exc)) from None
+            return self.rule(node, literal, v, self.src.loc(node))
         if isinstance(v, ir.Expr):
             return v
         raise self.src.error(node, f"{pydescribe(v)} cannot be used as a value on the GPU")
@@ -694,7 +680,7 @@ class FunctionCompiler(ChannelLowering):
 
     def shape_of(self, var, axis, loc):
         if isinstance(var.type, T.FixedArray):
-            return _const(var.type.shape[axis], loc, T.i32)
+            return const(var.type.shape[axis], loc, T.i32)
         return ir.Shape(T.i32, loc, var, axis)
 
     def expr_Tuple(self, node):
@@ -779,21 +765,11 @@ class FunctionCompiler(ChannelLowering):
         v = self.value(self.expr(node.operand), node.operand)
         loc = self.src.loc(node)
         if isinstance(node.op, ast.Not):
-            return ir.Unary(T.bool_, loc, "not", self.truth(v, node.operand))
+            return self.rule(node, self.sem.unary, "not", self.truth(v, node.operand), loc)
         if isinstance(node.op, ast.UAdd):
             return v
-        if isinstance(v.type, T.Scalar) and v.type == T.bool_:
-            v = self.convert(v, T.i32, node)
-        if isinstance(node.op, ast.USub):
-            if isinstance(v, ir.Const):
-                c = _weak_const(-v.value, loc) if _is_weak(v) else ir.Const(v.type, loc, _wrap(-v.value, v.type))
-                return c
-            return ir.Unary(v.type, loc, "-", v)
-        if isinstance(node.op, ast.Invert):
-            if not (isinstance(v.type, T.Scalar) and v.type.is_int):
-                raise self.src.error(node, f"~ needs an integer, got {v.type}")
-            return ir.Unary(v.type, loc, "~", v)
-        raise self.src.error(node, "unsupported unary operator")
+        op = {ast.USub: "-", ast.Invert: "~"}[type(node.op)]
+        return self.rule(node, self.sem.unary, op, v, loc)
 
     def expr_BinOp(self, node):
         op = _BINOPS.get(type(node.op))
@@ -803,121 +779,15 @@ class FunctionCompiler(ChannelLowering):
 
     def binary(self, op, left, right, node):
         left, right = self.value(left, node), self.value(right, node)
-        loc = self.src.loc(node)
-        if _is_weak(left) and _is_weak(right):
-            exact = self._fold_literals(op, left.value, right.value, node)
-            if exact is not None:
-                return exact
-        lt, rt = left.type, right.type
-        if isinstance(lt, T.Vector) or isinstance(rt, T.Vector):
-            return self._vector_binary(op, left, right, node)
-        if not (isinstance(lt, T.Scalar) and isinstance(rt, T.Scalar)):
-            raise self.src.error(node, f"unsupported operand types for {op}: {lt} and {rt}")
-        if op in ("&", "|", "^") and lt == T.bool_ and rt == T.bool_:
-            return ir.Binary(T.bool_, loc, op, left, right)
-        try:
-            t = T.promote(lt, rt, _is_weak(left), _is_weak(right))
-        except T.PromotionError as exc:
-            raise self.src.error(node, str(exc)) from None
-        self.unit.require_type(t, self.src, node)
-        if op in ("&", "|", "^", "<<", ">>") and not t.is_int:
-            raise self.src.error(node, f"operator {op} needs integers, got {lt} and {rt}")
-        if op == "/":
-            if t.is_int:
-                t = T.f32 if t.bits <= 32 else T.f64
-                self.unit.require_type(t, self.src, node)
-        if op == "**":
-            return self._power(left, right, t, node)
-        l2, r2 = self.convert(left, t, node), self.convert(right, t, node)
-        if isinstance(l2, ir.Const) and isinstance(r2, ir.Const):
-            folded = _fold(op, l2.value, r2.value, t)
-            if folded is not None:
-                return ir.Const(t, loc, folded, _is_weak(left) and _is_weak(right))
-        if op in ("//", "%") and isinstance(r2, ir.Const) and r2.value == 0:
-            raise self.src.error(node, "integer division or modulo by zero")
-        return ir.Binary(t, loc, op, l2, r2)
-
-    def _fold_literals(self, op, a, b, node):
-        """Python's own result of an operation on two Python-number literals: NEP 50 keeps
-        them exact until they meet a typed value (`N * N` with N = 1 << 20 is 2**40, an
-        int64 literal, not 0). None where the GPU's rules should decide (1.0 / 0.0 is inf
-        there, Python raises; & on floats is refused with the typed operands)."""
-        ints = isinstance(a, int) and isinstance(b, int)
-        if ints and b > 64 and (op == "<<" and a != 0 or op == "**" and a not in (0, 1, -1)):
-            raise self.src.error(node, f"{a} {op} {b} does not fit in 64 bits")
-        if ints and op in ("//", "%") and b == 0:
-            raise self.src.error(node, "integer division or modulo by zero")
-        if ints and op in ("<<", ">>") and b < 0:
-            raise self.src.error(node, f"negative shift count {b}")
-        try:
-            value = _PYTHON_OPS[op](a, b)
-        except (ZeroDivisionError, TypeError):
-            return None
-        except OverflowError:
-            raise self.src.error(node, f"{a!r} {op} {b!r} overflows a float") from None
-        if isinstance(value, complex):          # (-8) ** 0.5
-            raise self.src.error(node, f"{a!r} {op} {b!r} is complex")
-        return self.pyconst(value, node)
-
-    def _power(self, base, exp, t, node):
-        loc = self.src.loc(node)
-        if isinstance(exp, ir.Const) and isinstance(exp.value, (int, np.integer)) and not isinstance(exp.value, bool) \
-                and 0 <= exp.value <= 16:
-            n = int(exp.value)
-            if n == 0:
-                return _const(1, loc, t)
-            b = self.convert(base, t, node)
-            if not isinstance(b, (ir.Ref, ir.Const)):
-                tmp = self._temp(t, "p")
-                ref = ir.Ref(t, loc, tmp)
-                return ir.Let(t, loc, tmp, b, _product(ref, n, t, loc))
-            return _product(b, n, t, loc)
-        if t.is_int:
-            if isinstance(exp, ir.Const) and exp.value < 0:
-                raise self.src.error(node, "integers to negative powers are not supported (Python "
-                                     "gives a float; write float(x) ** n)")
-            return ir.Intrinsic(t, loc, "ipow", [self.convert(base, t, node), self.convert(exp, t, node)])
-        return ir.Intrinsic(t, loc, "pow", [self.convert(base, t, node), self.convert(exp, t, node)])
-
-    def _vector_binary(self, op, left, right, node):
-        loc = self.src.loc(node)
-        vt = left.type if isinstance(left.type, T.Vector) else right.type
-        for side in (left, right):
-            if isinstance(side.type, T.Vector) and side.type != vt:
-                raise self.src.error(node, f"vector operands differ: {left.type} and {right.type}")
-        if op not in ("+", "-", "*", "/", "%", "//"):
-            raise self.src.error(node, f"operator {op} is not supported on vectors")
-        if op in ("%", "//") and not vt.elem.is_float:
-            raise self.src.error(node, f"operator {op} on integer vectors is not supported")
-        conv = []
-        for side in (left, right):
-            if isinstance(side.type, T.Scalar):
-                side = self.convert(side, vt.elem, node)
-            conv.append(side)
-        return ir.Binary(vt, loc, op, conv[0], conv[1])
+        return self.rule(node, self.sem.binary, op, left, right, self.src.loc(node))
 
     def expr_BoolOp(self, node):
         op = "and" if isinstance(node.op, ast.And) else "or"
         values = [self.value(self.expr(v), v) for v in node.values]
         result = values[0]
         for v, vnode in zip(values[1:], node.values[1:]):
-            result = self._logical(op, result, v, node)
+            result = self.rule(node, self.sem.logical, op, result, v, self.src.loc(node))
         return result
-
-    def _logical(self, op, a, b, node):
-        loc = self.src.loc(node)
-        if a.type == T.bool_ and b.type == T.bool_:
-            if isinstance(a, ir.Const):
-                return (b if a.value else a) if op == "and" else (a if a.value else b)
-            return ir.Logical(T.bool_, loc, op, a, b)
-        # Python semantics: the result is one of the operands
-        t = self.unify(a.type, b.type, node)
-        tmp = self._temp(t, "b")
-        ref = ir.Ref(t, loc, tmp)
-        truthy = self.truth(ref, node)
-        select = ir.Select(t, loc, truthy, ref, self.convert(b, t, node)) if op == "or" else \
-            ir.Select(t, loc, truthy, self.convert(b, t, node), ref)
-        return ir.Let(t, loc, tmp, self.convert(a, t, node), select)
 
     def expr_Compare(self, node):
         loc = self.src.loc(node)
@@ -943,64 +813,16 @@ class FunctionCompiler(ChannelLowering):
         return result
 
     def compare(self, op, left, right, node):
-        loc = self.src.loc(node)
-        if not (isinstance(left.type, T.Scalar) and isinstance(right.type, T.Scalar)):
-            raise self.src.error(node, f"cannot compare {left.type} and {right.type} (compare "
-                                 "vector components instead)")
-        if left.type == T.bool_ and right.type == T.bool_:
-            if op not in ("==", "!="):
-                left, right = self.convert(left, T.i32, node), self.convert(right, T.i32, node)
-            return ir.Compare(T.bool_, loc, op, left, right)
-        try:
-            t = T.promote(left.type, right.type, _is_weak(left), _is_weak(right))
-        except T.PromotionError as exc:
-            raise self.src.error(node, str(exc)) from None
-        lt, rt = T.arithmetic(left.type), T.arithmetic(right.type)
-        if t == T.i64 and {lt, rt} == {T.i32, T.u32}:
-            return self._mixed_sign_compare(op, left, right, node)
-        self.unit.require_type(t, self.src, node)
-        return ir.Compare(T.bool_, loc, op, self.convert(left, t, node), self.convert(right, t, node))
-
-    def _mixed_sign_compare(self, op, left, right, node):
-        """int32 against uint32, exactly as NumPy's int64 comparison would decide, without
-        needing 64-bit integers: a negative int32 is below every uint32."""
-        loc = self.src.loc(node)
-        swapped = T.arithmetic(left.type) == T.u32
-        s, u = (right, left) if swapped else (left, right)
-        if swapped:
-            op = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}[op]
-        lets = []
-        if not isinstance(s, (ir.Ref, ir.Const)):
-            tmp = self._temp(T.i32, "s")
-            lets.append((tmp, s))
-            s = ir.Ref(T.i32, loc, tmp)
-        zero = _const(0, loc, T.i32)
-        negative = ir.Compare(T.bool_, loc, "<", s, zero)
-        unsigned = ir.Compare(T.bool_, loc, op, ir.Cast(T.u32, loc, s), self.convert(u, T.u32, node))
-        if op in ("<", "<=", "!="):      # true for every negative s
-            result = ir.Logical(T.bool_, loc, "or", negative, unsigned)
-        else:                            # false for every negative s
-            result = ir.Logical(T.bool_, loc, "and", ir.Unary(T.bool_, loc, "not", negative), unsigned)
-        for tmp, value in lets:
-            result = ir.Let(T.bool_, loc, tmp, value, result)
-        return result
+        return self.rule(node, self.sem.compare, op, left, right, self.src.loc(node))
 
     def expr_IfExp(self, node):
         cond = self.truth(self.value(self.expr(node.test), node.test), node.test)
         a = self.value(self.expr(node.body), node.body)
         b = self.value(self.expr(node.orelse), node.orelse)
-        t = self.unify(a.type, b.type, node)
-        return ir.Select(t, self.src.loc(node), cond, self.convert(a, t, node), self.convert(b, t, node))
+        return self.rule(node, self.sem.select, cond, a, b, self.src.loc(node))
 
     def truth(self, e, node):
-        e = self.value(e, node)
-        if e.type == T.bool_:
-            return e
-        if isinstance(e.type, T.Scalar):
-            if isinstance(e, ir.Const):
-                return _const(bool(e.value), e.loc, T.bool_)
-            return ir.Compare(T.bool_, e.loc, "!=", e, _const(0, e.loc, e.type))
-        raise self.src.error(node, f"a {e.type} has no truth value here; compare its components")
+        return self.rule(node, self.sem.truth, self.value(e, node))
 
     def expr_Call(self, node):
         fn = self.expr(node.func)
@@ -1010,55 +832,24 @@ class FunctionCompiler(ChannelLowering):
         from . import calls
         return calls.lower_call(self, target, node)
 
-    # ---- typing helpers --------------------------------------------------------------------
-    def unify(self, a, b, node):
-        if a == b:
-            return a
-        if isinstance(a, T.Scalar) and isinstance(b, T.Scalar):
-            if T.bool_ in (a, b):      # bool with a number: the number's type
-                return b if a == T.bool_ else a
-            try:
-                return T.promote(a, b)
-            except T.PromotionError as exc:
-                raise self.src.error(node, str(exc)) from None
-        raise self.src.error(node, f"this value is a {b} but the same name/branch also holds a "
-                             f"{a}; give each its own name or cast explicitly")
+    # ---- typing rules (semantics.py), positioned at the node they were applied for ------
+    def rule(self, node, rule, *args):
+        try:
+            return rule(*args)
+        except TypingError as exc:
+            raise self.src.error(node, str(exc)) from None
 
-    def _unify_many(self, exprs, node):
-        """The common type of several values, honouring literal weakness (min(0.5, i) is
-        float32, min(2, x_f64) is float64)."""
-        t, weak = exprs[0].type, _is_weak(exprs[0])
-        for e in exprs[1:]:
-            if isinstance(t, T.Scalar) and isinstance(e.type, T.Scalar):
-                try:
-                    t = T.promote(t, e.type, weak, _is_weak(e))
-                except T.PromotionError as exc:
-                    raise self.src.error(node, str(exc)) from None
-            else:
-                t = self.unify(t, e.type, node)
-            weak = weak and _is_weak(e)
-        return t
+    def require(self, t, node) -> None:
+        self.rule(node, self.unit.require, t)
+
+    def unify(self, a, b, node):
+        return self.rule(node, self.sem.unify, a, b)
+
+    def unify_many(self, exprs, node):
+        return self.rule(node, self.sem.unify_many, exprs)
 
     def convert(self, e, t, node):
-        e = self.value(e, node)
-        if e.type == t:
-            return e
-        if isinstance(e.type, T.Scalar) and isinstance(t, T.Scalar):
-            self.unit.require_type(t, self.src, node)
-            if isinstance(e, ir.Const):
-                if _is_weak(e) and t.is_int and isinstance(e.value, int):
-                    lo, hi = _int_range(t)
-                    if not lo <= e.value <= hi:    # NumPy 2 raises OverflowError here too
-                        raise self.src.error(node, f"the integer {e.value} does not fit in {t} "
-                                             f"({lo}..{hi}), the type it meets here; use a "
-                                             "wider type or a value in range")
-                return ir.Const(t, e.loc, _convert_const(e.value, t))
-            return ir.Cast(t, e.loc, e)
-        if isinstance(e.type, T.Scalar) and isinstance(t, T.Vector):
-            return ir.MakeVector(t, e.loc, [self.convert(e, t.elem, node)])
-        if isinstance(e.type, T.Vector) and isinstance(t, T.Vector) and e.type.n == t.n:
-            return ir.Cast(t, e.loc, e)
-        raise self.src.error(node, f"cannot convert {e.type} to {t}")
+        return self.rule(node, self.sem.convert, self.value(e, node), t)
 
     def constant_value(self, node, what):
         e = self.expr(node)
@@ -1132,57 +923,4 @@ def _describe_expr(node) -> str:
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
            ast.Mod: "%", ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
            ast.LShift: "<<", ast.RShift: ">>"}
-_PYTHON_OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
-               "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "&": operator.and_,
-               "|": operator.or_, "^": operator.xor, "<<": operator.lshift, ">>": operator.rshift}
 _CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
-
-
-def _wrap(value, t):
-    if t.is_int:
-        bits = t.bits
-        value = int(value) & ((1 << bits) - 1)
-        if t.kind == "i" and value >= 1 << (bits - 1):
-            value -= 1 << bits
-    return value
-
-
-def _int_range(t) -> tuple[int, int]:
-    if t.kind == "u":
-        return 0, (1 << t.bits) - 1
-    return -(1 << (t.bits - 1)), (1 << (t.bits - 1)) - 1
-
-
-def _convert_const(value, t):
-    if t == T.bool_:
-        return bool(value)
-    if t.is_int:
-        return _wrap(math.trunc(value), t)
-    return float(np.array(value, dtype=t.dtype))
-
-
-def _fold(op, a, b, t):
-    """Fold an operation on two constants with the target type's semantics, or None."""
-    try:
-        if t.is_int:
-            a, b = int(a), int(b)
-            if op in ("//", "%") and b == 0:
-                return None
-            r = {"+": a + b, "-": a - b, "*": a * b, "//": a // b if b else 0,
-                 "%": a % b if b else 0, "&": a & b, "|": a | b, "^": a ^ b,
-                 "<<": a << b if 0 <= b < t.bits else None, ">>": a >> b if 0 <= b < t.bits else None
-                 }.get(op)
-            return None if r is None else _wrap(r, t)
-        a, b = np.array(a, t.dtype), np.array(b, t.dtype)
-        with np.errstate(all="ignore"):
-            r = {"+": a + b, "-": a - b, "*": a * b, "/": a / b if b else None}.get(op)
-        return None if r is None else float(r)
-    except (OverflowError, ValueError):
-        return None
-
-
-def _product(base, n, t, loc):
-    out = base
-    for _ in range(n - 1):
-        out = ir.Binary(t, loc, "*", out, base)
-    return out
