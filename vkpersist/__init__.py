@@ -17,6 +17,7 @@ from .vk.memory import KINDS as MEMORY_KINDS
 from .control import Ack, ControlBuffer, ControlField
 from .memsock import Frame, MemSock
 from .kernel import Kernel, func, kernel
+from .lang.source import compile_source
 from .scheduler import Program, QueueOverflow, every, when
 from .lang.builtins import (acos, acosh, asin, asinh, atan, atan2, atanh, atomic, barrier, ceil,
                             clamp, copysign, cos, cosh, cross, distance, dot, exp, exp2, fabs,
@@ -42,7 +43,7 @@ __all__ = [
     "SUPPORTED_DTYPES", "UnsupportedError", "VkPersistError", "VulkanUnavailable",
     "default_context", "glsl_kernel", "host_array", "list_devices", "synchronize",
     # kernels and the channels to running kernels
-    "Kernel", "kernel", "func", "Program", "every", "when", "QueueOverflow", "Ack", "ControlBuffer", "ControlField", "Controls", "MemSock", "Frame", "Socket",
+    "Kernel", "kernel", "func", "compile_source", "Program", "every", "when", "QueueOverflow", "Ack", "ControlBuffer", "ControlField", "Controls", "MemSock", "Frame", "Socket",
     # kernel language: types and builtins (usable inside @vkp.kernel / @vkp.func). vkp.abs,
     # vkp.min, vkp.max and vkp.pow exist too but stay out of `import *`, which would
     # shadow Python's own.

@@ -15,9 +15,6 @@ from __future__ import annotations
 
 import ast
 import builtins as py_builtins
-import inspect
-import textwrap
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -27,67 +24,8 @@ from . import ir
 from . import types as T
 from .channels import ChannelLowering
 from .semantics import Semantics, TypingError, const, literal
+from .source import describe_expr, describe_stmt, glsl_name, parse_function
 from .values import ArrayHandle, ControlArray, PyValue, SocketFrame, pydescribe
-
-_GLSL_RESERVED = set("""attribute const uniform varying buffer shared coherent volatile restrict
-readonly writeonly atomic_uint layout centroid flat smooth noperspective patch sample break
-continue do for while switch case default if else subroutine in out inout float double int
-void bool true false invariant precise discard return mat2 mat3 mat4 dmat2 dmat3 dmat4 vec2
-vec3 vec4 ivec2 ivec3 ivec4 bvec2 bvec3 bvec4 dvec2 dvec3 dvec4 uint uvec2 uvec3 uvec4 lowp
-mediump highp precision sampler1D sampler2D sampler3D struct common partition active asm class
-union enum typedef template this resource goto inline noinline public static extern external
-interface long short half fixed unsigned superp input output filter sizeof cast namespace
-using main dot cross length normalize distance min max abs sign floor ceil fract mod clamp mix
-step sqrt exp log pow sin cos tan asin acos atan sinh cosh tanh exp2 log2 inversesqrt fma
-isnan isinf round trunc barrier texture sampler image""".split())
-
-
-def glsl_name(name: str) -> str:
-    """The GLSL name of a Python identifier: itself unless GLSL reserves it."""
-    if name in _GLSL_RESERVED or name.startswith("gl_") or "__" in name or name.startswith("_vkp"):
-        return f"{name.strip('_')}_py" if name.strip("_") else "v_py"
-    return name
-
-
-@dataclass
-class PySource:
-    file: str
-    first_line: int
-    lines: list[str]             # the dedented source lines
-    indent: int
-
-    def loc(self, node) -> ir.Loc:
-        return ir.Loc(self.file, self.first_line + node.lineno - 1, node.col_offset + self.indent)
-
-    def error(self, node, message: str) -> CompileError:
-        lineno = getattr(node, "lineno", 1)
-        col = getattr(node, "col_offset", 0)
-        line = self.lines[lineno - 1] if 0 < lineno <= len(self.lines) else ""
-        real_line = self.first_line + lineno - 1
-        text = " " * self.indent + line
-        caret = " " * (col + self.indent) + "^"
-        err = CompileError(f"{self.file}:{real_line}:{col + self.indent + 1}: {message}\n"
-                           f"    {text}\n    {caret}")
-        err.lineno, err.col, err.filename = real_line, col + self.indent + 1, self.file
-        return err
-
-
-def parse_function(pyfunc) -> tuple[ast.FunctionDef, PySource]:
-    try:
-        lines, first = inspect.getsourcelines(pyfunc)
-        file = inspect.getsourcefile(pyfunc) or "<unknown>"
-    except (OSError, TypeError):
-        raise CompileError(f"cannot read the source of {pyfunc!r}: kernels must be defined in a "
-                           "file (not typed at an interactive prompt or built with exec)") from None
-    raw = "".join(lines)
-    dedented = textwrap.dedent(raw)
-    indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
-    tree = ast.parse(dedented)
-    node = tree.body[0]
-    if not isinstance(node, (ast.FunctionDef,)):
-        raise CompileError(f"{file}:{first}: {pyfunc.__name__} is not a plain function")
-    return node, PySource(file, first, dedented.splitlines(), indent)
-
 
 class _Restart(Exception):
     """A local's type widened: walk the function again."""
@@ -185,7 +123,7 @@ class FunctionCompiler(ChannelLowering):
         for s in stmts:
             method = getattr(self, "stmt_" + type(s).__name__, None)
             if method is None:
-                raise self.src.error(s, f"{_describe_stmt(s)} is not supported in kernels")
+                raise self.src.error(s, f"{describe_stmt(s)} is not supported in kernels")
             result = self._visit(method, s)
             if result is None:
                 continue
@@ -554,7 +492,7 @@ class FunctionCompiler(ChannelLowering):
     def expr(self, node, allow_void=False):
         method = getattr(self, "expr_" + type(node).__name__, None)
         if method is None:
-            raise self.src.error(node, f"{_describe_expr(node)} is not supported in kernels")
+            raise self.src.error(node, f"{describe_expr(node)} is not supported in kernels")
         out = self._visit(method, node)
         if not allow_void and isinstance(out, ir.Expr) and out.type == T.void:
             raise self.src.error(node, "this call returns nothing; it cannot be used as a value")
@@ -900,24 +838,6 @@ def _tname(e) -> str:
     if isinstance(e, PyValue):
         return pydescribe(e.value)
     return type(e).__name__
-
-
-def _describe_stmt(node) -> str:
-    names = {"Try": "try/except", "With": "with", "ClassDef": "a class definition",
-             "FunctionDef": "a nested function", "AsyncFunctionDef": "an async function",
-             "Import": "import", "ImportFrom": "import", "Global": "global", "Nonlocal": "nonlocal",
-             "Delete": "del", "Raise": "raise", "Assert": "assert", "Match": "match"}
-    n = type(node).__name__
-    return names.get(n, f"the statement {n}")
-
-
-def _describe_expr(node) -> str:
-    names = {"List": "a list", "Dict": "a dict", "Set": "a set", "ListComp": "a list comprehension",
-             "GeneratorExp": "a generator", "DictComp": "a dict comprehension", "Lambda": "lambda",
-             "JoinedStr": "an f-string", "Starred": "*unpacking", "Yield": "yield",
-             "Await": "await", "NamedExpr": "the walrus operator", "Slice": "a slice"}
-    n = type(node).__name__
-    return names.get(n, f"the expression {n}")
 
 
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
