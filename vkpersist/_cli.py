@@ -7,27 +7,9 @@ import sys
 from ._errors import VkPersistError
 
 
-def _fmt_bytes(n: int) -> str:
-    return f"{n / (1 << 30):.0f} GiB" if n >= 1 << 30 else f"{n >> 20} MiB"
-
-
 def devices() -> int:
-    from .vk.devices import list_devices, select_device
-    infos = list_devices()
-    default = select_device().index if infos else None
-    rows = [("#", "name", "kind", "driver", "vulkan", "f64", "i64", "subgroup", "memory kinds",
-             "heaps")]
-    for d in infos:
-        kinds = ",".join(d.memory_kinds) + (" (unified)" if d.uma else "")
-        heaps = " + ".join(_fmt_bytes(h.size) + ("*" if h.device_local else "") for h in d.heaps)
-        rows.append((f"{d.index}{'*' if d.index == default else ''}", d.name, d.kind,
-                     d.driver_info or f"{d.driver} {d.driver_version}", d.vulkan_version,
-                     "yes" if d.float64 else "no", "yes" if d.int64 else "no",
-                     str(d.subgroup_size), kinds, heaps))
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    for r in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
-    print("\n* default device (override with VKPERSIST_DEVICE); heap* = device-local")
+    from .vk.devices import device_table
+    print(device_table())
     return 0
 
 

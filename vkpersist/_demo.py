@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 
-from . import _cli
+from .vk.devices import device_table
 from .vk.context import default_context
 from .vk.glsl_kernel import glsl_kernel
 
@@ -24,7 +24,7 @@ void main() {
 
 def main() -> int:
     print("Vulkan devices:")
-    _cli.devices()
+    print(device_table())
     ctx = default_context()
     print(f"\nRunning saxpy (y = a*x + y) on {ctx.name}:")
     print("\n".join("    " + line for line in SOURCE.strip().splitlines()))

@@ -30,6 +30,7 @@ from ._errors import CompileError, DeviceLimitError, VkPersistError
 from .lang import ir
 from .lang import types as T
 from .lang.compiler import DeviceFunction, Unit
+from .lang.source import glsl_name
 from .lang.glsl import Writer
 from .vk.array import Array, to_scalar
 from .vk.context import Context, default_context
@@ -55,8 +56,7 @@ def kernel(pyfunc=None):
 def _annotation(kernel_name, name, ann):
     if ann is inspect.Parameter.empty:
         return None
-    from .lang.frontend import resolve_type
-    t = resolve_type(ann)
+    t = T.resolve_type(ann)
     if t is None:
         raise CompileError(f"{kernel_name}: parameter {name!r} has annotation {ann!r}, which is "
                            "not a kernel type (vkp.f32, vkp.Array[vkp.f32, 2], vkp.vec3, ...)")
@@ -115,8 +115,7 @@ class Kernel:
             if t in (T.ANY_CONTROLS, T.ANY_SOCKET):
                 raise TypeError(f"{self.__name__}: parameter {name!r} is a ControlBuffer or "
                                 "MemSock; pass its .type (ctrl.type, sock.type) to glsl()/spirv()")
-            from .lang.frontend import resolve_type
-            rt = resolve_type(t) if not isinstance(t, T.ArrayType) else t
+            rt = T.resolve_type(t) if not isinstance(t, T.ArrayType) else t
             if rt is None:
                 raise TypeError(f"{self.__name__}: parameter {name!r} needs a type "
                                 f"(vkp.f32, vkp.Array[vkp.f32], ...), got {t!r}")
@@ -240,7 +239,6 @@ class _Plan:
         self.array_slots = [(i, getattr(t, "ndim", 0)) for i, t in enumerate(types)
                             if isinstance(t, bound_types)]
         written = {v.name for v in self.compiled.array_params if v.written}
-        from .lang.frontend import glsl_name
         self.copy_back = {i for i, _ in self.array_slots
                           if glsl_name(kern.param_names[i]) in written}
         self.status = loop_status_array(ctx) if self.compiled.loop_guard else None

@@ -10,9 +10,8 @@ import numpy as np
 from . import builtins as B
 from . import ir
 from . import types as T
-from .frontend import resolve_type
 from .semantics import const
-from .values import ArrayHandle, ControlApply, PyValue, QueuePush, SocketCommit
+from .values import ArrayHandle, ControlApply, DeviceFunction, PyValue, QueuePush, SocketCommit
 
 _IDS = {B.global_id: "global_id", B.local_id: "local_id", B.group_id: "group_id",
         B.num_groups: "num_groups", B.local_size: "local_size", B.global_size: "global_size"}
@@ -34,7 +33,6 @@ _ATOMIC_NAMES = {getattr(B.atomic, n): n.rstrip("_") for n in vars(B.atomic)}
 def lower_call(c, target, node):
     if node.keywords and not (target in (B.shared.array, B.local.array)):
         raise c.src.error(node, "keyword arguments are not supported in kernel calls")
-    from .compiler import DeviceFunction
     if isinstance(target, ControlApply):
         if len(node.args) != 1:
             raise c.src.error(node, "apply(step) takes the step number to acknowledge with")
@@ -88,7 +86,7 @@ def lower_call(c, target, node):
     if target is py_builtins.print:
         raise c.src.error(node, "print() is not available on the GPU; write values into an "
                           "array (or a MemSock) and print them on the host")
-    t = resolve_type(target) if not isinstance(target, (type(len),)) else None
+    t = T.resolve_type(target) if not isinstance(target, (type(len),)) else None
     if isinstance(target, T.Scalar) or (t is not None and isinstance(target, type)
                                          and issubclass(target, np.generic)):
         return _cast(c, t if t is not None else target, node)

@@ -1,32 +1,13 @@
 """Compilation units: one kernel specialisation and the device functions it calls."""
 from __future__ import annotations
 
-import inspect
-
 from .._errors import CompileError
 from . import types as T
 from ..vk.target import Target
-from .frontend import FunctionCompiler, glsl_name
+from .frontend import FunctionCompiler
+from .source import glsl_name
+from .values import DeviceFunction
 from .semantics import TypingError
-
-
-class DeviceFunction:
-    """A @vkp.func: callable from kernels and other device functions, compiled once per
-    argument-type signature into a GLSL function."""
-
-    def __init__(self, pyfunc):
-        self.pyfunc = pyfunc
-        self.__name__ = pyfunc.__name__
-        self.__doc__ = pyfunc.__doc__
-        self.__wrapped__ = pyfunc
-        self.param_names = list(inspect.signature(pyfunc).parameters)
-
-    def __call__(self, *args, **kwargs):
-        raise RuntimeError(f"@vkp.func {self.__name__} runs only on the GPU: call it from a "
-                           "@vkp.kernel (its Python body is the GPU code)")
-
-    def __repr__(self) -> str:
-        return f"<vkp.func {self.__name__}>"
 
 
 class Unit:

@@ -285,3 +285,24 @@ def python_scalar_type(value) -> tuple[Scalar, bool]:
     if isinstance(value, float):
         return f32, True
     raise TypeError(f"unsupported constant {value!r}")
+
+
+def resolve_type(v):
+    """The kernel type a Python annotation or dtype-like object names, or None: kernel types
+    themselves, vkp.Controls/vkp.Socket, float/int/bool, NumPy dtypes and scalar types."""
+    if isinstance(v, (Scalar, Vector, ArrayType, ControlsType, SocketType)):
+        return v
+    if v is Controls:
+        return ANY_CONTROLS
+    if v is Socket:
+        return ANY_SOCKET
+    if v is float:
+        return f32
+    if v is int:
+        return i32
+    if v is bool:
+        return bool_
+    try:
+        return scalar_of_dtype(np.dtype(v)) if v is not None else None
+    except TypeError:
+        return None

@@ -3,6 +3,10 @@ met in kernel code, and handles of buffers (arrays, controls, memsocks, queues) 
 their methods before the call."""
 from __future__ import annotations
 
+import inspect
+
+from . import ir
+
 
 class PyValue:
     """A compile-time Python value met while compiling (a module, function, type, tuple of IR)."""
@@ -64,3 +68,31 @@ def pydescribe(v) -> str:
     if hasattr(v, "__name__"):
         return f"{v.__name__!r}"
     return f"a {type(v).__name__}"
+
+
+def describe_value(e) -> str:
+    """What a value met in kernel code is, for messages: its type, or the Python object."""
+    if isinstance(e, ir.Expr):
+        return str(e.type)
+    if isinstance(e, PyValue):
+        return pydescribe(e.value)
+    return type(e).__name__
+
+
+class DeviceFunction:
+    """A @vkp.func: callable from kernels and other device functions, compiled once per
+    argument-type signature into a GLSL function."""
+
+    def __init__(self, pyfunc):
+        self.pyfunc = pyfunc
+        self.__name__ = pyfunc.__name__
+        self.__doc__ = pyfunc.__doc__
+        self.__wrapped__ = pyfunc
+        self.param_names = list(inspect.signature(pyfunc).parameters)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"@vkp.func {self.__name__} runs only on the GPU: call it from a "
+                           "@vkp.kernel (its Python body is the GPU code)")
+
+    def __repr__(self) -> str:
+        return f"<vkp.func {self.__name__}>"

@@ -38,7 +38,7 @@ from .._errors import VkPersistError
 from ..control import ControlBuffer, ControlField, control_words
 from ..memsock import MemSock
 from ..lang import ir
-from ..lang.frontend import glsl_name
+from ..lang.source import glsl_name
 from ..lang import types as T
 from ..vk.array import Array
 from ..vk.context import Context, default_context
@@ -357,8 +357,7 @@ class Program:
         """A bounded work queue of vkp.i32, vkp.u32 or vkp.f32 items."""
         self._check_open("add queues")
         self._check_name(name, "queue")
-        from ..lang.frontend import resolve_type
-        elem = resolve_type(dtype) if not isinstance(dtype, T.Scalar) else dtype
+        elem = T.resolve_type(dtype) if not isinstance(dtype, T.Scalar) else dtype
         if elem is None and dtype is not None:
             try:
                 elem = T.scalar_of_dtype(np.dtype(dtype))

@@ -217,3 +217,26 @@ def _describe(index: int, pd) -> DeviceInfo:
         timestamp_period_ns=float(lim.timestampPeriod),
         timestamps=any(q.timestampValidBits for q in queues if q.queueFlags & vk.VK_QUEUE_COMPUTE_BIT),
     )
+
+
+def _fmt_bytes(n: int) -> str:
+    return f"{n / (1 << 30):.0f} GiB" if n >= 1 << 30 else f"{n >> 20} MiB"
+
+
+def device_table() -> str:
+    """The devices as a table, the default marked (python -m vkpersist devices)."""
+    infos = list_devices()
+    default = select_device().index if infos else None
+    rows = [("#", "name", "kind", "driver", "vulkan", "f64", "i64", "subgroup", "memory kinds",
+             "heaps")]
+    for d in infos:
+        kinds = ",".join(d.memory_kinds) + (" (unified)" if d.uma else "")
+        heaps = " + ".join(_fmt_bytes(h.size) + ("*" if h.device_local else "") for h in d.heaps)
+        rows.append((f"{d.index}{'*' if d.index == default else ''}", d.name, d.kind,
+                     d.driver_info or f"{d.driver} {d.driver_version}", d.vulkan_version,
+                     "yes" if d.float64 else "no", "yes" if d.int64 else "no",
+                     str(d.subgroup_size), kinds, heaps))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    lines.append("\n* default device (override with VKPERSIST_DEVICE); heap* = device-local")
+    return "\n".join(lines)
