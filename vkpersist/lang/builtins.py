@@ -1,12 +1,32 @@
-"""Functions usable inside kernels: `vkp.global_id(0)`, `vkp.barrier()`, `vkp.shared.array`,
-`vkp.atomic.add`, `vkp.sqrt`, ... Outside a kernel they only explain where they belong;
-inside, the front end recognises them by identity and lowers them (see frontend.py)."""
+"""The kernel language's builtins, one registry entry each: the name of its IR intrinsic, how a
+call in kernel code is typed and lowered to IR (`lower`), the GLSL it becomes (`emit`),
+what it does to the buffer its first argument names (`accesses`, for the scheduler's
+barrier analysis), and the Python objects that call it (`vkp.sqrt`, `math.sqrt`).
+
+Adding a builtin is one `_register(...)` here: e.g. an erf would be
+`_float_fn("erf", helper=...)` with the GLSL of its helper function. Channel operations
+(control fields, memsock frames, queue pushes) are entries too, made by the front end's
+channel lowering rather than by a call, and emitted by the writer that knows the channel's
+layout (a kernel's or a program's).
+
+Outside a kernel the Python objects only explain where they belong.
+"""
 from __future__ import annotations
 
+import builtins as py_builtins
+import math
 import types
+from dataclasses import dataclass, field
+from typing import Callable
+
+from . import ir
+from . import types as T
+from .values import ArrayHandle, PyValue
 
 
 class Builtin:
+    """The Python object kernel code calls (`vkp.sqrt`); on the host it explains itself."""
+
     def __init__(self, name: str, doc: str):
         self.name = name
         self.__doc__ = doc
@@ -20,39 +40,377 @@ class Builtin:
         return f"<vkpersist kernel builtin vkp.{self.name}>"
 
 
-def _b(name, doc):
-    return Builtin(name, doc)
+@dataclass(frozen=True)
+class Entry:
+    name: str                        # the IR intrinsic's name
+    emit: Callable                   # (writer, ir.Intrinsic) -> GLSL text
+    lower: Callable | None = None    # (compiler, call node, python_math) -> IR; None: IR only
+    accesses: str | None = None      # "read" | "write" of the buffer args[0] names
+    workgroup: bool = False          # needs a workgroup of its own: not in program stages
+    python: tuple = field(default=())  # Python objects besides vkp.<name> that call it
 
 
-# ids and sizes, per axis 0..2 (int32)
-global_id = _b("global_id", "Index of this invocation in the whole launch along an axis.")
-local_id = _b("local_id", "Index of this invocation within its workgroup along an axis.")
-group_id = _b("group_id", "Index of this workgroup along an axis.")
-num_groups = _b("num_groups", "Number of workgroups in the launch along an axis.")
-local_size = _b("local_size", "Invocations per workgroup along an axis.")
-global_size = _b("global_size", "Invocations in the whole launch along an axis.")
-barrier = _b("barrier", "Workgroup barrier: every invocation of the workgroup waits here, "
-             "and its shared-memory and array writes before it are visible to the "
-             "workgroup after it (CUDA's __syncthreads).")
+REGISTRY: dict[str, Entry] = {}
+_BY_OBJECT: dict[int, tuple[Entry, bool]] = {}   # id(callable) -> (entry, Python math rules)
+_KEEP: list = []                                 # the objects _BY_OBJECT is keyed on
 
-shared = types.SimpleNamespace(array=_b("shared.array", "shared.array(shape, dtype): an array "
-                                        "in workgroup-shared memory (constant shape)."))
-local = types.SimpleNamespace(array=_b("local.array", "local.array(shape, dtype): a private "
-                                       "array per invocation (constant shape)."))
 
-_ATOMICS = ("add", "sub", "min", "max", "and_", "or_", "xor", "exchange", "compare_exchange")
-atomic = types.SimpleNamespace(**{
-    n: _b(f"atomic.{n}", f"atomic.{n}(array, index, value{', new' if n == 'compare_exchange' else ''})"
-                         ": atomically update array[index]; returns the old value.")
-    for n in _ATOMICS})
+def _register(entry: Entry, obj=None) -> Entry:
+    REGISTRY[entry.name] = entry
+    if obj is not None:
+        _BY_OBJECT[id(obj)] = (entry, False)
+        _KEEP.append(obj)
+    for extra in entry.python:
+        _BY_OBJECT[id(extra)] = (entry, True)
+        _KEEP.append(extra)
+    return entry
 
-_MATH = ("sqrt", "rsqrt", "exp", "exp2", "log", "log2", "log10", "sin", "cos", "tan", "asin",
-         "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "pow",
-         "floor", "ceil", "trunc", "fabs", "abs", "min", "max", "clamp", "mix", "fma", "isnan",
-         "isinf", "copysign", "hypot", "sign", "select", "dot", "cross", "length", "normalize",
-         "distance")
-math_functions = {n: _b(n, f"{n}(...) on the GPU, elementwise for vectors.") for n in _MATH}
-globals().update(math_functions)
 
-__all__ = ["Builtin", "atomic", "barrier", "global_id", "global_size", "group_id", "local",
-           "local_id", "local_size", "math_functions", "num_groups", "shared", *_MATH]
+def lookup(obj) -> tuple[Entry, bool] | None:
+    """(entry, follows Python's math module) of a callable met in kernel code, or None."""
+    return _BY_OBJECT.get(id(obj))
+
+
+def _glsl_call(fn: str) -> Callable:
+    return lambda w, e: f"{fn}({', '.join(w.expr(a) for a in e.args)})"
+
+
+def _args(c, node, count: int, name: str) -> list:
+    args = [c.value(c.expr(a), a) for a in node.args]
+    if len(args) != count:
+        raise c.src.error(node, f"{name}() takes {count} argument{'s' if count != 1 else ''}"
+                          + ("" if count != 1 else f", got {len(args)}"))
+    return args
+
+
+def _float_type(c, t, node):
+    if isinstance(t, T.Vector):
+        if not t.elem.is_float:
+            raise c.src.error(node, f"this function needs float vectors, got {t}")
+        return t
+    if t.is_float:
+        return T.arithmetic(t)
+    return T.f32
+
+
+# ---- ids and sync ------------------------------------------------------------------------------
+def _lower_id(c, node, _python_math, name):
+    if len(node.args) > 1:
+        raise c.src.error(node, f"{name}(axis) takes one axis argument")
+    axis = c.constant_value(node.args[0], "the axis") if node.args else 0
+    if axis not in (0, 1, 2):
+        raise c.src.error(node, f"{name}(axis): axis must be the constant 0, 1 or 2, got {axis!r}")
+    return ir.Intrinsic(T.i32, c.src.loc(node), name, [int(axis)])
+
+
+def _id_builtin(name: str, glsl: str, doc: str) -> Builtin:
+    obj = Builtin(name, doc)
+    _register(Entry(name, lambda w, e: f"int({glsl}.{'xyz'[e.args[0]]})",
+                    lambda c, node, pm: _lower_id(c, node, pm, name), workgroup=True), obj)
+    return obj
+
+
+global_id = _id_builtin("global_id", "gl_GlobalInvocationID",
+                        "Index of this invocation in the whole launch along an axis.")
+local_id = _id_builtin("local_id", "gl_LocalInvocationID",
+                       "Index of this invocation within its workgroup along an axis.")
+group_id = _id_builtin("group_id", "gl_WorkGroupID", "Index of this workgroup along an axis.")
+num_groups = _id_builtin("num_groups", "gl_NumWorkGroups",
+                         "Number of workgroups in the launch along an axis.")
+local_size = _id_builtin("local_size", "gl_WorkGroupSize",
+                         "Invocations per workgroup along an axis.")
+global_size = Builtin("global_size", "Invocations in the whole launch along an axis.")
+_register(Entry("global_size", lambda w, e: "int(gl_NumWorkGroups.{0} * gl_WorkGroupSize.{0})"
+                .format("xyz"[e.args[0]]),
+                lambda c, node, pm: _lower_id(c, node, pm, "global_size"), workgroup=True),
+          global_size)
+
+
+def _lower_barrier(c, node, _python_math):
+    if node.args:
+        raise c.src.error(node, "barrier() takes no arguments")
+    return ir.Intrinsic(T.void, c.src.loc(node), "barrier", [])
+
+
+def _emit_barrier(w, e):
+    w.uses_barrier = True       # like CUDA's __syncthreads: shared and buffer writes
+    return ("controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, "
+            "gl_StorageSemanticsShared | gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease)")
+
+
+barrier = Builtin("barrier", "Workgroup barrier: every invocation of the workgroup waits here, "
+                  "and its shared-memory and array writes before it are visible to the "
+                  "workgroup after it (CUDA's __syncthreads).")
+_register(Entry("barrier", _emit_barrier, _lower_barrier, workgroup=True), barrier)
+
+
+def _must_assign(c, node, _python_math):
+    raise c.src.error(node, "shared/local arrays must be assigned to a name: "
+                      "tile = vkp.shared.array((16, 16), vkp.f32)")
+
+
+shared = types.SimpleNamespace(array=Builtin("shared.array", "shared.array(shape, dtype): an "
+                                             "array in workgroup-shared memory (constant shape)."))
+local = types.SimpleNamespace(array=Builtin("local.array", "local.array(shape, dtype): a private "
+                                            "array per invocation (constant shape)."))
+_register(Entry("shared.array", None, _must_assign), shared.array)
+_register(Entry("local.array", None, _must_assign), local.array)
+
+
+# ---- math --------------------------------------------------------------------------------------
+math_functions: dict[str, Builtin] = {}
+
+
+def _math_builtin(name, lower, emit, python=()):
+    obj = Builtin(name, f"{name}(...) on the GPU, elementwise for vectors.")
+    math_functions[name] = obj
+    globals()[name] = obj
+    _register(Entry(name, emit, lower, python=tuple(python)), obj)
+
+
+def _py(name):
+    return (getattr(math, name),) if hasattr(math, name) else ()
+
+
+def _float_fn(name, glsl=None, *, int_result=False, emit=None):
+    """float -> float, elementwise for vectors; math.floor/ceil/trunc give ints."""
+    def lower(c, node, python_math):
+        (a,) = _args(c, node, 1, name)
+        t = _float_type(c, a.type, node)
+        out = ir.Intrinsic(t, c.src.loc(node), name, [c.convert(a, t, node)])
+        if python_math and int_result:
+            return c.convert(out, T.i32 if t.bits <= 32 else T.i64, node)
+        return out
+    _math_builtin(name, lower, emit or _glsl_call(glsl or name), _py(name))
+
+
+for _name, _glsl in [("sqrt", None), ("rsqrt", "inversesqrt"), ("exp", None), ("exp2", None),
+                     ("log", None), ("log2", None), ("sin", None), ("cos", None), ("tan", None),
+                     ("asin", None), ("acos", None), ("atan", None), ("sinh", None),
+                     ("cosh", None), ("tanh", None), ("asinh", None), ("acosh", None),
+                     ("atanh", None), ("fabs", "abs"), ("sign", None)]:
+    _float_fn(_name, _glsl)
+for _name in ("floor", "ceil", "trunc"):
+    _float_fn(_name, int_result=True)
+_float_fn("log10", emit=lambda w, e: f"(log({w.expr(e.args[0])}) * "
+          f"{w.literal(1 / math.log(10), e.type.elem if isinstance(e.type, T.Vector) else e.type)})")
+
+
+def _float_test(name):
+    def lower(c, node, _python_math):
+        if len(node.args) != 1:
+            raise c.src.error(node, f"{name}() takes 1 argument")
+        (a,) = [c.value(c.expr(x), x) for x in node.args]
+        t = _float_type(c, a.type, node)
+        if isinstance(t, T.Vector):
+            raise c.src.error(node, f"{name}() takes a scalar")
+        return ir.Intrinsic(T.bool_, c.src.loc(node), name, [c.convert(a, t, node)])
+    _math_builtin(name, lower, _glsl_call(name), _py(name))
+
+
+_float_test("isnan")
+_float_test("isinf")
+
+
+def _lower_abs(c, node, _python_math):
+    if len(node.args) != 1:
+        raise c.src.error(node, "abs() takes 1 argument")
+    a = c.value(c.expr(node.args[0]), node.args[0])
+    if a.type == T.bool_:
+        a = c.convert(a, T.i32, node)
+    if isinstance(a, ir.Const):
+        return ir.Const(a.type, c.src.loc(node), py_builtins.abs(a.value))   # not vkp.abs
+    if isinstance(a.type, T.Scalar) and a.type.kind == "u":
+        return a
+    return ir.Intrinsic(a.type, c.src.loc(node), "abs", [a])
+
+
+_math_builtin("abs", _lower_abs, _glsl_call("abs"), (py_builtins.abs,))
+
+
+def _min_max(name):
+    def lower(c, node, _python_math):
+        args = [c.value(c.expr(a), a) for a in node.args]
+        if len(args) < 2:
+            raise c.src.error(node, f"{name}() needs at least 2 arguments in kernels")
+        t = c.unify_many(args, node) if all(isinstance(a.type, T.Scalar) for a in args) else \
+            next(a.type for a in args if isinstance(a.type, T.Vector))
+        if t == T.bool_:
+            t = T.i32
+        out = c.convert(args[0], t, node)
+        for a in args[1:]:
+            out = ir.Intrinsic(t, c.src.loc(node), name, [out, c.convert(a, t, node)])
+        return out
+    _math_builtin(name, lower, _glsl_call(name), (getattr(py_builtins, name),))
+
+
+_min_max("min")
+_min_max("max")
+
+
+def _float_binary(name, emit):
+    def lower(c, node, _python_math):
+        args = [c.value(c.expr(a), a) for a in node.args]
+        if len(args) != 2:
+            raise c.src.error(node, f"{name}() takes 2 arguments")
+        t = _float_type(c, c.unify_many(args, node), node)
+        a, b = (c.convert(x, t, node) for x in args)
+        return ir.Intrinsic(t, c.src.loc(node), name, [a, b])
+    _math_builtin(name, lower, emit, _py(name))
+
+
+def _emit_pow(w, e):
+    a, b = (w.expr(x) for x in e.args)
+    if isinstance(e.type, T.Vector):
+        return f"pow({a}, {b})"
+    return f"{w.helper('fpow', e.type)}({a}, {b})"
+
+
+def _emit_hypot(w, e):
+    a, b = (w.expr(x) for x in e.args)
+    vec = w.glsl_type(T.Vector(e.type, 2)) if e.type != T.f64 else "dvec2"
+    return f"length({vec}({a}, {b}))"
+
+
+_float_binary("atan2", _glsl_call("atan"))
+_float_binary("pow", _emit_pow)
+_float_binary("copysign", lambda w, e: f"{w.helper('copysign', e.type)}"
+              f"({w.expr(e.args[0])}, {w.expr(e.args[1])})")
+_float_binary("hypot", _emit_hypot)
+# the integer power Semantics makes for int ** int (no Python object calls it)
+_register(Entry("ipow", lambda w, e: f"{w.helper('ipow', e.type)}"
+                f"({w.expr(e.args[0])}, {w.expr(e.args[1])})"))
+
+
+def _ternary(name, float_only):
+    def lower(c, node, _python_math):
+        args = [c.value(c.expr(a), a) for a in node.args]
+        if len(args) != 3:
+            raise c.src.error(node, f"{name}() takes 3 arguments")
+        t = args[0].type if isinstance(args[0].type, T.Vector) else c.unify_many(args, node)
+        if float_only:
+            t = _float_type(c, t, node)
+        return ir.Intrinsic(t, c.src.loc(node), name, [c.convert(a, t, node) for a in args])
+    _math_builtin(name, lower, _glsl_call(name), _py(name))
+
+
+_ternary("fma", True)
+_ternary("clamp", False)
+_ternary("mix", True)
+
+
+def _lower_select(c, node, _python_math):
+    args = [c.value(c.expr(a), a) for a in node.args]
+    if len(args) != 3:
+        raise c.src.error(node, "select(cond, a, b) takes 3 arguments")
+    return c.rule(node, c.sem.select, c.truth(args[0], node), args[1], args[2], c.src.loc(node))
+
+
+_math_builtin("select", _lower_select, None)
+
+
+def _geometric(name, count, vector_result):
+    def lower(c, node, _python_math):
+        args = [c.value(c.expr(a), a) for a in node.args]
+        if len(args) != count:
+            raise c.src.error(node, f"{name}() takes {count} argument(s)")
+        vt = args[0].type
+        if not (isinstance(vt, T.Vector) and vt.elem.is_float) or any(a.type != vt for a in args):
+            raise c.src.error(node, f"{name}() takes float vectors of one type")
+        if name == "cross" and vt.n != 3:
+            raise c.src.error(node, "cross() takes 3-component vectors")
+        return ir.Intrinsic(vt if vector_result else vt.elem, c.src.loc(node), name, args)
+    _math_builtin(name, lower, _glsl_call(name))
+
+
+for _name, _count, _vector in [("dot", 2, False), ("cross", 2, True), ("length", 1, False),
+                               ("normalize", 1, True), ("distance", 2, False)]:
+    _geometric(_name, _count, _vector)
+
+
+# ---- atomics -----------------------------------------------------------------------------------
+_ATOMIC_GLSL = {"add": "atomicAdd", "min": "atomicMin", "max": "atomicMax", "and": "atomicAnd",
+                "or": "atomicOr", "xor": "atomicXor", "exchange": "atomicExchange",
+                "compare_exchange": "atomicCompSwap"}
+
+
+def _lower_atomic(c, node, name):
+    loc = c.src.loc(node)
+    n_values = 2 if name == "compare_exchange" else 1
+    if len(node.args) != 2 + n_values:
+        extra = "expected, new" if n_values == 2 else "value"
+        raise c.src.error(node, f"atomic.{name}(array, index, {extra}) takes {2 + n_values} arguments")
+    arr = c.expr(node.args[0])
+    if not (isinstance(arr, PyValue) and isinstance(arr.value, ArrayHandle)):
+        raise c.src.error(node.args[0], f"atomic.{name} needs an array (a kernel array argument "
+                          "or a shared array) as its first argument")
+    var = arr.value.var
+    if var.role == "local_array":
+        raise c.src.error(node.args[0], "atomics on local arrays make no sense: they are private")
+    idx_node = node.args[1]
+    index = c.array_index(var, idx_node, idx_node)
+    elem = var.type.elem
+    ok = {T.i32, T.u32}
+    if c.unit.target.atomic_int64:
+        ok |= {T.i64, T.u64}
+    if name in ("add", "exchange") and c.unit.target.atomic_float:
+        ok |= {T.f32}
+    if elem not in ok:
+        raise c.src.error(node, f"atomic.{name} is not available for {elem} arrays on this "
+                          f"device; supported: {', '.join(sorted(map(str, ok)))}")
+    if elem == T.f32:
+        c.unit.uses_atomic_float = True
+    if elem in (T.i64, T.u64):
+        c.unit.uses_atomic_int64 = True
+    values = [c.convert(c.value(c.expr(a), a), elem, a) for a in node.args[2:]]
+    var.written = True
+    return ir.Intrinsic(elem, loc, f"atomic_{name}", [ir.Load(elem, loc, var, index), *values])
+
+
+def _emit_atomic(name):
+    def emit(w, e):
+        target = w.element(e.args[0].var, e.args[0].index)
+        values = [w.expr(a) for a in e.args[1:]]
+        if name == "sub":
+            return f"atomicAdd({target}, -({values[0]}))"
+        return f"{_ATOMIC_GLSL[name]}({target}, {', '.join(values)})"
+    return emit
+
+
+atomic = types.SimpleNamespace()
+for _py_name in ("add", "sub", "min", "max", "and_", "or_", "xor", "exchange",
+                 "compare_exchange"):
+    _name = _py_name.rstrip("_")
+    _obj = Builtin(f"atomic.{_py_name}", f"atomic.{_py_name}(array, index, value"
+                   f"{', new' if _py_name == 'compare_exchange' else ''}): atomically update "
+                   "array[index]; returns the old value.")
+    setattr(atomic, _py_name, _obj)
+    _register(Entry(f"atomic_{_name}", _emit_atomic(_name),
+                    (lambda n: lambda c, node, pm: _lower_atomic(c, node, n))(_name),
+                    accesses="write"), _obj)
+
+
+# ---- channels and program resources (made by the front end's channel lowering) ----------------
+for _name, _accesses, _method in [
+        ("program_step", None, "program_step"),
+        ("control_load", "read", "control_load"), ("control_store", "write", "control_store"),
+        ("control_apply", "write", "control_apply"), ("queue_push", "write", "queue_push_call"),
+        ("socket_slot", None, "socket_slot"), ("socket_seq", None, "socket_seq"),
+        ("socket_store", "write", "socket_store"), ("socket_payload", "write", "socket_payload"),
+        ("socket_commit", None, "socket_commit")]:
+    _register(Entry(_name, (lambda m: lambda w, e: getattr(w, m)(e))(_method),
+                    accesses=_accesses))
+
+
+def accessed(e: ir.Intrinsic) -> tuple[str | None, object]:
+    """("read" | "write" | None, the Var of the buffer) for the scheduler's analysis."""
+    entry = REGISTRY[e.name]
+    if entry.accesses is None:
+        return None, None
+    target = e.args[0]
+    return entry.accesses, target.var if isinstance(target, ir.Load) else target
+
+
+__all__ = ["Builtin", "Entry", "REGISTRY", "accessed", "atomic", "barrier", "global_id",
+           "global_size", "group_id", "local", "local_id", "local_size", "lookup",
+           "math_functions", "num_groups", "shared", *math_functions]

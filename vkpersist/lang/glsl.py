@@ -18,6 +18,7 @@ import os
 
 import numpy as np
 
+from . import builtins as B
 from . import ir
 from . import types as T
 
@@ -664,87 +665,62 @@ class Writer:
         args = [self.expr(a) for a in e.args] + [self.name(o) for o in e.outs]
         return f"{e.func.name}({', '.join(args)})"
 
-    _IDS = {"global_id": "gl_GlobalInvocationID", "local_id": "gl_LocalInvocationID",
-            "group_id": "gl_WorkGroupID", "num_groups": "gl_NumWorkGroups",
-            "local_size": "gl_WorkGroupSize"}
-    _SIMPLE = {"sqrt": "sqrt", "rsqrt": "inversesqrt", "exp": "exp", "exp2": "exp2",
-               "log": "log", "log2": "log2", "sin": "sin", "cos": "cos", "tan": "tan",
-               "asin": "asin", "acos": "acos", "atan": "atan", "sinh": "sinh", "cosh": "cosh",
-               "tanh": "tanh", "asinh": "asinh", "acosh": "acosh", "atanh": "atanh",
-               "floor": "floor", "ceil": "ceil", "trunc": "trunc", "fabs": "abs", "abs": "abs",
-               "sign": "sign", "min": "min", "max": "max", "clamp": "clamp", "mix": "mix",
-               "fma": "fma", "isnan": "isnan", "isinf": "isinf", "atan2": "atan", "dot": "dot",
-               "cross": "cross", "length": "length", "normalize": "normalize",
-               "distance": "distance"}
-    _ATOMICS = {"atomic_add": "atomicAdd", "atomic_min": "atomicMin", "atomic_max": "atomicMax",
-                "atomic_and": "atomicAnd", "atomic_or": "atomicOr", "atomic_xor": "atomicXor",
-                "atomic_exchange": "atomicExchange", "atomic_compare_exchange": "atomicCompSwap"}
-
     def expr_Intrinsic(self, e):
-        n = e.name
-        if n in self._IDS:
-            return f"int({self._IDS[n]}.{'xyz'[e.args[0]]})"
-        if n == "global_size":
-            ax = "xyz"[e.args[0]]
-            return f"int(gl_NumWorkGroups.{ax} * gl_WorkGroupSize.{ax})"
-        if n == "barrier":      # like CUDA's __syncthreads: shared and buffer writes
-            self.uses_barrier = True
-            return ("controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, "
-                    "gl_StorageSemanticsShared | gl_StorageSemanticsBuffer, "
-                    "gl_SemanticsAcquireRelease)")
-        if n == "program_step":
-            return "_vkp_step"
-        if n == "socket_slot":
-            return f"{e.args[0].name}_slot"
-        if n == "socket_seq":
-            return f"{e.args[0].name}_seq"
-        if n == "socket_store":
-            var, index, value = e.args
-            linear = self._linear(var, index)
-            size = " * ".join(self.extent(var, a) for a in range(len(index)))
-            return (f"if ({var.name}_slot >= 0) {var.name}_frames[{var.name}_slot * ({size}) + "
-                    f"{linear}] = {self.expr(value)}")
-        if n == "socket_payload":
-            var, f, value = e.args
-            v = self.expr(value)
-            bits = {T.f32: f"floatBitsToUint({v})", T.i32: f"uint({v})"}.get(f.type, v)
-            per_slot = len(var.type.payload)
-            return (f"if ({var.name}_slot >= 0) {var.name}_header[{f.word} + {var.name}_slot * "
-                    f"{per_slot}] = {bits}")
-        if n == "control_apply":
-            return self._control_apply(e.args[0], self.expr(e.args[1]))
-        if n == "socket_commit":
-            return self._socket_commit(e.args[0])
-        if n == "control_load":
-            var, f, index = e.args
-            raw = self.atomic_load(self._control_word(var, f, index))
-            return {T.f32: f"uintBitsToFloat({raw})", T.i32: f"int({raw})"}.get(f.type, raw)
-        if n == "control_store":
-            var, f, index, value = e.args
-            word = self._control_word(var, f, index)
-            v = self.expr(value)
-            bits = {T.f32: f"floatBitsToUint({v})", T.i32: f"uint({v})"}.get(f.type, v)
-            return self.atomic_store(word, bits)
-        if n.startswith("atomic_"):
-            target = self.expr(_LValue(e.args[0].var, e.args[0].index))
-            values = [self.expr(a) for a in e.args[1:]]
-            if n == "atomic_sub":
-                return f"atomicAdd({target}, -({values[0]}))"
-            return f"{self._ATOMICS[n]}({target}, {', '.join(values)})"
-        args = [self.expr(a) for a in e.args]
-        if n == "log10":
-            return f"(log({args[0]}) * {_literal(1 / math.log(10), _scalar(e.type))})"
-        if n == "pow":
-            if isinstance(e.type, T.Vector):
-                return f"pow({args[0]}, {args[1]})"
-            return f"{self._helper('fpow', e.type)}({args[0]}, {args[1]})"
-        if n == "ipow":
-            return f"{self._helper('ipow', e.type)}({args[0]}, {args[1]})"
-        if n == "copysign":
-            return f"{self._helper('copysign', e.type)}({args[0]}, {args[1]})"
-        if n == "hypot":
-            return f"length({glsl_type(T.Vector(e.type, 2)) if e.type != T.f64 else 'dvec2'}({args[0]}, {args[1]}))"
-        return f"{self._SIMPLE[n]}({', '.join(args)})"
+        return B.REGISTRY[e.name].emit(self, e)
+
+    # what builtin entries (builtins.py) emit through
+    literal = staticmethod(_literal)
+    glsl_type = staticmethod(glsl_type)
+
+    def element(self, var, index) -> str:
+        """The storage location of an array element (no widening of storage-only types)."""
+        return self.expr(_LValue(var, index))
+
+    def helper(self, name, t) -> str:
+        return self._helper(name, t)
+
+    # ---- channels, as a kernel's parameters hold them ---------------------------------------
+    def program_step(self, e):
+        return "_vkp_step"
+
+    def socket_slot(self, e):
+        return f"{e.args[0].name}_slot"
+
+    def socket_seq(self, e):
+        return f"{e.args[0].name}_seq"
+
+    def socket_store(self, e):
+        var, index, value = e.args
+        linear = self._linear(var, index)
+        size = " * ".join(self.extent(var, a) for a in range(len(index)))
+        return (f"if ({var.name}_slot >= 0) {var.name}_frames[{var.name}_slot * ({size}) + "
+                f"{linear}] = {self.expr(value)}")
+
+    def socket_payload(self, e):
+        var, f, value = e.args
+        v = self.expr(value)
+        bits = {T.f32: f"floatBitsToUint({v})", T.i32: f"uint({v})"}.get(f.type, v)
+        per_slot = len(var.type.payload)
+        return (f"if ({var.name}_slot >= 0) {var.name}_header[{f.word} + {var.name}_slot * "
+                f"{per_slot}] = {bits}")
+
+    def control_apply(self, e):
+        return self._control_apply(e.args[0], self.expr(e.args[1]))
+
+    def socket_commit(self, e):
+        return self._socket_commit(e.args[0])
+
+    def control_load(self, e):
+        var, f, index = e.args
+        raw = self.atomic_load(self._control_word(var, f, index))
+        return {T.f32: f"uintBitsToFloat({raw})", T.i32: f"int({raw})"}.get(f.type, raw)
+
+    def control_store(self, e):
+        var, f, index, value = e.args
+        word = self._control_word(var, f, index)
+        v = self.expr(value)
+        bits = {T.f32: f"floatBitsToUint({v})", T.i32: f"uint({v})"}.get(f.type, v)
+        return self.atomic_store(word, bits)
 
 
 class _LValue:

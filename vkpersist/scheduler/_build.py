@@ -14,6 +14,7 @@ import numpy as np
 from .._errors import CompileError, VkPersistError
 from ..kernel import loop_status_array, register_kernel_name
 from ..lang import ir
+from ..lang.builtins import accessed
 from ..lang import types as T
 from ..lang.compiler import Unit
 from ..vk.glsl_kernel import GLSLKernel, push_struct
@@ -231,13 +232,9 @@ def _accesses(fn: ir.Function, seen=None) -> tuple[set, set]:
         elif isinstance(node, ir.Store):
             writes.add(node.var.name)
         elif isinstance(node, ir.Intrinsic):
-            if node.name.startswith("atomic_"):
-                writes.add(node.args[0].var.name)
-            elif node.name == "control_load":
-                reads.add(node.args[0].name)
-            elif node.name in ("control_store", "queue_push", "socket_store",
-                               "socket_payload"):
-                writes.add(node.args[0].name)
+            effect, var = accessed(node)      # what the builtin registry says it does
+            if effect is not None:
+                (reads if effect == "read" else writes).add(var.name)
         elif isinstance(node, ir.Call) and id(node.func) not in seen:
             seen.add(id(node.func))
             r, w = _accesses(node.func, seen)

@@ -144,11 +144,12 @@ class ProgramWriter(Writer):
                 "}"])
         return name
 
-    def expr_Intrinsic(self, e):
-        if e.name == "queue_push":
-            var, item = e.args
-            return f"{self.queue_push(var)}({self.expr(item)})"
-        if e.name == "control_load" and e.args[1].side == "host":
+    def queue_push_call(self, e):
+        var, item = e.args
+        return f"{self.queue_push(var)}({self.expr(item)})"
+
+    def control_load(self, e):
+        if e.args[1].side == "host":
             _, f, index = e.args
             if index is None:       # loaded once per step, by begin_step
                 if f.name not in self.host_scalars:
@@ -159,7 +160,7 @@ class ProgramWriter(Writer):
             else:
                 raw = f"_vkp_sched[_vkp_snap + {f.word}u + uint({self.expr(index)})]"
             return {T.f32: f"uintBitsToFloat({raw})", T.i32: f"int({raw})"}.get(f.type, raw)
-        return super().expr_Intrinsic(e)
+        return super().control_load(e)
 
     # ---- main -------------------------------------------------------------------------
     def function(self, fn: ir.Function) -> None:
