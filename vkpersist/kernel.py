@@ -149,13 +149,22 @@ class Kernel:
             raise TypeError(f"launch with {self.__name__}[groups, local](...) (numba.cuda style), "
                             f"or {self.__name__}.forall(n)(...); got [{config!r}]")
         groups, local = config
-        return _Launcher(self, launch_dims(groups, "groups"), launch_dims(local, "local size"))
+        return _Launcher(self, launch_dims(groups, "groups", self.__name__, 0),
+                         launch_dims(local, "local size", self.__name__, 1))
 
     def forall(self, n: int, local: int = DEFAULT_LOCAL) -> "_Launcher":
         """One invocation per index in range(n) along axis 0 (plus a few idle ones: guard
-        with `if i < n`)."""
-        if not isinstance(n, (int, np.integer)) or n < 0:
-            raise ValueError(f"forall(n): n must be a non-negative int, got {n!r}")
+        with `if i < n`); `local` invocations per workgroup."""
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+            raise TypeError(f"{self.__name__}.forall(n): n is the number of invocations, an "
+                            f"int, got {type(n).__name__} {n!r}")
+        if n < 0:
+            raise ValueError(f"{self.__name__}.forall(n): n must not be negative, got {n}")
+        if isinstance(local, tuple):
+            raise TypeError(f"{self.__name__}.forall(n, local): local is one int (forall runs "
+                            f"along axis 0), got {local!r}; for more axes use "
+                            f"{self.__name__}[groups, local]")
+        local = launch_dims(local, "local size", self.__name__, 1)[0]
         return _Launcher(self, ((int(n) + local - 1) // local, 1, 1), (local, 1, 1))
 
     def _launch(self, groups, local, args):

@@ -33,18 +33,34 @@ from .glslang import compile_glsl
 from .pipeline import Pipeline
 from .spirv import reflect
 
+_AXES = "xyz"
 
-def launch_dims(value, what: str) -> tuple[int, int, int]:
+
+def launch_dims(value, what: str, name: str, least: int) -> tuple[int, int, int]:
+    """`value`, an int or a tuple of 1-3 ints each at least `least`, as three dimensions.
+    Checked before anything reaches the driver: a local size of 0 crashes lavapipe and
+    loses a GPU; the device's own limits are checked when the pipeline is made (pipeline.py)."""
     items = value if isinstance(value, tuple) else (value,)
+    shape = "an int or a tuple of 1-3 ints"
     if not 1 <= len(items) <= 3:
-        raise ValueError(f"{what} must be an int or a tuple of 1-3 ints, got {value!r}")
-    try:
-        dims = tuple(operator.index(v) for v in items)
-    except TypeError:
-        raise TypeError(f"{what} must be an int or a tuple of 1-3 ints, got {value!r}") from None
-    if any(d < 0 for d in dims):
-        raise ValueError(f"{what} must not be negative, got {value!r}")
-    return dims + (1,) * (3 - len(dims))
+        raise ValueError(f"{name}: {what} must be {shape}, got {value!r}")
+    dims = []
+    for axis, v in enumerate(items):
+        try:
+            if isinstance(v, (bool, np.bool_)):
+                raise TypeError
+            d = operator.index(v)
+        except TypeError:
+            raise TypeError(f"{name}: {what} must be {shape}, got {value!r} "
+                            f"({type(v).__name__} on axis {_AXES[axis]})") from None
+        if d < least:
+            valid = "0 (launch nothing) or more" if least == 0 else f"{least} or more"
+            where = f"{value!r} has {d} on axis {_AXES[axis]}" if isinstance(value, tuple) \
+                else f"is {d}"
+            raise ValueError(f"{name}: {what} {where}; each axis takes {valid}, up to the "
+                             "device's limit")
+        dims.append(d)
+    return tuple(dims) + (1,) * (3 - len(dims))
 
 
 class GLSLKernel:
@@ -84,8 +100,8 @@ class GLSLKernel:
             groups, local = config
         else:
             groups, local = config, None
-        return _Launcher(self, launch_dims(groups, "groups"),
-                         None if local is None else launch_dims(local, "local size"))
+        return _Launcher(self, launch_dims(groups, "groups", self.name, 0),
+                         None if local is None else launch_dims(local, "local size", self.name, 1))
 
     # ---- launching ---------------------------------------------------------------------
     def _pipeline(self, ctx: Context, local) -> Pipeline:
@@ -100,10 +116,6 @@ class GLSLKernel:
                         "it at launch declare `layout(local_size_x_id = 0, ...) in;`")
                 if spec_id is not None:
                     spec[spec_id] = size
-            if np.prod(local) > ctx.info.max_workgroup_invocations:
-                raise ValueError(f"{self.name}: local size {local} has {np.prod(local)} "
-                                 "invocations; the device allows "
-                                 f"{ctx.info.max_workgroup_invocations}")
         per_core = self._pipelines.setdefault(core, {})
         key = tuple(sorted(spec.items()))
         if key not in per_core:
@@ -151,11 +163,6 @@ class GLSLKernel:
                             f"binding order, got {len(args)}")
         ctx = next((a.ctx for a in args if isinstance(a, Array)), None) or self._ctx \
             or default_context()
-        info = ctx.info
-        for axis, (g, limit) in enumerate(zip(groups, info.max_workgroup_count)):
-            if g > limit:
-                raise ValueError(f"{self.name}: {g} workgroups on axis {axis} exceed the device "
-                                 f"limit of {limit}")
         push = self._pack_push(push_values)
         arrays, copy_back = [], []
         for spec, arg in zip(specs, args):
