@@ -1,6 +1,6 @@
 """Host-side bad input is refused before anything reaches the driver, with an error that
 names the kernel, the parameter or axis, the value and what is valid: launch
-configurations. Cases a driver would crash on (a local size of 0, sizes past the device's
+configurations, scalar arguments and push constants. Cases a driver would crash on (a local size of 0, sizes past the device's
 limits) run in a subprocess with a hard timeout."""
 import subprocess
 import sys
@@ -124,3 +124,98 @@ def test_zero_groups_on_any_axis_launch_nothing(ctx):
     assert (x.numpy() == 5).all()
     fill_ones.forall(64)(x)
     assert (x.numpy() == 1).all()
+
+
+# ---- scalar arguments and push constants: one rule ----------------------------------------
+
+@vkp.kernel
+def affine(a: vkp.f32, n: vkp.i32, x: vkp.Array[vkp.f32]):
+    i = vkp.global_id(0)
+    if i < x.shape[0]:
+        x[i] = a * n
+
+
+@vkp.kernel
+def untyped(x, a):
+    i = vkp.global_id(0)
+    if i < x.shape[0]:
+        x[i] = a
+
+
+@vkp.kernel
+def spread(v: vkp.vec3, x: vkp.Array[vkp.f32]):
+    x[0] = v[0] + v[1] + v[2]
+
+
+PUSH = """#version 450
+layout(local_size_x = 1) in;
+layout(push_constant) uniform P { float a; int n; };
+layout(std430, binding = 0) buffer X { float x[]; };
+void main() { x[0] = a * float(n); }
+"""
+F32_RANGE = r"outside float32's range \(finite values up to \+-3.40282e\+38\)"
+
+
+@pytest.mark.parametrize("a, n, error, match", [
+    (1e39, 1, TypeError, rf"parameter 'a': cannot convert 1e\+39 to float32: it is {F32_RANGE}"),
+    (np.float64(-1e39), 1, TypeError, rf"parameter 'a': .*{F32_RANGE}"),
+    (2**200, 1, TypeError, rf"parameter 'a': .*{F32_RANGE}"),
+    (None, 1, TypeError, r"parameter 'a': cannot convert None to float32: it takes a real number"),
+    ("1.5", 1, TypeError, r"parameter 'a': cannot convert '1.5' to float32: it takes a real"),
+    (1 + 2j, 1, TypeError, r"parameter 'a': cannot convert \(1\+2j\) to float32"),
+    (1.0, 1.5, TypeError, r"parameter 'n': 1.5 cannot be represented exactly as int32"),
+    (1.0, float("nan"), TypeError, r"parameter 'n': nan cannot be represented exactly as int32"),
+    (1.0, 2**31, TypeError, r"parameter 'n': cannot convert 2147483648 to int32: it is outside "
+                            r"int32's range \[-2147483648, 2147483647\]"),
+])
+def test_scalars_that_do_not_fit_are_refused_alike_by_kernels_and_push_constants(
+        ctx, a, n, error, match):
+    x = ctx.zeros(4)
+    with pytest.raises(error, match="affine: " + match):
+        affine.forall(4)(a, n, x)
+    raw = vkp.glsl_kernel(PUSH, name="push")
+    with pytest.raises(error, match="push: " + match.replace("parameter", "push constant")):
+        raw[1](x, a=a, n=n)
+
+
+@pytest.mark.parametrize("a, n, want", [(2.5, 2.0, 5.0), (np.float32(1.5), np.int64(4), 6.0),
+                                        (True, 3, 3.0), (float("inf"), 1, np.inf),
+                                        (3.4e38, 1, np.float32(3.4e38))])
+def test_scalars_that_fit_exactly_are_accepted_alike(ctx, a, n, want):
+    x = ctx.zeros(4)
+    affine.forall(4)(a, n, x)
+    assert (x.numpy() == np.float32(want)).all()
+    x.fill(0)
+    vkp.glsl_kernel(PUSH, name="push")[1](x, a=a, n=n)
+    assert x.numpy()[0] == np.float32(want)
+
+
+def test_unannotated_and_vector_parameters_name_the_parameter(ctx):
+    x = ctx.zeros(4)
+    with pytest.raises(TypeError, match=rf"untyped: parameter 'a': cannot convert 1e\+39 to "
+                                        rf"float32: it is {F32_RANGE}"):
+        untyped.forall(4)(x, 1e39)
+    untyped.forall(4)(x, 0.5)
+    assert (x.numpy() == 0.5).all()
+    with pytest.raises(TypeError, match=rf"spread: parameter 'v': cannot convert 1e\+39 .*{F32_RANGE}"):
+        spread[1, 1]((1.0, 2.0, 1e39), x)
+    with pytest.raises(ValueError, match=r"spread: parameter 'v' takes 3 values, got 2"):
+        spread[1, 1]((1.0, 2.0), x)
+
+
+def test_the_same_rule_holds_for_fill_and_control_fields(ctx):
+    x = ctx.zeros(4)
+    with pytest.raises(TypeError, match=rf"fill\(\): cannot convert 1e\+39 to float32: it is {F32_RANGE}"):
+        x.fill(1e39)
+    with pytest.raises(TypeError, match=r"fill\(\): cannot convert None to float32"):
+        x.fill(None)
+    ctrl = vkp.ControlBuffer(ctx, g=vkp.f32(1.0), alpha=vkp.f32(0.5))
+    try:
+        with pytest.raises(TypeError, match=rf"control field 'g': cannot convert 1e\+39 .*{F32_RANGE}"):
+            ctrl["g"] = 1e39
+        with pytest.raises(TypeError, match=r"command 'alpha': cannot convert None to float32: "
+                                            r"it takes a real number"):
+            ctrl.send_nowait(alpha=None)
+        assert ctrl["g"] == 1.0 and ctrl["alpha"] == 0.5
+    finally:
+        ctrl.free()

@@ -16,7 +16,8 @@ Launch configurations follow numba.cuda: `k[groups]`, `k[groups, local]` (local 
 
 Launches are asynchronous when every array argument is a device Array (wait with
 `vkp.synchronize()`, or read a result, which waits). NumPy arrays are copied to the device
-and, unless the shader declares them readonly, back again; such launches wait.
+and, unless the shader declares them readonly, back again; such launches wait. Push constants
+follow the conversion rules of `to_scalar` (no 1.5 for an int, no 1e39 for a float).
 """
 from __future__ import annotations
 
@@ -129,7 +130,7 @@ class GLSLKernel:
         if self._packer is not None and len(values) == len(self.push_constants):
             try:
                 return self._packer.pack(*[values[n] for n in self.push_constants])
-            except (KeyError, struct.error, TypeError):
+            except (KeyError, struct.error, TypeError, ValueError, OverflowError):
                 pass
         return self._pack_push_checked(values)
 
@@ -150,7 +151,7 @@ class GLSLKernel:
                 data = np.asarray(values[m.name])
                 if data.size != m.count:
                     raise ValueError(f"{what} takes {m.count} values, got {data.size}")
-                data = np.array([to_scalar(v, m.dtype, what) for v in data.reshape(-1)])
+                data = np.array([to_scalar(v, m.dtype, what) for v in data.reshape(-1).tolist()])
             raw = data.astype(m.dtype).tobytes()
             out[m.offset:m.offset + len(raw)] = raw
         return bytes(out)
