@@ -1,6 +1,7 @@
 """Host-side bad input is refused before anything reaches the driver, with an error that
 names the kernel, the parameter or axis, the value and what is valid: launch
-configurations, scalar arguments and push constants. Cases a driver would crash on (a local size of 0, sizes past the device's
+configurations, scalar arguments and push constants, arrays bound to buffers of another
+element type. Cases a driver would crash on (a local size of 0, sizes past the device's
 limits) run in a subprocess with a hard timeout."""
 import subprocess
 import sys
@@ -219,3 +220,51 @@ def test_the_same_rule_holds_for_fill_and_control_fields(ctx):
         assert ctrl["g"] == 1.0 and ctrl["alpha"] == 0.5
     finally:
         ctrl.free()
+
+
+# ---- arrays bound to raw GLSL buffers: element types must agree ---------------------------
+
+SAXPY = """#version 450
+layout(local_size_x = 64) in;
+layout(push_constant) uniform P { float a; uint n; };
+layout(std430, binding = 0) readonly buffer X { float x[]; };
+layout(std430, binding = 1) buffer Y { float y[]; };
+void main() { uint i = gl_GlobalInvocationID.x; if (i < n) y[i] = a * x[i] + y[i]; }
+"""
+
+
+@pytest.mark.parametrize("dtype, hint", [
+    (np.int32, "declare the buffer's elements as int"),
+    (np.uint32, "declare the buffer's elements as uint"),
+    (np.float64, "declare the buffer's elements as double"),
+    (np.bool_, r"no GLSL type stores NumPy bools \(use uint8 or uint32 arrays\)"),
+])
+def test_an_array_of_another_element_type_is_refused(ctx, dtype, hint):
+    k = vkp.glsl_kernel(SAXPY, name="saxpy")
+    y = ctx.zeros(64)
+    bad = np.ones(64, dtype)
+    what = (rf"saxpy: argument 'X' \(binding 0\) is a buffer of float elements \(float32\), "
+            rf"got a {np.dtype(dtype)} array; convert it \(.astype\(np.float32\)\) or {hint}")
+    with pytest.raises(TypeError, match=what):
+        k[1](bad, y, a=1, n=64)
+    if dtype is not np.bool_:
+        with pytest.raises(TypeError, match=what):
+            k[1](ctx.asarray(bad), y, a=1, n=64)
+    assert (y.numpy() == 0).all()        # nothing ran
+
+
+def test_vector_matrix_and_mixed_buffers(ctx):
+    src = """#version 450
+    layout(local_size_x = 1) in;
+    layout(std430, binding = 0) readonly buffer V { vec4 v[]; };
+    layout(std430, binding = 1) readonly buffer M { mat2 m[]; };
+    layout(std430, binding = 2) buffer Mixed { uint count; float data[]; };
+    void main() { data[0] = v[1].y + m[0][1][0]; count = 7u; }
+    """
+    k = vkp.glsl_kernel(src, name="shapes")
+    assert [str(b.dtype) for b in k.reflection.bindings] == ["float32", "float32", "None"]
+    mixed = np.zeros(2, np.uint32)         # a header word and a float: no single dtype to check
+    k[1](np.arange(8, dtype=np.float32), np.arange(4, dtype=np.float32), mixed)
+    assert mixed[0] == 7 and mixed[1:].view(np.float32)[0] == 5 + 2
+    with pytest.raises(TypeError, match=r"argument 'V' \(binding 0\) is a buffer of float elements"):
+        k[1](np.arange(8, dtype=np.int32), np.arange(4, dtype=np.float32), mixed)

@@ -16,7 +16,8 @@ Launch configurations follow numba.cuda: `k[groups]`, `k[groups, local]` (local 
 
 Launches are asynchronous when every array argument is a device Array (wait with
 `vkp.synchronize()`, or read a result, which waits). NumPy arrays are copied to the device
-and, unless the shader declares them readonly, back again; such launches wait. Push constants
+and, unless the shader declares them readonly, back again; such launches wait. An array's
+dtype must be its buffer's element type (an int32 array is no `float x[]`), push constants
 follow the conversion rules of `to_scalar` (no 1.5 for an int, no 1e39 for a float).
 """
 from __future__ import annotations
@@ -32,7 +33,7 @@ from .array import Array, to_scalar
 from .context import Context, default_context
 from .glslang import compile_glsl
 from .pipeline import Pipeline
-from .spirv import reflect
+from .spirv import glsl_scalar_name, reflect
 
 _AXES = "xyz"
 
@@ -165,6 +166,11 @@ class GLSLKernel:
         ctx = next((a.ctx for a in args if isinstance(a, Array)), None) or self._ctx \
             or default_context()
         push = self._pack_push(push_values)
+        for spec, arg in zip(specs, args):
+            if not isinstance(arg, (Array, np.ndarray)):
+                raise TypeError(f"{self.name}: argument {spec.name!r} must be a vkpersist Array "
+                                f"or a NumPy array, not {type(arg).__name__}")
+            _check_element_type(self.name, spec, arg.dtype)
         arrays, copy_back = [], []
         for spec, arg in zip(specs, args):
             if isinstance(arg, Array):
@@ -173,16 +179,13 @@ class GLSLKernel:
                                          "Context; all arrays of a launch share one")
                 arg._check_alive()
                 dev = arg
-            elif isinstance(arg, np.ndarray):
+            else:
                 dev = ctx.asarray(arg)
                 if not spec.readonly:
                     if not arg.flags.writeable:
                         raise ValueError(f"{self.name}: argument {spec.name!r} is written by the "
                                          "shader but the NumPy array is read-only")
                     copy_back.append((arg, dev))
-            else:
-                raise TypeError(f"{self.name}: argument {spec.name!r} must be a vkpersist Array "
-                                f"or a NumPy array, not {type(arg).__name__}")
             arrays.append(dev)
         if 0 in groups:
             return
@@ -192,6 +195,20 @@ class GLSLKernel:
         ctx._core_alive().submit(cb, keep=(pipeline, *arrays))
         for host, dev in copy_back:
             host[...] = dev.numpy()
+
+
+def _check_element_type(name: str, spec, dtype: np.dtype) -> None:
+    """A buffer's elements are read as the shader declares them: an int32 array bound to
+    `float x[]` would give garbage floats, so the element types must agree."""
+    want = spec.dtype
+    if want is None or (dtype.kind, dtype.itemsize) == (want.kind, want.itemsize):
+        return
+    theirs = glsl_scalar_name(dtype)
+    hint = f"declare the buffer's elements as {theirs}" if theirs else \
+        "no GLSL type stores NumPy bools (use uint8 or uint32 arrays)"
+    raise TypeError(f"{name}: argument {spec.name!r} (binding {spec.binding}) is a buffer of "
+                    f"{glsl_scalar_name(want)} elements ({want}), got a {dtype} array; convert "
+                    f"it (.astype(np.{want})) or {hint}")
 
 
 _STRUCT_CODES = {"i4": "i", "u4": "I", "f4": "f", "f8": "d", "i8": "q", "u8": "Q"}
