@@ -1,3 +1,4 @@
+import os
 import subprocess
 import sys
 import textwrap
@@ -178,4 +179,71 @@ def test_cache_is_reused_and_safe_under_concurrent_compiles(tmp_path, monkeypatc
     def no_compiler(*a, **k):
         raise AssertionError("a cached shader must not be recompiled")
     monkeypatch.setattr(subprocess, "run", no_compiler)
-    assert compile_glsl(unique) == entries[0].read_bytes()
+    code = compile_glsl(unique)
+    assert len(code) == int(outs[0]) and entries[0].read_bytes().endswith(code)
+
+
+# ---- the on-disk shader cache verifies its entries ------------------------------------
+
+PLUS = SAXPY.replace("y[i] = a * x[i] + y[i]", "y[i] = x[i] + a")
+TIMES = SAXPY.replace("y[i] = a * x[i] + y[i]", "y[i] = x[i] * a")
+CACHE_CHECK = f"""
+import sys
+import numpy as np
+import vkpersist as vkp
+ctx = vkp.Context(int(sys.argv[1]))
+x = np.arange(64, dtype=np.float32)
+for name, src, want in [("plus", {PLUS!r}, x + 3), ("times", {TIMES!r}, x * 3)]:
+    y = np.zeros(64, np.float32)
+    vkp.glsl_kernel(src, name=name, ctx=ctx)[1](x, y, a=3.0, n=64)
+    assert (y == want).all(), (name, y[:4])
+print("results ok")
+"""
+
+
+def _entries(cache):
+    return set((cache / "spirv").glob("*.spv"))
+
+
+@pytest.mark.parametrize("damage", ["truncated", "swapped", "garbage", "unwritable", "read-only"])
+def test_damaged_cache_entries_are_recompiled_with_a_warning(ctx, tmp_path, monkeypatch, damage):
+    if damage == "read-only" and os.geteuid() == 0:
+        pytest.skip("root writes into read-only directories ('unwritable' covers it)")
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("VKPERSIST_CACHE", str(cache))
+    compile_glsl(PLUS)
+    (plus,) = _entries(cache)
+    compile_glsl(TIMES)
+    (times,) = _entries(cache) - {plus}
+    good = {p: p.read_bytes() for p in (plus, times)}
+    if damage == "truncated":
+        plus.write_bytes(good[plus][:len(good[plus]) // 2])
+    elif damage == "swapped":
+        plus.write_bytes(good[times])
+        times.write_bytes(good[plus])
+    elif damage == "garbage":            # even with SPIR-V's magic number in front
+        plus.write_bytes(b"\x03\x02\x23\x07" + bytes(200))
+    elif damage == "unwritable":         # the cache's directory is a file
+        for p in good:
+            p.unlink()
+        (cache / "spirv").rmdir()
+        (cache / "spirv").write_text("not a directory")
+    else:
+        plus.write_bytes(b"garbage")
+        (cache / "spirv").chmod(0o555)
+    try:
+        run = subprocess.run([sys.executable, "-c", CACHE_CHECK, str(ctx.info.index)],
+                             capture_output=True, text=True, timeout=180)
+    finally:
+        (cache / "spirv").chmod(0o755)
+    assert run.returncode == 0 and "results ok" in run.stdout, run.stderr
+    if damage == "unwritable":
+        assert run.stderr.count("cannot write the shader cache in") == 1, run.stderr
+        return
+    damaged = [plus, times] if damage == "swapped" else [plus]
+    for p in damaged:
+        assert f"discarded the damaged shader cache entry {p}" in run.stderr, run.stderr
+    if damage == "read-only":
+        assert "cannot write the shader cache" in run.stderr
+    else:                                # repaired: the next process compiles nothing
+        assert {p: p.read_bytes() for p in good} == good
