@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import vkpersist as vkp
+from vkpersist.vk.glsl_kernel import guard_loops
 from vkpersist.vk.glslang import compile_glsl
 from vkpersist.vk.spirv import reflect
 
@@ -181,6 +182,89 @@ def test_cache_is_reused_and_safe_under_concurrent_compiles(tmp_path, monkeypatc
     monkeypatch.setattr(subprocess, "run", no_compiler)
     code = compile_glsl(unique)
     assert len(code) == int(outs[0]) and entries[0].read_bytes().endswith(code)
+
+
+# ---- loop guard: lavapipe's silent loop limit (VULKAN_FACTS.md §5) --------------------
+
+LOOPS = """#version 450
+layout(local_size_x = 1) in;
+layout(push_constant) uniform P { uint n; uint kind; };
+layout(std430, binding = 0) buffer Out { uint o[]; };
+#define COUNT_TO(i, m) for (uint i = 0u; i < (m); ++i)
+uint helper(uint m) {           // for (...) in a comment is not a loop
+    uint s = 0u;
+    for (uint i = 0u; i < m; i++)
+        s += i % 7u;
+    return s;
+}
+void main() {
+    uint s = 0u, i = 0u;
+    if (kind == 0u) s = helper(n);
+    else if (kind == 1u) { while (true) { if (i++ == n) break; s += 1u; } }
+    else if (kind == 2u) { do s += 2u; while (++i < n); }
+    else { COUNT_TO(a, n / 100u) COUNT_TO(b, 100u) s += 1u; }
+    o[0] = s;
+}
+"""
+LOOP_RESULTS = {0: lambda n: sum(i % 7 for i in range(n)), 1: lambda n: n, 2: lambda n: 2 * n,
+                3: lambda n: n // 100 * 100}
+
+
+@pytest.mark.parametrize("kind", sorted(LOOP_RESULTS), ids=["for-braceless-in-function",
+                                                            "while-true", "do-while",
+                                                            "nested-from-macro"])
+def test_raw_loops_past_lavapipes_limit_raise_never_truncate(ctx, kind):
+    k = vkp.glsl_kernel(LOOPS, name="loops", ctx=ctx)
+    out = ctx.zeros(1, np.uint32)
+    k[1](out, n=1000, kind=kind)
+    assert out.numpy()[0] == LOOP_RESULTS[kind](1000)
+    k[1](out, n=100_000, kind=kind)
+    if not ctx.info.is_lavapipe:
+        assert out.numpy()[0] == LOOP_RESULTS[kind](100_000)
+        return
+    with pytest.raises(vkp.DeviceLimitError, match="glsl_kernel 'loops': an invocation ran more "
+                                                   "than 65,000 loop iterations.*truncated"):
+        out.numpy()
+    k[1](out, n=10, kind=kind)           # the context stays usable
+    assert out.numpy()[0] == LOOP_RESULTS[kind](10)
+
+
+def test_loop_guard_opt_out_is_explicit(ctx):
+    with pytest.raises(TypeError, match="loop_guard=\\) takes True or False, got 'no'"):
+        vkp.glsl_kernel(LOOPS, loop_guard="no")
+    k = vkp.glsl_kernel(LOOPS, name="unguarded", ctx=ctx, loop_guard=False)
+    out = ctx.zeros(1, np.uint32)
+    k[1](out, n=100_000, kind=0)
+    got = out.numpy()[0]                 # no error: what the opt-out gives up
+    if ctx.info.is_lavapipe:
+        assert got != LOOP_RESULTS[0](100_000), "lavapipe no longer cuts loops: update the docs"
+    else:
+        assert got == LOOP_RESULTS[0](100_000)
+
+
+def test_guard_instruments_conditions_and_keeps_lines():
+    src = ("#version 450\n#pragma for (x)\nlayout(local_size_x = 1) in;\n"
+           "int transform(int x) { return x; }\n"
+           "void main() { int i = 0; while (bool go = i < min(3, (4))) i++;\n"
+           "  for (int j = 0;; j++) { if (j > 3) break; }\n  do i--; while (i > 0); }\n")
+    out = guard_loops(src, binding=2, kernel_id=7)
+    assert out.count("\n") == src.count("\n")
+    assert "#pragma for (x)\n" in out and "int transform(int x)" in out
+    assert "binding = 2) buffer VkpStatus" in out and "atomicCompSwap(_vkp_status[0], 0u, 7u)" in out
+    assert "while (bool go = _vkp_loop_guard() && ( i < min(3, (4))))" in out
+    assert "for (int j = 0; _vkp_loop_guard(); j++)" in out
+    assert "while ( _vkp_loop_guard() && (i > 0));" in out
+    assert reflect(compile_glsl(out)).bindings[0].binding == 2
+    assert guard_loops("#version 450\nvoid main() { int format = 1; }\n", 0, 1) is None
+
+
+def test_a_shader_the_guard_cannot_instrument_fails_loudly():
+    src = ("#version 450\nlayout(local_size_x = 1) in;\nuint _vkp_iterations = 0u;\n"
+           "void main() { for (uint i = 0u; i < 10u; i++) _vkp_iterations += i; }\n")
+    k = vkp.glsl_kernel(src, name="clash")
+    with pytest.raises(vkp.VkPersistError, match="clash: vkpersist could not add its loop-limit "
+                                                 "check.*pass loop_guard=False"):
+        k._loop_guarded()
 
 
 # ---- the on-disk shader cache verifies its entries ------------------------------------

@@ -98,6 +98,22 @@ def compile_glsl(source: str, *, target_env: str = "vulkan1.2", defines: dict | 
                    valid=lambda code: code[:4] == _SPIRV_MAGIC and len(code) % 4 == 0)
 
 
+def preprocess(source: str, *, defines: dict | None = None, filename: str = "<glsl>") -> str:
+    """The source after glslang's preprocessor (macros expanded, comments and conditionals
+    gone), with the same lines as the original; from the cache when possible."""
+    # glslang preprocesses only without -V, which would define VULKAN: define it as -V does
+    vulkan = [] if "VULKAN" in (defines or {}) else ["-DVULKAN=100"]
+    options = ["-S", "comp", "-E", *vulkan, *_defines(defines)]
+
+    def produce(exe, env, tmp):
+        run = _run(exe, env, options, source, tmp, filename)
+        if run.returncode != 0:
+            raise CompileError(_explain(run.stdout + run.stderr, source, filename))
+        return run.stdout.encode()
+
+    return _cached("glsl", [*options, source], produce, valid=lambda _: True).decode()
+
+
 def _run(exe, env, args, source, tmp, filename):
     src = Path(tmp) / "kernel.comp"
     src.write_text(source)
