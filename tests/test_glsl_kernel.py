@@ -1,3 +1,4 @@
+import os
 import subprocess
 import sys
 import textwrap
@@ -6,6 +7,7 @@ import numpy as np
 import pytest
 
 import vkpersist as vkp
+from vkpersist.vk.glsl_kernel import guard_loops
 from vkpersist.vk.glslang import compile_glsl
 from vkpersist.vk.spirv import reflect
 
@@ -81,12 +83,13 @@ def test_argument_mistakes(ctx):
         k[1](x, a=1, n=64)
     with pytest.raises(TypeError, match="'Y' must be a vkpersist Array or a NumPy array, not list"):
         k[1](x, [1, 2], a=1, n=64)
-    with pytest.raises(ValueError, match="groups must not be negative"):
+    with pytest.raises(ValueError, match="saxpy: groups is -1; each axis takes 0 \\(launch nothing\\) or more"):
         k[-1](x, y, a=1, n=64)
-    with pytest.raises(TypeError, match="groups must be an int or a tuple of 1-3 ints"):
+    with pytest.raises(TypeError, match="saxpy: groups must be an int or a tuple of 1-3 ints, got 1.5"):
         k[1.5](x, y, a=1, n=64)
-    with pytest.raises(ValueError, match="exceed the device limit of"):
-        k[ctx.info.max_workgroup_count[0] + 1](x, y, a=1, n=64)
+    limit = ctx.info.max_workgroup_count[0]
+    with pytest.raises(ValueError, match=f"saxpy: {limit + 1:,} workgroups on axis x; .* takes 0 to {limit:,} there"):
+        k[limit + 1](x, y, a=1, n=64)
     with pytest.raises(vkp.VkPersistError, match="fixes local_size \\(64, 1, 1\\); to choose it at launch declare"):
         k[1, 32](x, y, a=1, n=64)
     with vkp.Context(ctx.info.index) as other:
@@ -177,4 +180,154 @@ def test_cache_is_reused_and_safe_under_concurrent_compiles(tmp_path, monkeypatc
     def no_compiler(*a, **k):
         raise AssertionError("a cached shader must not be recompiled")
     monkeypatch.setattr(subprocess, "run", no_compiler)
-    assert compile_glsl(unique) == entries[0].read_bytes()
+    code = compile_glsl(unique)
+    assert len(code) == int(outs[0]) and entries[0].read_bytes().endswith(code)
+
+
+# ---- loop guard: lavapipe's silent loop limit (VULKAN_FACTS.md §5) --------------------
+
+LOOPS = """#version 450
+layout(local_size_x = 1) in;
+layout(push_constant) uniform P { uint n; uint kind; };
+layout(std430, binding = 0) buffer Out { uint o[]; };
+#define COUNT_TO(i, m) for (uint i = 0u; i < (m); ++i)
+uint helper(uint m) {           // for (...) in a comment is not a loop
+    uint s = 0u;
+    for (uint i = 0u; i < m; i++)
+        s += i % 7u;
+    return s;
+}
+void main() {
+    uint s = 0u, i = 0u;
+    if (kind == 0u) s = helper(n);
+    else if (kind == 1u) { while (true) { if (i++ == n) break; s += 1u; } }
+    else if (kind == 2u) { do s += 2u; while (++i < n); }
+    else { COUNT_TO(a, n / 100u) COUNT_TO(b, 100u) s += 1u; }
+    o[0] = s;
+}
+"""
+LOOP_RESULTS = {0: lambda n: sum(i % 7 for i in range(n)), 1: lambda n: n, 2: lambda n: 2 * n,
+                3: lambda n: n // 100 * 100}
+
+
+@pytest.mark.parametrize("kind", sorted(LOOP_RESULTS), ids=["for-braceless-in-function",
+                                                            "while-true", "do-while",
+                                                            "nested-from-macro"])
+def test_raw_loops_past_lavapipes_limit_raise_never_truncate(ctx, kind):
+    k = vkp.glsl_kernel(LOOPS, name="loops", ctx=ctx)
+    out = ctx.zeros(1, np.uint32)
+    k[1](out, n=1000, kind=kind)
+    assert out.numpy()[0] == LOOP_RESULTS[kind](1000)
+    k[1](out, n=100_000, kind=kind)
+    if not ctx.info.is_lavapipe:
+        assert out.numpy()[0] == LOOP_RESULTS[kind](100_000)
+        return
+    with pytest.raises(vkp.DeviceLimitError, match="glsl_kernel 'loops': an invocation ran more "
+                                                   "than 65,000 loop iterations.*truncated"):
+        out.numpy()
+    k[1](out, n=10, kind=kind)           # the context stays usable
+    assert out.numpy()[0] == LOOP_RESULTS[kind](10)
+
+
+def test_loop_guard_opt_out_is_explicit(ctx):
+    with pytest.raises(TypeError, match="loop_guard=\\) takes True or False, got 'no'"):
+        vkp.glsl_kernel(LOOPS, loop_guard="no")
+    k = vkp.glsl_kernel(LOOPS, name="unguarded", ctx=ctx, loop_guard=False)
+    out = ctx.zeros(1, np.uint32)
+    k[1](out, n=100_000, kind=0)
+    got = out.numpy()[0]                 # no error: what the opt-out gives up
+    if ctx.info.is_lavapipe:
+        assert got != LOOP_RESULTS[0](100_000), "lavapipe no longer cuts loops: update the docs"
+    else:
+        assert got == LOOP_RESULTS[0](100_000)
+
+
+def test_guard_instruments_conditions_and_keeps_lines():
+    src = ("#version 450\n#pragma for (x)\nlayout(local_size_x = 1) in;\n"
+           "int transform(int x) { return x; }\n"
+           "void main() { int i = 0; while (bool go = i < min(3, (4))) i++;\n"
+           "  for (int j = 0;; j++) { if (j > 3) break; }\n  do i--; while (i > 0); }\n")
+    out = guard_loops(src, binding=2, kernel_id=7)
+    assert out.count("\n") == src.count("\n")
+    assert "#pragma for (x)\n" in out and "int transform(int x)" in out
+    assert "binding = 2) buffer VkpStatus" in out and "atomicCompSwap(_vkp_status[0], 0u, 7u)" in out
+    assert "while (bool go = _vkp_loop_guard() && ( i < min(3, (4))))" in out
+    assert "for (int j = 0; _vkp_loop_guard(); j++)" in out
+    assert "while ( _vkp_loop_guard() && (i > 0));" in out
+    assert reflect(compile_glsl(out)).bindings[0].binding == 2
+    assert guard_loops("#version 450\nvoid main() { int format = 1; }\n", 0, 1) is None
+
+
+def test_a_shader_the_guard_cannot_instrument_fails_loudly():
+    src = ("#version 450\nlayout(local_size_x = 1) in;\nuint _vkp_iterations = 0u;\n"
+           "void main() { for (uint i = 0u; i < 10u; i++) _vkp_iterations += i; }\n")
+    k = vkp.glsl_kernel(src, name="clash")
+    with pytest.raises(vkp.VkPersistError, match="clash: vkpersist could not add its loop-limit "
+                                                 "check.*pass loop_guard=False"):
+        k._loop_guarded()
+
+
+# ---- the on-disk shader cache verifies its entries ------------------------------------
+
+PLUS = SAXPY.replace("y[i] = a * x[i] + y[i]", "y[i] = x[i] + a")
+TIMES = SAXPY.replace("y[i] = a * x[i] + y[i]", "y[i] = x[i] * a")
+CACHE_CHECK = f"""
+import sys
+import numpy as np
+import vkpersist as vkp
+ctx = vkp.Context(int(sys.argv[1]))
+x = np.arange(64, dtype=np.float32)
+for name, src, want in [("plus", {PLUS!r}, x + 3), ("times", {TIMES!r}, x * 3)]:
+    y = np.zeros(64, np.float32)
+    vkp.glsl_kernel(src, name=name, ctx=ctx)[1](x, y, a=3.0, n=64)
+    assert (y == want).all(), (name, y[:4])
+print("results ok")
+"""
+
+
+def _entries(cache):
+    return set((cache / "spirv").glob("*.spv"))
+
+
+@pytest.mark.parametrize("damage", ["truncated", "swapped", "garbage", "unwritable", "read-only"])
+def test_damaged_cache_entries_are_recompiled_with_a_warning(ctx, tmp_path, monkeypatch, damage):
+    if damage == "read-only" and os.geteuid() == 0:
+        pytest.skip("root writes into read-only directories ('unwritable' covers it)")
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("VKPERSIST_CACHE", str(cache))
+    compile_glsl(PLUS)
+    (plus,) = _entries(cache)
+    compile_glsl(TIMES)
+    (times,) = _entries(cache) - {plus}
+    good = {p: p.read_bytes() for p in (plus, times)}
+    if damage == "truncated":
+        plus.write_bytes(good[plus][:len(good[plus]) // 2])
+    elif damage == "swapped":
+        plus.write_bytes(good[times])
+        times.write_bytes(good[plus])
+    elif damage == "garbage":            # even with SPIR-V's magic number in front
+        plus.write_bytes(b"\x03\x02\x23\x07" + bytes(200))
+    elif damage == "unwritable":         # the cache's directory is a file
+        for p in good:
+            p.unlink()
+        (cache / "spirv").rmdir()
+        (cache / "spirv").write_text("not a directory")
+    else:
+        plus.write_bytes(b"garbage")
+        (cache / "spirv").chmod(0o555)
+    try:
+        run = subprocess.run([sys.executable, "-c", CACHE_CHECK, str(ctx.info.index)],
+                             capture_output=True, text=True, timeout=180)
+    finally:
+        (cache / "spirv").chmod(0o755)
+    assert run.returncode == 0 and "results ok" in run.stdout, run.stderr
+    if damage == "unwritable":
+        assert run.stderr.count("cannot write the shader cache in") == 1, run.stderr
+        return
+    damaged = [plus, times] if damage == "swapped" else [plus]
+    for p in damaged:
+        assert f"discarded the damaged shader cache entry {p}" in run.stderr, run.stderr
+    if damage == "read-only":
+        assert "cannot write the shader cache" in run.stderr
+    else:                                # repaired: the next process compiles nothing
+        assert {p: p.read_bytes() for p in good} == good

@@ -148,13 +148,22 @@ class Kernel:
             raise TypeError(f"launch with {self.__name__}[groups, local](...) (numba.cuda style), "
                             f"or {self.__name__}.forall(n)(...); got [{config!r}]")
         groups, local = config
-        return _Launcher(self, launch_dims(groups, "groups"), launch_dims(local, "local size"))
+        return _Launcher(self, launch_dims(groups, "groups", self.__name__, 0),
+                         launch_dims(local, "local size", self.__name__, 1))
 
     def forall(self, n: int, local: int = DEFAULT_LOCAL) -> "_Launcher":
         """One invocation per index in range(n) along axis 0 (plus a few idle ones: guard
-        with `if i < n`)."""
-        if not isinstance(n, (int, np.integer)) or n < 0:
-            raise ValueError(f"forall(n): n must be a non-negative int, got {n!r}")
+        with `if i < n`); `local` invocations per workgroup."""
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+            raise TypeError(f"{self.__name__}.forall(n): n is the number of invocations, an "
+                            f"int, got {type(n).__name__} {n!r}")
+        if n < 0:
+            raise ValueError(f"{self.__name__}.forall(n): n must not be negative, got {n}")
+        if isinstance(local, tuple):
+            raise TypeError(f"{self.__name__}.forall(n, local): local is one int (forall runs "
+                            f"along axis 0), got {local!r}; for more axes use "
+                            f"{self.__name__}[groups, local]")
+        local = launch_dims(local, "local size", self.__name__, 1)[0]
         return _Launcher(self, ((int(n) + local - 1) // local, 1, 1), (local, 1, 1))
 
     def _launch(self, groups, local, args):
@@ -280,9 +289,8 @@ class _Plan:
             else:
                 values = [args[i] for i in self.scalar_slots]
             push = self.packer.pack(*values, *shapes)
-        except (struct.error, TypeError, ValueError):
-            self._explain_scalars(args, shapes)
-            raise
+        except (struct.error, TypeError, ValueError, OverflowError):
+            push = self._pack_checked(args, shapes)
         if self.status is not None:
             buffers.append(self.status.buffer)
         ready = self.pipeline.command_buffer(buffers, groups, push)
@@ -307,8 +315,12 @@ class _Plan:
                                  "share one")
         a._check_alive()
 
-    def _explain_scalars(self, args, shapes):
+    def _pack_checked(self, args, shapes) -> bytes:
+        """The push constants by the rules of to_scalar, for the values struct refused:
+        either an error naming the kernel, the parameter and what it takes (1.5 for an i32,
+        1e39 for an f32), or an exact conversion struct does not make (2.0 for an i32)."""
         kname = self.kern.__name__
+        values = []
         for i in self.scalar_slots:
             t = self.types[i]
             what = f"{kname}: parameter {self.kern.param_names[i]!r}"
@@ -316,15 +328,13 @@ class _Plan:
                 seq = np.asarray(args[i]).reshape(-1)
                 if seq.size != t.n:
                     raise ValueError(f"{what} takes {t.n} values, got {seq.size}")
-                for v in seq:
-                    to_scalar(v, t.elem.dtype, what)
+                values += [to_scalar(v, t.elem.dtype, what).item() for v in seq.tolist()]
             else:
-                to_scalar(args[i], T.arithmetic(t).dtype, what)
-                if not isinstance(args[i], (bool, int, float, np.generic)):
-                    raise TypeError(f"{what} takes a number, got {type(args[i]).__name__}")
+                values.append(to_scalar(args[i], T.arithmetic(t).dtype, what).item())
         if any(n > 2**31 - 1 for n in shapes):
             raise VkPersistError(f"{kname}: an array has an axis longer than 2**31-1, which "
                                  "kernels cannot index")
+        return self.packer.pack(*values, *shapes)
 
 
 def _param_type(kname, name, ann, value):

@@ -7,6 +7,7 @@ host-visible ones are read and written in place.
 from __future__ import annotations
 
 import math
+import numbers
 import operator
 
 import numpy as np
@@ -57,19 +58,49 @@ def check_shape(shape) -> tuple[int, ...]:
 
 
 def to_scalar(value, dtype: np.dtype, what: str) -> np.ndarray:
-    """`value` as a 0-d array of `dtype`, refusing conversions that change the value
-    (1.5 into an integer, 300 into uint8, -1 into an unsigned type)."""
-    try:
-        item = np.array(value, dtype=dtype)
-    except (TypeError, ValueError, OverflowError):
-        raise TypeError(f"{what}: cannot convert {value!r} to {dtype}") from None
-    if item.ndim != 0:
-        raise ValueError(f"{what}: expected a scalar, got shape {item.shape}")
+    """`value` as a 0-d array of `dtype`, refusing every conversion that would change the
+    value: 1.5 into an integer, 300 into uint8, -1 into an unsigned type, 1e39 into float32
+    (NumPy would store inf, which for a simulation parameter is a typo, not a value), and
+    anything that is not a real number (NumPy reads None as NaN and "1.5" as 1.5). One rule
+    for kernel arguments, push constants, control fields, commands and fill()."""
+    dtype = np.dtype(dtype)
+    not_a_number = f"{what}: cannot convert {value!r} to {dtype}: it takes a real number"
+    if value is None or isinstance(value, (str, bytes, complex, np.complexfloating)):
+        raise TypeError(not_a_number)
+    arr = np.asarray(value)
+    if arr.ndim != 0:
+        raise ValueError(f"{what}: expected a scalar, got shape {arr.shape}")
+    if arr.dtype.kind in "biu":
+        x = int(arr)
+    elif arr.dtype.kind == "f":
+        x = float(arr)
+    elif isinstance(value, numbers.Real):  # Fraction, ints beyond 64 bits, ...
+        x = value
+    else:
+        raise TypeError(not_a_number)
     if dtype.kind in "biu":
-        original = np.asarray(value)
-        if original.dtype.kind == "f" and not float(original) == float(item) \
-                or original.dtype.kind in "iu" and int(original) != int(item):
-            raise TypeError(f"{what}: {value!r} cannot be represented exactly as {dtype}")
+        try:
+            n = int(x)
+        except (OverflowError, ValueError):     # inf, nan
+            n = None
+        if n is None or n != x:
+            raise TypeError(f"{what}: {value!r} cannot be represented exactly as {dtype}, "
+                            "which holds whole numbers")
+        lo, hi = (0, 1) if dtype.kind == "b" else (np.iinfo(dtype).min, np.iinfo(dtype).max)
+        if not lo <= n <= hi:
+            raise TypeError(f"{what}: cannot convert {value!r} to {dtype}: it is outside "
+                            f"{dtype}'s range [{lo}, {hi}]")
+        return np.array(n, dtype)
+    if isinstance(x, float) and not math.isfinite(x):
+        return np.array(x, dtype)          # inf and nan are values the caller chose
+    with np.errstate(over="ignore"):
+        try:
+            item = arr.astype(dtype) if arr.dtype.kind in "biuf" else np.array(float(x), dtype)
+        except OverflowError:              # an int beyond float64
+            item = np.array(np.inf, dtype)
+    if not np.isfinite(item):
+        raise TypeError(f"{what}: cannot convert {value!r} to {dtype}: it is outside "
+                        f"{dtype}'s range (finite values up to +-{np.finfo(dtype).max:g})")
     return item
 
 

@@ -16,45 +16,80 @@ Launch configurations follow numba.cuda: `k[groups]`, `k[groups, local]` (local 
 
 Launches are asynchronous when every array argument is a device Array (wait with
 `vkp.synchronize()`, or read a result, which waits). NumPy arrays are copied to the device
-and, unless the shader declares them readonly, back again; such launches wait.
+and, unless the shader declares them readonly, back again; such launches wait. An array's
+dtype must be its buffer's element type (an int32 array is no `float x[]`), push constants
+follow the conversion rules of `to_scalar` (no 1.5 for an int, no 1e39 for a float).
+
+On lavapipe, which silently stops every loop after ~65,535 iterations per invocation, the
+shader's loops are instrumented so that running past that raises DeviceLimitError at the
+next synchronize (see GLSLKernel's `loop_guard`).
 """
 from __future__ import annotations
 
 import operator
+import re
 import struct
 import weakref
 
 import numpy as np
 
-from .._errors import VkPersistError
+from .._errors import CompileError, VkPersistError
 from .array import Array, to_scalar
 from .context import Context, default_context
-from .glslang import compile_glsl
+from .glslang import compile_glsl, preprocess
 from .pipeline import Pipeline
-from .spirv import reflect
+from .spirv import glsl_scalar_name, reflect
+
+_AXES = "xyz"
 
 
-def launch_dims(value, what: str) -> tuple[int, int, int]:
+def launch_dims(value, what: str, name: str, least: int) -> tuple[int, int, int]:
+    """`value`, an int or a tuple of 1-3 ints each at least `least`, as three dimensions.
+    Checked before anything reaches the driver: a local size of 0 crashes lavapipe and
+    loses a GPU; the device's own limits are checked when the pipeline is made (pipeline.py)."""
     items = value if isinstance(value, tuple) else (value,)
+    shape = "an int or a tuple of 1-3 ints"
     if not 1 <= len(items) <= 3:
-        raise ValueError(f"{what} must be an int or a tuple of 1-3 ints, got {value!r}")
-    try:
-        dims = tuple(operator.index(v) for v in items)
-    except TypeError:
-        raise TypeError(f"{what} must be an int or a tuple of 1-3 ints, got {value!r}") from None
-    if any(d < 0 for d in dims):
-        raise ValueError(f"{what} must not be negative, got {value!r}")
-    return dims + (1,) * (3 - len(dims))
+        raise ValueError(f"{name}: {what} must be {shape}, got {value!r}")
+    dims = []
+    for axis, v in enumerate(items):
+        try:
+            if isinstance(v, (bool, np.bool_)):
+                raise TypeError
+            d = operator.index(v)
+        except TypeError:
+            raise TypeError(f"{name}: {what} must be {shape}, got {value!r} "
+                            f"({type(v).__name__} on axis {_AXES[axis]})") from None
+        if d < least:
+            valid = "0 (launch nothing) or more" if least == 0 else f"{least} or more"
+            where = f"{value!r} has {d} on axis {_AXES[axis]}" if isinstance(value, tuple) \
+                else f"is {d}"
+            raise ValueError(f"{name}: {what} {where}; each axis takes {valid}, up to the "
+                             "device's limit")
+        dims.append(d)
+    return tuple(dims) + (1,) * (3 - len(dims))
 
 
 class GLSLKernel:
+    """A compiled GLSL compute shader: `k[groups, local](arrays..., **push_constants)`.
+
+    `loop_guard` (default True): lavapipe stops every loop of an invocation after ~65,535
+    iterations in all and says nothing (VULKAN_FACTS.md §5), so on lavapipe each loop
+    condition also counts towards that limit and a kernel that reaches it raises
+    DeviceLimitError at the next synchronize instead of returning truncated results. False
+    turns that off: only for a shader known to stay far below the limit, whose results
+    would otherwise be silently wrong."""
+
     def __init__(self, source: str, *, defines: dict | None = None, name: str | None = None,
-                 ctx: Context | None = None):
+                 ctx: Context | None = None, loop_guard: bool = True):
         if not isinstance(source, str):
             raise TypeError(f"glsl_kernel() takes GLSL source text, got {type(source).__name__}")
+        if not isinstance(loop_guard, bool):
+            raise TypeError(f"glsl_kernel(loop_guard=) takes True or False, got {loop_guard!r}")
         self.source = source
         self.defines = dict(defines or {})
         self.name = name or "glsl_kernel"
+        self.loop_guard = loop_guard
         self._ctx = ctx
         # Compile now so errors point at the definition, not at the first launch.
         self.reflection = reflect(self.spirv())
@@ -64,6 +99,7 @@ class GLSLKernel:
         self._packer = push_struct(self.reflection, list(self.push_constants)) \
             if scalars_only else None
         self._pipelines: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self._guarded = None      # the loop-guarded variant, made on the first lavapipe launch
 
     def spirv(self, target_env: str = "vulkan1.2") -> bytes:
         return compile_glsl(self.source, target_env=target_env, defines=self.defines,
@@ -84,11 +120,13 @@ class GLSLKernel:
             groups, local = config
         else:
             groups, local = config, None
-        return _Launcher(self, launch_dims(groups, "groups"),
-                         None if local is None else launch_dims(local, "local size"))
+        return _Launcher(self, launch_dims(groups, "groups", self.name, 0),
+                         None if local is None else launch_dims(local, "local size", self.name, 1))
 
     # ---- launching ---------------------------------------------------------------------
     def _pipeline(self, ctx: Context, local) -> Pipeline:
+        """The pipeline of this exact source (no loop guard: callers that bind their own
+        buffers, such as generated kernels, guard their loops themselves)."""
         core = ctx._core_alive()
         spec = {}
         if local is not None:
@@ -100,10 +138,6 @@ class GLSLKernel:
                         "it at launch declare `layout(local_size_x_id = 0, ...) in;`")
                 if spec_id is not None:
                     spec[spec_id] = size
-            if np.prod(local) > ctx.info.max_workgroup_invocations:
-                raise ValueError(f"{self.name}: local size {local} has {np.prod(local)} "
-                                 "invocations; the device allows "
-                                 f"{ctx.info.max_workgroup_invocations}")
         per_core = self._pipelines.setdefault(core, {})
         key = tuple(sorted(spec.items()))
         if key not in per_core:
@@ -112,12 +146,36 @@ class GLSLKernel:
             per_core[key] = Pipeline(core, code, self.reflection, spec, label=self.name)
         return per_core[key]
 
+    def _loop_guarded(self) -> "GLSLKernel":
+        """This shader with every loop condition counting towards lavapipe's loop limit
+        (self when it has no loop). The report goes through the loop-status word that
+        generated kernels use (kernel.py), so one check at synchronize covers both."""
+        if self._guarded is None:
+            from ..kernel import register_kernel_name   # the layer above: imported late
+            binding = max((b.binding for b in self.reflection.bindings), default=-1) + 1
+            text = guard_loops(preprocess(self.source, defines=self.defines, filename=self.name),
+                               binding, register_kernel_name(f"glsl_kernel {self.name!r}"))
+            if text is None:
+                self._guarded = self
+            else:
+                try:
+                    self._guarded = GLSLKernel(text, name=self.name, ctx=self._ctx,
+                                               loop_guard=False)
+                except CompileError as exc:
+                    raise VkPersistError(
+                        f"{self.name}: vkpersist could not add its loop-limit check to this "
+                        "shader's loops (does it declare _vkp_ names of its own?). Rename "
+                        "them, or pass loop_guard=False if the shader stays far below "
+                        "lavapipe's ~65,535 loop iterations per invocation (beyond them its "
+                        f"results are silently truncated).\n{exc}") from None
+        return self._guarded
+
     def _pack_push(self, values: dict) -> bytes:
         """Pack by struct (fast); if it refuses, explain precisely which value is wrong."""
         if self._packer is not None and len(values) == len(self.push_constants):
             try:
                 return self._packer.pack(*[values[n] for n in self.push_constants])
-            except (KeyError, struct.error, TypeError):
+            except (KeyError, struct.error, TypeError, ValueError, OverflowError):
                 pass
         return self._pack_push_checked(values)
 
@@ -138,7 +196,7 @@ class GLSLKernel:
                 data = np.asarray(values[m.name])
                 if data.size != m.count:
                     raise ValueError(f"{what} takes {m.count} values, got {data.size}")
-                data = np.array([to_scalar(v, m.dtype, what) for v in data.reshape(-1)])
+                data = np.array([to_scalar(v, m.dtype, what) for v in data.reshape(-1).tolist()])
             raw = data.astype(m.dtype).tobytes()
             out[m.offset:m.offset + len(raw)] = raw
         return bytes(out)
@@ -151,12 +209,12 @@ class GLSLKernel:
                             f"binding order, got {len(args)}")
         ctx = next((a.ctx for a in args if isinstance(a, Array)), None) or self._ctx \
             or default_context()
-        info = ctx.info
-        for axis, (g, limit) in enumerate(zip(groups, info.max_workgroup_count)):
-            if g > limit:
-                raise ValueError(f"{self.name}: {g} workgroups on axis {axis} exceed the device "
-                                 f"limit of {limit}")
         push = self._pack_push(push_values)
+        for spec, arg in zip(specs, args):
+            if not isinstance(arg, (Array, np.ndarray)):
+                raise TypeError(f"{self.name}: argument {spec.name!r} must be a vkpersist Array "
+                                f"or a NumPy array, not {type(arg).__name__}")
+            _check_element_type(self.name, spec, arg.dtype)
         arrays, copy_back = [], []
         for spec, arg in zip(specs, args):
             if isinstance(arg, Array):
@@ -165,25 +223,97 @@ class GLSLKernel:
                                          "Context; all arrays of a launch share one")
                 arg._check_alive()
                 dev = arg
-            elif isinstance(arg, np.ndarray):
+            else:
                 dev = ctx.asarray(arg)
                 if not spec.readonly:
                     if not arg.flags.writeable:
                         raise ValueError(f"{self.name}: argument {spec.name!r} is written by the "
                                          "shader but the NumPy array is read-only")
                     copy_back.append((arg, dev))
-            else:
-                raise TypeError(f"{self.name}: argument {spec.name!r} must be a vkpersist Array "
-                                f"or a NumPy array, not {type(arg).__name__}")
             arrays.append(dev)
         if 0 in groups:
             return
-        pipeline = self._pipeline(ctx, local)
+        kernel = self._loop_guarded() if self.loop_guard and ctx.info.is_lavapipe else self
+        pipeline = kernel._pipeline(ctx, local)
         buffers = [a.buffer for a in arrays]
+        if kernel is not self:
+            from ..kernel import loop_status_array      # the layer above: imported late
+            buffers.append(loop_status_array(ctx).buffer)
         cb = pipeline.command_buffer(buffers, groups, push)
         ctx._core_alive().submit(cb, keep=(pipeline, *arrays))
         for host, dev in copy_back:
             host[...] = dev.numpy()
+
+
+def _check_element_type(name: str, spec, dtype: np.dtype) -> None:
+    """A buffer's elements are read as the shader declares them: an int32 array bound to
+    `float x[]` would give garbage floats, so the element types must agree."""
+    want = spec.dtype
+    if want is None or (dtype.kind, dtype.itemsize) == (want.kind, want.itemsize):
+        return
+    theirs = glsl_scalar_name(dtype)
+    hint = f"declare the buffer's elements as {theirs}" if theirs else \
+        "no GLSL type stores NumPy bools (use uint8 or uint32 arrays)"
+    raise TypeError(f"{name}: argument {spec.name!r} (binding {spec.binding}) is a buffer of "
+                    f"{glsl_scalar_name(want)} elements ({want}), got a {dtype} array; convert "
+                    f"it (.astype(np.{want})) or {hint}")
+
+
+_LOOP_HEAD = re.compile(r"\b(for|while)\s*\(")
+_DIRECTIVE = re.compile(r"^[ \t]*#.*$", re.M)
+_DECLARATION = re.compile(r"\s*(?:[A-Za-z_]\w*\s+)+[A-Za-z_]\w*\s*=(?!=)")
+
+
+def guard_loops(source: str, binding: int, kernel_id: int) -> str | None:
+    """Preprocessed GLSL with every `for` and `while` condition (a do-while's too) first
+    calling a guard that counts the invocation's loop iterations and reports `kernel_id`
+    in the loop-status word once they reach the limit; None when there is no loop.
+
+    The conditions are instrumented, not the bodies, so bodies without braces need no
+    parsing; nothing adds a line, so compiler messages keep the source's line numbers."""
+    from ..lang.glsl import LOOP_GUARD_LIMIT            # the layer above: imported late
+    scan = _DIRECTIVE.sub(lambda m: " " * len(m.group()), source)   # #pragma/#line text
+    out, pos = [], 0
+    for m in _LOOP_HEAD.finditer(scan):     # the source compiled: each is a loop header
+        open_at = m.end() - 1
+        close_at, cuts = _matching_paren(scan, open_at)
+        if m.group(1) == "for":
+            begin, end = cuts               # for (init; cond; step)
+        else:
+            begin, end = open_at, close_at
+        cond = source[begin + 1:end]
+        decl = _DECLARATION.match(cond)     # `while (bool go = ...)`: guard the initialiser
+        if decl:
+            begin += decl.end()
+            cond = cond[decl.end():]
+        out += [source[pos:begin + 1],
+                f" _vkp_loop_guard() && ({cond})" if cond.strip() else " _vkp_loop_guard()"]
+        pos = end
+    if not out:
+        return None
+    text = "".join(out) + source[pos:]
+    at = re.search(r"\S", _DIRECTIVE.sub(lambda m: " " * len(m.group()), text)).start()
+    decls = (f"layout(std430, set = 0, binding = {binding}) buffer VkpStatus "
+             "{ uint _vkp_status[]; }; uint _vkp_iterations = 0u; "
+             f"bool _vkp_loop_guard() {{ if (++_vkp_iterations == {LOOP_GUARD_LIMIT}u) "
+             f"atomicCompSwap(_vkp_status[0], 0u, {kernel_id}u); return true; }} ")
+    return text[:at] + decls + text[at:]
+
+
+def _matching_paren(text: str, open_at: int) -> tuple[int, list[int]]:
+    """The index of the `)` closing text[open_at] and of the `;` at its top level."""
+    depth, cuts = 0, []
+    for i in range(open_at, len(text)):
+        c = text[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0:
+                return i, cuts
+        elif c == ";" and depth == 1:
+            cuts.append(i)
+    return len(text), cuts
 
 
 _STRUCT_CODES = {"i4": "i", "u4": "I", "f4": "f", "f8": "d", "i8": "q", "u8": "Q"}
@@ -218,6 +348,7 @@ class _Launcher:
 
 
 def glsl_kernel(source: str, *, defines: dict | None = None, name: str | None = None,
-                ctx: Context | None = None) -> GLSLKernel:
-    """Compile a GLSL 450 compute shader into a launchable kernel (see the module docs)."""
-    return GLSLKernel(source, defines=defines, name=name, ctx=ctx)
+                ctx: Context | None = None, loop_guard: bool = True) -> GLSLKernel:
+    """Compile a GLSL 450 compute shader into a launchable kernel (see the module docs;
+    `loop_guard`: see GLSLKernel)."""
+    return GLSLKernel(source, defines=defines, name=name, ctx=ctx, loop_guard=loop_guard)

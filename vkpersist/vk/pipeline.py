@@ -5,6 +5,9 @@ tuple of bound buffers and command buffers cached per (buffers, groups, push-con
 (least recently recorded evicted first): a repeated launch with the same arguments costs one
 vkQueueSubmit. Cache entries die with
 any buffer they reference (Buffer serials, via the core's forget listeners).
+
+Local sizes and workgroup counts are checked against the device's limits here, the last
+step before the driver, which does not refuse a bad size but crashes or loses the device.
 """
 from __future__ import annotations
 
@@ -33,6 +36,7 @@ class Pipeline:
         if reflection.push_size > core.info.max_push_constants_size:
             raise VkPersistError(f"{label}: {reflection.push_size} bytes of push constants exceed "
                                  f"the device limit of {core.info.max_push_constants_size}")
+        _check_local_size(label, core.info, reflection, spec or {})
         self._keep = []
         module_info = vk.VkShaderModuleCreateInfo(codeSize=len(code), pCode=code)
         bindings = [vk.VkDescriptorSetLayoutBinding(
@@ -77,6 +81,7 @@ class Pipeline:
         ready = self.cache.recorded.get(key)
         if ready is not None:
             return ready
+        _check_groups(self.label, self.core.info, groups)
         limit = self.core.info.max_storage_buffer_range
         for spec, b in zip(self.reflection.bindings, buffers):
             if b.size > limit:
@@ -100,6 +105,33 @@ class Pipeline:
         ready = RawSubmit(cb)
         self.cache.add(key, ready)
         return ready
+
+
+def _check_local_size(label: str, info, reflection: Reflection, spec: dict) -> None:
+    """The local size this pipeline runs with must be within the device's limits: a driver
+    given more (or 0) crashes or loses the device instead of refusing."""
+    local = tuple(spec.get(sid, size) if sid is not None else size
+                  for size, sid in zip(reflection.local_size, reflection.local_size_spec_ids))
+    for axis, (n, limit) in enumerate(zip(local, info.max_workgroup_size)):
+        if not 1 <= n <= limit:
+            raise ValueError(f"{label}: local size {local} is {n} on axis {'xyz'[axis]}; "
+                             f"{info.name} takes 1 to {limit} there (maxComputeWorkGroupSize "
+                             f"{info.max_workgroup_size})")
+    total = local[0] * local[1] * local[2]
+    if total > info.max_workgroup_invocations:
+        raise ValueError(f"{label}: local size {local} has {total} invocations; the device "
+                         f"allows {info.max_workgroup_invocations} per workgroup "
+                         f"(maxComputeWorkGroupInvocations on {info.name})")
+
+
+def _check_groups(label: str, info, groups) -> None:
+    """Workgroup counts within the device's limits (0 launches nothing and is fine)."""
+    for axis, (g, limit) in enumerate(zip(groups, info.max_workgroup_count)):
+        if not 0 <= g <= limit:
+            raise ValueError(f"{label}: {g:,} workgroups on axis {'xyz'[axis]}; {info.name} "
+                             f"takes 0 to {limit:,} there (maxComputeWorkGroupCount "
+                             f"{info.max_workgroup_count}): use larger workgroups, or let "
+                             "each invocation loop over several items")
 
 
 class _LaunchCache:

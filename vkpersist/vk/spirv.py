@@ -16,7 +16,7 @@ from .._errors import VkPersistError
 MAGIC = 0x07230203
 # opcodes
 _OpName, _OpMemberName, _OpExecutionMode, _OpTypeBool, _OpTypeInt, _OpTypeFloat = 5, 6, 16, 20, 21, 22
-_OpTypeVector, _OpTypeArray, _OpTypeRuntimeArray, _OpTypeStruct, _OpTypePointer = 23, 28, 29, 30, 32
+_OpTypeVector, _OpTypeMatrix, _OpTypeArray, _OpTypeRuntimeArray, _OpTypeStruct, _OpTypePointer = 23, 24, 28, 29, 30, 32
 _OpConstant, _OpSpecConstant, _OpSpecConstantComposite, _OpVariable = 43, 50, 51, 59
 _OpDecorate, _OpMemberDecorate, _OpExecutionModeId = 71, 72, 331
 # decorations, storage classes, execution modes
@@ -33,6 +33,7 @@ class BufferBinding:
     binding: int
     name: str            # the instance name, else the block name
     readonly: bool
+    dtype: np.dtype | None = None   # the element type when every member has the same one
 
 
 @dataclass(frozen=True)
@@ -69,8 +70,8 @@ def reflect(code: bytes) -> Reflection:
     pos = 5
     while pos < len(words):
         count, op = words[pos] >> 16, words[pos] & 0xFFFF
-        if count == 0:
-            raise VkPersistError("malformed SPIR-V (zero-length instruction)")
+        if count == 0 or pos + count > len(words):
+            raise VkPersistError("malformed SPIR-V (an instruction of length 0 or past the end)")
         a = words[pos + 1:pos + count]
         pos += count
         if op == _OpName:
@@ -89,6 +90,8 @@ def reflect(code: bytes) -> Reflection:
             types[a[0]] = ("float", a[1])
         elif op == _OpTypeVector:
             types[a[0]] = ("vector", a[1], a[2])
+        elif op == _OpTypeMatrix:
+            types[a[0]] = ("matrix", a[1], a[2])
         elif op == _OpTypeArray:
             types[a[0]] = ("array", a[1], a[2])
         elif op == _OpTypeRuntimeArray:
@@ -131,10 +134,11 @@ def reflect(code: bytes) -> Reflection:
             members = types[pointee][1]
             readonly = _NonWritable in decs or all(
                 _NonWritable in member_decorations.get((pointee, i), {}) for i in range(len(members)))
+            elems = {_scalar_of(types, m) for m in members}
             out.bindings.append(BufferBinding(
                 set=decs.get(_DescriptorSet, [0])[0], binding=decs.get(_Binding, [0])[0],
                 name=names.get(var) or names.get(pointee, f"binding{len(out.bindings)}"),
-                readonly=readonly))
+                readonly=readonly, dtype=elems.pop() if len(elems) == 1 else None))
         elif storage == _Uniform and _Block in block_decs:
             raise VkPersistError("uniform blocks are not supported by glsl_kernel; use a "
                                  "storage buffer (layout(std430, binding=N) buffer ...) or "
@@ -150,6 +154,28 @@ def reflect(code: bytes) -> Reflection:
                                 default=0)
     out.bindings.sort(key=lambda b: (b.set, b.binding))
     return out
+
+
+def _scalar_of(types, type_id) -> np.dtype | None:
+    """The scalar type under vectors, matrices and arrays; None for structs."""
+    t = types.get(type_id, (None,))
+    while t[0] in ("vector", "matrix", "array", "runtime_array"):
+        t = types.get(t[1], (None,))
+    if t[0] == "int":
+        return np.dtype(f"{'i' if t[2] else 'u'}{t[1] // 8}")
+    if t[0] == "float":
+        return np.dtype(f"f{t[1] // 8}")
+    return None
+
+
+_GLSL_SCALARS = {"f4": "float", "f8": "double", "f2": "float16_t", "i4": "int", "u4": "uint",
+                 "i8": "int64_t", "u8": "uint64_t", "i2": "int16_t", "u2": "uint16_t",
+                 "i1": "int8_t", "u1": "uint8_t"}
+
+
+def glsl_scalar_name(dtype: np.dtype) -> str | None:
+    """The GLSL name of a NumPy scalar type (None for bool, which GLSL buffers lack)."""
+    return _GLSL_SCALARS.get(f"{dtype.kind}{dtype.itemsize}")
 
 
 def _element(types, constants, type_id) -> tuple[np.dtype, int]:
