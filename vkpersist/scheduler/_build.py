@@ -12,7 +12,7 @@ import dataclasses
 import numpy as np
 
 from .._errors import CompileError, VkPersistError
-from ..kernel import loop_status_array, register_kernel_name
+from ..vk.loop_guard import loop_status_array, register_kernel_name
 from ..lang import ir
 from ..lang.builtins import accessed
 from ..lang import types as T

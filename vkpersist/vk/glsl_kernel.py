@@ -37,8 +37,10 @@ from .._errors import CompileError, VkPersistError
 from .array import Array, to_scalar
 from .context import Context, default_context
 from .glslang import compile_glsl, preprocess
+from .loop_guard import loop_status_array, register_kernel_name
 from .pipeline import Pipeline
 from .spirv import glsl_scalar_name, reflect
+from .target import LOOP_GUARD_LIMIT
 
 _AXES = "xyz"
 
@@ -151,7 +153,6 @@ class GLSLKernel:
         (self when it has no loop). The report goes through the loop-status word that
         generated kernels use (kernel.py), so one check at synchronize covers both."""
         if self._guarded is None:
-            from ..kernel import register_kernel_name   # the layer above: imported late
             binding = max((b.binding for b in self.reflection.bindings), default=-1) + 1
             text = guard_loops(preprocess(self.source, defines=self.defines, filename=self.name),
                                binding, register_kernel_name(f"glsl_kernel {self.name!r}"))
@@ -237,7 +238,6 @@ class GLSLKernel:
         pipeline = kernel._pipeline(ctx, local)
         buffers = [a.buffer for a in arrays]
         if kernel is not self:
-            from ..kernel import loop_status_array      # the layer above: imported late
             buffers.append(loop_status_array(ctx).buffer)
         cb = pipeline.command_buffer(buffers, groups, push)
         ctx._core_alive().submit(cb, keep=(pipeline, *arrays))
@@ -271,7 +271,6 @@ def guard_loops(source: str, binding: int, kernel_id: int) -> str | None:
 
     The conditions are instrumented, not the bodies, so bodies without braces need no
     parsing; nothing adds a line, so compiler messages keep the source's line numbers."""
-    from ..lang.glsl import LOOP_GUARD_LIMIT            # the layer above: imported late
     scan = _DIRECTIVE.sub(lambda m: " " * len(m.group()), source)   # #pragma/#line text
     out, pos = [], 0
     for m in _LOOP_HEAD.finditer(scan):     # the source compiled: each is a loop header
