@@ -193,6 +193,11 @@ CASES = [
 ]
 
 
+def _call_line(fn) -> int:
+    lines, first = inspect.getsourcelines(fn)
+    return first + next(k for k, line in enumerate(lines) if "recursive(" in line)
+
+
 def _marked_line(fn) -> int:
     for f in (fn, recursive.pyfunc):
         lines, first = inspect.getsourcelines(f)
@@ -214,7 +219,10 @@ def test_compile_errors_point_at_the_line(fn, message):
     expected = _marked_line(fn) if fn is not bad_recursion else _marked_line(recursive.pyfunc)
     assert err.lineno == expected, text
     assert f"{__file__}:{expected}:" in text
-    assert "^" in text.splitlines()[-1]
+    assert text.splitlines()[2].strip() and set(text.splitlines()[2].strip()) == {"^"}
+    if fn is bad_recursion:     # an error inside a @vkp.func names the calls that led there
+        assert text.splitlines()[-1] == (f"  in recursive, called from "
+                                         f"{__file__}:{_call_line(bad_recursion)} in bad_recursion")
 
 
 def test_unannotated_kernel_needs_types_for_glsl():
@@ -246,3 +254,31 @@ def test_launch_argument_mistakes(ctx):
         k(1.0, good)
     with pytest.raises(RuntimeError, match="can only be used inside a @vkp.kernel"):
         vkp.global_id(0)
+
+
+@vkp.func
+def scaled(v):
+    return v * undefined_scale  # noqa: F821
+
+
+@vkp.func
+def twice(v):
+    return scaled(v) + scaled(v)
+
+
+def test_errors_carry_no_compiler_frames_and_name_the_calls(ctx):
+    @vkp.kernel
+    def uses_helpers(x: F):
+        x[0] = twice(x[1])
+
+    import traceback
+    for attempt in (lambda: uses_helpers.glsl(), lambda: uses_helpers[1, 1](np.zeros(2, np.float32))):
+        with pytest.raises(vkp.CompileError) as info:
+            attempt()
+        text = str(info.value)
+        assert "name 'undefined_scale' is not defined" in text
+        assert f"in scaled, called from {__file__}:" in text and "in twice, called from" in text
+        frames = traceback.extract_tb(info.value.__traceback__)
+        inside = [f for f in frames if "/vkpersist/" in f.filename]
+        assert len(inside) == 1 and inside[0].filename.endswith("_errors.py"), \
+            [f"{f.filename}:{f.lineno}" for f in frames]

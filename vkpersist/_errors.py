@@ -1,4 +1,7 @@
 """The exceptions vkpersist raises. Every one says what went wrong and what would be valid."""
+from __future__ import annotations
+
+import functools
 
 
 class VkPersistError(Exception):
@@ -35,3 +38,23 @@ class DeviceLimitError(VkPersistError):
 
 class CompileError(VkPersistError):
     """Shader source could not be compiled; the message shows the offending line."""
+
+
+def internal_error(what: str, detail: str = "") -> VkPersistError:
+    """A failure that is vkpersist's fault, never the user's: one wording for all of them."""
+    return VkPersistError(f"internal error in vkpersist: {what}; please report it"
+                          + (f" with what follows.\n{detail}" if detail else ""))
+
+
+def user_frames_only(fn):
+    """Decorator for the public entry points that compile: a CompileError leaves them with
+    none of the compiler's frames in its traceback (the message already points at the
+    user's line), only the caller's and this one."""
+    @functools.wraps(fn)
+    def entry(*args, **kwargs):
+        __tracebackhide__ = True          # noqa: F841  (pytest hides this frame)
+        try:
+            return fn(*args, **kwargs)
+        except CompileError as exc:
+            raise exc.with_traceback(None)
+    return entry

@@ -25,15 +25,15 @@ import struct
 
 import numpy as np
 
-from ._errors import CompileError, VkPersistError
+from ._errors import CompileError, VkPersistError, internal_error, user_frames_only
 from .lang import ir
 from .lang import types as T
 from .lang.compiler import DeviceFunction, Unit
 from .lang.source import glsl_name
-from .lang.glsl import Writer
+from .lang.glsl import Writer, compile_generated
 from .vk.array import Array, to_scalar
 from .vk.context import Context, default_context
-from .vk.glsl_kernel import GLSLKernel, launch_dims, push_struct
+from .vk.glsl_kernel import launch_dims, push_struct
 from .vk.loop_guard import loop_status_array, register_kernel_name
 from .vk.target import target_of
 
@@ -121,6 +121,7 @@ class Kernel:
             out.append(rt)
         return out
 
+    @user_frames_only
     def glsl(self, *types, device=None) -> str:
         """The GLSL of this kernel for the given parameter types (annotations fill gaps).
         `device`: a Context, DeviceInfo or Target to compile for (default: any device)."""
@@ -128,6 +129,7 @@ class Kernel:
             types = (None,) * len(self.param_names)
         return self._compile(self._types_for(types), target_of(device)).source
 
+    @user_frames_only
     def spirv(self, *types, device=None) -> bytes:
         if not types:
             types = (None,) * len(self.param_names)
@@ -216,12 +218,7 @@ class _Compiled:
         self.types = types
         self.push_fields = writer.push_fields
         self.array_params = fn.array_params
-        try:
-            self.glsl_kernel = GLSLKernel(self.source, name=kern.__name__)
-        except CompileError as exc:     # a bug in vkpersist, not in the user's code
-            raise VkPersistError(f"internal error: generated GLSL for {kern.__name__} did not "
-                                 f"compile; please report it.\n{exc}\n--- GLSL ---\n"
-                                 f"{self.source}") from None
+        self.glsl_kernel = compile_generated(self.source, kern.__name__)
 
 
 class _Plan:
@@ -238,8 +235,7 @@ class _Plan:
         self.packer = push_struct(self.compiled.glsl_kernel.reflection,
                                   [name for name, _ in self.compiled.push_fields])
         if self.packer is None:
-            raise VkPersistError(f"internal error: cannot pack the push constants of "
-                                 f"{kern.__name__}; please report it")
+            raise internal_error(f"cannot pack the push constants of {kern.__name__}")
         bound_types = (T.ArrayType, T.ControlsType, T.SocketType)
         self.scalar_slots = [i for i, t in enumerate(types) if not isinstance(t, bound_types)]
         self.vector_slots = {i for i, t in enumerate(types) if isinstance(t, T.Vector)}
@@ -390,5 +386,6 @@ class _Launcher:
     def __init__(self, kernel, groups, local):
         self.kernel, self.groups, self.local = kernel, groups, local
 
+    @user_frames_only
     def __call__(self, *args):
         self.kernel._launch(self.groups, self.local, args)

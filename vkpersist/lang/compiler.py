@@ -89,11 +89,17 @@ class Unit:
         if fn is not None:
             return fn
         name = f"{glsl_name(pyfunc.__name__)}_{len(self.functions)}"
+        caller = self.stack[-1].__name__ if self.stack else "?"
         self.stack.append(pyfunc)
         try:
             fc = FunctionCompiler(self, pyfunc, list(arg_types), is_kernel=False,
                                   glsl_fn_name=name, bound_arrays=bound)
             fn = fc.compile()
+        except CompileError as exc:     # say how the code got there: the chain of calls
+            loc = src.loc(node)
+            exc.args = (f"{exc.args[0]}\n  in {pyfunc.__name__}, called from "
+                        f"{loc.file}:{loc.line} in {caller}",) + exc.args[1:]
+            raise
         finally:
             self.stack.pop()
         self.functions[key] = fn

@@ -22,6 +22,8 @@ from . import builtins as B
 from . import ir
 from . import types as T
 
+from .._errors import CompileError, internal_error
+from ..vk.glsl_kernel import GLSLKernel
 from ..vk.target import LOOP_GUARD_LIMIT
 
 _HELPERS = {
@@ -96,6 +98,16 @@ def _bare(text: str) -> str:
         if depth == 0 and i < len(text) - 1:
             return text
     return text[1:-1]
+
+
+def compile_generated(source: str, label: str) -> GLSLKernel:
+    """GLSL this module wrote, compiled: a failure is a bug in vkpersist, never in the user's
+    code, and says so with the source attached."""
+    try:
+        return GLSLKernel(source, name=label)
+    except CompileError as exc:
+        raise internal_error(f"the generated GLSL of {label} did not compile",
+                             f"{exc}\n--- GLSL ---\n{source}") from None
 
 
 def glsl_type(t) -> str:

@@ -11,13 +11,14 @@ import dataclasses
 
 import numpy as np
 
-from .._errors import CompileError, VkPersistError
+from .._errors import VkPersistError
 from ..vk.loop_guard import loop_status_array, register_kernel_name
 from ..lang import ir
 from ..lang.builtins import accessed
 from ..lang import types as T
 from ..lang.compiler import Unit
 from ..vk.glsl_kernel import GLSLKernel, push_struct
+from ..lang.glsl import compile_generated
 from ..vk.sequence import DispatchSequence
 from ._codegen import EPOCH_WORDS, PHASE_FINAL, PHASE_FIRST, PHASE_NEXT, ProgramWriter, sched_words
 from ._program import Q_ARGS, Program, When, resource_vars
@@ -118,12 +119,7 @@ class Build:
             label = f"{prog.name}:{prog.schedule[kind[1]][0].name} rounds"
         else:
             label = f"{prog.name}:{prog.schedule[kind][0].name}"
-        try:
-            kernel = GLSLKernel(source, name=label)
-        except CompileError as exc:     # a bug in vkpersist, not in the user's code
-            raise VkPersistError(f"internal error: generated GLSL for {label} did not compile; "
-                                 f"please report it.\n{exc}\n--- GLSL ---\n{source}") from None
-        return _Shader(source, kernel, writer)
+        return _Shader(source, compile_generated(source, label), writer)
 
     # ---- launching -----------------------------------------------------------------------
     def buffers(self) -> list:

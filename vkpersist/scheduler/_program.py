@@ -34,7 +34,7 @@ import math
 
 import numpy as np
 
-from .._errors import VkPersistError
+from .._errors import VkPersistError, user_frames_only
 from ..control import ControlBuffer, ControlField, control_words
 from ..memsock import MemSock
 from ..lang import ir
@@ -484,6 +484,7 @@ class Program:
             raise ValueError(f"{what}: {name!r} must be a scalar host field")
 
     # ---- compiled forms ------------------------------------------------------------------
+    @user_frames_only
     def glsl(self, mode: str = "persistent") -> str:
         """The GLSL that runs: the megakernel (mode="persistent"), or the boundary and stage
         kernels of the fallback (mode="launch"), concatenated."""
@@ -493,6 +494,7 @@ class Program:
         return build_for(self, mode).source
 
     # ---- running ---------------------------------------------------------------------
+    @user_frames_only
     def run(self, steps: int | None = None, *, mode: str = "auto", groups: int | None = None,
             local: int | None = None, timeout: float | None = None) -> "RunReport":
         """Run `steps` steps and wait (a script's way; under trio use `session`); with
@@ -502,6 +504,7 @@ class Program:
         from ._runner import runner_for
         return runner_for(self, mode, groups, local).run(steps, timeout)
 
+    @user_frames_only
     def session(self, *, steps: int | None = None, mode: str = "auto",
                 groups: int | None = None, local: int | None = None,
                 timeout: float | None = None):

@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 import warnings
 
-from .._errors import DeviceLimitError, DeviceTimeout, VkPersistError
+from .._errors import DeviceLimitError, DeviceTimeout, VkPersistError, internal_error
 from .._polling import SPIN_S, poll_until, poll_until_async
 from ._build import FALLBACK_ROUNDS, build_for
 from ._codegen import REASON_BLOCKED, REASON_BUDGET, REASON_DONE, REASON_LOOP_LIMIT
@@ -98,7 +98,7 @@ class Runner:
     def start(self, steps_left: int) -> None:
         """Submit the next epoch, running at most `steps_left` steps."""
         if self.running:
-            raise VkPersistError("internal error: an epoch is already running")
+            raise internal_error("an epoch was started while one is running")
         budget = min(steps_left, self.epoch_steps)
         if self.mode == "persistent":
             sequence = self.build.epoch(self.groups, self.local)
