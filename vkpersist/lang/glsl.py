@@ -146,7 +146,7 @@ class Writer:
     # ---- module -------------------------------------------------------------------------
     def module(self) -> str:
         k = self.kernel
-        for fn in self.unit.order:
+        for fn in self.contained_functions():
             self.function(fn)
         self.function(k)
         functions = self.lines
@@ -193,6 +193,15 @@ class Writer:
             head.append(h)
             head.append("")
         return "\n".join(head + functions).rstrip() + "\n"
+
+    def contained_functions(self) -> list:
+        """The device functions this shader holds, callees first: the unit's (a kernel
+        and everything it calls)."""
+        return self.unit.order
+
+    def is_written(self, var) -> bool:
+        """Whether the shader writes buffer `var` (if not, it is declared readonly)."""
+        return var.written
 
     @staticmethod
     def _push_name(var) -> str:
@@ -241,7 +250,7 @@ class Writer:
             return (f"layout(std430, binding = {var.binding}) {coherent}buffer {var.name}_buffer "
                     f"{{ uint {var.name}[]; }};   // control words")
         elem = var.type.elem
-        written = var.written
+        written = self.is_written(var)
         access = "" if written else "readonly "
         # written and read by other workgroups of the same dispatch; an array that nothing
         # in the dispatch writes cannot change under it, so its loads may use the L1 cache.

@@ -14,13 +14,13 @@ import numpy as np
 from .._errors import VkPersistError
 from ..vk.loop_guard import loop_status_array, register_kernel_name
 from ..lang import ir
-from ..lang.builtins import accessed
 from ..lang import types as T
 from ..lang.compiler import Unit
 from ..vk.glsl_kernel import GLSLKernel, push_struct
 from ..lang.glsl import compile_generated
 from ..vk.sequence import DispatchSequence
 from ._codegen import EPOCH_WORDS, PHASE_FINAL, PHASE_FIRST, PHASE_NEXT, ProgramWriter, sched_words
+from ._plan import plan_step
 from ._program import Q_ARGS, Program, When, resource_vars
 
 MAX_GROUPS_X = 65535        # the smallest maxComputeWorkGroupCount[0] Vulkan allows
@@ -39,6 +39,8 @@ class ShaderPlan:
     sockets: list          # [(socket var, ProgramSocket, schedule index of its stage)]
     conditions: dict       # when-bit -> compiled condition (megakernel and boundary only)
     steps_field: str | None   # control field with the program's total step count
+    writes: frozenset      # buffers this shader's functions write (the others are readonly)
+    functions: list        # the functions it contains, callees first
 
 
 class _Shader:
@@ -49,6 +51,10 @@ class _Shader:
 
 
 class Build:
+    """A program compiled for one mode: its stages compiled once, the step's plan, and the
+    shaders emitted from them (persistent: the megakernel; launch: the boundary kernel, a
+    kernel per schedule entry, and the rounds' setup kernels of queue stages)."""
+
     def __init__(self, prog: Program, mode: str):
         if not prog.schedule:
             raise VkPersistError(f"{prog.name}: nothing to run; declare the step with "
@@ -61,57 +67,61 @@ class Build:
         self.target = ctx.target
         self.loop_guard = self.target.loop_guard
         self.kernel_id = register_kernel_name(f"program {prog.name!r} ({mode})")
-        self.emitters = _emitters(prog, self.target)
         self.sched_words = ctx.zeros(sched_words(prog.ctl.type, len(prog.sockets)), np.uint32)
         self.sched = self.sched_words.buffer
         self.status = loop_status_array(ctx) if self.loop_guard else None
         self.sequences: dict = {}
+        # the megakernel's arrays are written and read by other workgroups of the same
+        # dispatch (coherent); the fallback's kernels are separated by pipeline barriers
+        self.resources, self.arrays, self.ctl_var, self.sched_var = resource_vars(
+            prog, mode == "persistent", self.sched_words.size)
+        self.unit = Unit(self.target, self.resources)
+        self.functions = {}
+        for stage, _ in prog.schedule:
+            if stage.name not in self.functions:
+                self.functions[stage.name] = self.unit.compile_stage(
+                    stage.fn, stage.param_types(), f"stage_{stage.name}")
+        self.conditions = {
+            bit: self.unit.compile_condition(period.condition,
+                                             f"when_{period.condition.__name__}_{bit}")
+            for bit, period in enumerate(prog.periods) if isinstance(period, When)}
+        self.plan = plan_step(prog, self.functions, self.resources)
         if mode == "persistent":
-            self.mega = self._shader("mega", range(len(prog.schedule)), coherent=True)
+            self.mega = self._shader("mega", range(len(prog.schedule)))
             self.source = self.mega.source
         else:
-            self.boundary = self._shader("boundary", [], coherent=False)
-            self.stage_shaders = [self._shader(i, [i], coherent=False)
-                                  for i in range(len(prog.schedule))]
-            self.setup_shaders = {i: self._shader(("setup", i), [], coherent=False)
-                                  for i, (st, _) in enumerate(prog.schedule)
-                                  if st.consumes is not None}
+            self.boundary = self._shader("boundary", [])
+            self.stage_shaders = [self._shader(i, [i]) for i in range(len(prog.schedule))]
+            self.setup_shaders = {e.index: self._shader(("setup", e.index), [])
+                                  for e in self.plan.entries if e.kind == "queue"}
             self.source = "\n".join([self.boundary.source] +
                                     [s.source for s in self.stage_shaders] +
                                     [s.source for s in self.setup_shaders.values()])
 
     # ---- compiling -----------------------------------------------------------------------
-    def _shader(self, kind, entries, coherent: bool) -> _Shader:
-        prog = self.prog
-        resources, arrays, ctl_var, sched_var = resource_vars(prog, coherent,
-                                                              self.sched_words.size)
-        unit = Unit(self.target, resources)
-        functions = {}
+    def _shader(self, kind, entries) -> _Shader:
+        prog, plan = self.prog, self.plan
+        stages = {}
         for index in entries:
             stage = prog.schedule[index][0]
-            if stage.name not in functions:
-                functions[stage.name] = unit.compile_stage(stage.fn, stage.param_types(),
-                                                           f"stage_{stage.name}")
-        conditions = {}
-        if kind in ("mega", "boundary"):
-            for bit, period in enumerate(prog.periods):
-                if isinstance(period, When):
-                    conditions[bit] = unit.compile_condition(
-                        period.condition, f"when_{period.condition.__name__}_{bit}")
-        queue_vars = {name: resources[id(q)] for name, q in prog.queues.items()}
-        sockets = [(resources[id(sock)], sock, self.emitters.get(name))
+            stages[stage.name] = self.functions[stage.name]
+        conditions = self.conditions if kind in ("mega", "boundary") else {}
+        contained = _with_callees(self.unit.order, [*stages.values(), *conditions.values()])
+        queue_vars = {name: self.resources[id(q)] for name, q in prog.queues.items()}
+        sockets = [(self.resources[id(sock)], sock, plan.emitters.get(name))
                    for name, sock in prog.sockets.items()]
-        plan = ShaderPlan(ctl_var, prog.schedule, prog.periods, functions,
-                          _segments(prog.schedule, functions, set(self.emitters.values()))
-                          if kind == "mega" else [],
-                          queue_vars, sockets, conditions, prog.steps_field)
+        segments = [(e.index, e.barrier_before, e.barrier_after) for e in plan.entries] \
+            if kind == "mega" else []
+        shader_plan = ShaderPlan(self.ctl_var, prog.schedule, prog.periods, stages, segments,
+                                 queue_vars, sockets, conditions, prog.steps_field,
+                                 plan.writes_of(contained) | {self.sched_var.name}, contained)
         params = []
         if isinstance(kind, tuple):             # a queue round's setup: which phase, and
             params = [ir.Var("_vkp_phase", T.u32, "scalar_param"),     # the consumer's
                       ir.Var("_vkp_local", T.u32, "scalar_param")]     # local size
-        main = ir.Function("main", prog.name, params, arrays + [ctl_var, sched_var], [], [],
-                           is_kernel=True)
-        writer = ProgramWriter(main, unit, plan, kind, kernel_id=self.kernel_id)
+        main = ir.Function("main", prog.name, params,
+                           self.arrays + [self.ctl_var, self.sched_var], [], [], is_kernel=True)
+        writer = ProgramWriter(main, self.unit, shader_plan, kind, kernel_id=self.kernel_id)
         source = writer.module()
         if isinstance(kind, str):
             label = f"{prog.name}:{kind}"
@@ -210,101 +220,12 @@ def build_for(prog: Program, mode: str) -> Build:
     return b
 
 
-# ---- which stages must wait for which -------------------------------------------------------
-def _accesses(fn: ir.Function, seen=None) -> tuple[set, set]:
-    """(names read, names written) of the buffers `fn` and its callees touch."""
-    reads, writes = set(), set()
-    seen = set() if seen is None else seen
-
-    def walk(node):
-        if isinstance(node, list):
-            for x in node:
-                walk(x)
-            return
-        if not dataclasses.is_dataclass(node) or isinstance(node, (ir.Var, ir.Loc)):
-            return
-        if isinstance(node, ir.Load):
-            reads.add(node.var.name)
-        elif isinstance(node, ir.Store):
-            writes.add(node.var.name)
-        elif isinstance(node, ir.Intrinsic):
-            effect, var = accessed(node)      # what the builtin registry says it does
-            if effect is not None:
-                (reads if effect == "read" else writes).add(var.name)
-        elif isinstance(node, ir.Call) and id(node.func) not in seen:
-            seen.add(id(node.func))
-            r, w = _accesses(node.func, seen)
-            reads.update(r)
-            writes.update(w)
-        for f in dataclasses.fields(node):
-            if f.name not in ("type", "loc", "func"):
-                walk(getattr(node, f.name))
-
-    walk(fn.body)
-    return reads, writes
-
-
-def _emitters(prog: Program, target) -> dict:
-    """{memsock name: schedule index of the one stage that writes it}."""
-    if not prog.sockets:
-        return {}
-    resources, _, _, _ = resource_vars(prog, coherent=False,
-                                       sched_len=sched_words(prog.ctl.type, len(prog.sockets)))
-    unit = Unit(target, resources)
-    writers: dict = {}
-    for index, (stage, _) in enumerate(prog.schedule):
-        fn = unit.compile_stage(stage.fn, stage.param_types(), f"stage_{stage.name}")
-        _, writes = _accesses(fn)
-        for name, sock in prog.sockets.items():
-            if resources[id(sock)].name in writes:
-                writers.setdefault(name, []).append(index)
-    out = {}
-    for name, indices in writers.items():
-        stages = [prog.schedule[i][0].name for i in indices]
-        if len(indices) > 1:
-            raise VkPersistError(f"{prog.name}: memsock {name!r} is written by "
-                                 f"{', '.join(stages)}; one loop entry per memsock (it gets "
-                                 "one frame per step in which that stage runs)")
-        bit = prog.schedule[indices[0]][1]
-        if bit is not None and isinstance(prog.periods[bit], When):
-            raise VkPersistError(f"{prog.name}: stage {stages[0]} writes memsock {name!r} and "
-                                 "runs under when(...); frames are reserved before a step's "
-                                 "conditions are known: use every(n), or write the frame "
-                                 "every step")
-        if prog.schedule[indices[0]][0].consumes is not None:
-            raise VkPersistError(f"{prog.name}: stage {stages[0]} consumes a queue and writes "
-                                 f"memsock {name!r}; frames come from domain stages")
-        out[name] = indices[0]
-    return out
-
-
-def _segments(schedule, functions, emitting=frozenset()) -> list:
-    """(entry index, grid barrier before it, grid barrier after it) for the megakernel. A
-    stage waits when it conflicts (read-after-write, write-after-read or -write) with a
-    stage that may have run since the last barrier every workgroup passed; a conditional
-    stage syncs after itself, so nothing it did is pending whether or not it ran."""
-    access = {name: _accesses(fn) for name, fn in functions.items()}
-    pending: list = []
-    out = []
-    for index, (stage, bit) in enumerate(schedule):
-        if stage.consumes is not None:      # its queue barriers come before and after it
-            out.append((index, False, False))
-            if bit is None:
-                pending = []
-            continue
-        r, w = access[stage.name]
-        before = any(w & (pr | pw) or r & pw
-                     for pr, pw in (access[p.name] for p in pending))
-        last = index == len(schedule) - 1
-        if index in emitting:       # its frame is published after a barrier
-            out.append((index, before, True))
-            if bit is None:
-                pending = []
-        elif bit is None:
-            if before:
-                pending = []
-            pending.append(stage)
-            out.append((index, before, False))
-        else:
-            out.append((index, before, not last))
-    return out
+def _with_callees(order: list, roots: list) -> list:
+    """`roots` and every function they call, in the unit's order (callees first)."""
+    keep, todo = set(), list(roots)
+    while todo:
+        fn = todo.pop()
+        if id(fn) not in keep:
+            keep.add(id(fn))
+            todo += fn.callees
+    return [fn for fn in order if id(fn) in keep]

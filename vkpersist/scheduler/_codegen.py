@@ -79,6 +79,14 @@ class ProgramWriter(Writer):
                              f"{var.name} (-1: none)", f"uint {var.name}_seq;"]
 
     # ---- helpers -----------------------------------------------------------------------
+    def contained_functions(self) -> list:
+        """Only the stages (and conditions) of this shader: a program's stages are compiled
+        once per build, into one unit, and each shader takes its own."""
+        return self.plan.functions
+
+    def is_written(self, var) -> bool:
+        return var.name in self.plan.writes
+
     def ctl(self, name: str) -> str:
         f = self.plan.ctl_var.type.field(name)
         return f"{self.plan.ctl_var.name}[{f.word}]"

@@ -202,7 +202,7 @@ layout(std430, binding = 4) buffer VkpStatus { uint _vkp_status[]; };
 uint _vkp_iterations = 0u;
 
 // programs_lib.py:8: at
-float at_0(int i, int j, int k) {
+float at_2(int i, int j, int k) {
     int n;
     // programs_lib.py:9
     n = 8;
@@ -216,10 +216,10 @@ float at_0(int i, int j, int k) {
 }
 
 // programs_lib.py:16: sweep
-void sweep_0(float alpha, int i, int j, int k) {
+void sweep_2(float alpha, int i, int j, int k) {
     float lap;
     // programs_lib.py:17
-    lap = (((((at_0((i - 1), j, k) + at_0((i + 1), j, k)) + at_0(i, (j - 1), k)) + at_0(i, (j + 1), k)) + at_0(i, j, (k - 1))) + at_0(i, j, (k + 1))) - (6.0 * B[((i) * 8 + j) * 8 + k]);
+    lap = (((((at_2((i - 1), j, k) + at_2((i + 1), j, k)) + at_2(i, (j - 1), k)) + at_2(i, (j + 1), k)) + at_2(i, j, (k - 1))) + at_2(i, j, (k + 1))) - (6.0 * B[((i) * 8 + j) * 8 + k]);
     // programs_lib.py:20
     A[((i) * 8 + j) * 8 + k] = B[((i) * 8 + j) * 8 + k] + (alpha * lap);
 }
@@ -227,7 +227,7 @@ void sweep_0(float alpha, int i, int j, int k) {
 // programs_lib.py:36: sweep_ba
 void stage_sweep_ba(int i, int j, int k) {
     // programs_lib.py:37
-    sweep_0(uintBitsToFloat(_vkp_host_alpha), i, j, k);
+    sweep_2(uintBitsToFloat(_vkp_host_alpha), i, j, k);
 }
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
