@@ -19,7 +19,8 @@ from ..lang.compiler import Unit
 from ..vk.glsl_kernel import GLSLKernel, push_struct
 from ..lang.glsl import compile_generated
 from ..vk.sequence import DispatchSequence
-from ._codegen import EPOCH_WORDS, PHASE_FINAL, PHASE_FIRST, PHASE_NEXT, ProgramWriter, sched_words
+from ._codegen import PHASE_FINAL, PHASE_FIRST, PHASE_NEXT, ProgramWriter
+from ._words import EPOCH_WORDS, sched_words
 from ._plan import plan_step
 from ._program import Q_ARGS, Program, When, resource_vars
 

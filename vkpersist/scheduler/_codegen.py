@@ -23,13 +23,9 @@ the path from one step to the next). On lavapipe (loop guard) steps are prepared
 (AHEAD = 1) by participant 0 after its share of the step, because the loop-iteration budget
 must be checked before each step on the iterations the steps before it used.
 
-Two grid barrier counters: `S_ARRIVED` for the barriers between stages (the participants
-that run stages), `S_ENDS` for the end of each step (every participant). Each sits on a
-128-byte line of its own, so that polls of one do not queue behind updates of the other.
-
-Scheduler words (`_vkp_sched`, device-local): below EPOCH_WORDS belong to one epoch (the
-megakernel) or one batch (the fallback) and are zeroed before each; P_STEP persists across
-epochs; from SNAPSHOT on, the three snapshots of the host fields, then the memsock frames.
+Two grid barrier counters: ARRIVED for the barriers between stages (the participants that
+run stages), ENDS for the end of each step (every participant). The scheduler words and
+their names are laid out in _words.py.
 """
 from __future__ import annotations
 
@@ -37,18 +33,10 @@ from ..lang import ir
 from ..lang import types as T
 from ..lang.glsl import Writer, glsl_type
 from ..vk.target import LOOP_GUARD_LIMIT
+from ._words import SLOTS, glsl_constants, snapshot_words
 from ._program import (C_DROPPED, C_HEAD, C_RELEASED, Q_ARGS, Q_DROPPED, Q_HEAD, Q_HI, Q_LO,
                        Q_TAIL, Q_UNDRAINED)
 
-# epoch words
-S_OCCUPANCY, S_STARTED, S_ENDED, S_DONE, S_ITER_MAX, S_ITER_PREV, S_CUR = range(7)
-STEP_WORDS = 8              # slot s: state at 8 + 3s, flags at 9 + 3s, step at 10 + 3s
-SLOTS = 3
-S_ARRIVED = 32              # arrivals at the barriers between stages
-S_ENDS = 64                 # arrivals at the ends of steps
-EPOCH_WORDS = 96
-P_STEP = 96                 # persistent: steps completed by the program
-SNAPSHOT = 128              # from here: the host fields' values, one copy per slot
 STATE_RUNNING, STATE_ENDED = 1, 2
 # why an epoch (batch) ended, published in the `_reason` status word
 REASON_BUDGET, REASON_HALT, REASON_LOOP_LIMIT, REASON_BLOCKED, REASON_DONE = 1, 2, 3, 4, 5
@@ -71,7 +59,9 @@ class ProgramWriter(Writer):
         self.plan = plan
         self.kind = kind
         self.vulkan_memory_model = self.memory_model and kind == "mega"
-        self.globals += ["uint _vkp_step;       // the step being run, as stages see it",
+        self.globals += ["// the scheduler words of _vkp_sched (vkpersist/scheduler/_words.py)",
+                         *glsl_constants(plan.ctl_var.type),
+                         "uint _vkp_step;       // the step being run, as stages see it",
                          "uint _vkp_snap;       // where its snapshot of the host fields starts"]
         self.host_scalars: dict[str, int] = {}   # scalar host fields stages read: word
         for var, _, _ in plan.sockets:
@@ -91,8 +81,9 @@ class ProgramWriter(Writer):
         f = self.plan.ctl_var.type.field(name)
         return f"{self.plan.ctl_var.name}[{f.word}]"
 
-    def sched(self, word: int) -> str:
-        return f"_vkp_sched[{word}]"
+    def sched(self, name: str) -> str:
+        """Scheduler word `name` (_words.py), by its GLSL constant."""
+        return f"_vkp_sched[_vkp_{name}]"
 
     def emit_all(self, text_lines) -> None:
         for line in text_lines:
@@ -100,7 +91,8 @@ class ProgramWriter(Writer):
 
     def step_word(self, what: int, slot: str) -> str:
         """what: 0 state, 1 flags, 2 step, of the step words in slot `slot`."""
-        return f"_vkp_sched[{STEP_WORDS + what}u + 3u * {slot}]"
+        name = ("STEP_STATE", "STEP_FLAGS", "STEP_NUMBER")[what]
+        return f"_vkp_sched[_vkp_{name} + 3u * {slot}]"
 
     @property
     def ahead(self) -> int:
@@ -183,7 +175,7 @@ class ProgramWriter(Writer):
             self.emit_all([
                 "// the step boundary of the fallback: one invocation, before each step",
                 "void main() {",
-                f"    uint q = {self.sched(S_CUR)};   // the step before, now complete everywhere",
+                f"    uint q = {self.sched('CUR')};   // the step before, now complete everywhere",
                 f"    uint p = q == {SLOTS - 1}u ? 0u : q + 1u;",
                 *([f"    if ({self.step_word(0, 'q')} == {STATE_RUNNING}u) {{",
                    *["        " + line for line in publish], "    }"] if publish else []),
@@ -193,7 +185,7 @@ class ProgramWriter(Writer):
                    *["        " + line for line in self.evaluate_conditions()],
                    f"        {self.step_word(1, 'p')} |= _whens;",
                    "    }"] if self.plan.conditions else []),
-                f"    {self.sched(S_CUR)} = p;",
+                f"    {self.sched('CUR')} = p;",
                 "}"])
         elif isinstance(self.kind, tuple):          # ("setup", schedule index)
             self.queue_setup_kernel(self.kind[1])
@@ -210,12 +202,12 @@ class ProgramWriter(Writer):
         # loads first, stores after: independent loads of the control words overlap,
         # where a load-store-load chain would wait one memory round trip per word
         snap_loads = [f"uint c{w} = {ctl}[{w}];" for w in range(words)]
-        snap_stores = [f"_vkp_sched[{SNAPSHOT}u + {words}u * p + {w}u] = c{w};"
+        snap_stores = [f"_vkp_sched[_vkp_SNAPSHOT + {words}u * p + {w}u] = c{w};"
                        for w in range(words)]
         self.emit_all([
             "// Prepares the step words in slot `p` for the next step (see the module's docs).",
             "void _vkp_boundary(uint p) {",
-            f"    if ({self.sched(S_ENDED)} != 0u) {{      // this epoch (batch) has ended",
+            f"    if ({self.sched('ENDED')} != 0u) {{      // this epoch (batch) has ended",
             f"        {self.step_word(0, 'p')} = {STATE_ENDED}u;",
             "        return;",
             "    }",
@@ -224,15 +216,15 @@ class ProgramWriter(Writer):
             f"    uint halt = {self.ctl('_halt')};",
             f"    uint budget = {self.ctl('_budget')};",
             *["    " + line for line in snap_loads],
-            f"    uint step = {self.sched(P_STEP)};",
-            f"    uint done = {self.sched(S_DONE)};",
-            f"    if ({self.sched(S_STARTED)} != 0u) {{      // a step was prepared before",
+            f"    uint step = {self.sched('STEPS_DONE')};",
+            f"    uint done = {self.sched('DONE')};",
+            f"    if ({self.sched('STARTED')} != 0u) {{      // a step was prepared before",
             "        step += 1u;",
             "        done += 1u;",
-            f"        {self.sched(P_STEP)} = step;",
-            f"        {self.sched(S_DONE)} = done;",
+            f"        {self.sched('STEPS_DONE')} = step;",
+            f"        {self.sched('DONE')} = done;",
             "    }",
-            f"    {self.sched(S_STARTED)} = 1u;",
+            f"    {self.sched('STARTED')} = 1u;",
             "    if (head != tail) {",
             *["        " + line for line in apply_lines],
             f"        halt = {self.ctl('_halt')};",
@@ -255,9 +247,9 @@ class ProgramWriter(Writer):
         if self.kind == "mega" and self.loop_guard:
             self.emit_all([
                 "    else {   // lavapipe: end the epoch before any invocation nears the loop limit",
-                f"        uint used = {self.sched(S_ITER_MAX)};",
-                f"        uint grown = used - {self.sched(S_ITER_PREV)};",
-                f"        {self.sched(S_ITER_PREV)} = used;",
+                f"        uint used = {self.sched('ITER_MAX')};",
+                f"        uint grown = used - {self.sched('ITER_PREV')};",
+                f"        {self.sched('ITER_PREV')} = used;",
                 f"        if (used + {3 + self.ahead}u * grown + 1000u >= {LOOP_BUDGET}u) "
                 f"reason = {REASON_LOOP_LIMIT}u;",
                 "    }",
@@ -278,7 +270,7 @@ class ProgramWriter(Writer):
         self.emit_all(["    " + line for line in self.blocked_checks()])
         self.emit_all([
             "    if (reason != 0u) {",
-            f"        {self.sched(S_ENDED)} = 1u;",
+            f"        {self.sched('ENDED')} = 1u;",
             f"        {self.step_word(0, 'p')} = {STATE_ENDED}u;",
             f"        {self.ctl('_reason')} = reason;",
             "        return;",
@@ -297,8 +289,7 @@ class ProgramWriter(Writer):
 
     def socket_word(self, k: int, slot: str, what: int) -> str:
         """Memsock k's frame for the step in slot `slot`: what 0 frame slot, 1 seq."""
-        base = sched_words(self.plan.ctl_var.type, k)   # the words before memsock k's
-        return f"_vkp_sched[{base + what}u + 2u * {slot}]"
+        return f"_vkp_sched[_vkp_SOCKETS + {2 * SLOTS * k + what}u + 2u * {slot}]"
 
     def evaluate_conditions(self) -> list[str]:
         """`when` conditions as flag bits in `_whens`."""
@@ -313,7 +304,7 @@ class ProgramWriter(Writer):
         """Statements every invocation runs before the stages of the step in slot `at`
         (`step`: its number, when already loaded)."""
         out = [f"_vkp_step = {step or self.step_word(2, at)};",
-               f"_vkp_snap = {SNAPSHOT}u + {self.snapshot_words}u * {at};"]
+               f"_vkp_snap = _vkp_SNAPSHOT + {self.snapshot_words}u * {at};"]
         out += [f"{_host_scalar(name)} = _vkp_sched[_vkp_snap + {word}u];"
                 for name, word in self.host_scalars.items()]
         for k, (var, _, _) in enumerate(self.plan.sockets):
@@ -401,7 +392,7 @@ class ProgramWriter(Writer):
                   f"{stage.domain}")
         self.emit("void main() {")
         self.indent += 1
-        self.emit(f"uint p = {self.sched(S_CUR)};")
+        self.emit(f"uint p = {self.sched('CUR')};")
         self.emit(f"if ({self.step_word(0, 'p')} != {STATE_RUNNING}u) return;   "
                   "// the batch has ended")
         if bit is not None:
@@ -427,7 +418,7 @@ class ProgramWriter(Writer):
         self.emit_all([
             f"// rounds of stage {stage.name}, which consumes queue {stage.consumes.name}",
             "void main() {",
-            f"    uint p = {self.sched(S_CUR)};",
+            f"    uint p = {self.sched('CUR')};",
             f"    bool runs = {cond};",
             f"    if (runs && _vkp_phase != {PHASE_FIRST}u) {n}_q[{Q_HEAD}] = {n}_q[{Q_HI}];",
             f"    uint lo = {n}_q[{Q_HEAD}];",
@@ -449,7 +440,7 @@ class ProgramWriter(Writer):
         self.emit_all([
             f"// stage {stage.name} of the fallback: one round of queue {stage.consumes.name}",
             "void main() {",
-            f"    uint p = {self.sched(S_CUR)};",
+            f"    uint p = {self.sched('CUR')};",
             *["    " + line for line in self.begin_step("p")],
             f"    uint lo = {n}_q[{Q_LO}];",
             f"    uint count = {n}_q[{Q_HI}] - lo;",
@@ -498,7 +489,7 @@ class ProgramWriter(Writer):
     def megakernel(self) -> None:
         load = self.atomic_load
         guard = [self.guard_line()] if self.loop_guard else []
-        occ = self.sched(S_OCCUPANCY)
+        occ = self.sched('OCCUPANCY')
         unroll = self.spin_unroll
         ahead = self.ahead
         # with a dedicated planner, workgroup 0 runs no stages (vk/target.py says when)
@@ -520,12 +511,12 @@ class ProgramWriter(Writer):
             "// Grid barriers: arrivals on monotonic counters; only participants (workgroups",
             "// known to be running) are ever waited for. Between stages: the workers.",
             *self.sync_function("_vkp_grid_sync()", [
-                f"atomicAdd({self.sched(S_ARRIVED)}, 1u);",
-                "_vkp_target += _vkp_workers;"], S_ARRIVED, "_vkp_target", guard),
+                f"atomicAdd({self.sched('ARRIVED')}, 1u);",
+                "_vkp_target += _vkp_workers;"], "ARRIVED", "_vkp_target", guard),
             "// The end of a step: every participant, the planner too.",
             *self.sync_function("_vkp_end_sync()", [
-                f"atomicAdd({self.sched(S_ENDS)}, 1u);",
-                "_vkp_end_target += _vkp_nparts;"], S_ENDS, "_vkp_end_target", guard),
+                f"atomicAdd({self.sched('ENDS')}, 1u);",
+                "_vkp_end_target += _vkp_nparts;"], "ENDS", "_vkp_end_target", guard),
             *self.queue_syncs(guard),
             "void main() {",
             "    // occupancy discovery: workgroups join while the poll is open; the first",
@@ -546,8 +537,7 @@ class ProgramWriter(Writer):
             "            uint quiet = 0u;",
             f"            while (seen < groups && quiet < {QUIET_ROUNDS}u) {{",
             *["                " + g for g in guard],
-            "                uint c = " + _max_of([f"{load(occ)}"] * unroll)
-            + ";",
+            *_polled_max("                ", "uint c", load(occ), unroll),
             "                c &= 0x7FFFFFFFu;",
             "                if (c == seen) quiet += 1u; else { seen = c; quiet = 0u; }",
             "            }",
@@ -557,7 +547,7 @@ class ProgramWriter(Writer):
             f"            uint v = {load(occ)};",
             "            while ((v & 0x80000000u) == 0u) {",
             *["                " + g for g in guard],
-            "                v = " + _max_of([f"{load(occ)}"] * unroll) + ";",
+            *_polled_max("                ", "v", load(occ), unroll),
             "            }",
             "            nparts = v & 0x7FFFFFFFu;",
             "        }",
@@ -615,8 +605,8 @@ class ProgramWriter(Writer):
             "        s = _next;",
             "    }",
             "    if (_planner) {      // exact counts, now that the epoch's last step is complete",
-            f"        {self.ctl('_step')} = {self.sched(P_STEP)};",
-            f"        {self.ctl('_done')} = {self.sched(S_DONE)};",
+            f"        {self.ctl('_step')} = {self.sched('STEPS_DONE')};",
+            f"        {self.ctl('_done')} = {self.sched('DONE')};",
             "    }",
             "}"])
 
@@ -630,23 +620,25 @@ class ProgramWriter(Writer):
             n = self.plan.queue_vars[qname].name
             out += self.sync_function(f"_vkp_queue_sync_{n}(uint s, bool after_round)", [
                 "_vkp_target += _vkp_workers;",
-                f"if (atomicAdd({self.sched(S_ARRIVED)}, 1u) + 1u == _vkp_target) {{",
+                f"if (atomicAdd({self.sched('ARRIVED')}, 1u) + 1u == _vkp_target) {{",
                 f"    if (after_round) {n}_q[{Q_HEAD}] = {n}_q[{Q_HI} + 2u * (s ^ 1u)];",
                 f"    {n}_q[{Q_LO} + 2u * s] = {n}_q[{Q_HEAD}];",
                 f"    {n}_q[{Q_HI} + 2u * s] = atomicAdd({n}_q[{Q_TAIL}], 0u);",
                 "    memoryBarrierBuffer();",
-                f"    atomicAdd({self.sched(S_ARRIVED)}, 1u);",
+                f"    atomicAdd({self.sched('ARRIVED')}, 1u);",
                 "}",
-                "_vkp_target += 1u;"], S_ARRIVED, "_vkp_target", guard)
+                "_vkp_target += 1u;"], "ARRIVED", "_vkp_target", guard)
         return out
 
-    def sync_function(self, signature: str, arrive: list, counter: int, target: str,
+    def sync_function(self, signature: str, arrive: list, counter: str, target: str,
                       guard: list) -> list:
         """A grid barrier function: every invocation's writes are fenced, invocation 0
         runs `arrive` (counting itself and advancing `target`), then spins until the
         counter reaches the target; lavapipe's loop counts travel along."""
-        arrived = " || ".join([f"{self.poll_load(self.sched(counter))} >= {target}"]
-                              * self.spin_unroll)
+        poll = f"{self.poll_load(self.sched(counter))} >= {target}"
+        arrived = [f"            if ({poll}"] + \
+            [f"                    || {poll}" for _ in range(self.spin_unroll - 1)]
+        arrived[-1] += ") break;"
         return [
             f"void {signature} {{",
             *(["    atomicMax(_vkp_group_iterations, _vkp_iterations);"]
@@ -654,12 +646,12 @@ class ProgramWriter(Writer):
             *([] if self.vulkan_memory_model else ["    memoryBarrierBuffer();"]),
             *["    " + line for line in self.group_barrier],
             "    if (gl_LocalInvocationIndex == 0u) {",
-            *([f"        atomicMax({self.sched(S_ITER_MAX)}, _vkp_group_iterations);"]
+            *([f"        atomicMax({self.sched('ITER_MAX')}, _vkp_group_iterations);"]
               if self.loop_guard else []),
             *["        " + line for line in arrive],
             "        while (true) {",
             *["            " + g for g in guard],
-            f"            if ({arrived}) break;",
+            *arrived,     # polls unrolled (the target says how many), one per line
             "        }",
             *["        " + line for line in self.poll_acquire],
             "    }",
@@ -724,17 +716,6 @@ class ProgramWriter(Writer):
                           f"{{ {self.publish(k)} }}")
 
 
-def snapshot_words(ctl_type) -> int:
-    """How many control words (from word 0) hold the user's host fields."""
-    return max([f.word + max(f.count, 1) for f in ctl_type.fields
-                if f.side == "host" and not f.name.startswith("_")], default=0)
-
-
-def sched_words(ctl_type, sockets: int) -> int:
-    """Snapshots of every slot, then per memsock and slot its frame's ring slot and seq."""
-    return SNAPSHOT + SLOTS * snapshot_words(ctl_type) + 2 * SLOTS * sockets
-
-
 def _period_text(period) -> str:
     if isinstance(period, str):
         return f"every(ctl.{period})"
@@ -748,8 +729,8 @@ def _host_scalar(name: str) -> str:
     return f"_vkp_host_{name}"
 
 
-def _max_of(terms: list[str]) -> str:
-    out = terms[0]
-    for t in terms[1:]:
-        out = f"max({out}, {t})"
-    return out
+def _polled_max(indent: str, target: str, load: str, unroll: int) -> list[str]:
+    """`target` = the largest of `unroll` polls of `load`, one poll per line."""
+    name = target.split()[-1]
+    return [f"{indent}{target} = {load};"] + \
+        [f"{indent}{name} = max({name}, {load});" for _ in range(unroll - 1)]

@@ -8,6 +8,22 @@ layout(std430, binding = 1) coherent buffer q_q_buffer { uint q_q[]; };   // que
 layout(std430, binding = 2) coherent buffer q_items_buffer { uint q_items[]; };
 layout(std430, binding = 3) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
 layout(std430, binding = 4) coherent buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+// the scheduler words of _vkp_sched (vkpersist/scheduler/_words.py)
+const uint _vkp_OCCUPANCY = 0u;   // occupancy discovery: participants that joined; bit 31: the poll closed
+const uint _vkp_STARTED = 1u;   // a step was prepared in this epoch
+const uint _vkp_ENDED = 2u;   // this epoch (batch) has ended
+const uint _vkp_DONE = 3u;   // steps completed in this epoch
+const uint _vkp_ITER_MAX = 4u;   // lavapipe: the most loop iterations any invocation has run
+const uint _vkp_ITER_PREV = 5u;   // lavapipe: ITER_MAX at the boundary before
+const uint _vkp_CUR = 6u;   // the fallback: the slot of the step being run
+const uint _vkp_STEP_STATE = 8u;   // slot s: the state of its step (+ 3s)
+const uint _vkp_STEP_FLAGS = 9u;   // slot s: which every()/when() stages run (+ 3s)
+const uint _vkp_STEP_NUMBER = 10u;   // slot s: the step's number (+ 3s)
+const uint _vkp_ARRIVED = 32u;   // arrivals at the grid barriers between stages
+const uint _vkp_ENDS = 64u;   // arrivals at the ends of steps
+const uint _vkp_STEPS_DONE = 96u;   // steps the program has completed (persists across epochs)
+const uint _vkp_SNAPSHOT = 128u;   // the host fields' snapshots, one per slot
+const uint _vkp_SOCKETS = 128u;   // per memsock and slot: its frame's ring slot and seq
 uint _vkp_step;       // the step being run, as stages see it
 uint _vkp_snap;       // where its snapshot of the host fields starts
 
@@ -39,23 +55,23 @@ void stage_follow(uint item) {
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[8u + 3u * p] = 2u;
+    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
         return;
     }
     uint head = _vkp_controls[2];
     uint tail = _vkp_controls[52];
     uint halt = _vkp_controls[0];
     uint budget = _vkp_controls[1];
-    uint step = _vkp_sched[96];
-    uint done = _vkp_sched[3];
-    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+    uint step = _vkp_sched[_vkp_STEPS_DONE];
+    uint done = _vkp_sched[_vkp_DONE];
+    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
-        _vkp_sched[96] = step;
-        _vkp_sched[3] = done;
+        _vkp_sched[_vkp_STEPS_DONE] = step;
+        _vkp_sched[_vkp_DONE] = done;
     }
-    _vkp_sched[1] = 1u;
+    _vkp_sched[_vkp_STARTED] = 1u;
     if (head != tail) {
         // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
         {
@@ -82,14 +98,14 @@ void _vkp_boundary(uint p) {
     else if (done >= budget) reason = 1u;
     uint flags = 0u;
     if (reason != 0u) {
-        _vkp_sched[2] = 1u;
-        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_sched[_vkp_ENDED] = 1u;
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
         _vkp_controls[50] = reason;
         return;
     }
-    _vkp_sched[9u + 3u * p] = flags;
-    _vkp_sched[10u + 3u * p] = step;
-    _vkp_sched[8u + 3u * p] = 1u;
+    _vkp_sched[_vkp_STEP_FLAGS + 3u * p] = flags;
+    _vkp_sched[_vkp_STEP_NUMBER + 3u * p] = step;
+    _vkp_sched[_vkp_STEP_STATE + 3u * p] = 1u;
 }
 
 shared int _vkp_part_shared;
@@ -107,10 +123,17 @@ uint _vkp_round = 0u;   // queue rounds so far: their words alternate by parity
 void _vkp_grid_sync() {
     controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
     if (gl_LocalInvocationIndex == 0u) {
-        atomicAdd(_vkp_sched[32], 1u);
+        atomicAdd(_vkp_sched[_vkp_ARRIVED], 1u);
         _vkp_target += _vkp_workers;
         while (true) {
-            if (atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target) break;
+            if (atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target) break;
         }
         memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire | gl_SemanticsMakeVisible);   // acquire what the others wrote
     }
@@ -121,10 +144,17 @@ void _vkp_grid_sync() {
 void _vkp_end_sync() {
     controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
     if (gl_LocalInvocationIndex == 0u) {
-        atomicAdd(_vkp_sched[64], 1u);
+        atomicAdd(_vkp_sched[_vkp_ENDS], 1u);
         _vkp_end_target += _vkp_nparts;
         while (true) {
-            if (atomicLoad(_vkp_sched[64], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target || atomicLoad(_vkp_sched[64], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target || atomicLoad(_vkp_sched[64], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target || atomicLoad(_vkp_sched[64], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target || atomicLoad(_vkp_sched[64], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target || atomicLoad(_vkp_sched[64], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target || atomicLoad(_vkp_sched[64], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target || atomicLoad(_vkp_sched[64], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target) break;
+            if (atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target
+                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target
+                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target
+                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target
+                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target
+                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target
+                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target
+                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target) break;
         }
         memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire | gl_SemanticsMakeVisible);   // acquire what the others wrote
     }
@@ -135,16 +165,23 @@ void _vkp_queue_sync_q(uint s, bool after_round) {
     controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
     if (gl_LocalInvocationIndex == 0u) {
         _vkp_target += _vkp_workers;
-        if (atomicAdd(_vkp_sched[32], 1u) + 1u == _vkp_target) {
+        if (atomicAdd(_vkp_sched[_vkp_ARRIVED], 1u) + 1u == _vkp_target) {
             if (after_round) q_q[1] = q_q[4 + 2u * (s ^ 1u)];
             q_q[3 + 2u * s] = q_q[1];
             q_q[4 + 2u * s] = atomicAdd(q_q[0], 0u);
             memoryBarrierBuffer();
-            atomicAdd(_vkp_sched[32], 1u);
+            atomicAdd(_vkp_sched[_vkp_ARRIVED], 1u);
         }
         _vkp_target += 1u;
         while (true) {
-            if (atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target || atomicLoad(_vkp_sched[32], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target) break;
+            if (atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target) break;
         }
         memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire | gl_SemanticsMakeVisible);   // acquire what the others wrote
     }
@@ -156,10 +193,10 @@ void main() {
     // participant closes it once no one has joined for a while (or all have)
     if (gl_LocalInvocationIndex == 0u) {
         uint groups = gl_NumWorkGroups.x;
-        uint w = atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+        uint w = atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
         bool joined = false;
         while ((w & 0x80000000u) == 0u && !joined) {
-            uint prev = atomicCompSwap(_vkp_sched[0], w, w + 1u);
+            uint prev = atomicCompSwap(_vkp_sched[_vkp_OCCUPANCY], w, w + 1u);
             if (prev == w) joined = true; else w = prev;
         }
         int part = joined ? int(w) : -1;
@@ -168,16 +205,30 @@ void main() {
             uint seen = 1u;
             uint quiet = 0u;
             while (seen < groups && quiet < 1024u) {
-                uint c = max(max(max(max(max(max(max(atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+                uint c = atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+                c = max(c, atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+                c = max(c, atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+                c = max(c, atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+                c = max(c, atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+                c = max(c, atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+                c = max(c, atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+                c = max(c, atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
                 c &= 0x7FFFFFFFu;
                 if (c == seen) quiet += 1u; else { seen = c; quiet = 0u; }
             }
-            nparts = atomicOr(_vkp_sched[0], 0x80000000u) & 0x7FFFFFFFu;
+            nparts = atomicOr(_vkp_sched[_vkp_OCCUPANCY], 0x80000000u) & 0x7FFFFFFFu;
             _vkp_controls[51] = nparts;
         } else if (part > 0) {
-            uint v = atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+            uint v = atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
             while ((v & 0x80000000u) == 0u) {
-                v = max(max(max(max(max(max(max(atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire)), atomicLoad(_vkp_sched[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+                v = atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+                v = max(v, atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+                v = max(v, atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+                v = max(v, atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+                v = max(v, atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+                v = max(v, atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+                v = max(v, atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+                v = max(v, atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
             }
             nparts = v & 0x7FFFFFFFu;
         }
@@ -200,19 +251,19 @@ void main() {
     }
     _vkp_end_sync();
     uint s = 0u;          // the slot of the step being run
-    uint _state = _vkp_sched[8u + 3u * s];
-    uint _flags = _vkp_sched[9u + 3u * s];
-    uint _stepno = _vkp_sched[10u + 3u * s];
+    uint _state = _vkp_sched[_vkp_STEP_STATE + 3u * s];
+    uint _flags = _vkp_sched[_vkp_STEP_FLAGS + 3u * s];
+    uint _stepno = _vkp_sched[_vkp_STEP_NUMBER + 3u * s];
     while (true) {
         if (_state != 1u) break;
         uint _next = s == 2u ? 0u : s + 1u;
         // the next step's words, prepared before the last end of step: loaded now, used when this step ends
-        uint _nstate = _vkp_sched[8u + 3u * _next];
-        uint _nflags = _vkp_sched[9u + 3u * _next];
-        uint _nstepno = _vkp_sched[10u + 3u * _next];
+        uint _nstate = _vkp_sched[_vkp_STEP_STATE + 3u * _next];
+        uint _nflags = _vkp_sched[_vkp_STEP_FLAGS + 3u * _next];
+        uint _nstepno = _vkp_sched[_vkp_STEP_NUMBER + 3u * _next];
         if (_vkp_worker >= 0) {
             _vkp_step = _stepno;
-            _vkp_snap = 128u + 0u * s;
+            _vkp_snap = _vkp_SNAPSHOT + 0u * s;
             // stage follow: one call per item of queue q, in rounds, until a round finds it empty
             _vkp_queue_sync_q(_vkp_round & 1u, false);
             while (true) {
@@ -234,7 +285,7 @@ void main() {
         s = _next;
     }
     if (_planner) {      // exact counts, now that the epoch's last step is complete
-        _vkp_controls[48] = _vkp_sched[96];
-        _vkp_controls[49] = _vkp_sched[3];
+        _vkp_controls[48] = _vkp_sched[_vkp_STEPS_DONE];
+        _vkp_controls[49] = _vkp_sched[_vkp_DONE];
     }
 }

@@ -8,6 +8,22 @@ layout(std430, binding = 2) buffer snap_header_buffer { uint snap_header[]; };  
 layout(std430, binding = 3) coherent buffer snap_cursor_buffer { uint snap_cursor[]; };   // host's release cursor, reservations, drops
 layout(std430, binding = 4) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
 layout(std430, binding = 5) buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+// the scheduler words of _vkp_sched (vkpersist/scheduler/_words.py)
+const uint _vkp_OCCUPANCY = 0u;   // occupancy discovery: participants that joined; bit 31: the poll closed
+const uint _vkp_STARTED = 1u;   // a step was prepared in this epoch
+const uint _vkp_ENDED = 2u;   // this epoch (batch) has ended
+const uint _vkp_DONE = 3u;   // steps completed in this epoch
+const uint _vkp_ITER_MAX = 4u;   // lavapipe: the most loop iterations any invocation has run
+const uint _vkp_ITER_PREV = 5u;   // lavapipe: ITER_MAX at the boundary before
+const uint _vkp_CUR = 6u;   // the fallback: the slot of the step being run
+const uint _vkp_STEP_STATE = 8u;   // slot s: the state of its step (+ 3s)
+const uint _vkp_STEP_FLAGS = 9u;   // slot s: which every()/when() stages run (+ 3s)
+const uint _vkp_STEP_NUMBER = 10u;   // slot s: the step's number (+ 3s)
+const uint _vkp_ARRIVED = 32u;   // arrivals at the grid barriers between stages
+const uint _vkp_ENDS = 64u;   // arrivals at the ends of steps
+const uint _vkp_STEPS_DONE = 96u;   // steps the program has completed (persists across epochs)
+const uint _vkp_SNAPSHOT = 128u;   // the host fields' snapshots, one per slot
+const uint _vkp_SOCKETS = 128u;   // per memsock and slot: its frame's ring slot and seq
 uint _vkp_step;       // the step being run, as stages see it
 uint _vkp_snap;       // where its snapshot of the host fields starts
 int snap_slot = -1;   // this step's frame of memsock snap (-1: none)
@@ -15,23 +31,23 @@ uint snap_seq;
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[8u + 3u * p] = 2u;
+    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
         return;
     }
     uint head = _vkp_controls[2];
     uint tail = _vkp_controls[52];
     uint halt = _vkp_controls[0];
     uint budget = _vkp_controls[1];
-    uint step = _vkp_sched[96];
-    uint done = _vkp_sched[3];
-    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+    uint step = _vkp_sched[_vkp_STEPS_DONE];
+    uint done = _vkp_sched[_vkp_DONE];
+    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
-        _vkp_sched[96] = step;
-        _vkp_sched[3] = done;
+        _vkp_sched[_vkp_STEPS_DONE] = step;
+        _vkp_sched[_vkp_DONE] = done;
     }
-    _vkp_sched[1] = 1u;
+    _vkp_sched[_vkp_STARTED] = 1u;
     if (head != tail) {
         // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
         {
@@ -59,8 +75,8 @@ void _vkp_boundary(uint p) {
     { uint n = 2u;   // every(2)
       if (n != 0u && step % n == 0u) flags |= 1u; }
     if (reason != 0u) {
-        _vkp_sched[2] = 1u;
-        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_sched[_vkp_ENDED] = 1u;
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
         _vkp_controls[50] = reason;
         return;
     }
@@ -73,23 +89,23 @@ void _vkp_boundary(uint p) {
                 snap_cursor[1] = head + 1u;
             } else snap_cursor[2] += 1u;
         }
-        _vkp_sched[128u + 2u * p] = uint(slot);
-        _vkp_sched[129u + 2u * p] = head;
+        _vkp_sched[_vkp_SOCKETS + 0u + 2u * p] = uint(slot);
+        _vkp_sched[_vkp_SOCKETS + 1u + 2u * p] = head;
     }
-    _vkp_sched[9u + 3u * p] = flags;
-    _vkp_sched[10u + 3u * p] = step;
-    _vkp_sched[8u + 3u * p] = 1u;
+    _vkp_sched[_vkp_STEP_FLAGS + 3u * p] = flags;
+    _vkp_sched[_vkp_STEP_NUMBER + 3u * p] = step;
+    _vkp_sched[_vkp_STEP_STATE + 3u * p] = 1u;
 }
 
 // the step boundary of the fallback: one invocation, before each step
 void main() {
-    uint q = _vkp_sched[6];   // the step before, now complete everywhere
+    uint q = _vkp_sched[_vkp_CUR];   // the step before, now complete everywhere
     uint p = q == 2u ? 0u : q + 1u;
-    if (_vkp_sched[8u + 3u * q] == 1u) {
-        if (int(_vkp_sched[128u + 2u * q]) >= 0) atomicStore(snap_header[int(_vkp_sched[128u + 2u * q])], _vkp_sched[129u + 2u * q] + 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+    if (_vkp_sched[_vkp_STEP_STATE + 3u * q] == 1u) {
+        if (int(_vkp_sched[_vkp_SOCKETS + 0u + 2u * q]) >= 0) atomicStore(snap_header[int(_vkp_sched[_vkp_SOCKETS + 0u + 2u * q])], _vkp_sched[_vkp_SOCKETS + 1u + 2u * q] + 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
     }
     _vkp_boundary(p);
-    _vkp_sched[6] = p;
+    _vkp_sched[_vkp_CUR] = p;
 }
 
 #version 450
@@ -102,6 +118,22 @@ layout(std430, binding = 2) buffer snap_header_buffer { uint snap_header[]; };  
 layout(std430, binding = 3) coherent buffer snap_cursor_buffer { uint snap_cursor[]; };   // host's release cursor, reservations, drops
 layout(std430, binding = 4) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
 layout(std430, binding = 5) buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+// the scheduler words of _vkp_sched (vkpersist/scheduler/_words.py)
+const uint _vkp_OCCUPANCY = 0u;   // occupancy discovery: participants that joined; bit 31: the poll closed
+const uint _vkp_STARTED = 1u;   // a step was prepared in this epoch
+const uint _vkp_ENDED = 2u;   // this epoch (batch) has ended
+const uint _vkp_DONE = 3u;   // steps completed in this epoch
+const uint _vkp_ITER_MAX = 4u;   // lavapipe: the most loop iterations any invocation has run
+const uint _vkp_ITER_PREV = 5u;   // lavapipe: ITER_MAX at the boundary before
+const uint _vkp_CUR = 6u;   // the fallback: the slot of the step being run
+const uint _vkp_STEP_STATE = 8u;   // slot s: the state of its step (+ 3s)
+const uint _vkp_STEP_FLAGS = 9u;   // slot s: which every()/when() stages run (+ 3s)
+const uint _vkp_STEP_NUMBER = 10u;   // slot s: the step's number (+ 3s)
+const uint _vkp_ARRIVED = 32u;   // arrivals at the grid barriers between stages
+const uint _vkp_ENDS = 64u;   // arrivals at the ends of steps
+const uint _vkp_STEPS_DONE = 96u;   // steps the program has completed (persists across epochs)
+const uint _vkp_SNAPSHOT = 128u;   // the host fields' snapshots, one per slot
+const uint _vkp_SOCKETS = 128u;   // per memsock and slot: its frame's ring slot and seq
 uint _vkp_step;       // the step being run, as stages see it
 uint _vkp_snap;       // where its snapshot of the host fields starts
 int snap_slot = -1;   // this step's frame of memsock snap (-1: none)
@@ -115,23 +147,23 @@ void stage_grow(int i, int j) {
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[8u + 3u * p] = 2u;
+    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
         return;
     }
     uint head = _vkp_controls[2];
     uint tail = _vkp_controls[52];
     uint halt = _vkp_controls[0];
     uint budget = _vkp_controls[1];
-    uint step = _vkp_sched[96];
-    uint done = _vkp_sched[3];
-    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+    uint step = _vkp_sched[_vkp_STEPS_DONE];
+    uint done = _vkp_sched[_vkp_DONE];
+    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
-        _vkp_sched[96] = step;
-        _vkp_sched[3] = done;
+        _vkp_sched[_vkp_STEPS_DONE] = step;
+        _vkp_sched[_vkp_DONE] = done;
     }
-    _vkp_sched[1] = 1u;
+    _vkp_sched[_vkp_STARTED] = 1u;
     if (head != tail) {
         // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
         {
@@ -159,8 +191,8 @@ void _vkp_boundary(uint p) {
     { uint n = 2u;   // every(2)
       if (n != 0u && step % n == 0u) flags |= 1u; }
     if (reason != 0u) {
-        _vkp_sched[2] = 1u;
-        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_sched[_vkp_ENDED] = 1u;
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
         _vkp_controls[50] = reason;
         return;
     }
@@ -173,24 +205,24 @@ void _vkp_boundary(uint p) {
                 snap_cursor[1] = head + 1u;
             } else snap_cursor[2] += 1u;
         }
-        _vkp_sched[128u + 2u * p] = uint(slot);
-        _vkp_sched[129u + 2u * p] = head;
+        _vkp_sched[_vkp_SOCKETS + 0u + 2u * p] = uint(slot);
+        _vkp_sched[_vkp_SOCKETS + 1u + 2u * p] = head;
     }
-    _vkp_sched[9u + 3u * p] = flags;
-    _vkp_sched[10u + 3u * p] = step;
-    _vkp_sched[8u + 3u * p] = 1u;
+    _vkp_sched[_vkp_STEP_FLAGS + 3u * p] = flags;
+    _vkp_sched[_vkp_STEP_NUMBER + 3u * p] = step;
+    _vkp_sched[_vkp_STEP_STATE + 3u * p] = 1u;
 }
 
 // stage grow of the fallback: one invocation per index of (8, 8)
 void main() {
-    uint p = _vkp_sched[6];
-    if (_vkp_sched[8u + 3u * p] != 1u) return;   // the batch has ended
+    uint p = _vkp_sched[_vkp_CUR];
+    if (_vkp_sched[_vkp_STEP_STATE + 3u * p] != 1u) return;   // the batch has ended
     uint _i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationIndex;
     if (_i >= 64u) return;
-    _vkp_step = _vkp_sched[10u + 3u * p];
-    _vkp_snap = 128u + 0u * p;
-    snap_slot = int(_vkp_sched[128u + 2u * p]);
-    snap_seq = _vkp_sched[129u + 2u * p];
+    _vkp_step = _vkp_sched[_vkp_STEP_NUMBER + 3u * p];
+    _vkp_snap = _vkp_SNAPSHOT + 0u * p;
+    snap_slot = int(_vkp_sched[_vkp_SOCKETS + 0u + 2u * p]);
+    snap_seq = _vkp_sched[_vkp_SOCKETS + 1u + 2u * p];
     stage_grow(int(_i / 8u), int(_i % 8u));
 }
 
@@ -204,6 +236,22 @@ layout(std430, binding = 2) buffer snap_header_buffer { uint snap_header[]; };  
 layout(std430, binding = 3) coherent buffer snap_cursor_buffer { uint snap_cursor[]; };   // host's release cursor, reservations, drops
 layout(std430, binding = 4) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
 layout(std430, binding = 5) buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+// the scheduler words of _vkp_sched (vkpersist/scheduler/_words.py)
+const uint _vkp_OCCUPANCY = 0u;   // occupancy discovery: participants that joined; bit 31: the poll closed
+const uint _vkp_STARTED = 1u;   // a step was prepared in this epoch
+const uint _vkp_ENDED = 2u;   // this epoch (batch) has ended
+const uint _vkp_DONE = 3u;   // steps completed in this epoch
+const uint _vkp_ITER_MAX = 4u;   // lavapipe: the most loop iterations any invocation has run
+const uint _vkp_ITER_PREV = 5u;   // lavapipe: ITER_MAX at the boundary before
+const uint _vkp_CUR = 6u;   // the fallback: the slot of the step being run
+const uint _vkp_STEP_STATE = 8u;   // slot s: the state of its step (+ 3s)
+const uint _vkp_STEP_FLAGS = 9u;   // slot s: which every()/when() stages run (+ 3s)
+const uint _vkp_STEP_NUMBER = 10u;   // slot s: the step's number (+ 3s)
+const uint _vkp_ARRIVED = 32u;   // arrivals at the grid barriers between stages
+const uint _vkp_ENDS = 64u;   // arrivals at the ends of steps
+const uint _vkp_STEPS_DONE = 96u;   // steps the program has completed (persists across epochs)
+const uint _vkp_SNAPSHOT = 128u;   // the host fields' snapshots, one per slot
+const uint _vkp_SOCKETS = 128u;   // per memsock and slot: its frame's ring slot and seq
 uint _vkp_step;       // the step being run, as stages see it
 uint _vkp_snap;       // where its snapshot of the host fields starts
 int snap_slot = -1;   // this step's frame of memsock snap (-1: none)
@@ -222,23 +270,23 @@ void stage_snapshot(int i, int j) {
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[8u + 3u * p] = 2u;
+    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
         return;
     }
     uint head = _vkp_controls[2];
     uint tail = _vkp_controls[52];
     uint halt = _vkp_controls[0];
     uint budget = _vkp_controls[1];
-    uint step = _vkp_sched[96];
-    uint done = _vkp_sched[3];
-    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+    uint step = _vkp_sched[_vkp_STEPS_DONE];
+    uint done = _vkp_sched[_vkp_DONE];
+    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
-        _vkp_sched[96] = step;
-        _vkp_sched[3] = done;
+        _vkp_sched[_vkp_STEPS_DONE] = step;
+        _vkp_sched[_vkp_DONE] = done;
     }
-    _vkp_sched[1] = 1u;
+    _vkp_sched[_vkp_STARTED] = 1u;
     if (head != tail) {
         // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
         {
@@ -266,8 +314,8 @@ void _vkp_boundary(uint p) {
     { uint n = 2u;   // every(2)
       if (n != 0u && step % n == 0u) flags |= 1u; }
     if (reason != 0u) {
-        _vkp_sched[2] = 1u;
-        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_sched[_vkp_ENDED] = 1u;
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
         _vkp_controls[50] = reason;
         return;
     }
@@ -280,24 +328,24 @@ void _vkp_boundary(uint p) {
                 snap_cursor[1] = head + 1u;
             } else snap_cursor[2] += 1u;
         }
-        _vkp_sched[128u + 2u * p] = uint(slot);
-        _vkp_sched[129u + 2u * p] = head;
+        _vkp_sched[_vkp_SOCKETS + 0u + 2u * p] = uint(slot);
+        _vkp_sched[_vkp_SOCKETS + 1u + 2u * p] = head;
     }
-    _vkp_sched[9u + 3u * p] = flags;
-    _vkp_sched[10u + 3u * p] = step;
-    _vkp_sched[8u + 3u * p] = 1u;
+    _vkp_sched[_vkp_STEP_FLAGS + 3u * p] = flags;
+    _vkp_sched[_vkp_STEP_NUMBER + 3u * p] = step;
+    _vkp_sched[_vkp_STEP_STATE + 3u * p] = 1u;
 }
 
 // stage snapshot of the fallback: one invocation per index of (8, 8)
 void main() {
-    uint p = _vkp_sched[6];
-    if (_vkp_sched[8u + 3u * p] != 1u) return;   // the batch has ended
-    if ((_vkp_sched[9u + 3u * p] & 1u) == 0u) return;   // not this step
+    uint p = _vkp_sched[_vkp_CUR];
+    if (_vkp_sched[_vkp_STEP_STATE + 3u * p] != 1u) return;   // the batch has ended
+    if ((_vkp_sched[_vkp_STEP_FLAGS + 3u * p] & 1u) == 0u) return;   // not this step
     uint _i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationIndex;
     if (_i >= 64u) return;
-    _vkp_step = _vkp_sched[10u + 3u * p];
-    _vkp_snap = 128u + 0u * p;
-    snap_slot = int(_vkp_sched[128u + 2u * p]);
-    snap_seq = _vkp_sched[129u + 2u * p];
+    _vkp_step = _vkp_sched[_vkp_STEP_NUMBER + 3u * p];
+    _vkp_snap = _vkp_SNAPSHOT + 0u * p;
+    snap_slot = int(_vkp_sched[_vkp_SOCKETS + 0u + 2u * p]);
+    snap_seq = _vkp_sched[_vkp_SOCKETS + 1u + 2u * p];
     stage_snapshot(int(_i / 8u), int(_i % 8u));
 }

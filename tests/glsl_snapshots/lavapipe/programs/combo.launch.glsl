@@ -10,6 +10,22 @@ layout(std430, binding = 5) buffer snap_header_buffer { uint snap_header[]; };  
 layout(std430, binding = 6) coherent buffer snap_cursor_buffer { uint snap_cursor[]; };   // host's release cursor, reservations, drops
 layout(std430, binding = 7) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
 layout(std430, binding = 8) buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+// the scheduler words of _vkp_sched (vkpersist/scheduler/_words.py)
+const uint _vkp_OCCUPANCY = 0u;   // occupancy discovery: participants that joined; bit 31: the poll closed
+const uint _vkp_STARTED = 1u;   // a step was prepared in this epoch
+const uint _vkp_ENDED = 2u;   // this epoch (batch) has ended
+const uint _vkp_DONE = 3u;   // steps completed in this epoch
+const uint _vkp_ITER_MAX = 4u;   // lavapipe: the most loop iterations any invocation has run
+const uint _vkp_ITER_PREV = 5u;   // lavapipe: ITER_MAX at the boundary before
+const uint _vkp_CUR = 6u;   // the fallback: the slot of the step being run
+const uint _vkp_STEP_STATE = 8u;   // slot s: the state of its step (+ 3s)
+const uint _vkp_STEP_FLAGS = 9u;   // slot s: which every()/when() stages run (+ 3s)
+const uint _vkp_STEP_NUMBER = 10u;   // slot s: the step's number (+ 3s)
+const uint _vkp_ARRIVED = 32u;   // arrivals at the grid barriers between stages
+const uint _vkp_ENDS = 64u;   // arrivals at the ends of steps
+const uint _vkp_STEPS_DONE = 96u;   // steps the program has completed (persists across epochs)
+const uint _vkp_SNAPSHOT = 128u;   // the host fields' snapshots, one per slot
+const uint _vkp_SOCKETS = 152u;   // per memsock and slot: its frame's ring slot and seq
 uint _vkp_step;       // the step being run, as stages see it
 uint _vkp_snap;       // where its snapshot of the host fields starts
 int snap_slot = -1;   // this step's frame of memsock snap (-1: none)
@@ -26,8 +42,8 @@ bool when_hot_0() {
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[8u + 3u * p] = 2u;
+    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
         return;
     }
     uint head = _vkp_controls[10];
@@ -42,15 +58,15 @@ void _vkp_boundary(uint p) {
     uint c5 = _vkp_controls[5];
     uint c6 = _vkp_controls[6];
     uint c7 = _vkp_controls[7];
-    uint step = _vkp_sched[96];
-    uint done = _vkp_sched[3];
-    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+    uint step = _vkp_sched[_vkp_STEPS_DONE];
+    uint done = _vkp_sched[_vkp_DONE];
+    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
-        _vkp_sched[96] = step;
-        _vkp_sched[3] = done;
+        _vkp_sched[_vkp_STEPS_DONE] = step;
+        _vkp_sched[_vkp_DONE] = done;
     }
-    _vkp_sched[1] = 1u;
+    _vkp_sched[_vkp_STARTED] = 1u;
     if (head != tail) {
         // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
         {
@@ -78,14 +94,14 @@ void _vkp_boundary(uint p) {
         c6 = _vkp_controls[6];
         c7 = _vkp_controls[7];
     }
-    _vkp_sched[128u + 8u * p + 0u] = c0;
-    _vkp_sched[128u + 8u * p + 1u] = c1;
-    _vkp_sched[128u + 8u * p + 2u] = c2;
-    _vkp_sched[128u + 8u * p + 3u] = c3;
-    _vkp_sched[128u + 8u * p + 4u] = c4;
-    _vkp_sched[128u + 8u * p + 5u] = c5;
-    _vkp_sched[128u + 8u * p + 6u] = c6;
-    _vkp_sched[128u + 8u * p + 7u] = c7;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 0u] = c0;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 1u] = c1;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 2u] = c2;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 3u] = c3;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 4u] = c4;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 5u] = c5;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 6u] = c6;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 7u] = c7;
     _vkp_controls[48] = step;       // the heartbeat
     _vkp_controls[49] = done;
     uint reason = 0u;
@@ -96,8 +112,8 @@ void _vkp_boundary(uint p) {
     { uint n = c1;   // every(ctl.period)
       if (n != 0u && step % n == 0u) flags |= 2u; }
     if (reason != 0u) {
-        _vkp_sched[2] = 1u;
-        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_sched[_vkp_ENDED] = 1u;
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
         _vkp_controls[50] = reason;
         return;
     }
@@ -110,33 +126,33 @@ void _vkp_boundary(uint p) {
                 snap_cursor[1] = head + 1u;
             } else snap_cursor[2] += 1u;
         }
-        _vkp_sched[152u + 2u * p] = uint(slot);
-        _vkp_sched[153u + 2u * p] = head;
+        _vkp_sched[_vkp_SOCKETS + 0u + 2u * p] = uint(slot);
+        _vkp_sched[_vkp_SOCKETS + 1u + 2u * p] = head;
     }
-    _vkp_sched[9u + 3u * p] = flags;
-    _vkp_sched[10u + 3u * p] = step;
-    _vkp_sched[8u + 3u * p] = 1u;
+    _vkp_sched[_vkp_STEP_FLAGS + 3u * p] = flags;
+    _vkp_sched[_vkp_STEP_NUMBER + 3u * p] = step;
+    _vkp_sched[_vkp_STEP_STATE + 3u * p] = 1u;
 }
 
 // the step boundary of the fallback: one invocation, before each step
 void main() {
-    uint q = _vkp_sched[6];   // the step before, now complete everywhere
+    uint q = _vkp_sched[_vkp_CUR];   // the step before, now complete everywhere
     uint p = q == 2u ? 0u : q + 1u;
-    if (_vkp_sched[8u + 3u * q] == 1u) {
-        if (int(_vkp_sched[152u + 2u * q]) >= 0) atomicExchange(snap_header[int(_vkp_sched[152u + 2u * q])], _vkp_sched[153u + 2u * q] + 1u);
+    if (_vkp_sched[_vkp_STEP_STATE + 3u * q] == 1u) {
+        if (int(_vkp_sched[_vkp_SOCKETS + 0u + 2u * q]) >= 0) atomicExchange(snap_header[int(_vkp_sched[_vkp_SOCKETS + 0u + 2u * q])], _vkp_sched[_vkp_SOCKETS + 1u + 2u * q] + 1u);
     }
     _vkp_boundary(p);
-    if (_vkp_sched[8u + 3u * p] == 1u) {
-        _vkp_step = _vkp_sched[10u + 3u * p];
-        _vkp_snap = 128u + 8u * p;
+    if (_vkp_sched[_vkp_STEP_STATE + 3u * p] == 1u) {
+        _vkp_step = _vkp_sched[_vkp_STEP_NUMBER + 3u * p];
+        _vkp_snap = _vkp_SNAPSHOT + 8u * p;
         _vkp_host_thresh = _vkp_sched[_vkp_snap + 7u];
-        snap_slot = int(_vkp_sched[152u + 2u * p]);
-        snap_seq = _vkp_sched[153u + 2u * p];
+        snap_slot = int(_vkp_sched[_vkp_SOCKETS + 0u + 2u * p]);
+        snap_seq = _vkp_sched[_vkp_SOCKETS + 1u + 2u * p];
         uint _whens = 0u;   // when(...) conditions, on the data as the step starts
         if (when_hot_0()) _whens |= 1u;
-        _vkp_sched[9u + 3u * p] |= _whens;
+        _vkp_sched[_vkp_STEP_FLAGS + 3u * p] |= _whens;
     }
-    _vkp_sched[6] = p;
+    _vkp_sched[_vkp_CUR] = p;
 }
 
 #version 450
@@ -151,6 +167,22 @@ layout(std430, binding = 5) buffer snap_header_buffer { uint snap_header[]; };  
 layout(std430, binding = 6) coherent buffer snap_cursor_buffer { uint snap_cursor[]; };   // host's release cursor, reservations, drops
 layout(std430, binding = 7) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
 layout(std430, binding = 8) buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+// the scheduler words of _vkp_sched (vkpersist/scheduler/_words.py)
+const uint _vkp_OCCUPANCY = 0u;   // occupancy discovery: participants that joined; bit 31: the poll closed
+const uint _vkp_STARTED = 1u;   // a step was prepared in this epoch
+const uint _vkp_ENDED = 2u;   // this epoch (batch) has ended
+const uint _vkp_DONE = 3u;   // steps completed in this epoch
+const uint _vkp_ITER_MAX = 4u;   // lavapipe: the most loop iterations any invocation has run
+const uint _vkp_ITER_PREV = 5u;   // lavapipe: ITER_MAX at the boundary before
+const uint _vkp_CUR = 6u;   // the fallback: the slot of the step being run
+const uint _vkp_STEP_STATE = 8u;   // slot s: the state of its step (+ 3s)
+const uint _vkp_STEP_FLAGS = 9u;   // slot s: which every()/when() stages run (+ 3s)
+const uint _vkp_STEP_NUMBER = 10u;   // slot s: the step's number (+ 3s)
+const uint _vkp_ARRIVED = 32u;   // arrivals at the grid barriers between stages
+const uint _vkp_ENDS = 64u;   // arrivals at the ends of steps
+const uint _vkp_STEPS_DONE = 96u;   // steps the program has completed (persists across epochs)
+const uint _vkp_SNAPSHOT = 128u;   // the host fields' snapshots, one per slot
+const uint _vkp_SOCKETS = 152u;   // per memsock and slot: its frame's ring slot and seq
 uint _vkp_step;       // the step being run, as stages see it
 uint _vkp_snap;       // where its snapshot of the host fields starts
 int snap_slot = -1;   // this step's frame of memsock snap (-1: none)
@@ -194,8 +226,8 @@ void stage_grow(int i, int j) {
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[8u + 3u * p] = 2u;
+    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
         return;
     }
     uint head = _vkp_controls[10];
@@ -210,15 +242,15 @@ void _vkp_boundary(uint p) {
     uint c5 = _vkp_controls[5];
     uint c6 = _vkp_controls[6];
     uint c7 = _vkp_controls[7];
-    uint step = _vkp_sched[96];
-    uint done = _vkp_sched[3];
-    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+    uint step = _vkp_sched[_vkp_STEPS_DONE];
+    uint done = _vkp_sched[_vkp_DONE];
+    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
-        _vkp_sched[96] = step;
-        _vkp_sched[3] = done;
+        _vkp_sched[_vkp_STEPS_DONE] = step;
+        _vkp_sched[_vkp_DONE] = done;
     }
-    _vkp_sched[1] = 1u;
+    _vkp_sched[_vkp_STARTED] = 1u;
     if (head != tail) {
         // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
         {
@@ -246,14 +278,14 @@ void _vkp_boundary(uint p) {
         c6 = _vkp_controls[6];
         c7 = _vkp_controls[7];
     }
-    _vkp_sched[128u + 8u * p + 0u] = c0;
-    _vkp_sched[128u + 8u * p + 1u] = c1;
-    _vkp_sched[128u + 8u * p + 2u] = c2;
-    _vkp_sched[128u + 8u * p + 3u] = c3;
-    _vkp_sched[128u + 8u * p + 4u] = c4;
-    _vkp_sched[128u + 8u * p + 5u] = c5;
-    _vkp_sched[128u + 8u * p + 6u] = c6;
-    _vkp_sched[128u + 8u * p + 7u] = c7;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 0u] = c0;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 1u] = c1;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 2u] = c2;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 3u] = c3;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 4u] = c4;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 5u] = c5;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 6u] = c6;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 7u] = c7;
     _vkp_controls[48] = step;       // the heartbeat
     _vkp_controls[49] = done;
     uint reason = 0u;
@@ -264,8 +296,8 @@ void _vkp_boundary(uint p) {
     { uint n = c1;   // every(ctl.period)
       if (n != 0u && step % n == 0u) flags |= 2u; }
     if (reason != 0u) {
-        _vkp_sched[2] = 1u;
-        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_sched[_vkp_ENDED] = 1u;
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
         _vkp_controls[50] = reason;
         return;
     }
@@ -278,25 +310,25 @@ void _vkp_boundary(uint p) {
                 snap_cursor[1] = head + 1u;
             } else snap_cursor[2] += 1u;
         }
-        _vkp_sched[152u + 2u * p] = uint(slot);
-        _vkp_sched[153u + 2u * p] = head;
+        _vkp_sched[_vkp_SOCKETS + 0u + 2u * p] = uint(slot);
+        _vkp_sched[_vkp_SOCKETS + 1u + 2u * p] = head;
     }
-    _vkp_sched[9u + 3u * p] = flags;
-    _vkp_sched[10u + 3u * p] = step;
-    _vkp_sched[8u + 3u * p] = 1u;
+    _vkp_sched[_vkp_STEP_FLAGS + 3u * p] = flags;
+    _vkp_sched[_vkp_STEP_NUMBER + 3u * p] = step;
+    _vkp_sched[_vkp_STEP_STATE + 3u * p] = 1u;
 }
 
 // stage grow of the fallback: one invocation per index of (16, 16)
 void main() {
-    uint p = _vkp_sched[6];
-    if (_vkp_sched[8u + 3u * p] != 1u) return;   // the batch has ended
+    uint p = _vkp_sched[_vkp_CUR];
+    if (_vkp_sched[_vkp_STEP_STATE + 3u * p] != 1u) return;   // the batch has ended
     uint _i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationIndex;
     if (_i >= 256u) return;
-    _vkp_step = _vkp_sched[10u + 3u * p];
-    _vkp_snap = 128u + 8u * p;
+    _vkp_step = _vkp_sched[_vkp_STEP_NUMBER + 3u * p];
+    _vkp_snap = _vkp_SNAPSHOT + 8u * p;
     _vkp_host_gain = _vkp_sched[_vkp_snap + 0u];
-    snap_slot = int(_vkp_sched[152u + 2u * p]);
-    snap_seq = _vkp_sched[153u + 2u * p];
+    snap_slot = int(_vkp_sched[_vkp_SOCKETS + 0u + 2u * p]);
+    snap_seq = _vkp_sched[_vkp_SOCKETS + 1u + 2u * p];
     stage_grow(int(_i / 16u), int(_i % 16u));
 }
 
@@ -312,6 +344,22 @@ layout(std430, binding = 5) buffer snap_header_buffer { uint snap_header[]; };  
 layout(std430, binding = 6) coherent buffer snap_cursor_buffer { uint snap_cursor[]; };   // host's release cursor, reservations, drops
 layout(std430, binding = 7) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
 layout(std430, binding = 8) buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+// the scheduler words of _vkp_sched (vkpersist/scheduler/_words.py)
+const uint _vkp_OCCUPANCY = 0u;   // occupancy discovery: participants that joined; bit 31: the poll closed
+const uint _vkp_STARTED = 1u;   // a step was prepared in this epoch
+const uint _vkp_ENDED = 2u;   // this epoch (batch) has ended
+const uint _vkp_DONE = 3u;   // steps completed in this epoch
+const uint _vkp_ITER_MAX = 4u;   // lavapipe: the most loop iterations any invocation has run
+const uint _vkp_ITER_PREV = 5u;   // lavapipe: ITER_MAX at the boundary before
+const uint _vkp_CUR = 6u;   // the fallback: the slot of the step being run
+const uint _vkp_STEP_STATE = 8u;   // slot s: the state of its step (+ 3s)
+const uint _vkp_STEP_FLAGS = 9u;   // slot s: which every()/when() stages run (+ 3s)
+const uint _vkp_STEP_NUMBER = 10u;   // slot s: the step's number (+ 3s)
+const uint _vkp_ARRIVED = 32u;   // arrivals at the grid barriers between stages
+const uint _vkp_ENDS = 64u;   // arrivals at the ends of steps
+const uint _vkp_STEPS_DONE = 96u;   // steps the program has completed (persists across epochs)
+const uint _vkp_SNAPSHOT = 128u;   // the host fields' snapshots, one per slot
+const uint _vkp_SOCKETS = 152u;   // per memsock and slot: its frame's ring slot and seq
 uint _vkp_step;       // the step being run, as stages see it
 uint _vkp_snap;       // where its snapshot of the host fields starts
 int snap_slot = -1;   // this step's frame of memsock snap (-1: none)
@@ -329,8 +377,8 @@ void stage_count(uint item) {
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[8u + 3u * p] = 2u;
+    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
         return;
     }
     uint head = _vkp_controls[10];
@@ -345,15 +393,15 @@ void _vkp_boundary(uint p) {
     uint c5 = _vkp_controls[5];
     uint c6 = _vkp_controls[6];
     uint c7 = _vkp_controls[7];
-    uint step = _vkp_sched[96];
-    uint done = _vkp_sched[3];
-    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+    uint step = _vkp_sched[_vkp_STEPS_DONE];
+    uint done = _vkp_sched[_vkp_DONE];
+    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
-        _vkp_sched[96] = step;
-        _vkp_sched[3] = done;
+        _vkp_sched[_vkp_STEPS_DONE] = step;
+        _vkp_sched[_vkp_DONE] = done;
     }
-    _vkp_sched[1] = 1u;
+    _vkp_sched[_vkp_STARTED] = 1u;
     if (head != tail) {
         // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
         {
@@ -381,14 +429,14 @@ void _vkp_boundary(uint p) {
         c6 = _vkp_controls[6];
         c7 = _vkp_controls[7];
     }
-    _vkp_sched[128u + 8u * p + 0u] = c0;
-    _vkp_sched[128u + 8u * p + 1u] = c1;
-    _vkp_sched[128u + 8u * p + 2u] = c2;
-    _vkp_sched[128u + 8u * p + 3u] = c3;
-    _vkp_sched[128u + 8u * p + 4u] = c4;
-    _vkp_sched[128u + 8u * p + 5u] = c5;
-    _vkp_sched[128u + 8u * p + 6u] = c6;
-    _vkp_sched[128u + 8u * p + 7u] = c7;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 0u] = c0;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 1u] = c1;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 2u] = c2;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 3u] = c3;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 4u] = c4;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 5u] = c5;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 6u] = c6;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 7u] = c7;
     _vkp_controls[48] = step;       // the heartbeat
     _vkp_controls[49] = done;
     uint reason = 0u;
@@ -399,8 +447,8 @@ void _vkp_boundary(uint p) {
     { uint n = c1;   // every(ctl.period)
       if (n != 0u && step % n == 0u) flags |= 2u; }
     if (reason != 0u) {
-        _vkp_sched[2] = 1u;
-        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_sched[_vkp_ENDED] = 1u;
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
         _vkp_controls[50] = reason;
         return;
     }
@@ -413,21 +461,21 @@ void _vkp_boundary(uint p) {
                 snap_cursor[1] = head + 1u;
             } else snap_cursor[2] += 1u;
         }
-        _vkp_sched[152u + 2u * p] = uint(slot);
-        _vkp_sched[153u + 2u * p] = head;
+        _vkp_sched[_vkp_SOCKETS + 0u + 2u * p] = uint(slot);
+        _vkp_sched[_vkp_SOCKETS + 1u + 2u * p] = head;
     }
-    _vkp_sched[9u + 3u * p] = flags;
-    _vkp_sched[10u + 3u * p] = step;
-    _vkp_sched[8u + 3u * p] = 1u;
+    _vkp_sched[_vkp_STEP_FLAGS + 3u * p] = flags;
+    _vkp_sched[_vkp_STEP_NUMBER + 3u * p] = step;
+    _vkp_sched[_vkp_STEP_STATE + 3u * p] = 1u;
 }
 
 // stage count of the fallback: one round of queue q
 void main() {
-    uint p = _vkp_sched[6];
-    _vkp_step = _vkp_sched[10u + 3u * p];
-    _vkp_snap = 128u + 8u * p;
-    snap_slot = int(_vkp_sched[152u + 2u * p]);
-    snap_seq = _vkp_sched[153u + 2u * p];
+    uint p = _vkp_sched[_vkp_CUR];
+    _vkp_step = _vkp_sched[_vkp_STEP_NUMBER + 3u * p];
+    _vkp_snap = _vkp_SNAPSHOT + 8u * p;
+    snap_slot = int(_vkp_sched[_vkp_SOCKETS + 0u + 2u * p]);
+    snap_seq = _vkp_sched[_vkp_SOCKETS + 1u + 2u * p];
     uint lo = q_q[3];
     uint count = q_q[4] - lo;
     uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
@@ -449,6 +497,22 @@ layout(std430, binding = 5) buffer snap_header_buffer { uint snap_header[]; };  
 layout(std430, binding = 6) coherent buffer snap_cursor_buffer { uint snap_cursor[]; };   // host's release cursor, reservations, drops
 layout(std430, binding = 7) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
 layout(std430, binding = 8) buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+// the scheduler words of _vkp_sched (vkpersist/scheduler/_words.py)
+const uint _vkp_OCCUPANCY = 0u;   // occupancy discovery: participants that joined; bit 31: the poll closed
+const uint _vkp_STARTED = 1u;   // a step was prepared in this epoch
+const uint _vkp_ENDED = 2u;   // this epoch (batch) has ended
+const uint _vkp_DONE = 3u;   // steps completed in this epoch
+const uint _vkp_ITER_MAX = 4u;   // lavapipe: the most loop iterations any invocation has run
+const uint _vkp_ITER_PREV = 5u;   // lavapipe: ITER_MAX at the boundary before
+const uint _vkp_CUR = 6u;   // the fallback: the slot of the step being run
+const uint _vkp_STEP_STATE = 8u;   // slot s: the state of its step (+ 3s)
+const uint _vkp_STEP_FLAGS = 9u;   // slot s: which every()/when() stages run (+ 3s)
+const uint _vkp_STEP_NUMBER = 10u;   // slot s: the step's number (+ 3s)
+const uint _vkp_ARRIVED = 32u;   // arrivals at the grid barriers between stages
+const uint _vkp_ENDS = 64u;   // arrivals at the ends of steps
+const uint _vkp_STEPS_DONE = 96u;   // steps the program has completed (persists across epochs)
+const uint _vkp_SNAPSHOT = 128u;   // the host fields' snapshots, one per slot
+const uint _vkp_SOCKETS = 152u;   // per memsock and slot: its frame's ring slot and seq
 uint _vkp_step;       // the step being run, as stages see it
 uint _vkp_snap;       // where its snapshot of the host fields starts
 int snap_slot = -1;   // this step's frame of memsock snap (-1: none)
@@ -464,8 +528,8 @@ void stage_when_hot(int i) {
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[8u + 3u * p] = 2u;
+    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
         return;
     }
     uint head = _vkp_controls[10];
@@ -480,15 +544,15 @@ void _vkp_boundary(uint p) {
     uint c5 = _vkp_controls[5];
     uint c6 = _vkp_controls[6];
     uint c7 = _vkp_controls[7];
-    uint step = _vkp_sched[96];
-    uint done = _vkp_sched[3];
-    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+    uint step = _vkp_sched[_vkp_STEPS_DONE];
+    uint done = _vkp_sched[_vkp_DONE];
+    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
-        _vkp_sched[96] = step;
-        _vkp_sched[3] = done;
+        _vkp_sched[_vkp_STEPS_DONE] = step;
+        _vkp_sched[_vkp_DONE] = done;
     }
-    _vkp_sched[1] = 1u;
+    _vkp_sched[_vkp_STARTED] = 1u;
     if (head != tail) {
         // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
         {
@@ -516,14 +580,14 @@ void _vkp_boundary(uint p) {
         c6 = _vkp_controls[6];
         c7 = _vkp_controls[7];
     }
-    _vkp_sched[128u + 8u * p + 0u] = c0;
-    _vkp_sched[128u + 8u * p + 1u] = c1;
-    _vkp_sched[128u + 8u * p + 2u] = c2;
-    _vkp_sched[128u + 8u * p + 3u] = c3;
-    _vkp_sched[128u + 8u * p + 4u] = c4;
-    _vkp_sched[128u + 8u * p + 5u] = c5;
-    _vkp_sched[128u + 8u * p + 6u] = c6;
-    _vkp_sched[128u + 8u * p + 7u] = c7;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 0u] = c0;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 1u] = c1;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 2u] = c2;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 3u] = c3;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 4u] = c4;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 5u] = c5;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 6u] = c6;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 7u] = c7;
     _vkp_controls[48] = step;       // the heartbeat
     _vkp_controls[49] = done;
     uint reason = 0u;
@@ -534,8 +598,8 @@ void _vkp_boundary(uint p) {
     { uint n = c1;   // every(ctl.period)
       if (n != 0u && step % n == 0u) flags |= 2u; }
     if (reason != 0u) {
-        _vkp_sched[2] = 1u;
-        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_sched[_vkp_ENDED] = 1u;
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
         _vkp_controls[50] = reason;
         return;
     }
@@ -548,25 +612,25 @@ void _vkp_boundary(uint p) {
                 snap_cursor[1] = head + 1u;
             } else snap_cursor[2] += 1u;
         }
-        _vkp_sched[152u + 2u * p] = uint(slot);
-        _vkp_sched[153u + 2u * p] = head;
+        _vkp_sched[_vkp_SOCKETS + 0u + 2u * p] = uint(slot);
+        _vkp_sched[_vkp_SOCKETS + 1u + 2u * p] = head;
     }
-    _vkp_sched[9u + 3u * p] = flags;
-    _vkp_sched[10u + 3u * p] = step;
-    _vkp_sched[8u + 3u * p] = 1u;
+    _vkp_sched[_vkp_STEP_FLAGS + 3u * p] = flags;
+    _vkp_sched[_vkp_STEP_NUMBER + 3u * p] = step;
+    _vkp_sched[_vkp_STEP_STATE + 3u * p] = 1u;
 }
 
 // stage when_hot of the fallback: one invocation per index of (1,)
 void main() {
-    uint p = _vkp_sched[6];
-    if (_vkp_sched[8u + 3u * p] != 1u) return;   // the batch has ended
-    if ((_vkp_sched[9u + 3u * p] & 1u) == 0u) return;   // not this step
+    uint p = _vkp_sched[_vkp_CUR];
+    if (_vkp_sched[_vkp_STEP_STATE + 3u * p] != 1u) return;   // the batch has ended
+    if ((_vkp_sched[_vkp_STEP_FLAGS + 3u * p] & 1u) == 0u) return;   // not this step
     uint _i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationIndex;
     if (_i >= 1u) return;
-    _vkp_step = _vkp_sched[10u + 3u * p];
-    _vkp_snap = 128u + 8u * p;
-    snap_slot = int(_vkp_sched[152u + 2u * p]);
-    snap_seq = _vkp_sched[153u + 2u * p];
+    _vkp_step = _vkp_sched[_vkp_STEP_NUMBER + 3u * p];
+    _vkp_snap = _vkp_SNAPSHOT + 8u * p;
+    snap_slot = int(_vkp_sched[_vkp_SOCKETS + 0u + 2u * p]);
+    snap_seq = _vkp_sched[_vkp_SOCKETS + 1u + 2u * p];
     stage_when_hot(int(_i));
 }
 
@@ -582,6 +646,22 @@ layout(std430, binding = 5) buffer snap_header_buffer { uint snap_header[]; };  
 layout(std430, binding = 6) coherent buffer snap_cursor_buffer { uint snap_cursor[]; };   // host's release cursor, reservations, drops
 layout(std430, binding = 7) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
 layout(std430, binding = 8) buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+// the scheduler words of _vkp_sched (vkpersist/scheduler/_words.py)
+const uint _vkp_OCCUPANCY = 0u;   // occupancy discovery: participants that joined; bit 31: the poll closed
+const uint _vkp_STARTED = 1u;   // a step was prepared in this epoch
+const uint _vkp_ENDED = 2u;   // this epoch (batch) has ended
+const uint _vkp_DONE = 3u;   // steps completed in this epoch
+const uint _vkp_ITER_MAX = 4u;   // lavapipe: the most loop iterations any invocation has run
+const uint _vkp_ITER_PREV = 5u;   // lavapipe: ITER_MAX at the boundary before
+const uint _vkp_CUR = 6u;   // the fallback: the slot of the step being run
+const uint _vkp_STEP_STATE = 8u;   // slot s: the state of its step (+ 3s)
+const uint _vkp_STEP_FLAGS = 9u;   // slot s: which every()/when() stages run (+ 3s)
+const uint _vkp_STEP_NUMBER = 10u;   // slot s: the step's number (+ 3s)
+const uint _vkp_ARRIVED = 32u;   // arrivals at the grid barriers between stages
+const uint _vkp_ENDS = 64u;   // arrivals at the ends of steps
+const uint _vkp_STEPS_DONE = 96u;   // steps the program has completed (persists across epochs)
+const uint _vkp_SNAPSHOT = 128u;   // the host fields' snapshots, one per slot
+const uint _vkp_SOCKETS = 152u;   // per memsock and slot: its frame's ring slot and seq
 uint _vkp_step;       // the step being run, as stages see it
 uint _vkp_snap;       // where its snapshot of the host fields starts
 int snap_slot = -1;   // this step's frame of memsock snap (-1: none)
@@ -605,8 +685,8 @@ void stage_emit(int i, int j) {
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[8u + 3u * p] = 2u;
+    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
         return;
     }
     uint head = _vkp_controls[10];
@@ -621,15 +701,15 @@ void _vkp_boundary(uint p) {
     uint c5 = _vkp_controls[5];
     uint c6 = _vkp_controls[6];
     uint c7 = _vkp_controls[7];
-    uint step = _vkp_sched[96];
-    uint done = _vkp_sched[3];
-    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+    uint step = _vkp_sched[_vkp_STEPS_DONE];
+    uint done = _vkp_sched[_vkp_DONE];
+    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
-        _vkp_sched[96] = step;
-        _vkp_sched[3] = done;
+        _vkp_sched[_vkp_STEPS_DONE] = step;
+        _vkp_sched[_vkp_DONE] = done;
     }
-    _vkp_sched[1] = 1u;
+    _vkp_sched[_vkp_STARTED] = 1u;
     if (head != tail) {
         // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
         {
@@ -657,14 +737,14 @@ void _vkp_boundary(uint p) {
         c6 = _vkp_controls[6];
         c7 = _vkp_controls[7];
     }
-    _vkp_sched[128u + 8u * p + 0u] = c0;
-    _vkp_sched[128u + 8u * p + 1u] = c1;
-    _vkp_sched[128u + 8u * p + 2u] = c2;
-    _vkp_sched[128u + 8u * p + 3u] = c3;
-    _vkp_sched[128u + 8u * p + 4u] = c4;
-    _vkp_sched[128u + 8u * p + 5u] = c5;
-    _vkp_sched[128u + 8u * p + 6u] = c6;
-    _vkp_sched[128u + 8u * p + 7u] = c7;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 0u] = c0;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 1u] = c1;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 2u] = c2;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 3u] = c3;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 4u] = c4;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 5u] = c5;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 6u] = c6;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 7u] = c7;
     _vkp_controls[48] = step;       // the heartbeat
     _vkp_controls[49] = done;
     uint reason = 0u;
@@ -675,8 +755,8 @@ void _vkp_boundary(uint p) {
     { uint n = c1;   // every(ctl.period)
       if (n != 0u && step % n == 0u) flags |= 2u; }
     if (reason != 0u) {
-        _vkp_sched[2] = 1u;
-        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_sched[_vkp_ENDED] = 1u;
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
         _vkp_controls[50] = reason;
         return;
     }
@@ -689,26 +769,26 @@ void _vkp_boundary(uint p) {
                 snap_cursor[1] = head + 1u;
             } else snap_cursor[2] += 1u;
         }
-        _vkp_sched[152u + 2u * p] = uint(slot);
-        _vkp_sched[153u + 2u * p] = head;
+        _vkp_sched[_vkp_SOCKETS + 0u + 2u * p] = uint(slot);
+        _vkp_sched[_vkp_SOCKETS + 1u + 2u * p] = head;
     }
-    _vkp_sched[9u + 3u * p] = flags;
-    _vkp_sched[10u + 3u * p] = step;
-    _vkp_sched[8u + 3u * p] = 1u;
+    _vkp_sched[_vkp_STEP_FLAGS + 3u * p] = flags;
+    _vkp_sched[_vkp_STEP_NUMBER + 3u * p] = step;
+    _vkp_sched[_vkp_STEP_STATE + 3u * p] = 1u;
 }
 
 // stage emit of the fallback: one invocation per index of (16, 16)
 void main() {
-    uint p = _vkp_sched[6];
-    if (_vkp_sched[8u + 3u * p] != 1u) return;   // the batch has ended
-    if ((_vkp_sched[9u + 3u * p] & 2u) == 0u) return;   // not this step
+    uint p = _vkp_sched[_vkp_CUR];
+    if (_vkp_sched[_vkp_STEP_STATE + 3u * p] != 1u) return;   // the batch has ended
+    if ((_vkp_sched[_vkp_STEP_FLAGS + 3u * p] & 2u) == 0u) return;   // not this step
     uint _i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationIndex;
     if (_i >= 256u) return;
-    _vkp_step = _vkp_sched[10u + 3u * p];
-    _vkp_snap = 128u + 8u * p;
+    _vkp_step = _vkp_sched[_vkp_STEP_NUMBER + 3u * p];
+    _vkp_snap = _vkp_SNAPSHOT + 8u * p;
     _vkp_host_gain = _vkp_sched[_vkp_snap + 0u];
-    snap_slot = int(_vkp_sched[152u + 2u * p]);
-    snap_seq = _vkp_sched[153u + 2u * p];
+    snap_slot = int(_vkp_sched[_vkp_SOCKETS + 0u + 2u * p]);
+    snap_seq = _vkp_sched[_vkp_SOCKETS + 1u + 2u * p];
     stage_emit(int(_i / 16u), int(_i % 16u));
 }
 
@@ -729,6 +809,22 @@ layout(std430, binding = 5) buffer snap_header_buffer { uint snap_header[]; };  
 layout(std430, binding = 6) coherent buffer snap_cursor_buffer { uint snap_cursor[]; };   // host's release cursor, reservations, drops
 layout(std430, binding = 7) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
 layout(std430, binding = 8) buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+// the scheduler words of _vkp_sched (vkpersist/scheduler/_words.py)
+const uint _vkp_OCCUPANCY = 0u;   // occupancy discovery: participants that joined; bit 31: the poll closed
+const uint _vkp_STARTED = 1u;   // a step was prepared in this epoch
+const uint _vkp_ENDED = 2u;   // this epoch (batch) has ended
+const uint _vkp_DONE = 3u;   // steps completed in this epoch
+const uint _vkp_ITER_MAX = 4u;   // lavapipe: the most loop iterations any invocation has run
+const uint _vkp_ITER_PREV = 5u;   // lavapipe: ITER_MAX at the boundary before
+const uint _vkp_CUR = 6u;   // the fallback: the slot of the step being run
+const uint _vkp_STEP_STATE = 8u;   // slot s: the state of its step (+ 3s)
+const uint _vkp_STEP_FLAGS = 9u;   // slot s: which every()/when() stages run (+ 3s)
+const uint _vkp_STEP_NUMBER = 10u;   // slot s: the step's number (+ 3s)
+const uint _vkp_ARRIVED = 32u;   // arrivals at the grid barriers between stages
+const uint _vkp_ENDS = 64u;   // arrivals at the ends of steps
+const uint _vkp_STEPS_DONE = 96u;   // steps the program has completed (persists across epochs)
+const uint _vkp_SNAPSHOT = 128u;   // the host fields' snapshots, one per slot
+const uint _vkp_SOCKETS = 152u;   // per memsock and slot: its frame's ring slot and seq
 uint _vkp_step;       // the step being run, as stages see it
 uint _vkp_snap;       // where its snapshot of the host fields starts
 int snap_slot = -1;   // this step's frame of memsock snap (-1: none)
@@ -738,8 +834,8 @@ uint _vkp_iterations = 0u;
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[8u + 3u * p] = 2u;
+    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
         return;
     }
     uint head = _vkp_controls[10];
@@ -754,15 +850,15 @@ void _vkp_boundary(uint p) {
     uint c5 = _vkp_controls[5];
     uint c6 = _vkp_controls[6];
     uint c7 = _vkp_controls[7];
-    uint step = _vkp_sched[96];
-    uint done = _vkp_sched[3];
-    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+    uint step = _vkp_sched[_vkp_STEPS_DONE];
+    uint done = _vkp_sched[_vkp_DONE];
+    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
-        _vkp_sched[96] = step;
-        _vkp_sched[3] = done;
+        _vkp_sched[_vkp_STEPS_DONE] = step;
+        _vkp_sched[_vkp_DONE] = done;
     }
-    _vkp_sched[1] = 1u;
+    _vkp_sched[_vkp_STARTED] = 1u;
     if (head != tail) {
         // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
         {
@@ -790,14 +886,14 @@ void _vkp_boundary(uint p) {
         c6 = _vkp_controls[6];
         c7 = _vkp_controls[7];
     }
-    _vkp_sched[128u + 8u * p + 0u] = c0;
-    _vkp_sched[128u + 8u * p + 1u] = c1;
-    _vkp_sched[128u + 8u * p + 2u] = c2;
-    _vkp_sched[128u + 8u * p + 3u] = c3;
-    _vkp_sched[128u + 8u * p + 4u] = c4;
-    _vkp_sched[128u + 8u * p + 5u] = c5;
-    _vkp_sched[128u + 8u * p + 6u] = c6;
-    _vkp_sched[128u + 8u * p + 7u] = c7;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 0u] = c0;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 1u] = c1;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 2u] = c2;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 3u] = c3;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 4u] = c4;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 5u] = c5;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 6u] = c6;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 7u] = c7;
     _vkp_controls[48] = step;       // the heartbeat
     _vkp_controls[49] = done;
     uint reason = 0u;
@@ -808,8 +904,8 @@ void _vkp_boundary(uint p) {
     { uint n = c1;   // every(ctl.period)
       if (n != 0u && step % n == 0u) flags |= 2u; }
     if (reason != 0u) {
-        _vkp_sched[2] = 1u;
-        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_sched[_vkp_ENDED] = 1u;
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
         _vkp_controls[50] = reason;
         return;
     }
@@ -822,18 +918,18 @@ void _vkp_boundary(uint p) {
                 snap_cursor[1] = head + 1u;
             } else snap_cursor[2] += 1u;
         }
-        _vkp_sched[152u + 2u * p] = uint(slot);
-        _vkp_sched[153u + 2u * p] = head;
+        _vkp_sched[_vkp_SOCKETS + 0u + 2u * p] = uint(slot);
+        _vkp_sched[_vkp_SOCKETS + 1u + 2u * p] = head;
     }
-    _vkp_sched[9u + 3u * p] = flags;
-    _vkp_sched[10u + 3u * p] = step;
-    _vkp_sched[8u + 3u * p] = 1u;
+    _vkp_sched[_vkp_STEP_FLAGS + 3u * p] = flags;
+    _vkp_sched[_vkp_STEP_NUMBER + 3u * p] = step;
+    _vkp_sched[_vkp_STEP_STATE + 3u * p] = 1u;
 }
 
 // rounds of stage count, which consumes queue q
 void main() {
-    uint p = _vkp_sched[6];
-    bool runs = _vkp_sched[8u + 3u * p] == 1u;
+    uint p = _vkp_sched[_vkp_CUR];
+    bool runs = _vkp_sched[_vkp_STEP_STATE + 3u * p] == 1u;
     if (runs && _vkp_phase != 0u) q_q[1] = q_q[4];
     uint lo = q_q[1];
     uint hi = runs ? q_q[0] : lo;

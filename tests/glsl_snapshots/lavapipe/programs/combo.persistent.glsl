@@ -10,6 +10,22 @@ layout(std430, binding = 5) buffer snap_header_buffer { uint snap_header[]; };  
 layout(std430, binding = 6) coherent buffer snap_cursor_buffer { uint snap_cursor[]; };   // host's release cursor, reservations, drops
 layout(std430, binding = 7) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
 layout(std430, binding = 8) coherent buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+// the scheduler words of _vkp_sched (vkpersist/scheduler/_words.py)
+const uint _vkp_OCCUPANCY = 0u;   // occupancy discovery: participants that joined; bit 31: the poll closed
+const uint _vkp_STARTED = 1u;   // a step was prepared in this epoch
+const uint _vkp_ENDED = 2u;   // this epoch (batch) has ended
+const uint _vkp_DONE = 3u;   // steps completed in this epoch
+const uint _vkp_ITER_MAX = 4u;   // lavapipe: the most loop iterations any invocation has run
+const uint _vkp_ITER_PREV = 5u;   // lavapipe: ITER_MAX at the boundary before
+const uint _vkp_CUR = 6u;   // the fallback: the slot of the step being run
+const uint _vkp_STEP_STATE = 8u;   // slot s: the state of its step (+ 3s)
+const uint _vkp_STEP_FLAGS = 9u;   // slot s: which every()/when() stages run (+ 3s)
+const uint _vkp_STEP_NUMBER = 10u;   // slot s: the step's number (+ 3s)
+const uint _vkp_ARRIVED = 32u;   // arrivals at the grid barriers between stages
+const uint _vkp_ENDS = 64u;   // arrivals at the ends of steps
+const uint _vkp_STEPS_DONE = 96u;   // steps the program has completed (persists across epochs)
+const uint _vkp_SNAPSHOT = 128u;   // the host fields' snapshots, one per slot
+const uint _vkp_SOCKETS = 152u;   // per memsock and slot: its frame's ring slot and seq
 uint _vkp_step;       // the step being run, as stages see it
 uint _vkp_snap;       // where its snapshot of the host fields starts
 int snap_slot = -1;   // this step's frame of memsock snap (-1: none)
@@ -87,8 +103,8 @@ bool when_hot_0() {
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[8u + 3u * p] = 2u;
+    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
         return;
     }
     uint head = _vkp_controls[10];
@@ -103,15 +119,15 @@ void _vkp_boundary(uint p) {
     uint c5 = _vkp_controls[5];
     uint c6 = _vkp_controls[6];
     uint c7 = _vkp_controls[7];
-    uint step = _vkp_sched[96];
-    uint done = _vkp_sched[3];
-    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+    uint step = _vkp_sched[_vkp_STEPS_DONE];
+    uint done = _vkp_sched[_vkp_DONE];
+    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
-        _vkp_sched[96] = step;
-        _vkp_sched[3] = done;
+        _vkp_sched[_vkp_STEPS_DONE] = step;
+        _vkp_sched[_vkp_DONE] = done;
     }
-    _vkp_sched[1] = 1u;
+    _vkp_sched[_vkp_STARTED] = 1u;
     if (head != tail) {
         // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
         {
@@ -139,14 +155,14 @@ void _vkp_boundary(uint p) {
         c6 = _vkp_controls[6];
         c7 = _vkp_controls[7];
     }
-    _vkp_sched[128u + 8u * p + 0u] = c0;
-    _vkp_sched[128u + 8u * p + 1u] = c1;
-    _vkp_sched[128u + 8u * p + 2u] = c2;
-    _vkp_sched[128u + 8u * p + 3u] = c3;
-    _vkp_sched[128u + 8u * p + 4u] = c4;
-    _vkp_sched[128u + 8u * p + 5u] = c5;
-    _vkp_sched[128u + 8u * p + 6u] = c6;
-    _vkp_sched[128u + 8u * p + 7u] = c7;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 0u] = c0;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 1u] = c1;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 2u] = c2;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 3u] = c3;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 4u] = c4;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 5u] = c5;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 6u] = c6;
+    _vkp_sched[_vkp_SNAPSHOT + 8u * p + 7u] = c7;
     uint lag = min(done, 1u);   // steps prepared, not yet complete
     _vkp_controls[48] = step - lag;       // the heartbeat
     _vkp_controls[49] = done - lag;
@@ -155,17 +171,17 @@ void _vkp_boundary(uint p) {
     else if (done >= budget) reason = 1u;
     else if (step >= uint(c2)) reason = 5u;   // loop(steps='total')
     else {   // lavapipe: end the epoch before any invocation nears the loop limit
-        uint used = _vkp_sched[4];
-        uint grown = used - _vkp_sched[5];
-        _vkp_sched[5] = used;
+        uint used = _vkp_sched[_vkp_ITER_MAX];
+        uint grown = used - _vkp_sched[_vkp_ITER_PREV];
+        _vkp_sched[_vkp_ITER_PREV] = used;
         if (used + 4u * grown + 1000u >= 60000u) reason = 3u;
     }
     uint flags = 0u;
     { uint n = c1;   // every(ctl.period)
       if (n != 0u && step % n == 0u) flags |= 2u; }
     if (reason != 0u) {
-        _vkp_sched[2] = 1u;
-        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_sched[_vkp_ENDED] = 1u;
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
         _vkp_controls[50] = reason;
         return;
     }
@@ -178,12 +194,12 @@ void _vkp_boundary(uint p) {
                 snap_cursor[1] = head + 1u;
             } else snap_cursor[2] += 1u;
         }
-        _vkp_sched[152u + 2u * p] = uint(slot);
-        _vkp_sched[153u + 2u * p] = head;
+        _vkp_sched[_vkp_SOCKETS + 0u + 2u * p] = uint(slot);
+        _vkp_sched[_vkp_SOCKETS + 1u + 2u * p] = head;
     }
-    _vkp_sched[9u + 3u * p] = flags;
-    _vkp_sched[10u + 3u * p] = step;
-    _vkp_sched[8u + 3u * p] = 1u;
+    _vkp_sched[_vkp_STEP_FLAGS + 3u * p] = flags;
+    _vkp_sched[_vkp_STEP_NUMBER + 3u * p] = step;
+    _vkp_sched[_vkp_STEP_STATE + 3u * p] = 1u;
 }
 
 shared int _vkp_part_shared;
@@ -204,12 +220,75 @@ void _vkp_grid_sync() {
     memoryBarrierBuffer();
     barrier();
     if (gl_LocalInvocationIndex == 0u) {
-        atomicMax(_vkp_sched[4], _vkp_group_iterations);
-        atomicAdd(_vkp_sched[32], 1u);
+        atomicMax(_vkp_sched[_vkp_ITER_MAX], _vkp_group_iterations);
+        atomicAdd(_vkp_sched[_vkp_ARRIVED], 1u);
         _vkp_target += _vkp_workers;
         while (true) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
-            if (atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target) break;
+            if (atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target) break;
         }
     }
     barrier();
@@ -221,12 +300,75 @@ void _vkp_end_sync() {
     memoryBarrierBuffer();
     barrier();
     if (gl_LocalInvocationIndex == 0u) {
-        atomicMax(_vkp_sched[4], _vkp_group_iterations);
-        atomicAdd(_vkp_sched[64], 1u);
+        atomicMax(_vkp_sched[_vkp_ITER_MAX], _vkp_group_iterations);
+        atomicAdd(_vkp_sched[_vkp_ENDS], 1u);
         _vkp_end_target += _vkp_nparts;
         while (true) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
-            if (atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target) break;
+            if (atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target) break;
         }
     }
     barrier();
@@ -237,19 +379,82 @@ void _vkp_queue_sync_q(uint s, bool after_round) {
     memoryBarrierBuffer();
     barrier();
     if (gl_LocalInvocationIndex == 0u) {
-        atomicMax(_vkp_sched[4], _vkp_group_iterations);
+        atomicMax(_vkp_sched[_vkp_ITER_MAX], _vkp_group_iterations);
         _vkp_target += _vkp_workers;
-        if (atomicAdd(_vkp_sched[32], 1u) + 1u == _vkp_target) {
+        if (atomicAdd(_vkp_sched[_vkp_ARRIVED], 1u) + 1u == _vkp_target) {
             if (after_round) q_q[1] = q_q[4 + 2u * (s ^ 1u)];
             q_q[3 + 2u * s] = q_q[1];
             q_q[4 + 2u * s] = atomicAdd(q_q[0], 0u);
             memoryBarrierBuffer();
-            atomicAdd(_vkp_sched[32], 1u);
+            atomicAdd(_vkp_sched[_vkp_ARRIVED], 1u);
         }
         _vkp_target += 1u;
         while (true) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
-            if (atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target) break;
+            if (atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target) break;
         }
     }
     barrier();
@@ -260,11 +465,11 @@ void main() {
     // participant closes it once no one has joined for a while (or all have)
     if (gl_LocalInvocationIndex == 0u) {
         uint groups = gl_NumWorkGroups.x;
-        uint w = atomicAdd(_vkp_sched[0], 0u);
+        uint w = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
         bool joined = false;
         while ((w & 0x80000000u) == 0u && !joined) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
-            uint prev = atomicCompSwap(_vkp_sched[0], w, w + 1u);
+            uint prev = atomicCompSwap(_vkp_sched[_vkp_OCCUPANCY], w, w + 1u);
             if (prev == w) joined = true; else w = prev;
         }
         int part = joined ? int(w) : -1;
@@ -274,17 +479,143 @@ void main() {
             uint quiet = 0u;
             while (seen < groups && quiet < 1024u) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
-                uint c = max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(atomicAdd(_vkp_sched[0], 0u), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u));
+                uint c = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
                 c &= 0x7FFFFFFFu;
                 if (c == seen) quiet += 1u; else { seen = c; quiet = 0u; }
             }
-            nparts = atomicOr(_vkp_sched[0], 0x80000000u) & 0x7FFFFFFFu;
+            nparts = atomicOr(_vkp_sched[_vkp_OCCUPANCY], 0x80000000u) & 0x7FFFFFFFu;
             _vkp_controls[51] = nparts;
         } else if (part > 0) {
-            uint v = atomicAdd(_vkp_sched[0], 0u);
+            uint v = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
             while ((v & 0x80000000u) == 0u) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
-                v = max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(atomicAdd(_vkp_sched[0], 0u), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u));
+                v = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
             }
             nparts = v & 0x7FFFFFFFu;
         }
@@ -307,19 +638,19 @@ void main() {
     }
     _vkp_end_sync();
     uint s = 0u;          // the slot of the step being run
-    uint _state = _vkp_sched[8u + 3u * s];
-    uint _flags = _vkp_sched[9u + 3u * s];
-    uint _stepno = _vkp_sched[10u + 3u * s];
+    uint _state = _vkp_sched[_vkp_STEP_STATE + 3u * s];
+    uint _flags = _vkp_sched[_vkp_STEP_FLAGS + 3u * s];
+    uint _stepno = _vkp_sched[_vkp_STEP_NUMBER + 3u * s];
     while (true) {
         if (_state != 1u) break;
         uint _next = s == 2u ? 0u : s + 1u;
         if (_vkp_worker >= 0) {
             _vkp_step = _stepno;
-            _vkp_snap = 128u + 8u * s;
+            _vkp_snap = _vkp_SNAPSHOT + 8u * s;
             _vkp_host_gain = _vkp_sched[_vkp_snap + 0u];
             _vkp_host_thresh = _vkp_sched[_vkp_snap + 7u];
-            snap_slot = int(_vkp_sched[152u + 2u * s]);
-            snap_seq = _vkp_sched[153u + 2u * s];
+            snap_slot = int(_vkp_sched[_vkp_SOCKETS + 0u + 2u * s]);
+            snap_seq = _vkp_sched[_vkp_SOCKETS + 1u + 2u * s];
             uint _whens = 0u;   // when(...) conditions, on the data as the step starts
             if (when_hot_0()) _whens |= 1u;
             _vkp_grid_sync();
@@ -363,13 +694,13 @@ void main() {
         }
         if (_planner) _vkp_boundary((s + 1u) % 3u);   // prepare step + 1
         _vkp_end_sync();
-        _state = _vkp_sched[8u + 3u * _next];
-        _flags = _vkp_sched[9u + 3u * _next];
-        _stepno = _vkp_sched[10u + 3u * _next];
+        _state = _vkp_sched[_vkp_STEP_STATE + 3u * _next];
+        _flags = _vkp_sched[_vkp_STEP_FLAGS + 3u * _next];
+        _stepno = _vkp_sched[_vkp_STEP_NUMBER + 3u * _next];
         s = _next;
     }
     if (_planner) {      // exact counts, now that the epoch's last step is complete
-        _vkp_controls[48] = _vkp_sched[96];
-        _vkp_controls[49] = _vkp_sched[3];
+        _vkp_controls[48] = _vkp_sched[_vkp_STEPS_DONE];
+        _vkp_controls[49] = _vkp_sched[_vkp_DONE];
     }
 }

@@ -5,6 +5,22 @@ layout(std430, binding = 0) readonly buffer x_buffer { int x[]; };
 layout(std430, binding = 1) readonly buffer fired_buffer { int fired[]; };
 layout(std430, binding = 2) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
 layout(std430, binding = 3) buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+// the scheduler words of _vkp_sched (vkpersist/scheduler/_words.py)
+const uint _vkp_OCCUPANCY = 0u;   // occupancy discovery: participants that joined; bit 31: the poll closed
+const uint _vkp_STARTED = 1u;   // a step was prepared in this epoch
+const uint _vkp_ENDED = 2u;   // this epoch (batch) has ended
+const uint _vkp_DONE = 3u;   // steps completed in this epoch
+const uint _vkp_ITER_MAX = 4u;   // lavapipe: the most loop iterations any invocation has run
+const uint _vkp_ITER_PREV = 5u;   // lavapipe: ITER_MAX at the boundary before
+const uint _vkp_CUR = 6u;   // the fallback: the slot of the step being run
+const uint _vkp_STEP_STATE = 8u;   // slot s: the state of its step (+ 3s)
+const uint _vkp_STEP_FLAGS = 9u;   // slot s: which every()/when() stages run (+ 3s)
+const uint _vkp_STEP_NUMBER = 10u;   // slot s: the step's number (+ 3s)
+const uint _vkp_ARRIVED = 32u;   // arrivals at the grid barriers between stages
+const uint _vkp_ENDS = 64u;   // arrivals at the ends of steps
+const uint _vkp_STEPS_DONE = 96u;   // steps the program has completed (persists across epochs)
+const uint _vkp_SNAPSHOT = 128u;   // the host fields' snapshots, one per slot
+const uint _vkp_SOCKETS = 131u;   // per memsock and slot: its frame's ring slot and seq
 uint _vkp_step;       // the step being run, as stages see it
 uint _vkp_snap;       // where its snapshot of the host fields starts
 uint _vkp_host_limit;   // host field limit in this step's snapshot
@@ -19,8 +35,8 @@ bool when_reached_0() {
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[8u + 3u * p] = 2u;
+    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
         return;
     }
     uint head = _vkp_controls[3];
@@ -28,15 +44,15 @@ void _vkp_boundary(uint p) {
     uint halt = _vkp_controls[1];
     uint budget = _vkp_controls[2];
     uint c0 = _vkp_controls[0];
-    uint step = _vkp_sched[96];
-    uint done = _vkp_sched[3];
-    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+    uint step = _vkp_sched[_vkp_STEPS_DONE];
+    uint done = _vkp_sched[_vkp_DONE];
+    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
-        _vkp_sched[96] = step;
-        _vkp_sched[3] = done;
+        _vkp_sched[_vkp_STEPS_DONE] = step;
+        _vkp_sched[_vkp_DONE] = done;
     }
-    _vkp_sched[1] = 1u;
+    _vkp_sched[_vkp_STARTED] = 1u;
     if (head != tail) {
         // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
         {
@@ -57,7 +73,7 @@ void _vkp_boundary(uint p) {
         halt = _vkp_controls[1];
         c0 = _vkp_controls[0];
     }
-    _vkp_sched[128u + 1u * p + 0u] = c0;
+    _vkp_sched[_vkp_SNAPSHOT + 1u * p + 0u] = c0;
     _vkp_controls[48] = step;       // the heartbeat
     _vkp_controls[49] = done;
     uint reason = 0u;
@@ -65,30 +81,30 @@ void _vkp_boundary(uint p) {
     else if (done >= budget) reason = 1u;
     uint flags = 0u;
     if (reason != 0u) {
-        _vkp_sched[2] = 1u;
-        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_sched[_vkp_ENDED] = 1u;
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
         _vkp_controls[50] = reason;
         return;
     }
-    _vkp_sched[9u + 3u * p] = flags;
-    _vkp_sched[10u + 3u * p] = step;
-    _vkp_sched[8u + 3u * p] = 1u;
+    _vkp_sched[_vkp_STEP_FLAGS + 3u * p] = flags;
+    _vkp_sched[_vkp_STEP_NUMBER + 3u * p] = step;
+    _vkp_sched[_vkp_STEP_STATE + 3u * p] = 1u;
 }
 
 // the step boundary of the fallback: one invocation, before each step
 void main() {
-    uint q = _vkp_sched[6];   // the step before, now complete everywhere
+    uint q = _vkp_sched[_vkp_CUR];   // the step before, now complete everywhere
     uint p = q == 2u ? 0u : q + 1u;
     _vkp_boundary(p);
-    if (_vkp_sched[8u + 3u * p] == 1u) {
-        _vkp_step = _vkp_sched[10u + 3u * p];
-        _vkp_snap = 128u + 1u * p;
+    if (_vkp_sched[_vkp_STEP_STATE + 3u * p] == 1u) {
+        _vkp_step = _vkp_sched[_vkp_STEP_NUMBER + 3u * p];
+        _vkp_snap = _vkp_SNAPSHOT + 1u * p;
         _vkp_host_limit = _vkp_sched[_vkp_snap + 0u];
         uint _whens = 0u;   // when(...) conditions, on the data as the step starts
         if (when_reached_0()) _whens |= 1u;
-        _vkp_sched[9u + 3u * p] |= _whens;
+        _vkp_sched[_vkp_STEP_FLAGS + 3u * p] |= _whens;
     }
-    _vkp_sched[6] = p;
+    _vkp_sched[_vkp_CUR] = p;
 }
 
 #version 450
@@ -98,6 +114,22 @@ layout(std430, binding = 0) buffer x_buffer { int x[]; };
 layout(std430, binding = 1) readonly buffer fired_buffer { int fired[]; };
 layout(std430, binding = 2) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
 layout(std430, binding = 3) buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+// the scheduler words of _vkp_sched (vkpersist/scheduler/_words.py)
+const uint _vkp_OCCUPANCY = 0u;   // occupancy discovery: participants that joined; bit 31: the poll closed
+const uint _vkp_STARTED = 1u;   // a step was prepared in this epoch
+const uint _vkp_ENDED = 2u;   // this epoch (batch) has ended
+const uint _vkp_DONE = 3u;   // steps completed in this epoch
+const uint _vkp_ITER_MAX = 4u;   // lavapipe: the most loop iterations any invocation has run
+const uint _vkp_ITER_PREV = 5u;   // lavapipe: ITER_MAX at the boundary before
+const uint _vkp_CUR = 6u;   // the fallback: the slot of the step being run
+const uint _vkp_STEP_STATE = 8u;   // slot s: the state of its step (+ 3s)
+const uint _vkp_STEP_FLAGS = 9u;   // slot s: which every()/when() stages run (+ 3s)
+const uint _vkp_STEP_NUMBER = 10u;   // slot s: the step's number (+ 3s)
+const uint _vkp_ARRIVED = 32u;   // arrivals at the grid barriers between stages
+const uint _vkp_ENDS = 64u;   // arrivals at the ends of steps
+const uint _vkp_STEPS_DONE = 96u;   // steps the program has completed (persists across epochs)
+const uint _vkp_SNAPSHOT = 128u;   // the host fields' snapshots, one per slot
+const uint _vkp_SOCKETS = 131u;   // per memsock and slot: its frame's ring slot and seq
 uint _vkp_step;       // the step being run, as stages see it
 uint _vkp_snap;       // where its snapshot of the host fields starts
 layout(std430, binding = 4) buffer VkpStatus { uint _vkp_status[]; };
@@ -111,8 +143,8 @@ void stage_grow(int i) {
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[8u + 3u * p] = 2u;
+    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
         return;
     }
     uint head = _vkp_controls[3];
@@ -120,15 +152,15 @@ void _vkp_boundary(uint p) {
     uint halt = _vkp_controls[1];
     uint budget = _vkp_controls[2];
     uint c0 = _vkp_controls[0];
-    uint step = _vkp_sched[96];
-    uint done = _vkp_sched[3];
-    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+    uint step = _vkp_sched[_vkp_STEPS_DONE];
+    uint done = _vkp_sched[_vkp_DONE];
+    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
-        _vkp_sched[96] = step;
-        _vkp_sched[3] = done;
+        _vkp_sched[_vkp_STEPS_DONE] = step;
+        _vkp_sched[_vkp_DONE] = done;
     }
-    _vkp_sched[1] = 1u;
+    _vkp_sched[_vkp_STARTED] = 1u;
     if (head != tail) {
         // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
         {
@@ -149,7 +181,7 @@ void _vkp_boundary(uint p) {
         halt = _vkp_controls[1];
         c0 = _vkp_controls[0];
     }
-    _vkp_sched[128u + 1u * p + 0u] = c0;
+    _vkp_sched[_vkp_SNAPSHOT + 1u * p + 0u] = c0;
     _vkp_controls[48] = step;       // the heartbeat
     _vkp_controls[49] = done;
     uint reason = 0u;
@@ -157,24 +189,24 @@ void _vkp_boundary(uint p) {
     else if (done >= budget) reason = 1u;
     uint flags = 0u;
     if (reason != 0u) {
-        _vkp_sched[2] = 1u;
-        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_sched[_vkp_ENDED] = 1u;
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
         _vkp_controls[50] = reason;
         return;
     }
-    _vkp_sched[9u + 3u * p] = flags;
-    _vkp_sched[10u + 3u * p] = step;
-    _vkp_sched[8u + 3u * p] = 1u;
+    _vkp_sched[_vkp_STEP_FLAGS + 3u * p] = flags;
+    _vkp_sched[_vkp_STEP_NUMBER + 3u * p] = step;
+    _vkp_sched[_vkp_STEP_STATE + 3u * p] = 1u;
 }
 
 // stage grow of the fallback: one invocation per index of (1,)
 void main() {
-    uint p = _vkp_sched[6];
-    if (_vkp_sched[8u + 3u * p] != 1u) return;   // the batch has ended
+    uint p = _vkp_sched[_vkp_CUR];
+    if (_vkp_sched[_vkp_STEP_STATE + 3u * p] != 1u) return;   // the batch has ended
     uint _i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationIndex;
     if (_i >= 1u) return;
-    _vkp_step = _vkp_sched[10u + 3u * p];
-    _vkp_snap = 128u + 1u * p;
+    _vkp_step = _vkp_sched[_vkp_STEP_NUMBER + 3u * p];
+    _vkp_snap = _vkp_SNAPSHOT + 1u * p;
     stage_grow(int(_i));
 }
 
@@ -185,6 +217,22 @@ layout(std430, binding = 0) readonly buffer x_buffer { int x[]; };
 layout(std430, binding = 1) buffer fired_buffer { int fired[]; };
 layout(std430, binding = 2) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
 layout(std430, binding = 3) buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+// the scheduler words of _vkp_sched (vkpersist/scheduler/_words.py)
+const uint _vkp_OCCUPANCY = 0u;   // occupancy discovery: participants that joined; bit 31: the poll closed
+const uint _vkp_STARTED = 1u;   // a step was prepared in this epoch
+const uint _vkp_ENDED = 2u;   // this epoch (batch) has ended
+const uint _vkp_DONE = 3u;   // steps completed in this epoch
+const uint _vkp_ITER_MAX = 4u;   // lavapipe: the most loop iterations any invocation has run
+const uint _vkp_ITER_PREV = 5u;   // lavapipe: ITER_MAX at the boundary before
+const uint _vkp_CUR = 6u;   // the fallback: the slot of the step being run
+const uint _vkp_STEP_STATE = 8u;   // slot s: the state of its step (+ 3s)
+const uint _vkp_STEP_FLAGS = 9u;   // slot s: which every()/when() stages run (+ 3s)
+const uint _vkp_STEP_NUMBER = 10u;   // slot s: the step's number (+ 3s)
+const uint _vkp_ARRIVED = 32u;   // arrivals at the grid barriers between stages
+const uint _vkp_ENDS = 64u;   // arrivals at the ends of steps
+const uint _vkp_STEPS_DONE = 96u;   // steps the program has completed (persists across epochs)
+const uint _vkp_SNAPSHOT = 128u;   // the host fields' snapshots, one per slot
+const uint _vkp_SOCKETS = 131u;   // per memsock and slot: its frame's ring slot and seq
 uint _vkp_step;       // the step being run, as stages see it
 uint _vkp_snap;       // where its snapshot of the host fields starts
 layout(std430, binding = 4) buffer VkpStatus { uint _vkp_status[]; };
@@ -198,8 +246,8 @@ void stage_fire(int i) {
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[8u + 3u * p] = 2u;
+    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
         return;
     }
     uint head = _vkp_controls[3];
@@ -207,15 +255,15 @@ void _vkp_boundary(uint p) {
     uint halt = _vkp_controls[1];
     uint budget = _vkp_controls[2];
     uint c0 = _vkp_controls[0];
-    uint step = _vkp_sched[96];
-    uint done = _vkp_sched[3];
-    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+    uint step = _vkp_sched[_vkp_STEPS_DONE];
+    uint done = _vkp_sched[_vkp_DONE];
+    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
-        _vkp_sched[96] = step;
-        _vkp_sched[3] = done;
+        _vkp_sched[_vkp_STEPS_DONE] = step;
+        _vkp_sched[_vkp_DONE] = done;
     }
-    _vkp_sched[1] = 1u;
+    _vkp_sched[_vkp_STARTED] = 1u;
     if (head != tail) {
         // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
         {
@@ -236,7 +284,7 @@ void _vkp_boundary(uint p) {
         halt = _vkp_controls[1];
         c0 = _vkp_controls[0];
     }
-    _vkp_sched[128u + 1u * p + 0u] = c0;
+    _vkp_sched[_vkp_SNAPSHOT + 1u * p + 0u] = c0;
     _vkp_controls[48] = step;       // the heartbeat
     _vkp_controls[49] = done;
     uint reason = 0u;
@@ -244,24 +292,24 @@ void _vkp_boundary(uint p) {
     else if (done >= budget) reason = 1u;
     uint flags = 0u;
     if (reason != 0u) {
-        _vkp_sched[2] = 1u;
-        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_sched[_vkp_ENDED] = 1u;
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
         _vkp_controls[50] = reason;
         return;
     }
-    _vkp_sched[9u + 3u * p] = flags;
-    _vkp_sched[10u + 3u * p] = step;
-    _vkp_sched[8u + 3u * p] = 1u;
+    _vkp_sched[_vkp_STEP_FLAGS + 3u * p] = flags;
+    _vkp_sched[_vkp_STEP_NUMBER + 3u * p] = step;
+    _vkp_sched[_vkp_STEP_STATE + 3u * p] = 1u;
 }
 
 // stage fire of the fallback: one invocation per index of (1,)
 void main() {
-    uint p = _vkp_sched[6];
-    if (_vkp_sched[8u + 3u * p] != 1u) return;   // the batch has ended
-    if ((_vkp_sched[9u + 3u * p] & 1u) == 0u) return;   // not this step
+    uint p = _vkp_sched[_vkp_CUR];
+    if (_vkp_sched[_vkp_STEP_STATE + 3u * p] != 1u) return;   // the batch has ended
+    if ((_vkp_sched[_vkp_STEP_FLAGS + 3u * p] & 1u) == 0u) return;   // not this step
     uint _i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationIndex;
     if (_i >= 1u) return;
-    _vkp_step = _vkp_sched[10u + 3u * p];
-    _vkp_snap = 128u + 1u * p;
+    _vkp_step = _vkp_sched[_vkp_STEP_NUMBER + 3u * p];
+    _vkp_snap = _vkp_SNAPSHOT + 1u * p;
     stage_fire(int(_i));
 }

@@ -7,6 +7,22 @@ layout(std430, binding = 2) buffer snap_header_buffer { uint snap_header[]; };  
 layout(std430, binding = 3) coherent buffer snap_cursor_buffer { uint snap_cursor[]; };   // host's release cursor, reservations, drops
 layout(std430, binding = 4) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
 layout(std430, binding = 5) coherent buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+// the scheduler words of _vkp_sched (vkpersist/scheduler/_words.py)
+const uint _vkp_OCCUPANCY = 0u;   // occupancy discovery: participants that joined; bit 31: the poll closed
+const uint _vkp_STARTED = 1u;   // a step was prepared in this epoch
+const uint _vkp_ENDED = 2u;   // this epoch (batch) has ended
+const uint _vkp_DONE = 3u;   // steps completed in this epoch
+const uint _vkp_ITER_MAX = 4u;   // lavapipe: the most loop iterations any invocation has run
+const uint _vkp_ITER_PREV = 5u;   // lavapipe: ITER_MAX at the boundary before
+const uint _vkp_CUR = 6u;   // the fallback: the slot of the step being run
+const uint _vkp_STEP_STATE = 8u;   // slot s: the state of its step (+ 3s)
+const uint _vkp_STEP_FLAGS = 9u;   // slot s: which every()/when() stages run (+ 3s)
+const uint _vkp_STEP_NUMBER = 10u;   // slot s: the step's number (+ 3s)
+const uint _vkp_ARRIVED = 32u;   // arrivals at the grid barriers between stages
+const uint _vkp_ENDS = 64u;   // arrivals at the ends of steps
+const uint _vkp_STEPS_DONE = 96u;   // steps the program has completed (persists across epochs)
+const uint _vkp_SNAPSHOT = 128u;   // the host fields' snapshots, one per slot
+const uint _vkp_SOCKETS = 128u;   // per memsock and slot: its frame's ring slot and seq
 uint _vkp_step;       // the step being run, as stages see it
 uint _vkp_snap;       // where its snapshot of the host fields starts
 int snap_slot = -1;   // this step's frame of memsock snap (-1: none)
@@ -33,23 +49,23 @@ void stage_snapshot(int i, int j) {
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[2] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[8u + 3u * p] = 2u;
+    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
         return;
     }
     uint head = _vkp_controls[2];
     uint tail = _vkp_controls[52];
     uint halt = _vkp_controls[0];
     uint budget = _vkp_controls[1];
-    uint step = _vkp_sched[96];
-    uint done = _vkp_sched[3];
-    if (_vkp_sched[1] != 0u) {      // a step was prepared before
+    uint step = _vkp_sched[_vkp_STEPS_DONE];
+    uint done = _vkp_sched[_vkp_DONE];
+    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
-        _vkp_sched[96] = step;
-        _vkp_sched[3] = done;
+        _vkp_sched[_vkp_STEPS_DONE] = step;
+        _vkp_sched[_vkp_DONE] = done;
     }
-    _vkp_sched[1] = 1u;
+    _vkp_sched[_vkp_STARTED] = 1u;
     if (head != tail) {
         // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
         {
@@ -76,9 +92,9 @@ void _vkp_boundary(uint p) {
     if (halt != 0u) reason = 2u;
     else if (done >= budget) reason = 1u;
     else {   // lavapipe: end the epoch before any invocation nears the loop limit
-        uint used = _vkp_sched[4];
-        uint grown = used - _vkp_sched[5];
-        _vkp_sched[5] = used;
+        uint used = _vkp_sched[_vkp_ITER_MAX];
+        uint grown = used - _vkp_sched[_vkp_ITER_PREV];
+        _vkp_sched[_vkp_ITER_PREV] = used;
         if (used + 4u * grown + 1000u >= 60000u) reason = 3u;
     }
     uint flags = 0u;
@@ -93,8 +109,8 @@ void _vkp_boundary(uint p) {
         if (!room) reason = 4u;
     }
     if (reason != 0u) {
-        _vkp_sched[2] = 1u;
-        _vkp_sched[8u + 3u * p] = 2u;
+        _vkp_sched[_vkp_ENDED] = 1u;
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
         _vkp_controls[50] = reason;
         return;
     }
@@ -107,12 +123,12 @@ void _vkp_boundary(uint p) {
                 snap_cursor[1] = head + 1u;
             } else snap_cursor[2] += 1u;
         }
-        _vkp_sched[128u + 2u * p] = uint(slot);
-        _vkp_sched[129u + 2u * p] = head;
+        _vkp_sched[_vkp_SOCKETS + 0u + 2u * p] = uint(slot);
+        _vkp_sched[_vkp_SOCKETS + 1u + 2u * p] = head;
     }
-    _vkp_sched[9u + 3u * p] = flags;
-    _vkp_sched[10u + 3u * p] = step;
-    _vkp_sched[8u + 3u * p] = 1u;
+    _vkp_sched[_vkp_STEP_FLAGS + 3u * p] = flags;
+    _vkp_sched[_vkp_STEP_NUMBER + 3u * p] = step;
+    _vkp_sched[_vkp_STEP_STATE + 3u * p] = 1u;
 }
 
 shared int _vkp_part_shared;
@@ -133,12 +149,75 @@ void _vkp_grid_sync() {
     memoryBarrierBuffer();
     barrier();
     if (gl_LocalInvocationIndex == 0u) {
-        atomicMax(_vkp_sched[4], _vkp_group_iterations);
-        atomicAdd(_vkp_sched[32], 1u);
+        atomicMax(_vkp_sched[_vkp_ITER_MAX], _vkp_group_iterations);
+        atomicAdd(_vkp_sched[_vkp_ARRIVED], 1u);
         _vkp_target += _vkp_workers;
         while (true) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1690867346u);
-            if (atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target || atomicAdd(_vkp_sched[32], 0u) >= _vkp_target) break;
+            if (atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
+                    || atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target) break;
         }
     }
     barrier();
@@ -150,12 +229,75 @@ void _vkp_end_sync() {
     memoryBarrierBuffer();
     barrier();
     if (gl_LocalInvocationIndex == 0u) {
-        atomicMax(_vkp_sched[4], _vkp_group_iterations);
-        atomicAdd(_vkp_sched[64], 1u);
+        atomicMax(_vkp_sched[_vkp_ITER_MAX], _vkp_group_iterations);
+        atomicAdd(_vkp_sched[_vkp_ENDS], 1u);
         _vkp_end_target += _vkp_nparts;
         while (true) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1690867346u);
-            if (atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target || atomicAdd(_vkp_sched[64], 0u) >= _vkp_end_target) break;
+            if (atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
+                    || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target) break;
         }
     }
     barrier();
@@ -166,11 +308,11 @@ void main() {
     // participant closes it once no one has joined for a while (or all have)
     if (gl_LocalInvocationIndex == 0u) {
         uint groups = gl_NumWorkGroups.x;
-        uint w = atomicAdd(_vkp_sched[0], 0u);
+        uint w = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
         bool joined = false;
         while ((w & 0x80000000u) == 0u && !joined) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1690867346u);
-            uint prev = atomicCompSwap(_vkp_sched[0], w, w + 1u);
+            uint prev = atomicCompSwap(_vkp_sched[_vkp_OCCUPANCY], w, w + 1u);
             if (prev == w) joined = true; else w = prev;
         }
         int part = joined ? int(w) : -1;
@@ -180,17 +322,143 @@ void main() {
             uint quiet = 0u;
             while (seen < groups && quiet < 1024u) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1690867346u);
-                uint c = max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(atomicAdd(_vkp_sched[0], 0u), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u));
+                uint c = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                c = max(c, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
                 c &= 0x7FFFFFFFu;
                 if (c == seen) quiet += 1u; else { seen = c; quiet = 0u; }
             }
-            nparts = atomicOr(_vkp_sched[0], 0x80000000u) & 0x7FFFFFFFu;
+            nparts = atomicOr(_vkp_sched[_vkp_OCCUPANCY], 0x80000000u) & 0x7FFFFFFFu;
             _vkp_controls[51] = nparts;
         } else if (part > 0) {
-            uint v = atomicAdd(_vkp_sched[0], 0u);
+            uint v = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
             while ((v & 0x80000000u) == 0u) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1690867346u);
-                v = max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(max(atomicAdd(_vkp_sched[0], 0u), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u)), atomicAdd(_vkp_sched[0], 0u));
+                v = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
+                v = max(v, atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u));
             }
             nparts = v & 0x7FFFFFFFu;
         }
@@ -213,17 +481,17 @@ void main() {
     }
     _vkp_end_sync();
     uint s = 0u;          // the slot of the step being run
-    uint _state = _vkp_sched[8u + 3u * s];
-    uint _flags = _vkp_sched[9u + 3u * s];
-    uint _stepno = _vkp_sched[10u + 3u * s];
+    uint _state = _vkp_sched[_vkp_STEP_STATE + 3u * s];
+    uint _flags = _vkp_sched[_vkp_STEP_FLAGS + 3u * s];
+    uint _stepno = _vkp_sched[_vkp_STEP_NUMBER + 3u * s];
     while (true) {
         if (_state != 1u) break;
         uint _next = s == 2u ? 0u : s + 1u;
         if (_vkp_worker >= 0) {
             _vkp_step = _stepno;
-            _vkp_snap = 128u + 0u * s;
-            snap_slot = int(_vkp_sched[128u + 2u * s]);
-            snap_seq = _vkp_sched[129u + 2u * s];
+            _vkp_snap = _vkp_SNAPSHOT + 0u * s;
+            snap_slot = int(_vkp_sched[_vkp_SOCKETS + 0u + 2u * s]);
+            snap_seq = _vkp_sched[_vkp_SOCKETS + 1u + 2u * s];
             // stage grow over (8, 8)
             for (uint _i = _first; _i < 64u; _i += _stride) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1690867346u);
@@ -242,13 +510,13 @@ void main() {
         }
         if (_planner) _vkp_boundary((s + 1u) % 3u);   // prepare step + 1
         _vkp_end_sync();
-        _state = _vkp_sched[8u + 3u * _next];
-        _flags = _vkp_sched[9u + 3u * _next];
-        _stepno = _vkp_sched[10u + 3u * _next];
+        _state = _vkp_sched[_vkp_STEP_STATE + 3u * _next];
+        _flags = _vkp_sched[_vkp_STEP_FLAGS + 3u * _next];
+        _stepno = _vkp_sched[_vkp_STEP_NUMBER + 3u * _next];
         s = _next;
     }
     if (_planner) {      // exact counts, now that the epoch's last step is complete
-        _vkp_controls[48] = _vkp_sched[96];
-        _vkp_controls[49] = _vkp_sched[3];
+        _vkp_controls[48] = _vkp_sched[_vkp_STEPS_DONE];
+        _vkp_controls[49] = _vkp_sched[_vkp_DONE];
     }
 }

@@ -1,0 +1,64 @@
+"""The scheduler words (`_vkp_sched`, device-local, one array per build): their layout in one
+place, and their names in the generated GLSL, where each is a `const uint _vkp_NAME` so a
+reader of the megakernel sees `_vkp_sched[_vkp_ENDED]`, not `_vkp_sched[2]` (constants
+fold: the SPIR-V indexes are the same).
+
+Below EPOCH_WORDS the words belong to one epoch (the megakernel) or one batch (the
+fallback) and are zeroed before each. The step words come in SLOTS slots, one per step
+being prepared or run (slot = step % 3): state, flags and step number at STEP_* + 3 * slot.
+The two grid-barrier counters each sit on a 128-byte line of their own, so polls of one do
+not queue behind updates of the other. From STEPS_DONE on the words persist across epochs:
+the program's step count, then from SNAPSHOT the three snapshots of the host control
+fields (one per slot), then per memsock and slot its frame's ring slot and sequence number.
+"""
+from __future__ import annotations
+
+SLOTS = 3
+# (name, word, what it holds)
+WORDS = (
+    ("OCCUPANCY", 0, "occupancy discovery: participants that joined; bit 31: the poll closed"),
+    ("STARTED", 1, "a step was prepared in this epoch"),
+    ("ENDED", 2, "this epoch (batch) has ended"),
+    ("DONE", 3, "steps completed in this epoch"),
+    ("ITER_MAX", 4, "lavapipe: the most loop iterations any invocation has run"),
+    ("ITER_PREV", 5, "lavapipe: ITER_MAX at the boundary before"),
+    ("CUR", 6, "the fallback: the slot of the step being run"),
+    ("STEP_STATE", 8, "slot s: the state of its step (+ 3s)"),
+    ("STEP_FLAGS", 9, "slot s: which every()/when() stages run (+ 3s)"),
+    ("STEP_NUMBER", 10, "slot s: the step's number (+ 3s)"),
+    ("ARRIVED", 32, "arrivals at the grid barriers between stages"),
+    ("ENDS", 64, "arrivals at the ends of steps"),
+    ("STEPS_DONE", 96, "steps the program has completed (persists across epochs)"),
+    ("SNAPSHOT", 128, "the host fields' snapshots, one per slot"),
+)
+W = {name: word for name, word, _ in WORDS}
+EPOCH_WORDS = 96           # zeroed before each epoch (batch)
+
+
+def snapshot_words(ctl_type) -> int:
+    """How many control words (from word 0) hold the user's host fields."""
+    return max([f.word + max(f.count, 1) for f in ctl_type.fields
+                if f.side == "host" and not f.name.startswith("_")], default=0)
+
+
+def sockets_base(ctl_type) -> int:
+    """The first memsock word: after the snapshots of every slot."""
+    return W["SNAPSHOT"] + SLOTS * snapshot_words(ctl_type)
+
+
+def sched_words(ctl_type, sockets: int) -> int:
+    """The scheduler words of a program: the fixed ones, the snapshots, then per memsock
+    and slot its frame's ring slot and seq."""
+    return sockets_base(ctl_type) + 2 * SLOTS * sockets
+
+
+def glsl_name(name: str) -> str:
+    return f"_vkp_{name}"
+
+
+def glsl_constants(ctl_type) -> list[str]:
+    """The layout as GLSL constants, for the head of a program shader."""
+    lines = [f"const uint {glsl_name(n)} = {w}u;   // {doc}" for n, w, doc in WORDS]
+    lines.append(f"const uint {glsl_name('SOCKETS')} = {sockets_base(ctl_type)}u;   // per "
+                 "memsock and slot: its frame's ring slot and seq")
+    return lines
