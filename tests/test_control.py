@@ -37,13 +37,58 @@ def test_host_reads_and_writes_typed_fields(ctrl):
 
 @pytest.mark.parametrize("action, error, match", [
     (lambda c: c["frq"], KeyError, "no control field 'frq'; fields: stop, freq, offset, gains"),
-    (lambda c: c.__setitem__("stop", -1), TypeError, "cannot convert -1 to uint32"),
-    (lambda c: c.__setitem__("offset", 1.5), TypeError, "cannot be represented exactly"),
+    (lambda c: c.__setitem__("stop", -1), TypeError,
+     "'stop' \\(uint32\\): -1 is out of uint32's range 0..4294967295"),
+    (lambda c: c.__setitem__("offset", 1.5), TypeError,
+     "'offset' \\(int32\\) takes an integer, got 1.5"),
     (lambda c: c.__setitem__("gains", [1, 2]), ValueError, "holds 4 values, got shape \\(2,\\)"),
+    (lambda c: c.__setitem__("gains", [1, 2, None, 4]), TypeError,
+     "'gains'\\[2\\] \\(float32\\) takes a number, got None"),
 ])
 def test_host_mistakes_are_explained(ctrl, action, error, match):
     with pytest.raises(error, match=match):
         action(ctrl)
+
+
+@pytest.mark.parametrize("field, value, match", [
+    ("freq", None, "'freq' \\(float32\\) takes a number, got None"),
+    ("freq", "2.0", "'freq' \\(float32\\) takes a number, got '2.0'"),
+    ("freq", True, "'freq' \\(float32\\) takes a number, not the bool True"),
+    ("freq", 1e39, "'freq' \\(float32\\): 1e\\+39 is beyond float32's range .* stored as inf"),
+    ("freq", -10**40, "beyond float32's range"),
+    ("freq", 10**400, "beyond float32's range"),
+    ("offset", 2**31, "'offset' \\(int32\\): 2147483648 is out of int32's range"),
+    ("offset", float("nan"), "'offset' \\(int32\\) takes an integer, got nan"),
+    ("offset", float("inf"), "takes an integer, got inf"),
+    ("stop", np.int64(2**32), "'stop' \\(uint32\\): np.int64\\(4294967296\\) is out of uint32's"),
+    ("stop", 1 + 0j, "takes a number"),
+])
+def test_values_a_field_cannot_hold_are_refused_and_nothing_is_stored(ctrl, field, value, match):
+    before = ctrl[field]
+    with pytest.raises(TypeError, match=match):
+        ctrl[field] = value
+    assert ctrl[field] == before or np.isnan(before) and np.isnan(ctrl[field])
+
+
+@pytest.mark.parametrize("field, value, stored", [
+    ("freq", float("inf"), np.float32(np.inf)),        # IEEE values given as such are kept
+    ("freq", -np.inf, np.float32(-np.inf)),
+    ("freq", 3.4028235e38, np.finfo(np.float32).max),  # the largest float32 itself
+    ("freq", 7, np.float32(7.0)),
+    ("freq", np.float64(0.1), np.float32(0.1)),
+    ("offset", 2.0, np.int32(2)),                      # integral floats are integers
+    ("offset", -2**31, np.int32(-2**31)),
+    ("stop", True, np.uint32(1)),                      # flags are integer fields
+    ("stop", np.uint64(2**32 - 1), np.uint32(2**32 - 1)),
+])
+def test_values_a_field_can_hold_are_stored_exactly(ctrl, field, value, stored):
+    ctrl[field] = value
+    assert ctrl[field] == stored and ctrl[field].dtype == np.asarray(stored).dtype
+
+
+def test_nan_given_as_such_is_stored_in_a_float_field(ctrl):
+    ctrl["freq"] = float("nan")
+    assert np.isnan(ctrl["freq"])
 
 
 @pytest.mark.parametrize("kwargs, error, match", [
@@ -177,8 +222,14 @@ def test_command_mistakes(ctx, ctrl):
         ctrl.send_nowait(gains=1.0)
     with pytest.raises(KeyError, match="no control field 'frq'"):
         ctrl.send_nowait(frq=1.0)
-    with pytest.raises(TypeError, match="cannot convert -1 to uint32"):
+    with pytest.raises(TypeError,
+                       match="command for control field 'stop' \\(uint32\\): -1 is out"):
         ctrl.send_nowait(stop=-1)
+    head = ctrl._words[ctrl._fields["_cmd_head"].word]
+    for bad in (dict(freq=None), dict(freq=1e39), dict(offset=0.5), dict(freq=1.0, stop=-1)):
+        with pytest.raises(TypeError, match="command for control field"):
+            ctrl.send_nowait(**bad)
+    assert ctrl._words[ctrl._fields["_cmd_head"].word] == head   # nothing was queued
     with pytest.raises(vkp.DeviceTimeout, match="not acknowledged within 0.05 s"):
         ctrl.wait_ack(ctrl.send_nowait(freq=1.0), timeout=0.05)
     small = vkp.ControlBuffer(ctx, x=vkp.u32, commands=2)
@@ -219,3 +270,22 @@ def test_host_read_modify_write(ctx):
     with pytest.raises(KeyError, match="no control field 'cnt'"):
         ctrl.add("cnt", 1)
     ctrl.free()
+
+
+def test_read_modify_write_refuses_what_the_field_cannot_hold(ctx):
+    ctrl = vkp.ControlBuffer(ctx, count=vkp.u32(0), gain=vkp.f32(3e38))
+    with pytest.raises(TypeError, match="'count' \\(uint32\\): -1 is out of uint32's range"):
+        ctrl.add("count", -1)
+    with pytest.raises(TypeError,
+                       match="add\\('count', delta\\): delta must be a number, got '1'"):
+        ctrl.add("count", "1")
+    with pytest.raises(TypeError, match="'gain' \\(float32\\): .* beyond float32's range"):
+        ctrl.add("gain", 1e38)
+    with pytest.raises(TypeError, match="'gain' \\(float32\\) takes a number, got None"):
+        ctrl.exchange("gain", None)
+    with pytest.raises(TypeError, match="'count' \\(uint32\\) takes an integer, got 0.5"):
+        ctrl.compare_exchange("count", 0, 0.5)
+    assert ctrl["count"] == 0 and ctrl["gain"] == np.float32(3e38)     # nothing stored
+    assert ctrl.add("count", 2) == 0 and ctrl.add("count", -1) == 2 and ctrl["count"] == 1
+    ctrl.free()
+

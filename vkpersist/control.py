@@ -20,9 +20,15 @@ Placement: a running shader must see host writes. That holds only for some memor
 ControlBuffer of a Context runs the bounded visibility self-test and uses the first memory
 type that passes, device-local ones first. If none passes, `live` is False: kernels see the
 values current at their launch, not changes made while they run.
+
+Values: every host write (item assignment, the read-modify-write helpers, commands, a
+program's `run.send`) goes through `control_value`, which refuses what the field cannot
+hold instead of storing something else (None as NaN, 1e39 as inf, 2.5 as 2).
 """
 from __future__ import annotations
 
+import math
+import numbers
 import threading
 import time
 from typing import NamedTuple
@@ -33,7 +39,6 @@ from ._errors import DeviceTimeout, VkPersistError
 from ._polling import poll_until, poll_until_async
 from .lang import types as T
 from .vk import visibility
-from .vk.array import to_scalar
 from .vk.buffer import Buffer
 from .vk.context import Context, default_context
 
@@ -58,6 +63,55 @@ def _field_spec(name, value, side):
         raise TypeError(f"control field {name!r}: {t} is not supported; control words are "
                         "int32, uint32 or float32")
     return t, init, side
+
+
+_F32 = np.dtype(np.float32)
+
+
+def control_value(field: T.ControlField, value, what: str) -> np.generic:
+    """`value` as `field`'s type (int32, uint32, float32), or a TypeError naming `what`,
+    the type and the value. Refused: anything that is not a real number (None, strings,
+    arrays), a bool for a float field (flags are integer fields, where True is 1), integers
+    outside the field's range, non-integral values for integer fields, and finite values
+    beyond float32's range (which would be stored as inf). NaN and inf given as such are
+    stored in float fields: they are IEEE values with meanings (inf as "no limit") that a
+    kernel can test for."""
+    dtype = field.type.dtype
+    label = f"{what} ({dtype})"
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)):
+        if dtype == _F32:
+            raise TypeError(f"{label} takes a number, not the bool {value!r}")
+        value = int(value)
+    if not isinstance(value, numbers.Real):
+        raise TypeError(f"{label} takes a number, got {value!r}")
+    if dtype == _F32:
+        if isinstance(value, numbers.Integral):
+            given_finite = True
+        else:
+            given_finite = bool(np.isfinite(value)) if isinstance(value, np.generic) \
+                else math.isfinite(value)
+        try:
+            with np.errstate(over="ignore"):
+                out = np.float32(float(value))
+        except OverflowError:
+            out = np.float32(np.inf)
+        if given_finite and not np.isfinite(out):
+            raise TypeError(f"{label}: {value!r} is beyond float32's range "
+                            f"(±{np.finfo(np.float32).max:.8g}) and would be stored as inf; "
+                            "give inf itself if that is what you mean")
+        return out
+    if not isinstance(value, numbers.Integral):
+        x = float(value)
+        if not x.is_integer():
+            raise TypeError(f"{label} takes an integer, got {value!r}")
+        value = x
+    v, info = int(value), np.iinfo(dtype)
+    if not info.min <= v <= info.max:
+        raise TypeError(f"{label}: {value!r} is out of {dtype}'s range "
+                        f"{info.min}..{info.max}")
+    return dtype.type(v)
 
 
 class Ack(NamedTuple):
@@ -126,6 +180,11 @@ class ControlBuffer:
     def send_nowait(self, **values) -> int:
         """Queue commands that set host fields; a kernel applies them in order when it calls
         `ctrl.apply(step)`. Returns the sequence number to wait for (`wait_ack`, `send`)."""
+        return self._enqueue(values)[1]
+
+    def _enqueue(self, values: dict) -> tuple[int, int]:
+        """Queue the commands; (ring index of the first, sequence number of the last)."""
+        words = self._words
         if not self.command_capacity:
             raise VkPersistError("this ControlBuffer has no command ring (commands=0)")
         if not values:
@@ -135,17 +194,17 @@ class ControlBuffer:
             f = self._field(name)
             if name.startswith("_") or f.side != "host" or f.count:
                 raise ValueError(f"commands set scalar host fields; {name!r} is not one (host "
-                                 f"fields: {', '.join(x.name for x in self._fields.values() if x.side == 'host' and not x.count and not x.name.startswith('_'))})")
-            bits = np.array([to_scalar(value, f.type.dtype, f"command {name!r}")],
-                            f.type.dtype).view(np.uint32)[0]
-            entries.append((f.word, int(bits)))
+                                 f"fields: {', '.join(self._host_scalars())})")
+            item = control_value(f, value, f"command for control field {name!r}")
+            entries.append((f.word, int(np.array(item).view(np.uint32))))
         head_w = self._fields["_cmd_head"].word
         ring_w = self._fields["_cmd_ring"].word
+        tail_w = self._fields["_cmd_tail"].word
+        first = int(words[head_w])
         deadline = time.perf_counter() + self.ctx.timeout
         for word, bits in entries:
-            head = int(self._words[head_w])
-            while (head - int(self._words[self._fields["_cmd_tail"].word])) & 0xFFFFFFFF \
-                    >= self.command_capacity:
+            head = int(words[head_w])
+            while (head - int(words[tail_w])) & 0xFFFFFFFF >= self.command_capacity:
                 if time.perf_counter() > deadline:
                     raise DeviceTimeout(
                         f"the command ring is full ({self.command_capacity} commands not yet "
@@ -153,21 +212,22 @@ class ControlBuffer:
                         "ctrl.apply(step)?")
                 time.sleep(0.0002)
             entry = ring_w + 2 * (head % self.command_capacity)
-            self._words[entry] = word
-            self._words[entry + 1] = bits
+            words[entry] = word
+            words[entry + 1] = bits
             _store_fence()
-            self._words[head_w] = (head + 1) & 0xFFFFFFFF     # publish after the entry
-        return int(self._words[head_w])
+            words[head_w] = (head + 1) & 0xFFFFFFFF     # publish after the entry
+        return first, int(words[head_w])
 
     def ack(self) -> Ack:
         """The latest acknowledgement (sequence number 0: nothing applied yet)."""
+        words = self._words
         seq_w, step_w = self._fields["_ack_seq"].word, self._fields["_ack_step"].word
         while True:   # a seqlock: the kernel writes busy, step, seq (see ctrl.apply)
-            seq = int(self._words[seq_w])
+            seq = int(words[seq_w])
             if seq == _BUSY:
                 continue
-            step = int(self._words[step_w])
-            if int(self._words[seq_w]) == seq:
+            step = int(words[step_w])
+            if int(words[seq_w]) == seq:
                 return Ack(seq, step)
 
     def _acked(self, seq: int) -> Ack | None:
@@ -197,6 +257,10 @@ class ControlBuffer:
         except KeyError:
             raise KeyError(f"no control field {name!r}; fields: {', '.join(self.fields)}") from None
 
+    def _host_scalars(self) -> list[str]:
+        return [x.name for x in self._fields.values()
+                if x.side == "host" and not x.count and not x.name.startswith("_")]
+
     def __getitem__(self, name):
         f = self._field(name)
         raw = self._words[f.word:f.word + max(f.count, 1)].view(f.type.dtype)
@@ -209,16 +273,19 @@ class ControlBuffer:
             data = np.asarray(value)
             if data.shape != (f.count,):
                 raise ValueError(f"{what} holds {f.count} values, got shape {data.shape}")
-            vals = np.array([to_scalar(v, f.type.dtype, what) for v in data], f.type.dtype)
+            vals = np.array([control_value(f, v, f"{what}[{k}]") for k, v in enumerate(data)],
+                            f.type.dtype)
         else:
-            vals = np.array([to_scalar(value, f.type.dtype, what)], f.type.dtype)
+            vals = np.array([control_value(f, value, what)], f.type.dtype)
         self._words[f.word:f.word + vals.size] = vals.view(np.uint32)
 
     # ---- read-modify-write on the host ------------------------------------------------------
     def add(self, name: str, delta):
         """Add `delta` to host field `name`; returns the old value. Atomic with respect to
         other host threads (e.g. a GUI thread and a trio task both steering)."""
-        return self._modify(name, lambda old: old + delta, "add")
+        if isinstance(delta, (bool, np.bool_)) or not isinstance(delta, numbers.Real):
+            raise TypeError(f"add({name!r}, delta): delta must be a number, got {delta!r}")
+        return self._modify(name, lambda old: old.item() + delta, "add")
 
     def exchange(self, name: str, value):
         """Set host field `name` to `value`; returns the old value (atomic among host
@@ -236,7 +303,7 @@ class ControlBuffer:
         if f.side != "host" or f.count or name.startswith("_"):
             raise ValueError(
                 f"{what}({name!r}): read-modify-write works on scalar host fields (host "
-                f"fields: {', '.join(x.name for x in self._fields.values() if x.side == 'host' and not x.count and not x.name.startswith('_'))}); "
+                f"fields: {', '.join(self._host_scalars())}); "
                 "fields kernels write cannot be updated atomically from the host (a host "
                 "read-modify-write over PCIe is not atomic with the device's atomics): let a "
                 "kernel update them, or send a command")
