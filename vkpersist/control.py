@@ -169,6 +169,7 @@ class ControlBuffer:
         self.buffer, self._words = control_words(self.ctx, words)
         self.shape = ()
         self._host_lock = threading.Lock()
+        self._owner = None          # a Program sets its name here (for error messages)
         for name, (t, init, _) in specs.items():
             self[name] = init
 
@@ -184,7 +185,7 @@ class ControlBuffer:
 
     def _enqueue(self, values: dict) -> tuple[int, int]:
         """Queue the commands; (ring index of the first, sequence number of the last)."""
-        words = self._words
+        words = self._live("send commands")
         if not self.command_capacity:
             raise VkPersistError("this ControlBuffer has no command ring (commands=0)")
         if not values:
@@ -220,11 +221,18 @@ class ControlBuffer:
 
     def ack(self) -> Ack:
         """The latest acknowledgement (sequence number 0: nothing applied yet)."""
-        words = self._words
+        words = self._live("read acknowledgements")
         seq_w, step_w = self._fields["_ack_seq"].word, self._fields["_ack_step"].word
+        busy_since = None
         while True:   # a seqlock: the kernel writes busy, step, seq (see ctrl.apply)
             seq = int(words[seq_w])
             if seq == _BUSY:
+                now = time.perf_counter()
+                busy_since = now if busy_since is None else busy_since
+                if now - busy_since > self.ctx.timeout:
+                    raise DeviceTimeout(
+                        f"the acknowledgement stayed half-written for {self.ctx.timeout:g} s: "
+                        "the kernel applying commands stopped in the middle of it")
                 continue
             step = int(words[step_w])
             if int(words[seq_w]) == seq:
@@ -261,9 +269,18 @@ class ControlBuffer:
         return [x.name for x in self._fields.values()
                 if x.side == "host" and not x.count and not x.name.startswith("_")]
 
+    def _live(self, what: str) -> np.ndarray:
+        """The words, refusing `what` once they are released (reading them would crash)."""
+        if not self.buffer.alive:
+            name = self._owner or f"ControlBuffer({', '.join(self.fields)})"
+            why = "its Context was closed" if self.ctx.closed else \
+                f"it was freed ({'prog' if self._owner else 'ctrl'}.free())"
+            raise VkPersistError(f"{name}: cannot {what}: {why}")
+        return self._words
+
     def __getitem__(self, name):
         f = self._field(name)
-        raw = self._words[f.word:f.word + max(f.count, 1)].view(f.type.dtype)
+        raw = self._live(f"read {name!r}")[f.word:f.word + max(f.count, 1)].view(f.type.dtype)
         return raw.copy() if f.count else raw[0]
 
     def __setitem__(self, name, value):
@@ -277,7 +294,7 @@ class ControlBuffer:
                             f.type.dtype)
         else:
             vals = np.array([control_value(f, value, what)], f.type.dtype)
-        self._words[f.word:f.word + vals.size] = vals.view(np.uint32)
+        self._live(f"write {name!r}")[f.word:f.word + vals.size] = vals.view(np.uint32)
 
     # ---- read-modify-write on the host ------------------------------------------------------
     def add(self, name: str, delta):
@@ -314,11 +331,11 @@ class ControlBuffer:
 
     def _bind(self):
         """(buffers, push values) for a kernel launch that takes this buffer."""
-        if not self.buffer.alive:
-            raise VkPersistError("this ControlBuffer was freed (or its Context closed)")
+        self._live("launch a kernel with it")
         return [self.buffer], []
 
     def free(self) -> None:
+        """Release the words now; every later use is refused."""
         self.buffer.free()
 
 

@@ -120,7 +120,8 @@ class Array:
 
         Waits for pending launches, then returns memory the GPU may write again later:
         call `ctx.synchronize()` before reading it after further launches. The view keeps
-        the memory alive until it is garbage-collected."""
+        the memory mapped until it is garbage-collected, even past `free()` or the
+        Context's close: it then holds the last contents, and no launch sees it again."""
         self._check_alive()
         if self.memory == "device":
             raise UnsupportedError(
@@ -128,7 +129,8 @@ class Array:
                 "memory; use .numpy() for a copy, or create the array with memory='host', "
                 "'cached' or 'rebar'")
         self.ctx.synchronize()
-        return self.buffer.host_view()[:self.nbytes].view(self.dtype).reshape(self.shape)
+        view = self.buffer.host_view(keep_mapped=True)
+        return view[:self.nbytes].view(self.dtype).reshape(self.shape)
 
     # ---- writing ---------------------------------------------------------------------
     def copy_from(self, src) -> "Array":
@@ -187,7 +189,8 @@ class Array:
     # ---- lifetime --------------------------------------------------------------------
     def free(self) -> None:
         """Release the memory now instead of at garbage collection. Waits for pending
-        launches first; views from numpy_view() must not be used afterwards."""
+        launches first. Memory that views from numpy_view() still show is freed when the
+        last of them is gone; until then they read the last contents."""
         self.buffer.free()
 
     def _check_alive(self) -> None:
