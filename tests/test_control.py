@@ -289,3 +289,110 @@ def test_read_modify_write_refuses_what_the_field_cannot_hold(ctx):
     assert ctrl.add("count", 2) == 0 and ctrl.add("count", -1) == 2 and ctrl["count"] == 1
     ctrl.free()
 
+
+# ---- commands whose sender stopped waiting ---------------------------------------------
+
+def test_a_cancelled_send_is_withdrawn_when_no_kernel_runs(ctx, ctrl):
+    import trio
+    out = ctx.zeros(10)
+
+    async def cancelled():
+        with trio.move_on_after(0.02):
+            await ctrl.send(freq=9.0)
+        with pytest.raises(vkp.DeviceTimeout, match="not acknowledged within 0.02 s \\(is a "
+                                                    ".*\\); the command was withdrawn"):
+            await ctrl.send(offset=7, timeout=0.02)
+    trio.run(cancelled)
+    stepper[1, 1](ctrl, out, 0)                  # applies the ring: both entries are void
+    ctx.synchronize()
+    seq = ctrl.send_nowait(freq=2.0)             # numbering goes on past the withdrawn ones
+    stepper[1, 1](ctrl, out, 1)
+    assert ctrl.wait_ack(seq, timeout=10) == (seq, 1)
+    stepper[1, 1](ctrl, out, 2)
+    np.testing.assert_allclose(out.numpy()[:3], [1.5 - 300, 1.5 - 300, 2.0 - 300])
+    assert ctrl["offset"] == -3
+
+
+@vkp.kernel
+def spin_then_apply(ctrl: vkp.Controls, limit: vkp.u32, step: vkp.u32):
+    if vkp.global_id(0) == 0:
+        ctrl.started = 1
+        n = 0
+        while ctrl.stop == 0 and n < limit:
+            n += 1
+        ctrl.iterations = n
+        ctrl.apply(step)
+
+
+@pytest.mark.parametrize("applies", [True, False], ids=["kernel-applies", "kernel-does-not"])
+def test_a_send_cancelled_while_a_kernel_runs_stays_queued_for_that_kernel_only(
+        ctx, ctrl, applies):
+    """The host cannot take a command back while a kernel may be reading the ring; the
+    kernel running then may apply it, and nothing later does."""
+    import trio
+    limit = 60_000
+    kernel = spin_then_apply if applies else spin_until_stopped
+    args = (limit, 7) if applies else (limit,)
+
+    async def cancel_while_running():
+        t = time.perf_counter()
+        while ctrl["started"] == 0 and time.perf_counter() - t < 5:
+            await trio.lowlevel.checkpoint()
+        with trio.move_on_after(0):
+            await ctrl.send(freq=9.0)
+        ctrl["stop"] = 1
+
+    for _attempt in range(100):   # lavapipe ends such a kernel within ms: retry a missed window
+        ctrl["stop"] = ctrl["started"] = 0
+        ctrl["freq"] = 1.5
+        kernel[1, 1](ctrl, *args)
+        trio.run(cancel_while_running)
+        ctx.synchronize()                 # the device is idle: what is left is withdrawn
+        assert not ctrl._orphans
+        after_kernel = ctrl["freq"]
+        stepper[1, 1](ctrl, ctx.zeros(10), 8)      # a later kernel applies nothing of it
+        ctx.synchronize()
+        assert ctrl["freq"] == after_kernel
+        if ctrl["iterations"] < limit:    # the kernel ran until after the cancellation
+            break
+    else:
+        pytest.fail("the kernel never ran past the cancellation")
+    assert ctrl["freq"] == (np.float32(9.0) if applies else np.float32(1.5))
+
+
+def test_session_sends_never_take_effect_in_a_later_run(ctx):
+    """Cancelled while paused (withdrawn at once), cancelled while running (applied by the
+    running epoch or withdrawn at its end), or outlived by the program (VkPersistError):
+    whatever the session ended with is what the next run starts with."""
+    import trio
+    from programs_lib import threshold
+    prog, fired = threshold(ctx, 1000)
+
+    async def main():
+        async with prog.session(mode="launch") as run:
+            await run.pause()
+            with trio.move_on_after(0.02):
+                await run.send(limit=3)
+            await run.resume()
+            await trio.sleep(0.05)
+            assert prog.ctl["limit"] == 1000
+            with trio.move_on_after(0):
+                await run.send(limit=5)              # the epoch running now may apply it
+            await trio.sleep(0.05)
+            await run.pause()
+
+            async def outlived():
+                with pytest.raises(vkp.VkPersistError, match=(
+                        "threshold: the program ended \\(\\d+ steps done\\) before a step "
+                        "boundary applied the command; the command was withdrawn")):
+                    await run.send(limit=7)
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(outlived)
+                await trio.sleep(0.05)
+                await run.stop()
+        return int(prog.ctl["limit"])
+    ended_with = trio.run(main)
+    assert ended_with in (1000, 5)
+    prog.run(5)
+    assert prog.ctl["limit"] == ended_with and not prog.ctl._orphans
+    prog.free()

@@ -24,6 +24,15 @@ values current at their launch, not changes made while they run.
 Values: every host write (item assignment, the read-modify-write helpers, commands, a
 program's `run.send`) goes through `control_value`, which refuses what the field cannot
 hold instead of storing something else (None as NaN, 1e39 as inf, 2.5 as 2).
+
+Withdrawing commands: the host may rewrite a queued command only while no kernel can be
+reading the ring, i.e. while the Context has no work in flight (host atomics on device
+memory are not atomic with the device's). A `send()` whose wait ends without the
+acknowledgement (cancelled, timed out, interrupted) withdraws its command then; while
+work runs, the command stays queued for it and is withdrawn at the next point the device
+is idle (its next synchronize, e.g. the end of a program's epoch) if nothing applied it.
+A withdrawn entry stays in the ring, redirected to `_cmd_void`, so sequence numbers and
+acknowledgements are unchanged.
 """
 from __future__ import annotations
 
@@ -151,7 +160,8 @@ class ControlBuffer:
             # GPU-written tail and acknowledgement
             specs["_cmd_head"] = (T.u32, np.zeros((), np.uint32), "host")
             specs["_cmd_ring"] = (T.u32, np.zeros(2 * commands, np.uint32), "host")
-            for name in ("_cmd_tail", "_ack_seq", "_ack_step"):
+            # withdrawn commands write the void word (last, so no other word moves)
+            for name in ("_cmd_tail", "_ack_seq", "_ack_step", "_cmd_void"):
                 specs[name] = (T.u32, np.zeros((), np.uint32), "gpu")
         layout, word = [], 0
         for side in ("host", "gpu"):
@@ -169,6 +179,7 @@ class ControlBuffer:
         self.buffer, self._words = control_words(self.ctx, words)
         self.shape = ()
         self._host_lock = threading.Lock()
+        self._orphans: list[tuple[int, int]] = []    # cancelled sends a kernel may still apply
         self._owner = None          # a Program sets its name here (for error messages)
         for name, (t, init, _) in specs.items():
             self[name] = init
@@ -180,7 +191,8 @@ class ControlBuffer:
     # ---- commands ------------------------------------------------------------------------
     def send_nowait(self, **values) -> int:
         """Queue commands that set host fields; a kernel applies them in order when it calls
-        `ctrl.apply(step)`. Returns the sequence number to wait for (`wait_ack`, `send`)."""
+        `ctrl.apply(step)`. Returns the sequence number to wait for (`wait_ack`, `send`).
+        The command stays queued until a kernel applies it."""
         return self._enqueue(values)[1]
 
     def _enqueue(self, values: dict) -> tuple[int, int]:
@@ -248,11 +260,81 @@ class ControlBuffer:
 
     async def send(self, *, timeout: float | None = None, **values) -> Ack:
         """Under trio: queue the commands and return their acknowledgement (the step at
-        which a kernel applied them); DeviceTimeout if none comes within `timeout`."""
-        seq = self.send_nowait(**values)
+        which a kernel applied them); DeviceTimeout if none comes within `timeout`.
+
+        A send that returns no acknowledgement (cancelled, timed out, interrupted) takes
+        effect only if a kernel already running applies it before the device is next
+        idle; otherwise it is withdrawn (see the module's docs). To keep a command queued
+        whatever happens to the waiter, use `send_nowait` and `wait_ack`."""
+        return await self._send(values, timeout)
+
+    async def _send(self, values: dict, timeout: float | None, ended=None,
+                    ended_message=None) -> Ack:
+        """`send`; `ended` (an event-like object): stop waiting once it is set, withdraw
+        the command and raise VkPersistError(ended_message() + what became of it)."""
+        first, seq = self._enqueue(values)
         limit = self.ctx.timeout if timeout is None else timeout
-        return await poll_until_async(lambda: self._acked(seq), limit,
-                                      lambda: _no_ack(seq, limit))
+
+        def check():
+            ack = self._acked(seq)
+            if ack is None and ended is not None and ended.is_set():
+                return _ENDED
+            return ack
+        try:
+            ack = await poll_until_async(check, limit, lambda: _no_ack(seq, limit))
+        except DeviceTimeout as exc:
+            raise DeviceTimeout(f"{exc}; {self._abandon(first, seq)}") from None
+        except BaseException:          # cancelled or interrupted: nobody waits for it
+            self._abandon(first, seq)
+            raise
+        if ack is _ENDED:
+            raise VkPersistError(f"{ended_message()}; {self._abandon(first, seq)}")
+        return ack
+
+    def _abandon(self, first: int, seq: int) -> str:
+        """Withdraw the unacknowledged commands first..seq now if no kernel can be reading
+        the ring, else when the device is next idle. Says what became of them."""
+        if not self.buffer.alive:
+            return "the ControlBuffer is gone, and the command with it"
+        if self._acked(seq) is not None:
+            return "it has been applied meanwhile"
+        try:
+            idle = self._ring_idle()
+        except VkPersistError:     # a lost device: keep the error for whoever waits next
+            idle = False
+        if idle:
+            self._withdraw(first, seq)
+            return "the command was withdrawn"
+        self._orphans.append((first, seq))
+        core = self.ctx._core
+        if self._sweep not in core.after_sync:
+            core.after_sync.insert(0, self._sweep)   # before checks that may raise
+        return ("the command stays queued for the work running now, which may still apply "
+                "it; it is withdrawn once the device is idle if nothing did")
+
+    def _ring_idle(self) -> bool:
+        """No kernel can be reading the command ring: the Context has no work in flight."""
+        return self.ctx._core.idle()
+
+    def _withdraw(self, first: int, seq: int) -> None:
+        words = self._words
+        tail = int(words[self._fields["_cmd_tail"].word])
+        pending = (int(words[self._fields["_cmd_head"].word]) - tail) & 0xFFFFFFFF
+        ring_w, void = self._fields["_cmd_ring"].word, self._fields["_cmd_void"].word
+        for k in range((seq - first) & 0xFFFFFFFF):
+            index = (first + k) & 0xFFFFFFFF
+            if ((index - tail) & 0xFFFFFFFF) < pending:          # not applied yet
+                words[ring_w + 2 * (index % self.command_capacity)] = void
+
+    def _sweep(self) -> None:
+        """Withdraw what cancelled sends left queued (the device is idle: after_sync)."""
+        if self.buffer.alive:
+            for first, seq in self._orphans:
+                self._withdraw(first, seq)
+        self._orphans.clear()
+        core = self.ctx._core
+        if self._sweep in core.after_sync:
+            core.after_sync.remove(self._sweep)
 
     def __repr__(self) -> str:
         parts = ", ".join(f"{f.name}: {f.type}{f'[{f.count}]' if f.count else ''} ({f.side})"
@@ -332,19 +414,23 @@ class ControlBuffer:
     def _bind(self):
         """(buffers, push values) for a kernel launch that takes this buffer."""
         self._live("launch a kernel with it")
+        if self._orphans and self._ring_idle():    # before a new kernel could apply them
+            self._sweep()
         return [self.buffer], []
 
     def free(self) -> None:
         """Release the words now; every later use is refused."""
         self.buffer.free()
+        self._sweep()
 
 
 def _no_ack(seq: int, limit: float) -> str:
-    return (f"command {seq} was not acknowledged within {limit:g} s: is a kernel calling "
-            "ctrl.apply(step)?")
+    return (f"command {seq} was not acknowledged within {limit:g} s (is a kernel calling "
+            "ctrl.apply(step)?)")
 
 
 _BUSY = 0xFFFFFFFF     # the acknowledgement is being rewritten
+_ENDED = object()      # _send: what it waited on ended first
 _fence_lock = threading.Lock()
 
 
