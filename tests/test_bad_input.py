@@ -154,20 +154,20 @@ layout(push_constant) uniform P { float a; int n; };
 layout(std430, binding = 0) buffer X { float x[]; };
 void main() { x[0] = a * float(n); }
 """
-F32_RANGE = r"outside float32's range \(finite values up to \+-3.40282e\+38\)"
+F32_RANGE = r"is beyond float32's range \(±3.4028235e\+38\) and would be stored as inf"
 
 
 @pytest.mark.parametrize("a, n, error, match", [
-    (1e39, 1, TypeError, rf"parameter 'a': cannot convert 1e\+39 to float32: it is {F32_RANGE}"),
-    (np.float64(-1e39), 1, TypeError, rf"parameter 'a': .*{F32_RANGE}"),
-    (2**200, 1, TypeError, rf"parameter 'a': .*{F32_RANGE}"),
-    (None, 1, TypeError, r"parameter 'a': cannot convert None to float32: it takes a real number"),
-    ("1.5", 1, TypeError, r"parameter 'a': cannot convert '1.5' to float32: it takes a real"),
-    (1 + 2j, 1, TypeError, r"parameter 'a': cannot convert \(1\+2j\) to float32"),
-    (1.0, 1.5, TypeError, r"parameter 'n': 1.5 cannot be represented exactly as int32"),
-    (1.0, float("nan"), TypeError, r"parameter 'n': nan cannot be represented exactly as int32"),
-    (1.0, 2**31, TypeError, r"parameter 'n': cannot convert 2147483648 to int32: it is outside "
-                            r"int32's range \[-2147483648, 2147483647\]"),
+    (1e39, 1, TypeError, rf"parameter 'a' \(float32\): 1e\+39 {F32_RANGE}"),
+    (np.float64(-1e39), 1, TypeError, rf"parameter 'a' .*{F32_RANGE}"),
+    (2**200, 1, TypeError, rf"parameter 'a' .*{F32_RANGE}"),
+    (None, 1, TypeError, r"parameter 'a' \(float32\) takes a number, got None"),
+    ("1.5", 1, TypeError, r"parameter 'a' \(float32\) takes a number, got '1.5'"),
+    (1 + 2j, 1, TypeError, r"parameter 'a' \(float32\) takes a number, got \(1\+2j\)"),
+    (1.0, 1.5, TypeError, r"parameter 'n' \(int32\) takes an integer, got 1.5"),
+    (1.0, float("nan"), TypeError, r"parameter 'n' \(int32\) takes an integer, got nan"),
+    (1.0, 2**31, TypeError, r"parameter 'n' \(int32\): 2147483648 is out of int32's range "
+                            r"-2147483648..2147483647"),
 ])
 def test_scalars_that_do_not_fit_are_refused_alike_by_kernels_and_push_constants(
         ctx, a, n, error, match):
@@ -193,12 +193,12 @@ def test_scalars_that_fit_exactly_are_accepted_alike(ctx, a, n, want):
 
 def test_unannotated_and_vector_parameters_name_the_parameter(ctx):
     x = ctx.zeros(4)
-    with pytest.raises(TypeError, match=rf"untyped: parameter 'a': cannot convert 1e\+39 to "
-                                        rf"float32: it is {F32_RANGE}"):
+    with pytest.raises(TypeError, match=rf"untyped: parameter 'a' \(float32\): 1e\+39 "
+                                        rf"{F32_RANGE}"):
         untyped.forall(4)(x, 1e39)
     untyped.forall(4)(x, 0.5)
     assert (x.numpy() == 0.5).all()
-    with pytest.raises(TypeError, match=rf"spread: parameter 'v': cannot convert 1e\+39 .*{F32_RANGE}"):
+    with pytest.raises(TypeError, match=rf"spread: parameter 'v' \(float32\): 1e\+39 {F32_RANGE}"):
         spread[1, 1]((1.0, 2.0, 1e39), x)
     with pytest.raises(ValueError, match=r"spread: parameter 'v' takes 3 values, got 2"):
         spread[1, 1]((1.0, 2.0), x)
@@ -206,16 +206,16 @@ def test_unannotated_and_vector_parameters_name_the_parameter(ctx):
 
 def test_the_same_rule_holds_for_fill_and_control_fields(ctx):
     x = ctx.zeros(4)
-    with pytest.raises(TypeError, match=rf"fill\(\): cannot convert 1e\+39 to float32: it is {F32_RANGE}"):
+    with pytest.raises(TypeError, match=rf"fill\(\) \(float32\): 1e\+39 {F32_RANGE}"):
         x.fill(1e39)
-    with pytest.raises(TypeError, match=r"fill\(\): cannot convert None to float32"):
+    with pytest.raises(TypeError, match=r"fill\(\) \(float32\) takes a number, got None"):
         x.fill(None)
     ctrl = vkp.ControlBuffer(ctx, g=vkp.f32(1.0), alpha=vkp.f32(0.5))
     try:
-        with pytest.raises(TypeError, match=rf"control field 'g': cannot convert 1e\+39 .*{F32_RANGE}"):
+        with pytest.raises(TypeError, match=rf"control field 'g' \(float32\): 1e\+39 {F32_RANGE}"):
             ctrl["g"] = 1e39
-        with pytest.raises(TypeError, match=r"command 'alpha': cannot convert None to float32: "
-                                            r"it takes a real number"):
+        with pytest.raises(TypeError, match=r"command for control field 'alpha' \(float32\) "
+                                            r"takes a number, got None"):
             ctrl.send_nowait(alpha=None)
         assert ctrl["g"] == 1.0 and ctrl["alpha"] == 0.5
     finally:

@@ -37,13 +37,58 @@ def test_host_reads_and_writes_typed_fields(ctrl):
 
 @pytest.mark.parametrize("action, error, match", [
     (lambda c: c["frq"], KeyError, "no control field 'frq'; fields: stop, freq, offset, gains"),
-    (lambda c: c.__setitem__("stop", -1), TypeError, "cannot convert -1 to uint32"),
-    (lambda c: c.__setitem__("offset", 1.5), TypeError, "cannot be represented exactly"),
+    (lambda c: c.__setitem__("stop", -1), TypeError,
+     "'stop' \\(uint32\\): -1 is out of uint32's range 0..4294967295"),
+    (lambda c: c.__setitem__("offset", 1.5), TypeError,
+     "'offset' \\(int32\\) takes an integer, got 1.5"),
     (lambda c: c.__setitem__("gains", [1, 2]), ValueError, "holds 4 values, got shape \\(2,\\)"),
+    (lambda c: c.__setitem__("gains", [1, 2, None, 4]), TypeError,
+     "'gains'\\[2\\] \\(float32\\) takes a number, got None"),
 ])
 def test_host_mistakes_are_explained(ctrl, action, error, match):
     with pytest.raises(error, match=match):
         action(ctrl)
+
+
+@pytest.mark.parametrize("field, value, match", [
+    ("freq", None, "'freq' \\(float32\\) takes a number, got None"),
+    ("freq", "2.0", "'freq' \\(float32\\) takes a number, got '2.0'"),
+    ("freq", True, "'freq' \\(float32\\) takes a number, not the bool True"),
+    ("freq", 1e39, "'freq' \\(float32\\): 1e\\+39 is beyond float32's range .* stored as inf"),
+    ("freq", -10**40, "beyond float32's range"),
+    ("freq", 10**400, "beyond float32's range"),
+    ("offset", 2**31, "'offset' \\(int32\\): 2147483648 is out of int32's range"),
+    ("offset", float("nan"), "'offset' \\(int32\\) takes an integer, got nan"),
+    ("offset", float("inf"), "takes an integer, got inf"),
+    ("stop", np.int64(2**32), "'stop' \\(uint32\\): np.int64\\(4294967296\\) is out of uint32's"),
+    ("stop", 1 + 0j, "takes a number"),
+])
+def test_values_a_field_cannot_hold_are_refused_and_nothing_is_stored(ctrl, field, value, match):
+    before = ctrl[field]
+    with pytest.raises(TypeError, match=match):
+        ctrl[field] = value
+    assert ctrl[field] == before or np.isnan(before) and np.isnan(ctrl[field])
+
+
+@pytest.mark.parametrize("field, value, stored", [
+    ("freq", float("inf"), np.float32(np.inf)),        # IEEE values given as such are kept
+    ("freq", -np.inf, np.float32(-np.inf)),
+    ("freq", 3.4028235e38, np.finfo(np.float32).max),  # the largest float32 itself
+    ("freq", 7, np.float32(7.0)),
+    ("freq", np.float64(0.1), np.float32(0.1)),
+    ("offset", 2.0, np.int32(2)),                      # integral floats are integers
+    ("offset", -2**31, np.int32(-2**31)),
+    ("stop", True, np.uint32(1)),                      # flags are integer fields
+    ("stop", np.uint64(2**32 - 1), np.uint32(2**32 - 1)),
+])
+def test_values_a_field_can_hold_are_stored_exactly(ctrl, field, value, stored):
+    ctrl[field] = value
+    assert ctrl[field] == stored and ctrl[field].dtype == np.asarray(stored).dtype
+
+
+def test_nan_given_as_such_is_stored_in_a_float_field(ctrl):
+    ctrl["freq"] = float("nan")
+    assert np.isnan(ctrl["freq"])
 
 
 @pytest.mark.parametrize("kwargs, error, match", [
@@ -177,8 +222,14 @@ def test_command_mistakes(ctx, ctrl):
         ctrl.send_nowait(gains=1.0)
     with pytest.raises(KeyError, match="no control field 'frq'"):
         ctrl.send_nowait(frq=1.0)
-    with pytest.raises(TypeError, match="cannot convert -1 to uint32"):
+    with pytest.raises(TypeError,
+                       match="command for control field 'stop' \\(uint32\\): -1 is out"):
         ctrl.send_nowait(stop=-1)
+    head = ctrl._words[ctrl._fields["_cmd_head"].word]
+    for bad in (dict(freq=None), dict(freq=1e39), dict(offset=0.5), dict(freq=1.0, stop=-1)):
+        with pytest.raises(TypeError, match="command for control field"):
+            ctrl.send_nowait(**bad)
+    assert ctrl._words[ctrl._fields["_cmd_head"].word] == head   # nothing was queued
     with pytest.raises(vkp.DeviceTimeout, match="not acknowledged within 0.05 s"):
         ctrl.wait_ack(ctrl.send_nowait(freq=1.0), timeout=0.05)
     small = vkp.ControlBuffer(ctx, x=vkp.u32, commands=2)
@@ -219,3 +270,129 @@ def test_host_read_modify_write(ctx):
     with pytest.raises(KeyError, match="no control field 'cnt'"):
         ctrl.add("cnt", 1)
     ctrl.free()
+
+
+def test_read_modify_write_refuses_what_the_field_cannot_hold(ctx):
+    ctrl = vkp.ControlBuffer(ctx, count=vkp.u32(0), gain=vkp.f32(3e38))
+    with pytest.raises(TypeError, match="'count' \\(uint32\\): -1 is out of uint32's range"):
+        ctrl.add("count", -1)
+    with pytest.raises(TypeError,
+                       match="add\\('count', delta\\): delta must be a number, got '1'"):
+        ctrl.add("count", "1")
+    with pytest.raises(TypeError, match="'gain' \\(float32\\): .* beyond float32's range"):
+        ctrl.add("gain", 1e38)
+    with pytest.raises(TypeError, match="'gain' \\(float32\\) takes a number, got None"):
+        ctrl.exchange("gain", None)
+    with pytest.raises(TypeError, match="'count' \\(uint32\\) takes an integer, got 0.5"):
+        ctrl.compare_exchange("count", 0, 0.5)
+    assert ctrl["count"] == 0 and ctrl["gain"] == np.float32(3e38)     # nothing stored
+    assert ctrl.add("count", 2) == 0 and ctrl.add("count", -1) == 2 and ctrl["count"] == 1
+    ctrl.free()
+
+
+# ---- commands whose sender stopped waiting ---------------------------------------------
+
+def test_a_cancelled_send_is_withdrawn_when_no_kernel_runs(ctx, ctrl):
+    import trio
+    out = ctx.zeros(10)
+
+    async def cancelled():
+        with trio.move_on_after(0.02):
+            await ctrl.send(freq=9.0)
+        with pytest.raises(vkp.DeviceTimeout, match="not acknowledged within 0.02 s \\(is a "
+                                                    ".*\\); the command was withdrawn"):
+            await ctrl.send(offset=7, timeout=0.02)
+    trio.run(cancelled)
+    stepper[1, 1](ctrl, out, 0)                  # applies the ring: both entries are void
+    ctx.synchronize()
+    seq = ctrl.send_nowait(freq=2.0)             # numbering goes on past the withdrawn ones
+    stepper[1, 1](ctrl, out, 1)
+    assert ctrl.wait_ack(seq, timeout=10) == (seq, 1)
+    stepper[1, 1](ctrl, out, 2)
+    np.testing.assert_allclose(out.numpy()[:3], [1.5 - 300, 1.5 - 300, 2.0 - 300])
+    assert ctrl["offset"] == -3
+
+
+@vkp.kernel
+def spin_then_apply(ctrl: vkp.Controls, limit: vkp.u32, step: vkp.u32):
+    if vkp.global_id(0) == 0:
+        ctrl.started = 1
+        n = 0
+        while ctrl.stop == 0 and n < limit:
+            n += 1
+        ctrl.iterations = n
+        ctrl.apply(step)
+
+
+@pytest.mark.parametrize("applies", [True, False], ids=["kernel-applies", "kernel-does-not"])
+def test_a_send_cancelled_while_a_kernel_runs_stays_queued_for_that_kernel_only(
+        ctx, ctrl, applies):
+    """The host cannot take a command back while a kernel may be reading the ring; the
+    kernel running then may apply it, and nothing later does."""
+    import trio
+    limit = 60_000
+    kernel = spin_then_apply if applies else spin_until_stopped
+    args = (limit, 7) if applies else (limit,)
+
+    async def cancel_while_running():
+        t = time.perf_counter()
+        while ctrl["started"] == 0 and time.perf_counter() - t < 5:
+            await trio.lowlevel.checkpoint()
+        with trio.move_on_after(0):
+            await ctrl.send(freq=9.0)
+        ctrl["stop"] = 1
+
+    for _attempt in range(100):   # lavapipe ends such a kernel within ms: retry a missed window
+        ctrl["stop"] = ctrl["started"] = 0
+        ctrl["freq"] = 1.5
+        kernel[1, 1](ctrl, *args)
+        trio.run(cancel_while_running)
+        ctx.synchronize()                 # the device is idle: what is left is withdrawn
+        assert not ctrl._orphans
+        after_kernel = ctrl["freq"]
+        stepper[1, 1](ctrl, ctx.zeros(10), 8)      # a later kernel applies nothing of it
+        ctx.synchronize()
+        assert ctrl["freq"] == after_kernel
+        if ctrl["iterations"] < limit:    # the kernel ran until after the cancellation
+            break
+    else:
+        pytest.fail("the kernel never ran past the cancellation")
+    assert ctrl["freq"] == (np.float32(9.0) if applies else np.float32(1.5))
+
+
+def test_session_sends_never_take_effect_in_a_later_run(ctx):
+    """Cancelled while paused (withdrawn at once), cancelled while running (applied by the
+    running epoch or withdrawn at its end), or outlived by the program (VkPersistError):
+    whatever the session ended with is what the next run starts with."""
+    import trio
+    from programs_lib import threshold
+    prog, fired = threshold(ctx, 1000)
+
+    async def main():
+        async with prog.session(mode="launch") as run:
+            await run.pause()
+            with trio.move_on_after(0.02):
+                await run.send(limit=3)
+            await run.resume()
+            await trio.sleep(0.05)
+            assert prog.ctl["limit"] == 1000
+            with trio.move_on_after(0):
+                await run.send(limit=5)              # the epoch running now may apply it
+            await trio.sleep(0.05)
+            await run.pause()
+
+            async def outlived():
+                with pytest.raises(vkp.VkPersistError, match=(
+                        "threshold: the program ended \\(\\d+ steps done\\) before a step "
+                        "boundary applied the command; the command was withdrawn")):
+                    await run.send(limit=7)
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(outlived)
+                await trio.sleep(0.05)
+                await run.stop()
+        return int(prog.ctl["limit"])
+    ended_with = trio.run(main)
+    assert ended_with in (1000, 5)
+    prog.run(5)
+    assert prog.ctl["limit"] == ended_with and not prog.ctl._orphans
+    prog.free()

@@ -92,8 +92,13 @@ def test_frame_views_copies_and_release_order(ctx):
     b.release()                       # out of order: slot 0 is still held by a
     assert sock.tail == 0
     a.release()
-    assert sock.tail == 2 and a.data is None
+    assert sock.tail == 2
     assert (kept == 1).all()
+    for use in (lambda: a.data, a.copy):
+        with pytest.raises(vkp.VkPersistError, match="frame 0 of MemSock 'views' was released: "
+                                                     ".*take frame.copy\\(\\) before release"):
+            use()
+    assert a.payload == {"step": 0}       # a copy, still there
     sock.free()
 
 

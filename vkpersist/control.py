@@ -20,9 +20,23 @@ Placement: a running shader must see host writes. That holds only for some memor
 ControlBuffer of a Context runs the bounded visibility self-test and uses the first memory
 type that passes, device-local ones first. If none passes, `live` is False: kernels see the
 values current at their launch, not changes made while they run.
+
+Values: every host write (item assignment, the read-modify-write helpers, commands, a
+program's `run.send`) goes through `control_value`, which refuses what the field cannot
+hold instead of storing something else (None as NaN, 1e39 as inf, 2.5 as 2).
+
+Withdrawing commands: the host may rewrite a queued command only while no kernel can be
+reading the ring, i.e. while the Context has no work in flight (host atomics on device
+memory are not atomic with the device's). A `send()` whose wait ends without the
+acknowledgement (cancelled, timed out, interrupted) withdraws its command then; while
+work runs, the command stays queued for it and is withdrawn at the next point the device
+is idle (its next synchronize, e.g. the end of a program's epoch) if nothing applied it.
+A withdrawn entry stays in the ring, redirected to `_cmd_void`, so sequence numbers and
+acknowledgements are unchanged.
 """
 from __future__ import annotations
 
+import numbers
 import threading
 import time
 from typing import NamedTuple
@@ -58,6 +72,23 @@ def _field_spec(name, value, side):
         raise TypeError(f"control field {name!r}: {t} is not supported; control words are "
                         "int32, uint32 or float32")
     return t, init, side
+
+
+_F32 = np.dtype(np.float32)
+
+
+def control_value(field: T.ControlField, value, what: str) -> np.generic:
+    """`value` as `field`'s type (int32, uint32, float32), by the one rule of host scalars
+    (vk/array.py's to_scalar, which kernel arguments, push constants and fill() follow):
+    no None, strings or arrays, nothing outside the type's range (1e39 would be stored as
+    inf in float32), nothing non-integral in an integer field. NaN and inf given as such are
+    stored in float fields: they are IEEE values with meanings (inf as "no limit") that a
+    kernel can test for. One rule more for controls: a bool for a float field is refused
+    (flags are integer fields, where True is 1)."""
+    dtype = field.type.dtype
+    if isinstance(value, (bool, np.bool_)) and dtype == _F32:
+        raise TypeError(f"{what} ({dtype}) takes a number, not the bool {value!r}")
+    return to_scalar(value, dtype, what)[()]
 
 
 class Ack(NamedTuple):
@@ -118,7 +149,8 @@ class ControlBuffer:
             # GPU-written tail and acknowledgement
             specs["_cmd_head"] = (T.u32, np.zeros((), np.uint32), "host")
             specs["_cmd_ring"] = (T.u32, np.zeros(2 * commands, np.uint32), "host")
-            for name in ("_cmd_tail", "_ack_seq", "_ack_step"):
+            # withdrawn commands write the void word (last, so no other word moves)
+            for name in ("_cmd_tail", "_ack_seq", "_ack_step", "_cmd_void"):
                 specs[name] = (T.u32, np.zeros((), np.uint32), "gpu")
         layout, word = [], 0
         for side in ("host", "gpu"):
@@ -136,6 +168,8 @@ class ControlBuffer:
         self.buffer, self._words = control_words(self.ctx, words)
         self.shape = ()
         self._host_lock = threading.Lock()
+        self._orphans: list[tuple[int, int]] = []    # cancelled sends a kernel may still apply
+        self._owner = None          # a Program sets its name here (for error messages)
         for name, (t, init, _) in specs.items():
             self[name] = init
 
@@ -146,7 +180,13 @@ class ControlBuffer:
     # ---- commands ------------------------------------------------------------------------
     def send_nowait(self, **values) -> int:
         """Queue commands that set host fields; a kernel applies them in order when it calls
-        `ctrl.apply(step)`. Returns the sequence number to wait for (`wait_ack`, `send`)."""
+        `ctrl.apply(step)`. Returns the sequence number to wait for (`wait_ack`, `send`).
+        The command stays queued until a kernel applies it."""
+        return self._enqueue(values)[1]
+
+    def _enqueue(self, values: dict) -> tuple[int, int]:
+        """Queue the commands; (ring index of the first, sequence number of the last)."""
+        words = self._live("send commands")
         if not self.command_capacity:
             raise VkPersistError("this ControlBuffer has no command ring (commands=0)")
         if not values:
@@ -156,17 +196,17 @@ class ControlBuffer:
             f = self._field(name)
             if name.startswith("_") or f.side != "host" or f.count:
                 raise ValueError(f"commands set scalar host fields; {name!r} is not one (host "
-                                 f"fields: {', '.join(x.name for x in self._fields.values() if x.side == 'host' and not x.count and not x.name.startswith('_'))})")
-            bits = np.array([to_scalar(value, f.type.dtype, f"command {name!r}")],
-                            f.type.dtype).view(np.uint32)[0]
-            entries.append((f.word, int(bits)))
+                                 f"fields: {', '.join(self._host_scalars())})")
+            item = control_value(f, value, f"command for control field {name!r}")
+            entries.append((f.word, int(np.array(item).view(np.uint32))))
         head_w = self._fields["_cmd_head"].word
         ring_w = self._fields["_cmd_ring"].word
+        tail_w = self._fields["_cmd_tail"].word
+        first = int(words[head_w])
         deadline = time.perf_counter() + self.ctx.timeout
         for word, bits in entries:
-            head = int(self._words[head_w])
-            while (head - int(self._words[self._fields["_cmd_tail"].word])) & 0xFFFFFFFF \
-                    >= self.command_capacity:
+            head = int(words[head_w])
+            while (head - int(words[tail_w])) & 0xFFFFFFFF >= self.command_capacity:
                 if time.perf_counter() > deadline:
                     raise DeviceTimeout(
                         f"the command ring is full ({self.command_capacity} commands not yet "
@@ -174,21 +214,29 @@ class ControlBuffer:
                         "ctrl.apply(step)?")
                 time.sleep(0.0002)
             entry = ring_w + 2 * (head % self.command_capacity)
-            self._words[entry] = word
-            self._words[entry + 1] = bits
+            words[entry] = word
+            words[entry + 1] = bits
             _store_fence()
-            self._words[head_w] = (head + 1) & 0xFFFFFFFF     # publish after the entry
-        return int(self._words[head_w])
+            words[head_w] = (head + 1) & 0xFFFFFFFF     # publish after the entry
+        return first, int(words[head_w])
 
     def ack(self) -> Ack:
         """The latest acknowledgement (sequence number 0: nothing applied yet)."""
+        words = self._live("read acknowledgements")
         seq_w, step_w = self._fields["_ack_seq"].word, self._fields["_ack_step"].word
+        busy_since = None
         while True:   # a seqlock: the kernel writes busy, step, seq (see ctrl.apply)
-            seq = int(self._words[seq_w])
+            seq = int(words[seq_w])
             if seq == _BUSY:
+                now = time.perf_counter()
+                busy_since = now if busy_since is None else busy_since
+                if now - busy_since > self.ctx.timeout:
+                    raise DeviceTimeout(
+                        f"the acknowledgement stayed half-written for {self.ctx.timeout:g} s: "
+                        "the kernel applying commands stopped in the middle of it")
                 continue
-            step = int(self._words[step_w])
-            if int(self._words[seq_w]) == seq:
+            step = int(words[step_w])
+            if int(words[seq_w]) == seq:
                 return Ack(seq, step)
 
     def _acked(self, seq: int) -> Ack | None:
@@ -201,11 +249,81 @@ class ControlBuffer:
 
     async def send(self, *, timeout: float | None = None, **values) -> Ack:
         """Under trio: queue the commands and return their acknowledgement (the step at
-        which a kernel applied them); DeviceTimeout if none comes within `timeout`."""
-        seq = self.send_nowait(**values)
+        which a kernel applied them); DeviceTimeout if none comes within `timeout`.
+
+        A send that returns no acknowledgement (cancelled, timed out, interrupted) takes
+        effect only if a kernel already running applies it before the device is next
+        idle; otherwise it is withdrawn (see the module's docs). To keep a command queued
+        whatever happens to the waiter, use `send_nowait` and `wait_ack`."""
+        return await self._send(values, timeout)
+
+    async def _send(self, values: dict, timeout: float | None, ended=None,
+                    ended_message=None) -> Ack:
+        """`send`; `ended` (an event-like object): stop waiting once it is set, withdraw
+        the command and raise VkPersistError(ended_message() + what became of it)."""
+        first, seq = self._enqueue(values)
         limit = self.ctx.timeout if timeout is None else timeout
-        return await poll_until_async(lambda: self._acked(seq), limit,
-                                      lambda: _no_ack(seq, limit))
+
+        def check():
+            ack = self._acked(seq)
+            if ack is None and ended is not None and ended.is_set():
+                return _ENDED
+            return ack
+        try:
+            ack = await poll_until_async(check, limit, lambda: _no_ack(seq, limit))
+        except DeviceTimeout as exc:
+            raise DeviceTimeout(f"{exc}; {self._abandon(first, seq)}") from None
+        except BaseException:          # cancelled or interrupted: nobody waits for it
+            self._abandon(first, seq)
+            raise
+        if ack is _ENDED:
+            raise VkPersistError(f"{ended_message()}; {self._abandon(first, seq)}")
+        return ack
+
+    def _abandon(self, first: int, seq: int) -> str:
+        """Withdraw the unacknowledged commands first..seq now if no kernel can be reading
+        the ring, else when the device is next idle. Says what became of them."""
+        if not self.buffer.alive:
+            return "the ControlBuffer is gone, and the command with it"
+        if self._acked(seq) is not None:
+            return "it has been applied meanwhile"
+        try:
+            idle = self._ring_idle()
+        except VkPersistError:     # a lost device: keep the error for whoever waits next
+            idle = False
+        if idle:
+            self._withdraw(first, seq)
+            return "the command was withdrawn"
+        self._orphans.append((first, seq))
+        core = self.ctx._core
+        if self._sweep not in core.after_sync:
+            core.after_sync.insert(0, self._sweep)   # before checks that may raise
+        return ("the command stays queued for the work running now, which may still apply "
+                "it; it is withdrawn once the device is idle if nothing did")
+
+    def _ring_idle(self) -> bool:
+        """No kernel can be reading the command ring: the Context has no work in flight."""
+        return self.ctx._core.idle()
+
+    def _withdraw(self, first: int, seq: int) -> None:
+        words = self._words
+        tail = int(words[self._fields["_cmd_tail"].word])
+        pending = (int(words[self._fields["_cmd_head"].word]) - tail) & 0xFFFFFFFF
+        ring_w, void = self._fields["_cmd_ring"].word, self._fields["_cmd_void"].word
+        for k in range((seq - first) & 0xFFFFFFFF):
+            index = (first + k) & 0xFFFFFFFF
+            if ((index - tail) & 0xFFFFFFFF) < pending:          # not applied yet
+                words[ring_w + 2 * (index % self.command_capacity)] = void
+
+    def _sweep(self) -> None:
+        """Withdraw what cancelled sends left queued (the device is idle: after_sync)."""
+        if self.buffer.alive:
+            for first, seq in self._orphans:
+                self._withdraw(first, seq)
+        self._orphans.clear()
+        core = self.ctx._core
+        if self._sweep in core.after_sync:
+            core.after_sync.remove(self._sweep)
 
     def __repr__(self) -> str:
         parts = ", ".join(f"{f.name}: {f.type}{f'[{f.count}]' if f.count else ''} ({f.side})"
@@ -228,9 +346,22 @@ class ControlBuffer:
                                  f"(fields: {have})")
         return ControlField(self, name)
 
+    def _host_scalars(self) -> list[str]:
+        return [x.name for x in self._fields.values()
+                if x.side == "host" and not x.count and not x.name.startswith("_")]
+
+    def _live(self, what: str) -> np.ndarray:
+        """The words, refusing `what` once they are released (reading them would crash)."""
+        if not self.buffer.alive:
+            name = self._owner or f"ControlBuffer({', '.join(self.fields)})"
+            why = "its Context was closed" if self.ctx.closed else \
+                f"it was freed ({'prog' if self._owner else 'ctrl'}.free())"
+            raise VkPersistError(f"{name}: cannot {what}: {why}")
+        return self._words
+
     def __getitem__(self, name):
         f = self._field(name)
-        raw = self._words[f.word:f.word + max(f.count, 1)].view(f.type.dtype)
+        raw = self._live(f"read {name!r}")[f.word:f.word + max(f.count, 1)].view(f.type.dtype)
         return raw.copy() if f.count else raw[0]
 
     def __setitem__(self, name, value):
@@ -240,16 +371,19 @@ class ControlBuffer:
             data = np.asarray(value)
             if data.shape != (f.count,):
                 raise ValueError(f"{what} holds {f.count} values, got shape {data.shape}")
-            vals = np.array([to_scalar(v, f.type.dtype, what) for v in data], f.type.dtype)
+            vals = np.array([control_value(f, v, f"{what}[{k}]") for k, v in enumerate(data)],
+                            f.type.dtype)
         else:
-            vals = np.array([to_scalar(value, f.type.dtype, what)], f.type.dtype)
-        self._words[f.word:f.word + vals.size] = vals.view(np.uint32)
+            vals = np.array([control_value(f, value, what)], f.type.dtype)
+        self._live(f"write {name!r}")[f.word:f.word + vals.size] = vals.view(np.uint32)
 
     # ---- read-modify-write on the host ------------------------------------------------------
     def add(self, name: str, delta):
         """Add `delta` to host field `name`; returns the old value. Atomic with respect to
         other host threads (e.g. a GUI thread and a trio task both steering)."""
-        return self._modify(name, lambda old: old + delta, "add")
+        if isinstance(delta, (bool, np.bool_)) or not isinstance(delta, numbers.Real):
+            raise TypeError(f"add({name!r}, delta): delta must be a number, got {delta!r}")
+        return self._modify(name, lambda old: old.item() + delta, "add")
 
     def exchange(self, name: str, value):
         """Set host field `name` to `value`; returns the old value (atomic among host
@@ -267,7 +401,7 @@ class ControlBuffer:
         if f.side != "host" or f.count or name.startswith("_"):
             raise ValueError(
                 f"{what}({name!r}): read-modify-write works on scalar host fields (host "
-                f"fields: {', '.join(x.name for x in self._fields.values() if x.side == 'host' and not x.count and not x.name.startswith('_'))}); "
+                f"fields: {', '.join(self._host_scalars())}); "
                 "fields kernels write cannot be updated atomically from the host (a host "
                 "read-modify-write over PCIe is not atomic with the device's atomics): let a "
                 "kernel update them, or send a command")
@@ -278,20 +412,24 @@ class ControlBuffer:
 
     def _bind(self):
         """(buffers, push values) for a kernel launch that takes this buffer."""
-        if not self.buffer.alive:
-            raise VkPersistError("this ControlBuffer was freed (or its Context closed)")
+        self._live("launch a kernel with it")
+        if self._orphans and self._ring_idle():    # before a new kernel could apply them
+            self._sweep()
         return [self.buffer], []
 
     def free(self) -> None:
+        """Release the words now; every later use is refused."""
         self.buffer.free()
+        self._sweep()
 
 
 def _no_ack(seq: int, limit: float) -> str:
-    return (f"command {seq} was not acknowledged within {limit:g} s: is a kernel calling "
-            "ctrl.apply(step)?")
+    return (f"command {seq} was not acknowledged within {limit:g} s (is a kernel calling "
+            "ctrl.apply(step)?)")
 
 
 _BUSY = 0xFFFFFFFF     # the acknowledgement is being rewritten
+_ENDED = object()      # _send: what it waited on ended first
 _fence_lock = threading.Lock()
 
 

@@ -15,6 +15,10 @@ frame):
    equals `seq + 1` (32-bit, compared for equality, so sequence numbers wrap safely). Its
    data is a zero-copy view until `release()`; the slot is reused only after that.
 
+Lifetimes: a frame's view keeps the ring's memory mapped (buffer.py), so a frame taken
+before `free()` or the Context's close still reads its data; a freed socket refuses to
+poll, and a released frame refuses to show its data (its slot may hold a later frame).
+
 Memory: frames and headers in host-cached system memory where the device has it (fast host
 reads; GPU writes reach the host while kernels run, VULKAN_FACTS.md §2), the commit counter
 in device memory.
@@ -41,15 +45,24 @@ _PAYLOAD_TYPES = (T.i32, T.u32, T.f32)
 
 class Frame:
     """One published frame. `data` is a zero-copy view, valid until `release()` (also on
-    leaving a `with` block); `copy()` outlives it."""
+    leaving a `with` block); `copy()` outlives it. `payload` is a copy."""
 
     def __init__(self, sock: "MemSock", seq: int):
         self.sock = sock
         self.seq = seq
         self.slot = seq % sock.capacity
         self._released = False
-        self.data = sock._frame_view(self.slot)
+        self._data = sock._frame_view(self.slot)
         self.payload = sock._payload(self.slot)
+
+    @property
+    def data(self) -> np.ndarray:
+        if self._released:
+            raise VkPersistError(
+                f"frame {self.seq} of MemSock {self.sock.name!r} was released: its slot may "
+                "already hold a later frame; take frame.copy() before release() (or before "
+                "the end of its `with` block) to keep the data")
+        return self._data
 
     def copy(self) -> np.ndarray:
         return np.array(self.data, copy=True)
@@ -57,7 +70,7 @@ class Frame:
     def release(self) -> None:
         if not self._released:
             self._released = True
-            self.data = None
+            self._data = None
             self.sock._release(self.seq)
 
     def __enter__(self) -> "Frame":
@@ -126,9 +139,8 @@ class MemSock:
         self.header = Buffer(core, 4 * (capacity + capacity * len(fields)), host_kind)
         self.state = Buffer(core, 64, "device")
         self.buffers = (self.frame_buffer, self.header, self.state)
-        self._header = self.header.host_view().view(np.uint32)
+        self._header = self.header.host_view().view(np.uint32)     # check _open() first
         self._header[:] = 0
-        self._data = self.frame_buffer.host_view()[:self.frame_buffer.nbytes].view(self.dtype)
         from ..vk import commands
         commands.run_now(core, lambda cb: commands.fill_words(cb, self.state, 0, 64))
         self.shape = ()
@@ -169,15 +181,26 @@ class MemSock:
 
     def _bind(self):
         """(buffers, push values) for a kernel launch that writes one frame."""
-        if not self.frame_buffer.alive:
-            raise VkPersistError(f"MemSock {self.name!r} was freed (or its Context closed)")
+        self._open("launch a kernel that writes it")
         slot, seq = self._reserve()
         return list(self.buffers), [slot, seq, *self.frame_shape]
 
+    def _open(self, what: str) -> None:
+        """Refuse `what` once the socket's memory is released (its views would be dangling)."""
+        if not self.frame_buffer.alive:
+            why = ("its Context was closed" if self.ctx.closed
+                   else f"it was freed ({self._freed_by})")
+            raise VkPersistError(f"MemSock {self.name!r}: cannot {what}: {why}")
+
+    _freed_by = "sock.free()"
+
     # ---- consumer side -------------------------------------------------------------------
     def _frame_view(self, slot):
-        start = slot * self.frame_size
-        return self._data[start:start + self.frame_size].reshape(self.frame_shape)
+        """Frame `slot`'s data, in a view that keeps the ring mapped while it lives."""
+        start = slot * self.frame_size * self.dtype.itemsize
+        raw = self.frame_buffer.host_view(keep_mapped=True)
+        end = start + self.frame_size * self.dtype.itemsize
+        return raw[start:end].view(self.dtype).reshape(self.frame_shape)
 
     def _payload(self, slot) -> dict:
         out = {}
@@ -193,6 +216,7 @@ class MemSock:
 
     def poll(self) -> Frame | None:
         """The next frame in order if it is published, else None (never waits)."""
+        self._open("read frames")
         seq = self.next_read
         if not self._may_exist(seq):
             return None
@@ -273,5 +297,7 @@ class MemSock:
             self.tail += 1
 
     def free(self) -> None:
-        for b in self.buffers:
+        """Release the ring now. Frames already taken keep their data until released;
+        the socket refuses further reads and launches."""
+        for b in (*self.buffers, self.state):     # a program's socket binds no state
             b.free()

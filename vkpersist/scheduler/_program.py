@@ -124,6 +124,7 @@ class ProgramQueue:
     @property
     def dropped(self) -> int:
         """Items dropped so far because the queue was full."""
+        self.program._usable(f"read queue {self.name!r}")
         return int(self._words[Q_DROPPED])
 
     def items(self) -> np.ndarray:
@@ -166,6 +167,7 @@ class ProgramSocket(MemSock):
     context's timeout). The frame is published once its stage has run everywhere. Read it like any MemSock: `poll`, `wait`, `async for frame
     in sock.frames()`."""
     _program_resource = True
+    _freed_by = "prog.free()"
 
     def __init__(self, program: "Program", name, dtype, frame_shape, capacity, policy,
                  payload, frames):
@@ -177,10 +179,12 @@ class ProgramSocket(MemSock):
 
     @property
     def dropped(self) -> int:
+        self._open("read its drop count")
         return int(self._cursor[C_DROPPED])
 
     def has_room(self) -> bool:
         """Whether the device can reserve another frame."""
+        self._open("reserve frames")
         return ((int(self._cursor[C_HEAD]) - self.tail) & 0xFFFFFFFF) < self.capacity
 
     def _may_exist(self, seq: int) -> bool:
@@ -188,15 +192,12 @@ class ProgramSocket(MemSock):
 
     def _release(self, seq: int) -> None:
         super()._release(seq)
-        self._cursor[C_RELEASED] = self.tail & 0xFFFFFFFF
+        if self.cursor.alive:       # a frame may outlive its freed socket
+            self._cursor[C_RELEASED] = self.tail & 0xFFFFFFFF
 
     def _bind(self):
         raise VkPersistError(f"MemSock {self.name!r} belongs to program "
                              f"{self.program.name!r}: its stages write it")
-
-    def free(self) -> None:
-        super().free()
-        self.cursor.free()
 
 
 class Stage:
@@ -327,13 +328,25 @@ class Program:
         self._runner = None
         self._session = None
         self._builds: dict = {}
+        self._freed = False
 
     def __repr__(self) -> str:
         return (f"<Program {self.name!r}: {len(self.arrays)} arrays, {len(self.stages)} stages, "
                 f"{self.steps_done} steps done>")
 
     # ---- declaration -------------------------------------------------------------------
+    def _usable(self, what: str) -> None:
+        """Refuse `what` on a freed program or a closed Context: its buffers are gone, and
+        a dispatch bound to them would read and write released memory."""
+        if self._freed:
+            raise VkPersistError(f"{self.name}: cannot {what}: the program was freed "
+                                 "(prog.free()); declare a new Program")
+        if self.ctx.closed:
+            raise VkPersistError(f"{self.name}: cannot {what}: its Context "
+                                 f"({self.ctx.info.name}) is closed")
+
     def _check_open(self, what: str) -> None:
+        self._usable(what)
         if self._builds:
             raise VkPersistError(f"{self.name}: cannot {what} after the program was compiled "
                                  "(first run or glsl()); declare everything first")
@@ -404,10 +417,12 @@ class Program:
         return self.ctl
 
     def _make_controls(self, commands, status, fields) -> ControlBuffer:
-        return ControlBuffer(self.ctx, commands=max(commands, 1), status=status,
-                             _internal={"_halt": T.u32, "_budget": T.u32},
-                             _internal_status={"_step": T.u32, "_done": T.u32,
-                                               "_reason": T.u32, "_parts": T.u32}, **fields)
+        ctl = ControlBuffer(self.ctx, commands=max(commands, 1), status=status,
+                            _internal={"_halt": T.u32, "_budget": T.u32},
+                            _internal_status={"_step": T.u32, "_done": T.u32,
+                                              "_reason": T.u32, "_parts": T.u32}, **fields)
+        ctl._owner = f"the controls of program {self.name!r}"
+        return ctl
 
     def stage(self, *, domain=None, consumes: ProgramQueue | None = None):
         """Decorator: a stage called once per index of `domain` (1-3 ints), or once per item
@@ -489,6 +504,7 @@ class Program:
         """The GLSL that runs: the megakernel (mode="persistent"), or the boundary and stage
         kernels of the fallback (mode="launch"), concatenated."""
         from ._build import build_for
+        self._usable("generate its GLSL")
         if mode not in ("persistent", "launch"):
             raise ValueError(f"mode must be 'persistent' or 'launch', got {mode!r}")
         return build_for(self, mode).source
@@ -502,6 +518,7 @@ class Program:
         Returns what ran (steps, epochs, mode, participants). Ctrl-C stops the device at the
         next step boundary before it raises."""
         from ._runner import runner_for
+        self._usable("run")
         return runner_for(self, mode, groups, local).run(steps, timeout)
 
     @user_frames_only
@@ -514,9 +531,11 @@ class Program:
         program (also when the body raises)."""
         from ._session import open_session
         from ._runner import runner_for
+        self._usable("open a session")
         return open_session(runner_for(self, mode, groups, local), steps, timeout)
 
     def _require_idle(self, what: str) -> None:
+        self._usable(what)
         session = self._session
         if session is not None and session.running:
             raise VkPersistError(f"{self.name}: cannot {what} while the program runs; pause "
@@ -524,6 +543,18 @@ class Program:
         self.ctx.synchronize()
 
     def free(self) -> None:
+        """Release everything the program holds on the device now (waiting for its work
+        first). Idempotent; every later use of the program, its arrays, queues, memsocks
+        and controls is refused. Frames already taken keep their data until released."""
+        session = self._session
+        if session is not None and not session.finished:
+            raise VkPersistError(f"{self.name}: cannot free the program while its session "
+                                 "runs; leave the `async with` block (or await run.stop()) "
+                                 "first")
+        if self._freed:
+            return
+        self._freed = True
+        self._runner = None
         for b in self._builds.values():
             b.free()
         self._builds.clear()

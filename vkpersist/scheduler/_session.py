@@ -75,9 +75,17 @@ class Session:
 
     async def send(self, **values) -> Ack:
         """Queue commands that set control fields and return their acknowledgement: the
-        step before which they were applied."""
+        step before which they were applied. A send that returns no acknowledgement
+        never takes effect in a later epoch or run: when the program ends first,
+        VkPersistError says so, and a cancelled or timed-out send withdraws its command,
+        unless the epoch running at that moment applies it at one of its step boundaries
+        (then `ctl.ack()` shows it). Details: vkpersist/control.py."""
         self._check_alive("send commands")
-        return await self.prog.ctl.send(timeout=self.timeout, **values)
+        return await self.prog.ctl._send(
+            values, self.timeout, ended=self._finished,
+            ended_message=lambda: (f"{self.prog.name}: the program ended "
+                                   f"({self.prog.steps_done} steps done) before a step "
+                                   "boundary applied the command"))
 
     async def pause(self) -> int:
         """Stop at the next step boundary; returns the number of steps done."""

@@ -61,12 +61,13 @@ def to_scalar(value, dtype: np.dtype, what: str) -> np.ndarray:
     """`value` as a 0-d array of `dtype`, refusing every conversion that would change the
     value: 1.5 into an integer, 300 into uint8, -1 into an unsigned type, 1e39 into float32
     (NumPy would store inf, which for a simulation parameter is a typo, not a value), and
-    anything that is not a real number (NumPy reads None as NaN and "1.5" as 1.5). One rule
-    for kernel arguments, push constants, control fields, commands and fill()."""
+    anything that is not a real number (NumPy reads None as NaN and "1.5" as 1.5). inf and
+    nan given as such are kept for float types. One rule for kernel arguments, push
+    constants, control fields, commands and fill(); the errors name `what` and the type."""
     dtype = np.dtype(dtype)
-    not_a_number = f"{what}: cannot convert {value!r} to {dtype}: it takes a real number"
+    label = f"{what} ({dtype})"
     if value is None or isinstance(value, (str, bytes, complex, np.complexfloating)):
-        raise TypeError(not_a_number)
+        raise TypeError(f"{label} takes a number, got {value!r}")
     arr = np.asarray(value)
     if arr.ndim != 0:
         raise ValueError(f"{what}: expected a scalar, got shape {arr.shape}")
@@ -77,19 +78,17 @@ def to_scalar(value, dtype: np.dtype, what: str) -> np.ndarray:
     elif isinstance(value, numbers.Real):  # Fraction, ints beyond 64 bits, ...
         x = value
     else:
-        raise TypeError(not_a_number)
+        raise TypeError(f"{label} takes a number, got {value!r}")
     if dtype.kind in "biu":
         try:
             n = int(x)
         except (OverflowError, ValueError):     # inf, nan
             n = None
         if n is None or n != x:
-            raise TypeError(f"{what}: {value!r} cannot be represented exactly as {dtype}, "
-                            "which holds whole numbers")
+            raise TypeError(f"{label} takes an integer, got {value!r}")
         lo, hi = (0, 1) if dtype.kind == "b" else (np.iinfo(dtype).min, np.iinfo(dtype).max)
         if not lo <= n <= hi:
-            raise TypeError(f"{what}: cannot convert {value!r} to {dtype}: it is outside "
-                            f"{dtype}'s range [{lo}, {hi}]")
+            raise TypeError(f"{label}: {value!r} is out of {dtype}'s range {lo}..{hi}")
         return np.array(n, dtype)
     if isinstance(x, float) and not math.isfinite(x):
         return np.array(x, dtype)          # inf and nan are values the caller chose
@@ -99,8 +98,9 @@ def to_scalar(value, dtype: np.dtype, what: str) -> np.ndarray:
         except OverflowError:              # an int beyond float64
             item = np.array(np.inf, dtype)
     if not np.isfinite(item):
-        raise TypeError(f"{what}: cannot convert {value!r} to {dtype}: it is outside "
-                        f"{dtype}'s range (finite values up to +-{np.finfo(dtype).max:g})")
+        raise TypeError(f"{label}: {value!r} is beyond {dtype}'s range "
+                        f"(±{np.finfo(dtype).max:.8g}) and would be stored as inf; give inf "
+                        "itself if that is what you mean")
     return item
 
 
@@ -151,7 +151,8 @@ class Array:
 
         Waits for pending launches, then returns memory the GPU may write again later:
         call `ctx.synchronize()` before reading it after further launches. The view keeps
-        the memory alive until it is garbage-collected."""
+        the memory mapped until it is garbage-collected, even past `free()` or the
+        Context's close: it then holds the last contents, and no launch sees it again."""
         self._check_alive()
         if self.memory == "device":
             raise UnsupportedError(
@@ -159,7 +160,8 @@ class Array:
                 "memory; use .numpy() for a copy, or create the array with memory='host', "
                 "'cached' or 'rebar'")
         self.ctx.synchronize()
-        return self.buffer.host_view()[:self.nbytes].view(self.dtype).reshape(self.shape)
+        view = self.buffer.host_view(keep_mapped=True)
+        return view[:self.nbytes].view(self.dtype).reshape(self.shape)
 
     # ---- writing ---------------------------------------------------------------------
     def copy_from(self, src) -> "Array":
@@ -218,7 +220,8 @@ class Array:
     # ---- lifetime --------------------------------------------------------------------
     def free(self) -> None:
         """Release the memory now instead of at garbage collection. Waits for pending
-        launches first; views from numpy_view() must not be used afterwards."""
+        launches first. Memory that views from numpy_view() still show is freed when the
+        last of them is gone; until then they read the last contents."""
         self.buffer.free()
 
     def _check_alive(self) -> None:

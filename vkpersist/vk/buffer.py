@@ -4,10 +4,20 @@ A Buffer is released when it is garbage-collected, when `free()` is called, or w
 Context closes, whichever comes first; the release runs once. Every buffer has a serial
 number so caches (descriptor sets, recorded command buffers) can forget it when it dies,
 even if the driver later reuses its handle value.
+
+Views that users hold (`Array.numpy_view()`, a MemSock frame's `data`) are made with
+`host_view(keep_mapped=True)`: they keep the *memory* mapped past the release, because
+freeing mapped memory under a NumPy array turns its next read into a segfault. Releasing
+the buffer destroys the VkBuffer (no launch can use it any more); its memory is freed
+when the last such view is gone, and a closed Context's device is destroyed after the
+last of its memory (`release_device`). Internal views (`host_view()`) do not: their
+owners check `alive` before each use.
 """
 from __future__ import annotations
 
 import itertools
+import threading
+import weakref
 
 import numpy as np
 
@@ -82,7 +92,14 @@ class Buffer:
             self.address = int(ffi.cast("uintptr_t", ffi.from_buffer(ptr)))
         self.handle = handle
         self._core = core
-        self._finalizer = core.track(self, _release, core, handle, memory, self.serial)
+        if self.address is None:
+            self._keeper = None
+            self._finalizer = core.track(self, _release, core, handle, memory, self.serial)
+        else:       # the memory goes with its mapping (see the module's docs)
+            mapping = _Mapping(core, memory)
+            self._keeper = weakref.ref(mapping)
+            self._finalizer = core.track(self, _release, core, handle, None, self.serial,
+                                         mapping)
 
     @property
     def alive(self) -> bool:
@@ -92,12 +109,14 @@ class Buffer:
     def host_visible(self) -> bool:
         return self.address is not None
 
-    def host_view(self) -> np.ndarray:
+    def host_view(self, keep_mapped: bool = False) -> np.ndarray:
         """A uint8 view of the mapped memory. The view keeps this Buffer alive, so garbage
-        collection can never unmap memory under it (explicit `free()` still can)."""
+        collection can never unmap memory under it; with `keep_mapped` it also keeps the
+        memory mapped after `free()` or the Context's close (for views handed to users),
+        else whoever holds it must check `alive` before each use."""
         if self.address is None or not self.alive:
             raise VkPersistError("buffer is not host-visible or was freed")
-        return np.asarray(_MappedRegion(self))
+        return np.asarray(_MappedRegion(self, self._keeper() if keep_mapped else self))
 
     def free(self) -> None:
         """Release now (idempotent), after the context's pending work has finished (a
@@ -169,7 +188,9 @@ class ImportedBuffer(Buffer):
         self.address = address
         self.handle = handle
         self._core = core
-        # the array rides along in the finalizer: its pages outlive the device memory
+        # the array rides along in the finalizer: its pages outlive the device memory, and
+        # they are what views that keep the memory mapped hold on to
+        self._keeper = weakref.ref(array)
         self._finalizer = core.track(self, _release, core, handle, memory, self.serial,
                                      array)
 
@@ -188,12 +209,64 @@ def _pages_behind(array: np.ndarray) -> int | None:
 
 
 class _MappedRegion:
-    """Exposes mapped memory through the NumPy array interface while holding its Buffer."""
+    """Exposes mapped memory through the NumPy array interface while holding `owner`: the
+    Buffer, or what keeps its memory mapped (a _Mapping, imported host pages)."""
 
-    def __init__(self, buffer: Buffer):
-        self.buffer = buffer
+    def __init__(self, buffer: Buffer, owner):
+        self.owner = owner
         self.__array_interface__ = {"data": (buffer.address, False), "shape": (buffer.size,),
                                     "typestr": "|u1", "version": 3}
+
+
+class _Mapping:
+    """Mapped device memory, freed when the last reference goes: its Buffer's finalizer
+    holds one until the buffer is released, each view made with keep_mapped one more."""
+    __slots__ = ("__weakref__",)
+
+    def __init__(self, core, memory):
+        device = core.device
+        with _held_lock:
+            held = _held.setdefault(core, _Held())
+            held.mappings += 1
+        fin = weakref.finalize(self, _free_mapping, core, device, memory)
+        fin.atexit = False     # at exit the Context's close decides (see release_device)
+
+
+class _Held:
+    """Per device: mapped memory not yet freed, and the device handle once its Context
+    closed while some of it was still viewed."""
+    __slots__ = ("mappings", "device")
+
+    def __init__(self):
+        self.mappings = 0
+        self.device = None
+
+
+_held: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_held_lock = threading.Lock()
+
+
+def _free_mapping(core, device, memory) -> None:
+    vk.vkFreeMemory(device, memory, None)      # also unmaps it
+    with _held_lock:
+        held = _held[core]
+        held.mappings -= 1
+        last = held.device if not held.mappings else None
+        if last is not None:
+            held.device = None
+    if last is not None:
+        vk.vkDestroyDevice(last, None)
+
+
+def release_device(core, device) -> None:
+    """Destroy a closed Context's device (its children already released) now, or, while
+    views still keep some of its memory mapped, once the last of them is gone."""
+    with _held_lock:
+        held = _held.get(core)
+        if held is not None and held.mappings:
+            held.device = device
+            return
+    vk.vkDestroyDevice(device, None)
 
 
 def _create_bound(core, size: int, memory_type_for, what: str, buffer_next=None,
@@ -225,8 +298,10 @@ def _create_bound(core, size: int, memory_type_for, what: str, buffer_next=None,
 
 
 def _release(core, handle, memory, serial, keep=None) -> None:
-    """Destroy the buffer and free its memory; `keep` (imported host pages) lived until now."""
+    """Destroy the buffer and free its memory (None: a _Mapping in `keep` frees it once no
+    view needs it); `keep` (imported host pages, a _Mapping) lived until now."""
     core.forget(serial)
     if core.device is not None:
         vk.vkDestroyBuffer(core.device, handle, None)
-        vk.vkFreeMemory(core.device, memory, None)
+        if memory is not None:
+            vk.vkFreeMemory(core.device, memory, None)

@@ -24,7 +24,7 @@ import numpy as np
 from .._errors import DeviceTimeout, UnsupportedError, VkPersistError
 from ._api import (RawSubmit, raw_fence_signaled, raw_reset_fences, raw_submit,
                    raw_submit_fence_only, spin_until_signaled, translated, vk, wait_fences)
-from .buffer import Buffer
+from .buffer import Buffer, release_device
 from .devices import DeviceInfo, instance, select_device
 from .staging import Staging
 from .target import Target
@@ -251,8 +251,8 @@ class _Core:
             vk.vkDestroyFence(self.device, fence, None)
         self.free_fences.clear()
         vk.vkDestroyCommandPool(self.device, self.command_pool, None)
-        vk.vkDestroyDevice(self.device, None)
-        self.device = None
+        device, self.device = self.device, None
+        release_device(self, device)     # after the last NumPy view of its memory (buffer.py)
 
     def allocate(self, nbytes: int, kind: str) -> Buffer:
         return Buffer(self, nbytes, kind)
