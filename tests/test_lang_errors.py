@@ -155,6 +155,12 @@ def bad_negative_index(x: I):
     x[0] = s[-5]  # <- error
 
 
+def bad_truncating_annotated_local(x: I):
+    n: vkp.i32 = 0
+    n = 2.5  # <- error
+    x[0] = n
+
+
 def bad_literal_modulo(x: I):
     x[0] = BIG % 0  # <- error
 
@@ -189,6 +195,7 @@ CASES = [
     (bad_literal_into_int32, "the integer 1099511627776 does not fit in int32"),
     (bad_literal_shift, "1 << 70 does not fit in 64 bits"),
     (bad_literal_modulo, "integer division or modulo by zero"),
+    (bad_truncating_annotated_local, "'n' is annotated int32; a float32 would be truncated"),
     (bad_negative_index, "index -5 is out of range for axis 0 of size 4 (valid: -4..3)"),
 ]
 
@@ -282,3 +289,13 @@ def test_errors_carry_no_compiler_frames_and_name_the_calls(ctx):
         inside = [f for f in frames if "/vkpersist/" in f.filename]
         assert len(inside) == 1 and inside[0].filename.endswith("_errors.py"), \
             [f"{f.filename}:{f.lineno}" for f in frames]
+
+
+def test_host_side_type_calls_follow_the_host_scalar_rule():
+    assert vkp.f32(1.5) == np.float32(1.5) and type(vkp.u32(3)) is np.uint32
+    with pytest.raises(TypeError, match=r"vkp.f32\(\) \(float32\): 1e\+39 is beyond float32's range"):
+        vkp.f32(1e39)
+    with pytest.raises(TypeError, match=r"vkp.i32\(\) \(int32\) takes an integer, got 1.5"):
+        vkp.i32(1.5)
+    with pytest.raises(TypeError, match=r"vkp.f32\(\) \(float32\) takes a number, got None"):
+        vkp.f32(None)

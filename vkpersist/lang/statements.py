@@ -211,6 +211,12 @@ class StatementLowering:
         if isinstance(target, ast.Name):
             value = self.value(value, node)
             var = self.assign_var(target.id, value.type, target)
+            if var.fixed and isinstance(var.type, T.Scalar) and var.type.is_int \
+                    and isinstance(value.type, T.Scalar) and value.type.is_float:
+                raise self.src.error(node, f"{target.id!r} is annotated {var.type}; a "
+                                     f"{value.type} would be truncated into it (the host "
+                                     "refuses 2.5 for an int parameter too): write "
+                                     "int(...) to truncate on purpose")
             return ir.Assign(loc, var, self.convert(value, var.type, node))
         if isinstance(target, ast.Subscript):
             base = self.expr(target.value)

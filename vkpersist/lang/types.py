@@ -43,8 +43,11 @@ class Scalar(Type):
         return self.kind == "f"
 
     def __call__(self, value):
-        """Host side: a NumPy scalar of this type, e.g. vkp.f32(1.0) for controls."""
-        return self.dtype.type(value)
+        """Host side: a NumPy scalar of this type, e.g. vkp.f32(1.0) for controls, by the
+        rule of every host scalar (no None, nothing the type cannot hold: vkp.f32(1e39)
+        would be inf, vkp.i32(1.5) would be 1)."""
+        from ..vk.array import to_scalar
+        return to_scalar(value, self.dtype, f"vkp.{_SHORT.get(self.name, self.name)}()")[()]
 
     def __repr__(self) -> str:
         return f"vkp.{_SHORT.get(self.name, self.name)}"
