@@ -180,8 +180,7 @@ class GLSLKernel:
             return
         pipeline = self._pipeline(ctx, local)
         buffers = [a.buffer for a in arrays]
-        cb = pipeline.command_buffer(buffers, groups, push)
-        ctx._core_alive().submit(cb, keep=(pipeline, *arrays))
+        pipeline.launch(buffers, groups, push, (pipeline, *arrays))
         for host, dev in copy_back:
             host[...] = dev.numpy()
 
