@@ -1,11 +1,14 @@
-"""Waiting for a word the GPU writes into host memory: spin briefly, then back off.
+"""Waits: the one check of every timeout a user gives, and waiting for a word the GPU
+writes into host memory (spin briefly, then back off).
 
 A sleep costs 50+ µs of latency, so a waiter polls without sleeping for SPIN_S, then
-sleeps 50 µs, doubling up to 5 ms, so an idle waiter costs little CPU. Every wait has a
-limit and raises DeviceTimeout with the caller's message when it passes.
+sleeps 50 µs, doubling up to 5 ms, so an idle waiter costs little CPU (and Ctrl-C is seen
+within 5 ms). Every wait has a limit and raises DeviceTimeout with the caller's message
+when it passes; the limit `math.inf` waits until the condition holds.
 """
 from __future__ import annotations
 
+import numbers
 import time
 
 from ._errors import DeviceTimeout
@@ -15,10 +18,26 @@ _FIRST_SLEEP_S = 50e-6
 _LONGEST_SLEEP_S = 0.005
 
 
+def check_timeout(value, what: str = "timeout") -> float:
+    """`value` as seconds, if it is a valid timeout: a positive number (int, float, NumPy
+    scalar), or `math.inf` for no timeout (the wait lasts until the work is done and stays
+    interruptible by Ctrl-C). Every timeout a user gives goes through here, so all of them
+    accept and refuse the same values; `what` names the parameter in the error."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        seconds = float(value)
+        if seconds > 0:                 # false for NaN too
+            return seconds
+        raise ValueError(f"{what} must be a positive number of seconds, or math.inf for no "
+                         f"timeout; got {value!r}")
+    raise TypeError(f"{what} must be a positive number of seconds (int or float), or math.inf "
+                    f"for no timeout; got {value!r} of type {type(value).__name__}")
+
+
 def poll_until(check, limit: float, message, start: float | None = None,
                spin: float = SPIN_S):
     """Return the first non-None `check()`; `message()` explains a timeout. `spin`: how
     long to poll without sleeping (0 where the device's own threads need the CPU)."""
+    limit = check_timeout(limit)
     start = time.perf_counter() if start is None else start
     delay = _FIRST_SLEEP_S
     while True:
@@ -37,6 +56,7 @@ async def poll_until_async(check, limit: float, message, start: float | None = N
                            spin: float = SPIN_S):
     """poll_until under trio: while spinning it only yields to other tasks."""
     import trio
+    limit = check_timeout(limit)
     start = time.perf_counter() if start is None else start
     delay = _FIRST_SLEEP_S
     while True:

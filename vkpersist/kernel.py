@@ -288,8 +288,7 @@ class _Plan:
             push = self._pack_checked(args, shapes)
         if self.status is not None:
             buffers.append(self.status.buffer)
-        ready = self.pipeline.command_buffer(buffers, groups, push)
-        ctx._core.submit(ready, (self.pipeline, buffers))
+        self.pipeline.launch(buffers, groups, push, (self.pipeline, buffers))
         if host_copies:
             for host, dev in host_copies:
                 host[...] = dev.numpy()

@@ -17,7 +17,7 @@ import time
 import warnings
 
 from .._errors import DeviceLimitError, DeviceTimeout, VkPersistError, internal_error
-from .._polling import SPIN_S, poll_until, poll_until_async
+from .._polling import SPIN_S, check_timeout, poll_until, poll_until_async
 from ._build import FALLBACK_ROUNDS, build_for
 from ._codegen import REASON_BLOCKED, REASON_BUDGET, REASON_DONE, REASON_LOOP_LIMIT
 from ._program import Q_UNDRAINED, Program, RunReport
@@ -129,12 +129,14 @@ class Runner:
 
     def finish(self) -> tuple[int, int]:
         """(steps run, why the epoch ended) of the completed epoch."""
-        self.running = False
-        self.core.synchronize()       # instant; runs the loop-limit check on lavapipe
-        elapsed = time.perf_counter() - self._started
-        done, reason = int(self.ctl["_done"]), int(self.ctl["_reason"])
-        self.epochs += 1
-        self.prog.steps_done += done
+        try:
+            self.core.synchronize()   # instant; runs the loop-limit check on lavapipe
+        finally:
+            elapsed = time.perf_counter() - self._started
+            done, reason = int(self.ctl["_done"]), int(self.ctl["_reason"])
+            self.epochs += 1
+            self.prog.steps_done += done
+            self.running = False      # with the count: Ctrl-C cannot come in between
         if self.mode == "persistent":
             self.participants = int(self.ctl["_parts"])
         self.ctl["_halt"] = 0          # whoever asked for the halt decides what comes next
@@ -196,6 +198,18 @@ class Runner:
     async def wait_for_readers_async(self, limit: float) -> None:
         await poll_until_async(self._room, limit, lambda: self._no_room(limit))
 
+    def _stop_interrupted(self, limit: float) -> None:
+        """After Ctrl-C: halt the epoch at its next step boundary and count the steps it
+        ran, so prog.steps_done says what the device did. Further Ctrl-Cs meanwhile are
+        absorbed (the epoch ends within a step; the heartbeat timeout bounds the wait)."""
+        self.halt()
+        while self.running:
+            try:
+                self.wait_epoch(limit)
+                self.finish()
+            except KeyboardInterrupt:
+                continue
+
     def halt(self) -> None:
         """End the running epoch at its next step boundary (no-op when none runs)."""
         if self.running:
@@ -210,18 +224,17 @@ class Runner:
             steps = 2**62
         if not isinstance(steps, int) or steps < 0:
             raise ValueError(f"steps must be a non-negative int, got {steps!r}")
-        limit = self.prog.ctx.timeout if timeout is None else timeout
+        limit = self.prog.ctx.timeout if timeout is None else \
+            check_timeout(timeout, "run(timeout=)")
         left, epochs0, reason = steps, self.epochs, None
         while left > 0 and reason != REASON_DONE:
             self.start(min(left, 2**31))
             try:
                 self.wait_epoch(limit)
+                done, reason = self.finish()
             except KeyboardInterrupt:     # Ctrl-C: stop the device too, then give up
-                self.halt()
-                self.wait_epoch(limit)
-                self.finish()
+                self._stop_interrupted(limit)
                 raise
-            done, reason = self.finish()
             left -= done
             if reason == REASON_BLOCKED and left > 0:
                 self.wait_for_readers(limit)

@@ -24,7 +24,7 @@ import math
 import trio
 
 from .._errors import DeviceTimeout, VkPersistError
-from .._polling import poll_until_async
+from .._polling import check_timeout, poll_until_async
 from ..control import Ack
 from ._codegen import REASON_BLOCKED, REASON_DONE
 
@@ -37,7 +37,8 @@ class Session:
         self.runner = runner
         self.prog = runner.prog
         self.mode = runner.mode
-        self.timeout = self.prog.ctx.timeout if timeout is None else timeout
+        self.timeout = self.prog.ctx.timeout if timeout is None else \
+            check_timeout(timeout, "session(timeout=)")
         self._left = math.inf if steps is None else steps
         self._want = "run"              # run | pause | stop
         self._resumed = trio.Event()

@@ -265,6 +265,7 @@ def release_device(core, device) -> None:
         held = _held.get(core)
         if held is not None and held.mappings:
             held.device = device
+            core.instance.keep()     # it must outlive the device, which may outlive exit
             return
     vk.vkDestroyDevice(device, None)
 

@@ -65,20 +65,22 @@ def record(cb, body, *, reusable: bool) -> None:
 
 
 def run_now(core, body, keep=(), timeout: float | None = None) -> None:
-    """Record `body`, submit it after all pending work, and wait for everything."""
-    if not core.one_shot:
-        core.one_shot.extend(allocate(core))
-    cb = core.one_shot.pop()
-    try:
-        vk.vkResetCommandBuffer(cb, 0)
-        record(cb, body, reusable=False)
-        core.submit(RawSubmit(cb), keep)
-        core.synchronize(timeout)
-    except BaseException:
-        if core.device is not None and not core.pending:
-            core.one_shot.append(cb)
-        raise
-    core.one_shot.append(cb)
+    """Record `body`, submit it after all pending work, and wait for everything (holding
+    the core's lock: the command pool and the one-shot buffers are shared)."""
+    with core.lock:
+        if not core.one_shot:
+            core.one_shot.extend(allocate(core))
+        cb = core.one_shot.pop()
+        try:
+            vk.vkResetCommandBuffer(cb, 0)
+            record(cb, body, reusable=False)
+            core.submit(RawSubmit(cb), keep)
+            core.synchronize(timeout)
+        except BaseException:
+            if core.device is not None and not core.pending:
+                core.one_shot.append(cb)
+            raise
+        core.one_shot.append(cb)
 
 
 def copy(cb, src, dst, nbytes: int, src_offset: int = 0, dst_offset: int = 0) -> None:

@@ -3,8 +3,12 @@
 Ownership and shutdown: a Context's resources (buffers, pipelines) are released when they
 are garbage-collected, or when the Context closes (`close()`, `with`, garbage collection or
 interpreter exit), children first, then the device, then (at exit) the instance. A Context
-whose work did not finish within its timeout is not torn down (destroying a device under
-running work can crash the process); it is reported instead.
+whose work did not finish within its timeout (or whose wait was interrupted) is not torn
+down, and then neither is the instance: destroying either under running work crashes the
+driver. It is reported with a RuntimeWarning instead, and a later close() tries again.
+
+Threads: one reentrant lock per Context serialises submission, recording, waiting and
+releasing (see _Core); docs/reliability.md describes the model.
 
 Submissions: every command buffer vkpersist submits begins with a full memory barrier and
 ends with a barrier to the host, so successive submissions on the queue are ordered and their
@@ -16,12 +20,14 @@ from __future__ import annotations
 import collections
 import itertools
 import os
+import threading
 import warnings
 import weakref
 
 import numpy as np
 
-from .._errors import DeviceTimeout, UnsupportedError, VkPersistError
+from .._errors import DeviceLost, DeviceTimeout, UnsupportedError, VkPersistError
+from .._polling import check_timeout
 from ._api import (RawSubmit, raw_fence_signaled, raw_reset_fences, raw_submit,
                    raw_submit_fence_only, spin_until_signaled, translated, vk, wait_fences)
 from .buffer import Buffer, release_device
@@ -42,12 +48,10 @@ def _default_timeout() -> float:
     if not value:
         return DEFAULT_TIMEOUT_S
     try:
-        t = float(value)
+        return check_timeout(float(value), "VKPERSIST_TIMEOUT")
     except ValueError:
-        raise ValueError(f"VKPERSIST_TIMEOUT={value!r} is not a number of seconds") from None
-    if t <= 0:
-        raise ValueError(f"VKPERSIST_TIMEOUT must be > 0 seconds, got {value}")
-    return t
+        raise ValueError(f"VKPERSIST_TIMEOUT={value!r} is not a valid timeout: set it to a "
+                         "positive number of seconds (e.g. 60), or inf for no timeout") from None
 
 
 def _feature_chain(info: DeviceInfo):
@@ -76,11 +80,22 @@ def _feature_chain(info: DeviceInfo):
 
 class _Core:
     """The handles of one logical device, shared by the Context and everything it owns
-    (children hold the core, not the Context, so no reference cycles are needed)."""
+    (children hold the core, not the Context, so no reference cycles are needed).
+
+    Threads: `lock` (reentrant) serialises everything that touches the queue, the command
+    pool, fences and the bookkeeping below: submission, retirement, synchronize, recording,
+    releasing children. Vulkan requires external synchronisation of queues and command
+    pools, and the bookkeeping is shared.
+
+    Exceptions (Ctrl-C) can arrive between any two steps, so the order is: keep references
+    before submitting, track a fence only after its submission. An interrupted step may
+    leak a fence or hold a reference longer, never track an unsubmitted fence (a wait that
+    could only time out) or drop a reference to work still running."""
 
     def __init__(self, info: DeviceInfo, timeout: float):
         self.info = info
         self.timeout = timeout
+        self.lock = threading.RLock()
         self.instance = instance()             # keeps the instance alive past this device
         physical = self.instance.physical_devices[info.index]
         families = vk.vkGetPhysicalDeviceQueueFamilyProperties(physical)
@@ -116,7 +131,7 @@ class _Core:
         self.forget_listeners: list = []
         self.after_sync: list = []   # checks run once all submitted work has completed
         self.unchecked = False       # work was submitted since the checks last ran
-        self.stuck = False
+        self.lost: str | None = None  # the error that reported the device lost
 
     # ---- resources -------------------------------------------------------------------
     def track(self, obj, release, *args) -> weakref.finalize:
@@ -131,12 +146,24 @@ class _Core:
         return fin
 
     def _release_child(self, key, release, args) -> None:
-        self.children.pop(key, None)
-        release(*args)
+        with self.lock:          # garbage collection may run this on any thread
+            self.children.pop(key, None)
+            release(*args)
 
     def forget(self, serial: int) -> None:
-        for listener in list(self.forget_listeners):
-            listener(serial)
+        with self.lock:
+            for listener in list(self.forget_listeners):
+                listener(serial)
+
+    # ---- device loss -----------------------------------------------------------------
+    def _lose(self, exc: DeviceLost) -> DeviceLost:
+        """Remember the loss (every later use is refused); the error to raise names the device."""
+        self.lost = str(exc)
+        return DeviceLost(f"{self.info.name}: {exc}")
+
+    def refusal(self) -> DeviceLost:
+        return DeviceLost(f"{self.info.name}: this Context's device was lost earlier and it "
+                          f"refuses further use; the loss: {self.lost}")
 
     # ---- submission ------------------------------------------------------------------
     def fence(self):
@@ -153,26 +180,27 @@ class _Core:
         carries a fence: a fence signalled by vkQueueSubmit covers all work submitted
         before it on the queue, and fences are the expensive part of a submission on some
         drivers. The unfenced ones wait in `open_keeps` for the next fence."""
-        open_keeps = self.open_keeps
-        if open_keeps and len(open_keeps) < _FENCE_EVERY:
-            raw_submit(self.queue, submit, None)
-            open_keeps.append(keep)
-            return
-        if not open_keeps and self.inflight:       # busy queue: start a new unfenced run
-            raw_submit(self.queue, submit, None)
-            open_keeps.append(keep)
+        if self.lost is not None:
+            raise self.refusal()
+        with self.lock:
+            open_keeps = self.open_keeps
+            open_keeps.append(keep)           # before submitting (see the class docs)
             self.unchecked = True
-            return
-        if len(self.inflight) >= _RETIRE_AT:
-            self.retire()
-            if len(self.inflight) >= _MAX_BATCHES:
-                self.wait_oldest()
-        fence = self.free_fences.pop() if self.free_fences else self.fence()
-        raw_submit(self.queue, submit, fence)
-        open_keeps.append(keep)
-        self.inflight.append((fence, open_keeps))
-        self.open_keeps = []
-        self.unchecked = True
+            n = len(open_keeps)
+            try:
+                if n <= _FENCE_EVERY and (n > 1 or self.inflight):
+                    raw_submit(self.queue, submit, None)       # joins the open batch
+                    return
+                if len(self.inflight) >= _RETIRE_AT:
+                    self.retire()
+                    if len(self.inflight) >= _MAX_BATCHES:
+                        self.wait_oldest()
+                fence = self.free_fences.pop() if self.free_fences else self.fence()
+                raw_submit(self.queue, submit, fence)
+            except DeviceLost as exc:
+                raise self._lose(exc) from None
+            self.inflight.append((fence, open_keeps))
+            self.open_keeps = []
 
     @property
     def pending(self) -> bool:
@@ -189,10 +217,11 @@ class _Core:
 
     def retire(self) -> None:
         """Recycle the fences of finished submissions, oldest first, without waiting."""
-        done = []
-        while self.inflight and raw_fence_signaled(self.device, self.inflight[0][0]):
-            done.append(self.inflight.popleft()[0])
-        self._recycle(done)
+        with self.lock:
+            done = []
+            while self.inflight and raw_fence_signaled(self.device, self.inflight[0][0]):
+                done.append(self.inflight.popleft()[0])
+            self._recycle(done)
 
     def _recycle(self, fences: list) -> None:
         if fences:
@@ -202,9 +231,15 @@ class _Core:
     def idle(self) -> bool:
         """True once all submitted work has completed; never waits (for pollers that must
         not block, such as a trio task watching a long-running dispatch)."""
-        self._close_open_batch()
-        self.retire()
-        return not self.inflight
+        if self.lost is not None:
+            raise self.refusal()
+        with self.lock:
+            try:
+                self._close_open_batch()
+                self.retire()
+            except DeviceLost as exc:
+                raise self._lose(exc) from None
+            return not self.inflight
 
     def wait_oldest(self) -> None:
         fence, _ = self.inflight[0]
@@ -212,47 +247,71 @@ class _Core:
         self.retire()
 
     def synchronize(self, timeout: float | None = None) -> None:
+        """Wait (up to `timeout`, default the context's) until all submitted work has
+        completed, then run the after-sync checks. Holds the lock while it waits: other
+        threads' submissions queue up behind it (the queue runs them in order anyway)."""
+        if self.lost is not None:
+            raise self.refusal()
+        with self.lock:
+            try:
+                self._wait_all(self.timeout if timeout is None else timeout, "synchronize()")
+            except DeviceLost as exc:
+                raise self._lose(exc) from None
+            if self.unchecked:
+                self.unchecked = False
+                for check in list(self.after_sync):
+                    check()
+
+    def _wait_all(self, timeout: float, what: str) -> None:
         self._close_open_batch()
         if self.inflight:
             last = self.inflight[-1][0]   # covers every earlier submission on the queue
-            if not spin_until_signaled(self.device, last, SPIN_S):
+            if not spin_until_signaled(self.device, last, SPIN_S, what):
                 try:
-                    wait_fences(self.device, [last], self.timeout if timeout is None else timeout,
-                                "synchronize()")
+                    wait_fences(self.device, [last], timeout, what)
                 except DeviceTimeout:
                     self.retire()
                     raise
             fences = [f for f, _ in self.inflight]
             self.inflight.clear()
             self._recycle(fences)
-        if self.unchecked:
-            self.unchecked = False
-            for check in list(self.after_sync):
-                check()
 
     # ---- shutdown --------------------------------------------------------------------
     def close(self) -> None:
-        if self.device is None:
-            return
-        try:
-            self.synchronize()
-        except DeviceTimeout:
-            self.stuck = True
-            warnings.warn(f"vkpersist: work on {self.info.name} did not finish within "
-                          f"{self.timeout:g} s; its device is left open rather than destroyed "
-                          "under running work", RuntimeWarning, stacklevel=2)
-            return
-        except VkPersistError:
-            pass  # a lost device can still be destroyed
-        for fin in list(self.children.values()):
-            fin()
-        self.children.clear()
-        for fence in self.free_fences:
-            vk.vkDestroyFence(self.device, fence, None)
-        self.free_fences.clear()
-        vk.vkDestroyCommandPool(self.device, self.command_pool, None)
-        device, self.device = self.device, None
-        release_device(self, device)     # after the last NumPy view of its memory (buffer.py)
+        """Wait for pending work (up to the timeout), then destroy the children, the device
+        and its handles. Work that does not finish (a timeout, Ctrl-C during the wait) leaves
+        the device open, and the instance with it: destroying either under running work
+        crashes drivers. A later close() (or interpreter exit) tries again."""
+        with self.lock:
+            if self.device is None:
+                return
+            try:
+                self._wait_all(self.timeout, f"closing the Context on {self.info.name}")
+            except DeviceTimeout as exc:
+                self._leave_open(exc)
+                return
+            except VkPersistError:
+                pass     # a lost device runs nothing any more: it can be destroyed
+            except BaseException as exc:    # Ctrl-C while waiting
+                self._leave_open(exc)
+                raise
+            for fin in list(self.children.values()):
+                fin()
+            self.children.clear()
+            for fence in self.free_fences:
+                vk.vkDestroyFence(self.device, fence, None)
+            self.free_fences.clear()
+            vk.vkDestroyCommandPool(self.device, self.command_pool, None)
+            device, self.device = self.device, None
+            release_device(self, device)    # after the last NumPy view of its memory (buffer.py)
+
+    def _leave_open(self, exc: BaseException) -> None:
+        self.instance.keep()
+        why = (f"did not finish within {self.timeout:g} s" if isinstance(exc, DeviceTimeout)
+               else f"was still running when the wait was interrupted ({type(exc).__name__})")
+        warnings.warn(f"vkpersist: work on {self.info.name} {why}; its device and the Vulkan "
+                      "instance are left open rather than destroyed under running work",
+                      RuntimeWarning, stacklevel=4)
 
     def allocate(self, nbytes: int, kind: str) -> Buffer:
         return Buffer(self, nbytes, kind)
@@ -268,17 +327,19 @@ class Context:
     device: None (env VKPERSIST_DEVICE, else the best device: dgpu > igpu > cpu), an int
     index into `list_devices()`, a kind ('dgpu', 'igpu', 'cpu', 'virtual', 'other') or a
     substring of the device name. timeout: seconds any wait may take before DeviceTimeout
-    (default: env VKPERSIST_TIMEOUT, else 60).
+    (default: env VKPERSIST_TIMEOUT, else 60); a positive number, or math.inf to wait as
+    long as the work takes (Ctrl-C still interrupts). docs/reliability.md lists the waits.
+
+    A Context may be used from several threads: launches, copies and waits are serialised
+    by one lock per Context (see docs/reliability.md for what that means for throughput).
     """
 
     def __init__(self, device=None, *, timeout: float | None = None):
-        if timeout is None:
-            timeout = _default_timeout()
-        elif not timeout > 0:
-            raise ValueError(f"timeout must be > 0 seconds, got {timeout!r}")
+        timeout = _default_timeout() if timeout is None else \
+            check_timeout(timeout, "Context(timeout=)")
         self.info: DeviceInfo = select_device(device)
         self.target: Target = Target.for_device(self.info)   # what code is generated for it
-        self._core = _Core(self.info, float(timeout))
+        self._core = _Core(self.info, timeout)
         self._close = weakref.finalize(self, self._core.close)
         self._stager: Staging | None = None
         _contexts.add(self)
@@ -293,9 +354,7 @@ class Context:
 
     @timeout.setter
     def timeout(self, seconds: float) -> None:
-        if not seconds > 0:
-            raise ValueError(f"timeout must be > 0 seconds, got {seconds!r}")
-        self._core.timeout = float(seconds)
+        self._core.timeout = check_timeout(seconds, "Context.timeout")
 
     @property
     def closed(self) -> bool:
@@ -303,8 +362,9 @@ class Context:
 
     def close(self) -> None:
         """Wait for pending work (with the timeout), then release everything this Context
-        owns. Idempotent."""
-        self._close()
+        owns. Idempotent. Work still running after the timeout is never destroyed: the
+        device stays open with a RuntimeWarning, and a later close() (or exit) tries again."""
+        self._core.close()
 
     def __enter__(self) -> "Context":
         return self
@@ -344,20 +404,27 @@ class Context:
 
     # ---- work ------------------------------------------------------------------------
     def synchronize(self, timeout: float | None = None) -> None:
-        """Wait until every launch submitted on this context has finished."""
+        """Wait until every launch submitted on this context has finished: DeviceTimeout
+        after `timeout` seconds (default: the context's; math.inf: no limit), the work left
+        running and waitable again."""
         core = self._core_alive()
-        core.synchronize(timeout)
+        core.synchronize(None if timeout is None else
+                         check_timeout(timeout, "synchronize(timeout=)"))
 
     def _core_alive(self) -> _Core:
         core = self._core
         if core.device is None:
             raise VkPersistError(f"this Context ({self.info.name}) is closed")
+        if core.lost is not None:
+            raise core.refusal()
         return core
 
     def _staging(self) -> Staging:
-        if self._stager is None:
-            self._stager = Staging(self._core_alive())
-        return self._stager
+        core = self._core_alive()
+        with core.lock:
+            if self._stager is None:
+                self._stager = Staging(core)
+            return self._stager
 
 
 def default_context() -> Context:
@@ -369,7 +436,10 @@ def default_context() -> Context:
 
 
 def synchronize(timeout: float | None = None) -> None:
-    """Wait for the pending launches of every open Context."""
+    """Wait for the pending launches of every open Context (each up to `timeout`, default
+    its own timeout)."""
+    if timeout is not None:
+        timeout = check_timeout(timeout, "vkp.synchronize(timeout=)")
     for ctx in list(_contexts):
         if not ctx.closed:
             ctx.synchronize(timeout)

@@ -84,10 +84,15 @@ class _Instance:
                 self.handle = vk.vkCreateInstance(self._create_info, None)
             except vk.VkErrorIncompatibleDriver:
                 raise VulkanUnavailable(f"the Vulkan loader found no driver; {INSTALL_HINT}") from None
-        weakref.finalize(self, vk.vkDestroyInstance, self.handle, None)
+        self._destroy = weakref.finalize(self, vk.vkDestroyInstance, self.handle, None)
         with translated("enumerating Vulkan devices"):
             self.physical_devices = list(vk.vkEnumeratePhysicalDevices(self.handle))
         self.infos = [_describe(i, pd) for i, pd in enumerate(self.physical_devices)]
+
+    def keep(self) -> None:
+        """Never destroy the instance: one of its devices was left open under running work,
+        and destroying the instance under it crashes the driver. Process exit reclaims it."""
+        self._destroy.detach()
 
 
 _instance: _Instance | None = None

@@ -234,13 +234,12 @@ class GLSLKernel:
             arrays.append(dev)
         if 0 in groups:
             return
-        kernel = self._loop_guarded() if self.loop_guard and ctx.info.is_lavapipe else self
+        kernel = self._loop_guarded() if self.loop_guard and ctx.target.loop_guard else self
         pipeline = kernel._pipeline(ctx, local)
         buffers = [a.buffer for a in arrays]
         if kernel is not self:
             buffers.append(loop_status_array(ctx).buffer)
-        cb = pipeline.command_buffer(buffers, groups, push)
-        ctx._core_alive().submit(cb, keep=(pipeline, *arrays))
+        pipeline.launch(buffers, groups, push, (pipeline, *arrays))
         for host, dev in copy_back:
             host[...] = dev.numpy()
 

@@ -74,13 +74,29 @@ class Pipeline:
         self._finalizer = core.track(self, _destroy, core, self.handle, self.layout,
                                      self.set_layout, self.module, self.cache)
 
+    def launch(self, buffers, groups: tuple[int, int, int], push: bytes, keep) -> None:
+        """Submit one dispatch (recorded on first use, then cached); `keep` stays referenced
+        until it completes. Finding the command buffer and submitting it happen under the
+        core's lock together: another thread's launch could otherwise evict and free the
+        cached buffer in between."""
+        key = (tuple([b.serial for b in buffers]), groups, push)
+        core = self.core
+        with core.lock:
+            ready = self.cache.recorded.get(key)
+            if ready is None:
+                ready = self._record(key, buffers, groups, push)
+            core.submit(ready, keep)
+
     def command_buffer(self, buffers, groups: tuple[int, int, int], push: bytes) -> RawSubmit:
         """A recorded (and cached) command buffer that dispatches this pipeline, ready to
-        submit."""
+        submit, for callers that submit it themselves (`launch` is the form that is safe while
+        other threads launch the same pipeline)."""
         key = (tuple([b.serial for b in buffers]), groups, push)
-        ready = self.cache.recorded.get(key)
-        if ready is not None:
-            return ready
+        with self.core.lock:
+            ready = self.cache.recorded.get(key)
+            return ready if ready is not None else self._record(key, buffers, groups, push)
+
+    def _record(self, key, buffers, groups, push) -> RawSubmit:
         _check_groups(self.label, self.core.info, groups)
         limit = self.core.info.max_storage_buffer_range
         for spec, b in zip(self.reflection.bindings, buffers):

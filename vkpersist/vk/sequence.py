@@ -22,31 +22,8 @@ class DispatchSequence:
         self.core = core
         self.label = label
         self.count = len(dispatches)
-        keep = []
-        cb = commands.allocate(core)[0]
-
-        def body(cb):
-            for buffer, word, nbytes in fills:
-                commands.fill_words(cb, buffer, word, nbytes)
-            if fills:
-                commands.barrier_between(cb)
-            for pipeline, buffers, groups, push in dispatches:
-                vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle)
-                if pipeline.reflection.bindings:
-                    ds = pipeline.cache.descriptor_set(buffers)
-                    vk.vkCmdBindDescriptorSets(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE,
-                                               pipeline.layout, 0, 1, [ds], 0, None)
-                if push:
-                    data = ffi.new("char[]", push)
-                    keep.append(data)
-                    vk.vkCmdPushConstants(cb, pipeline.layout, vk.VK_SHADER_STAGE_COMPUTE_BIT,
-                                          0, len(push), data)
-                if groups[0] == "indirect":     # ("indirect", buffer, byte offset)
-                    vk.vkCmdDispatchIndirect(cb, groups[1].handle, groups[2])
-                else:
-                    vk.vkCmdDispatch(cb, *groups)
-                commands.barrier_between(cb)
-        commands.record(cb, body, reusable=True)
+        with core.lock:      # the command pool is shared with other threads' recording
+            cb = _record(core, fills, dispatches)
         self._submit = RawSubmit(cb)
         # the pipelines and buffers must outlive every submission of this sequence
         self._uses = [(p, tuple(b)) for p, b, _, _ in dispatches] + [f[0] for f in fills]
@@ -58,6 +35,36 @@ class DispatchSequence:
 
     def free(self) -> None:
         self._finalizer()
+
+
+def _record(core, fills, dispatches):
+    """A reusable command buffer holding the fills, then the dispatches, barriers between."""
+    keep = []                  # push-constant bytes, alive until recorded
+    cb = commands.allocate(core)[0]
+
+    def body(cb):
+        for buffer, word, nbytes in fills:
+            commands.fill_words(cb, buffer, word, nbytes)
+        if fills:
+            commands.barrier_between(cb)
+        for pipeline, buffers, groups, push in dispatches:
+            vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle)
+            if pipeline.reflection.bindings:
+                ds = pipeline.cache.descriptor_set(buffers)
+                vk.vkCmdBindDescriptorSets(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE,
+                                           pipeline.layout, 0, 1, [ds], 0, None)
+            if push:
+                data = ffi.new("char[]", push)
+                keep.append(data)
+                vk.vkCmdPushConstants(cb, pipeline.layout, vk.VK_SHADER_STAGE_COMPUTE_BIT,
+                                      0, len(push), data)
+            if groups[0] == "indirect":     # ("indirect", buffer, byte offset)
+                vk.vkCmdDispatchIndirect(cb, groups[1].handle, groups[2])
+            else:
+                vk.vkCmdDispatch(cb, *groups)
+            commands.barrier_between(cb)
+    commands.record(cb, body, reusable=True)
+    return cb
 
 
 def _free(core, cb) -> None:

@@ -1,5 +1,7 @@
 """Moving bytes between NumPy and device-only memory through a host-visible staging buffer,
-in chunks so a large array never needs an equally large staging allocation."""
+in chunks so a large array never needs an equally large staging allocation. One staging
+buffer serves a Context, so a transfer holds the Context's lock from start to end (another
+thread's transfer would overwrite the buffer in between)."""
 from __future__ import annotations
 
 import numpy as np
@@ -26,18 +28,22 @@ class Staging:
 
     def download(self, src: Buffer, nbytes: int) -> np.ndarray:
         out = np.empty(nbytes, np.uint8)
-        stage = self._get(nbytes)
-        view = stage.host_view()
-        for start in range(0, nbytes, stage.nbytes):
-            n = min(stage.nbytes, nbytes - start)
-            commands.run_now(self._core, lambda cb: commands.copy(cb, src, stage, n, src_offset=start))
-            out[start:start + n] = view[:n]
+        with self._core.lock:
+            stage = self._get(nbytes)
+            view = stage.host_view()
+            for start in range(0, nbytes, stage.nbytes):
+                n = min(stage.nbytes, nbytes - start)
+                commands.run_now(self._core,
+                                 lambda cb: commands.copy(cb, src, stage, n, src_offset=start))
+                out[start:start + n] = view[:n]
         return out
 
     def upload(self, dst: Buffer, raw: np.ndarray) -> None:
-        stage = self._get(raw.size)
-        view = stage.host_view()
-        for start in range(0, raw.size, stage.nbytes):
-            n = min(stage.nbytes, raw.size - start)
-            view[:n] = raw[start:start + n]
-            commands.run_now(self._core, lambda cb: commands.copy(cb, stage, dst, n, dst_offset=start))
+        with self._core.lock:
+            stage = self._get(raw.size)
+            view = stage.host_view()
+            for start in range(0, raw.size, stage.nbytes):
+                n = min(stage.nbytes, raw.size - start)
+                view[:n] = raw[start:start + n]
+                commands.run_now(self._core,
+                                 lambda cb: commands.copy(cb, stage, dst, n, dst_offset=start))

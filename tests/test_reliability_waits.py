@@ -1,0 +1,248 @@
+"""Waits, signals, device loss, exit and threads (docs/reliability.md). Every case that could
+crash or hang runs in its own process with a hard timeout and checks its exit status."""
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+# A script prelude: `busy(seconds)` queues launches that keep the device busy about that
+# long (each invocation loops 60,000 times, under lavapipe's 65,535-iteration limit).
+PRELUDE = '''
+import math, os, signal, sys, threading, time, warnings
+import numpy as np
+import vkpersist as vkp
+BUSY = """#version 450
+layout(local_size_x = 64) in;
+layout(push_constant) uniform P { uint iters; };
+layout(std430, binding = 0) buffer A { float a[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    float v = a[i];
+    for (uint k = 0u; k < iters; ++k) v = v * 0.999999 + 1e-6;
+    a[i] = v;
+}
+"""
+K = vkp.glsl_kernel(BUSY)
+
+def busy(ctx, seconds):
+    a = ctx.zeros(64 * 64)
+    t = time.perf_counter()
+    K[64](a, iters=60000)
+    ctx.synchronize()
+    once = time.perf_counter() - t
+    for _ in range(max(1, math.ceil(seconds / once))):
+        K[64](a, iters=60000)
+    return a
+'''
+
+
+def _run(tmp_path, body: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    """Run PRELUDE + body as a script file (kernel and stage sources are read from files)."""
+    script = tmp_path / "case.py"
+    script.write_text(PRELUDE + textwrap.dedent(body))
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=timeout, cwd=tmp_path)
+
+
+def _no_crash(run: subprocess.CompletedProcess) -> None:
+    assert run.returncode == 0, f"exit status {run.returncode}\n{run.stdout}\n{run.stderr}"
+    assert "Segmentation" not in run.stderr and "Traceback" not in run.stderr, run.stderr
+
+
+# ---- Ctrl-C -----------------------------------------------------------------------------
+def test_ctrl_c_interrupts_synchronize_promptly_and_exit_is_clean(tmp_path):
+    run = _run(tmp_path, '''
+        ctx = vkp.Context(timeout=30)
+        a = busy(ctx, 2.0)
+        threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+        t = time.perf_counter()
+        try:
+            ctx.synchronize()
+            print("not interrupted")
+        except KeyboardInterrupt:
+            print(f"interrupted after {time.perf_counter() - t:.3f} s", flush=True)
+        ctx.synchronize()                    # the work is intact and still waitable
+        print("finite", bool(np.isfinite(a.numpy()).all()))
+        busy(ctx, 1.0)                       # exit with work in flight: waits, then closes
+    ''')
+    _no_crash(run)
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith("interrupted after"), run.stdout
+    assert float(lines[0].split()[2]) < 1.0, "Ctrl-C must arrive within ~0.1 s of the signal"
+    assert lines[1] == "finite True"
+    assert "RuntimeWarning" not in run.stderr      # exit waited for the work within 30 s
+
+
+def test_double_ctrl_c_during_run_keeps_the_step_count_true(tmp_path):
+    """Ctrl-C halts prog.run at the next step boundary; more Ctrl-Cs while it stops must not
+    leave prog.steps_done behind what the device ran (each step bumps a device counter)."""
+    run = _run(tmp_path, '''
+        ctx = vkp.Context()
+        prog = vkp.Program(ctx, name="count")
+        count = prog.array("count", (1,), np.int32)
+        out = prog.array("out", (2048,), np.float32)
+
+        @prog.stage(domain=2048)
+        def work(i):
+            x = out[i]
+            for k in range(60000):
+                x = vkp.sin(x) + 1.0
+            out[i] = x
+
+        @prog.stage(domain=1)
+        def tick(i):
+            count[0] += 1
+
+        prog.loop(work, tick)
+        prog.run(1, mode="launch")
+
+        def interrupts():
+            for _ in range(6):
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.03)
+        sender = threading.Timer(0.4, interrupts)
+        sender.start()
+        t = time.perf_counter()
+        try:
+            prog.run(10**6, mode="launch")
+        except KeyboardInterrupt:
+            print(f"stopped after {time.perf_counter() - t:.2f} s", flush=True)
+        while sender.is_alive():             # absorb the Ctrl-Cs that come after the run
+            try:
+                sender.join(0.05)
+            except KeyboardInterrupt:
+                pass
+        ctx.synchronize()
+        print("steps", prog.steps_done, int(count.numpy()[0]))
+    ''')
+    _no_crash(run)
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith("stopped after"), run.stdout
+    _, steps_done, device_steps = lines[1].split()
+    assert int(steps_done) == int(device_steps) > 1
+
+
+# ---- exit after a timeout ---------------------------------------------------------------
+def test_exit_after_device_timeout_with_work_queued_does_not_crash(tmp_path):
+    """vkDestroyInstance (or vkDestroyDevice) under running work crashed the process at exit
+    in most runs; now the device and the instance are left open with a warning."""
+    for _ in range(2):
+        run = _run(tmp_path, '''
+            ctx = vkp.Context(timeout=0.2)
+            print(ctx.name)
+            busy(ctx, 2.0)
+            try:
+                ctx.synchronize()
+            except vkp.DeviceTimeout as exc:
+                print("timed out:", exc)
+        ''')
+        _no_crash(run)
+        name = run.stdout.splitlines()[0]
+        assert "timed out: synchronize(): the device did not finish within 0.2 s" in run.stdout
+        assert (f"RuntimeWarning: vkpersist: work on {name} did not finish within 0.2 s; its "
+                "device and the Vulkan instance are left open rather than destroyed under "
+                "running work") in run.stderr
+
+
+def test_close_after_timeout_can_be_retried(tmp_path):
+    run = _run(tmp_path, '''
+        ctx = vkp.Context(timeout=0.2)
+        busy(ctx, 1.0)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ctx.close()
+        print("first close:", ctx.closed, [str(w.message)[:40] for w in caught])
+        ctx.timeout = 30
+        ctx.close()
+        print("second close:", ctx.closed)
+    ''')
+    _no_crash(run)
+    assert "first close: False ['vkpersist: work on" in run.stdout
+    assert "second close: True" in run.stdout
+
+
+# ---- device loss (injected: lavapipe cannot lose its device) ------------------------------
+@pytest.mark.parametrize("ending", ["close", "exit"])
+def test_device_lost_is_raised_then_use_is_refused(tmp_path, ending):
+    run = _run(tmp_path, f'''
+        from vkpersist.vk import _api
+        ctx = vkp.Context(timeout=30)
+        a = busy(ctx, 0.5)                   # work in flight when the loss is reported
+        _api.inject_device_lost()
+        try:
+            ctx.synchronize()
+        except vkp.DeviceLost as exc:
+            print("lost:", exc)
+        for what, use in [("launch", lambda: K[64](a, iters=10)), ("read", a.numpy),
+                          ("alloc", lambda: ctx.zeros(4)), ("sync", ctx.synchronize),
+                          ("all", vkp.synchronize)]:
+            try:
+                use()
+                print(what, "accepted")
+            except vkp.DeviceLost as exc:
+                print(what, "refused:", exc)
+        if {ending!r} == "close":
+            ctx.close()
+            print("closed", ctx.closed)
+        other = vkp.Context()
+        print("new context", other.asarray([1.0, 2.0]).numpy().tolist())
+    ''')
+    _no_crash(run)
+    out = run.stdout.splitlines()
+    assert "synchronize() [injected by inject_device_lost()]: the device was lost (driver " \
+           "crash or watchdog reset); close this Context and create a new one" in out[0]
+    for line, what in zip(out[1:6], ["launch", "read", "alloc", "sync", "all"]):
+        assert line.startswith(f"{what} refused: "), run.stdout
+        assert "this Context's device was lost earlier and it refuses further use; the loss: " \
+               "synchronize() [injected" in line
+    if ending == "close":
+        assert "closed True" in out
+    assert out[-1] == "new context [1.0, 2.0]"
+
+
+# ---- threads ----------------------------------------------------------------------------
+def test_threads_launching_on_one_context_get_exact_results(tmp_path):
+    """4 threads x 300 launches on one Context, each on its own array, every launch with its
+    own push constants (so the shared pipeline records, caches and evicts command buffers
+    while the others submit), plus reads and synchronize from every thread."""
+    run = _run(tmp_path, '''
+        @vkp.kernel
+        def bump(x: vkp.Array[vkp.f32], by: vkp.f32):
+            i = vkp.global_id(0)
+            if i < x.shape[0]:
+                x[i] += by
+
+        ctx = vkp.Context(timeout=30)
+        arrays = [ctx.zeros(256) for _ in range(4)]
+        bump[4, 64](arrays[0], 0.0)
+        ctx.synchronize()
+        errors, partial = [], {}
+
+        def work(t):
+            try:
+                total = 0.0
+                for i in range(300):
+                    by = float(t * 1000 + i)
+                    bump[4, 64](arrays[t], by)
+                    total += by
+                    if i % 100 == 99:
+                        got = arrays[t].numpy()
+                        assert (got == total).all(), (t, i, got[:4], total)
+                ctx.synchronize()
+                partial[t] = total
+            except BaseException as exc:
+                errors.append(repr(exc))
+
+        threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        ctx.synchronize()
+        print("errors", errors)
+        for t, a in enumerate(arrays):
+            print(t, bool((a.numpy() == partial.get(t, -1)).all()))
+    ''', timeout=180)
+    _no_crash(run)
+    assert run.stdout.splitlines() == ["errors []", "0 True", "1 True", "2 True", "3 True"]
