@@ -293,3 +293,22 @@ def combo(ctx):
 
     prog.loop(grow, count, vkp.when(hot, when_hot), vkp.every("period", emit), steps="total")
     return prog, f, hits, snap
+
+
+def ticker(ctx, capacity, policy="drop"):
+    """One memsock frame per step carrying the step number (payload and data): for frame
+    accounting under load."""
+    prog = vkp.Program(ctx, name="ticker")
+    count = prog.array("count", (1,), np.uint32)
+    sock = prog.memsock("ticks", np.uint32, (2,), capacity=capacity, policy=policy,
+                        payload={"step": vkp.u32})
+
+    @prog.stage(domain=2)
+    def tick(i):
+        sock.frame[i] = prog.step + i
+        if i == 0:
+            sock.step = prog.step
+            count[0] += 1
+
+    prog.loop(tick)
+    return prog, sock, count

@@ -110,7 +110,7 @@ def test_lavapipe_loop_limit_is_reported_not_truncated(ctx):
     if not ctx.info.is_lavapipe:
         assert out.numpy()[0] == sum(k % 7 for k in range(200_000))
         return
-    with pytest.raises(vkp.DeviceLimitError, match="kernel 'long_loop'.*65,535 iterations"):
+    with pytest.raises(vkp.DeviceLimitError, match="kernel 'long_loop'.*~65,535 per invocation"):
         out.numpy()
     long_loop.forall(1)(out, 10)     # the context stays usable
     assert out.numpy()[0] == sum(k % 7 for k in range(10))
@@ -141,3 +141,59 @@ def test_emit_glsl_cli(tmp_path):
     run = subprocess.run([sys.executable, "-m", "vkpersist", "emit-glsl", f"{src}:nope"],
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 2 and "no kernel or program 'nope'" in run.stderr and "add_one" in run.stderr
+
+
+@vkp.kernel
+def nested_loops(out, n: vkp.i32, m: vkp.i32):
+    c = 0
+    for i in range(n):
+        for j in range(m):
+            c += 1
+        c += 1
+    out[0] = c
+
+
+def test_loops_inside_loops_count_their_final_tests(ctx):
+    """lavapipe counts every evaluation of a loop's header: an inner loop that runs 0 times
+    still costs one, so 40,000 outer iterations are cut at 32,768 there. The guard counts
+    the same way and reports it."""
+    out = ctx.zeros(1, np.int32)
+    nested_loops.forall(1)(out, 30_000, 0)          # 60,000 tests: below the limit
+    assert out.numpy()[0] == 30_000
+    nested_loops.forall(1)(out, 40_000, 0)
+    if not ctx.info.is_lavapipe:
+        assert out.numpy()[0] == 40_000
+        return
+    with pytest.raises(vkp.DeviceLimitError, match="kernel 'nested_loops'"):
+        out.numpy()
+
+
+@vkp.kernel
+def frame_after_a_long_loop(sock: vkp.Socket, n: vkp.i32):
+    i = vkp.global_id(0)
+    s = 0
+    for k in range(n):
+        s += 1
+    sock.frame[i] = s
+    sock.commit()
+
+
+def test_a_frame_from_a_cut_short_kernel_is_not_delivered(ctx):
+    sock = vkp.MemSock("cut", np.int32, 4, capacity=2, ctx=ctx)
+    frame_after_a_long_loop[1, 4](sock, 1000)
+    with sock.wait(5) as frame:
+        assert (frame.data == 1000).all()
+    frame_after_a_long_loop[1, 4](sock, 100_000)
+    if not ctx.info.is_lavapipe:
+        with sock.wait(5) as frame:
+            assert (frame.data == 100_000).all()
+        sock.free()
+        return
+    with pytest.raises(vkp.DeviceLimitError, match="frame 1 was written while an invocation"):
+        sock.wait(5)
+    with pytest.raises(vkp.DeviceLimitError, match="frame_after_a_long_loop"):
+        ctx.synchronize()
+    frame_after_a_long_loop[1, 4](sock, 10)          # the socket goes on with the next frame
+    with sock.wait(5) as frame:
+        assert frame.seq == 2 and (frame.data == 10).all()
+    sock.free()

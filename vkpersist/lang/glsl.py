@@ -38,7 +38,7 @@ _HELPERS = {
     return r;
 }}""",
     "ipow": """{t} _vkp_ipow({t} base, {t} e) {{
-    {t} result = {one};
+    {t} result = {one};{entry}
     while (e > {zero}) {{
         if ((e & {one}) != {zero}) result *= base;
         base *= base;
@@ -383,7 +383,12 @@ class Writer:
         self.emit("}")
 
     def guard_line(self) -> str:
-        """Counts one loop iteration towards lavapipe's limit; reports the kernel at it."""
+        """Counts one loop-header evaluation towards lavapipe's limit; reports the kernel at
+        it. lavapipe counts every evaluation of a loop's header, so a loop run n times
+        costs n + 1, also when n = 0 (measured: an outer loop around an inner `for` that
+        runs 0 times is cut at 32,768 iterations, around one that runs once at 21,845;
+        docs/driver_notes.md). A guard before each loop and one in its body count the same,
+        never less."""
         return (f"if (++_vkp_iterations == {LOOP_GUARD_LIMIT}u) "
                 f"atomicCompSwap(_vkp_status[0], 0u, {self.kernel_id}u);")
 
@@ -393,6 +398,7 @@ class Writer:
 
     def stmt_While(self, s):
         pre, cond = self.expr_with_pre(s.cond)
+        self._guard()            # the test that ends the loop counts too (guard_line)
         if pre:
             self.emit("while (true) {")
             self.indent += 1
@@ -425,6 +431,7 @@ class Writer:
             self.emit(f"{t} {step_var} = {step};")
             step = step_var
             cmp = f"({step} > {_literal(0, s.step.type)}) ? ({c} < {stop}) : ({c} > {stop})"
+        self._guard()            # the test that ends the loop counts too (guard_line)
         self.emit(f"for ({c} = {start}; {cmp}; {c} += {step}) {{")
         self.indent += 1
         self._guard()
@@ -501,12 +508,12 @@ class Writer:
         suffix = "" if t in (T.i32, T.f32) else "_" + t.name
         key = f"{name}{suffix}"
         if key not in self.helpers:
-            guard = ""
+            guard = entry = ""
             if name == "ipow" and self.loop_guard:
-                guard = (f"\n        if (++_vkp_iterations == {LOOP_GUARD_LIMIT}u) "
-                         f"atomicCompSwap(_vkp_status[0], 0u, {self.kernel_id}u);")
+                guard = "\n        " + self.guard_line()
+                entry = "\n    " + self.guard_line()
             code = _HELPERS[name].format(t=gt, zero=_literal(0, t), one=_literal(1, t),
-                                         two=_literal(2, t), guard=guard)
+                                         two=_literal(2, t), guard=guard, entry=entry)
             code = code.replace(f"_vkp_{name if name != 'fpow' else 'pow'}(", f"_vkp_{key}(")
             self.helpers[key] = code
         return f"_vkp_{key}"
@@ -610,14 +617,15 @@ class Writer:
         """The last workgroup to finish publishes the frame (no workgroup ever waits for
         another, so this cannot deadlock whatever the occupancy)."""
         n = var.name
+        value = self.published(f"{n}_seq")
         if self.memory_model:
             count = (f"atomicAdd({n}_done, 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, "
                      "gl_SemanticsAcquireRelease)")
-            publish = (f"atomicStore({n}_header[{n}_slot], {n}_seq + 1u, gl_ScopeDevice, "
+            publish = (f"atomicStore({n}_header[{n}_slot], {value}, gl_ScopeDevice, "
                        "gl_StorageSemanticsBuffer, gl_SemanticsRelease)")
         else:
             count = f"atomicAdd({n}_done, 1u)"
-            publish = f"atomicExchange({n}_header[{n}_slot], {n}_seq + 1u)"
+            publish = f"atomicExchange({n}_header[{n}_slot], {value})"
         self.pre += [
             f"// {n}.commit(): the last workgroup to finish publishes frame {n}_seq",
             "memoryBarrierBuffer();",
@@ -632,6 +640,14 @@ class Writer:
             "}",
         ]
         return ""
+
+    def published(self, seq: str) -> str:
+        """The header value that publishes frame `seq`: seq + 1; under the loop guard, its
+        complement once any invocation has reached the limit, so that the reader refuses a
+        frame a cut-short loop may have computed instead of delivering it as good."""
+        if not self.loop_guard:
+            return f"{seq} + 1u"
+        return f"(atomicAdd(_vkp_status[0], 0u) == 0u ? {seq} + 1u : ~({seq} + 1u))"
 
     def _control_apply(self, var, step: str) -> str:
         """Apply queued host commands in order, then acknowledge like a seqlock: the
@@ -648,6 +664,7 @@ class Writer:
             "{",
             f"    uint _head = {load(f'{n}[{head}]')};",
             f"    uint _tail = {n}[{tail}];",
+            *guard,
             "    while (_tail != _head) {",
             *["    " + g for g in guard],
             f"        uint _e = {ring}u + (_tail % {cap}u) * 2u;",

@@ -31,7 +31,7 @@ import time
 
 import numpy as np
 
-from .._errors import DeviceTimeout, VkPersistError
+from .._errors import DeviceLimitError, DeviceTimeout, VkPersistError
 from .._polling import poll_until, poll_until_async
 from ..lang import types as T
 from ..vk.buffer import Buffer, ImportedBuffer
@@ -220,7 +220,15 @@ class MemSock:
         seq = self.next_read
         if not self._may_exist(seq):
             return None
-        if int(self._header[seq % self.capacity]) != ((seq + 1) & 0xFFFFFFFF):
+        header = int(self._header[seq % self.capacity])
+        if header != ((seq + 1) & 0xFFFFFFFF):
+            if header == (~(seq + 1) & 0xFFFFFFFF):     # published as cut short (glsl.py)
+                self.next_read += 1
+                self._release(seq)
+                raise DeviceLimitError(
+                    f"MemSock {self.name!r}: frame {seq} was written while an invocation "
+                    f"was at {self.ctx.info.name}'s loop limit, which cuts loops short "
+                    "silently; it is not delivered (the next synchronize names the kernel)")
             return None
         self.next_read += 1
         return Frame(self, seq)

@@ -43,7 +43,9 @@ REASON_BUDGET, REASON_HALT, REASON_LOOP_LIMIT, REASON_BLOCKED, REASON_DONE = 1, 
 QUIET_ROUNDS = 1024         # the first participant closes the poll after this many rounds of
                             # unrolled polls without a join (lavapipe's pool threads take
                             # tens of µs to wake)
-LOOP_BUDGET = LOOP_GUARD_LIMIT - 5000     # lavapipe: end the epoch before any loop is cut
+LOOP_BUDGET = LOOP_GUARD_LIMIT - 20000    # lavapipe: end the epoch well before any loop is cut:
+#                                             a spin whose peer thread is descheduled for tens of
+#                                             ms runs thousands of iterations within one step
 PHASE_FIRST, PHASE_NEXT, PHASE_FINAL = 0, 1, 2    # fallback queue rounds (setup kernels)
 BLOCK_POLLS = 64            # policy "block": polls for the reader before the epoch ends
 
@@ -129,6 +131,7 @@ class ProgramWriter(Writer):
             self.helpers[name] = "\n".join([
                 f"bool {name}({glsl_type(var.type.elem)} item) {{",
                 f"    uint t = atomicAdd({n}_q[{Q_TAIL}], 0u);",
+                *[line[4:] for line in guard],
                 "    while (true) {",
                 *guard,
                 f"        if (t - {n}_q[{Q_HEAD}] >= {cap}u) {{      // full: drop and count",
@@ -322,7 +325,7 @@ class ProgramWriter(Writer):
             slot, seq = (f"int({self.socket_word(k, at, 0)})",
                          self.socket_word(k, at, 1))
         return (f"if ({slot} >= 0) "
-                f"{self.atomic_store(f'{n}_header[{slot}]', f'{seq} + 1u')};")
+                f"{self.atomic_store(f'{n}_header[{slot}]', self.published(seq))};")
 
     def _socket_runs(self, index) -> str:
         if index is None:
@@ -346,6 +349,7 @@ class ProgramWriter(Writer):
             out += [f"if (reason == 0u && {self._socket_runs(index)}) {{   "
                     f"// memsock {var.name} must have room",
                     "    bool room = false;",
+                    *(["    " + self.guard_line()] if self.loop_guard else []),
                     f"    for (uint w = 0u; w < {BLOCK_POLLS}u && !room; w++) {{",
                     *(["        " + self.guard_line()] if self.loop_guard else []),
                     f"        room = {free};",
@@ -445,6 +449,7 @@ class ProgramWriter(Writer):
             f"    uint lo = {n}_q[{Q_LO}];",
             f"    uint count = {n}_q[{Q_HI}] - lo;",
             "    uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;",
+            *(["    " + self.guard_line()] if self.loop_guard else []),
             "    for (uint k = gl_GlobalInvocationID.x; k < count; k += stride) {",
             *(["        " + self.guard_line()] if self.loop_guard else []),
             f"        {fn.name}({n}_items[(lo + k) % {cap}u]);",
@@ -525,6 +530,7 @@ class ProgramWriter(Writer):
             "        uint groups = gl_NumWorkGroups.x;",
             f"        uint w = {load(occ)};",
             "        bool joined = false;",
+            *["        " + g for g in guard],
             "        while ((w & 0x80000000u) == 0u && !joined) {",
             *["            " + g for g in guard],
             f"            uint prev = atomicCompSwap({occ}, w, w + 1u);",
@@ -535,6 +541,7 @@ class ProgramWriter(Writer):
             "        if (part == 0) {",
             "            uint seen = 1u;",
             "            uint quiet = 0u;",
+            *["            " + g for g in guard],
             f"            while (seen < groups && quiet < {QUIET_ROUNDS}u) {{",
             *["                " + g for g in guard],
             *_polled_max("                ", "uint c", load(occ), unroll),
@@ -545,6 +552,7 @@ class ProgramWriter(Writer):
             f"            {self.ctl('_parts')} = nparts;",
             "        } else if (part > 0) {",
             f"            uint v = {load(occ)};",
+            *["            " + g for g in guard],
             "            while ((v & 0x80000000u) == 0u) {",
             *["                " + g for g in guard],
             *_polled_max("                ", "v", load(occ), unroll),
@@ -572,6 +580,7 @@ class ProgramWriter(Writer):
             "    uint s = 0u;          // the slot of the step being run",
             *[f"    uint {w} = {self.step_word(i, 's')};" for i, w in enumerate(words)],
             "    while (true) {",
+            *["        " + g for g in guard],      # the step loop counts too
             f"        if (_state != {STATE_RUNNING}u) break;",
             f"        uint _next = s == {SLOTS - 1}u ? 0u : s + 1u;",
         ])
@@ -649,6 +658,7 @@ class ProgramWriter(Writer):
             *([f"        atomicMax({self.sched('ITER_MAX')}, _vkp_group_iterations);"]
               if self.loop_guard else []),
             *["        " + line for line in arrive],
+            *["        " + g for g in guard],
             "        while (true) {",
             *["            " + g for g in guard],
             *arrived,     # polls unrolled (the target says how many), one per line
@@ -666,11 +676,13 @@ class ProgramWriter(Writer):
             f"// stage {stage.name}: one call per item of queue {stage.consumes.name}, in "
             "rounds, until a round finds it empty",
             f"_vkp_queue_sync_{n}(_vkp_round & 1u, false);",
+            *guard,
             "while (true) {",
             *["    " + g for g in guard],
             f"    uint lo = {n}_q[{Q_LO} + 2u * (_vkp_round & 1u)];",
             f"    uint count = {n}_q[{Q_HI} + 2u * (_vkp_round & 1u)] - lo;",
             "    if (count == 0u) break;",
+            *["    " + g for g in guard],
             "    for (uint _k = _first; _k < count; _k += _stride) {",
             *["        " + g for g in guard],
             f"        {fn.name}({n}_items[(lo + _k) % {cap}u]);",
@@ -701,6 +713,8 @@ class ProgramWriter(Writer):
         if before:
             self.emit("_vkp_grid_sync();")
         self.emit(f"// stage {stage.name} over {stage.domain}")
+        for g in guard:
+            self.emit(g)
         self.emit(f"for (uint _i = _first; _i < {stage.size}u; _i += _stride) {{")
         self.indent += 1
         for g in guard:

@@ -43,7 +43,8 @@ def loop_status_array(ctx) -> Array:
                 raise DeviceLimitError(
                     f"{name}: an invocation ran more than {LOOP_GUARD_LIMIT:,} loop "
                     f"iterations on {ctx.info.name}, which stops every loop after ~65,535 "
-                    "iterations per invocation; its results would be silently truncated. "
-                    "Spread the work over more invocations, or run on a GPU.")
+                    "per invocation (counting each loop's final test, so a loop inside a "
+                    "loop costs one more each time); its results would be silently "
+                    "truncated. Spread the work over more invocations, or run on a GPU.")
         ctx._core.after_sync.append(check)
     return status

@@ -28,6 +28,7 @@ void main() {
     s = 0;
     // test_kernel_launch.py:99
     int _stop1 = n;
+    if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1861626498u);
     for (_i1 = 0; _i1 < _stop1; _i1 += 1) {
         if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1861626498u);
         k = _i1;

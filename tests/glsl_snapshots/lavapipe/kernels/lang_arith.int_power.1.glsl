@@ -14,6 +14,7 @@ uint _vkp_iterations = 0u;
 
 int _vkp_ipow(int base, int e) {
     int result = 1;
+    if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1912956484u);
     while (e > 0) {
         if ((e & 1) != 0) result *= base;
         base *= base;

@@ -20,6 +20,7 @@ void main() {
     // test_lang_control.py:149
     acc = 0.0lf;
     // test_lang_control.py:150
+    if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 616167858u);
     for (_i1 = 0; _i1 < 10; _i1 += 1) {
         if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 616167858u);
         k = _i1;

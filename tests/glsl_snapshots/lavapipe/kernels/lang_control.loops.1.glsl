@@ -41,6 +41,7 @@ void main() {
         s = 0;
         // test_lang_control.py:14
         int _stop1 = n;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1197269309u);
         for (_i1 = 0; _i1 < _stop1; _i1 += 1) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1197269309u);
             k = _i1;
@@ -52,6 +53,7 @@ void main() {
         // test_lang_control.py:17
         s = 0;
         // test_lang_control.py:18
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1197269309u);
         for (_i2 = n; _i2 > 0; _i2 += (-1)) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1197269309u);
             k = _i2;
@@ -63,6 +65,7 @@ void main() {
         // test_lang_control.py:21
         s = 0;
         // test_lang_control.py:22
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1197269309u);
         for (_i3 = 2; _i3 < 20; _i3 += 3) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1197269309u);
             k = _i3;
@@ -84,6 +87,7 @@ void main() {
         // test_lang_control.py:29
         k = 0;
         // test_lang_control.py:30
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1197269309u);
         while (true) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1197269309u);
             // test_lang_control.py:31
@@ -103,6 +107,7 @@ void main() {
         // test_lang_control.py:37
         int _stop2 = (6 * step_py);
         int _step3 = step_py;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1197269309u);
         for (_i4 = 0; (_step3 > 0) ? (_i4 < _stop2) : (_i4 > _stop2); _i4 += _step3) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1197269309u);
             k = _i4;
@@ -115,6 +120,7 @@ void main() {
         m = 100;
         // test_lang_control.py:41
         int _stop4 = n;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1197269309u);
         for (_i5 = 0; _i5 < _stop4; _i5 += 1) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1197269309u);
             m = _i5;

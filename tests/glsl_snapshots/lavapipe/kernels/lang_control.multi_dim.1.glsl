@@ -29,6 +29,7 @@ void main() {
     if ((i < a_shape0) && (j < a_shape1)) {
         // test_lang_control.py:169
         int _stop1 = a_shape2;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 881572148u);
         for (_i1 = 0; _i1 < _stop1; _i1 += 1) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 881572148u);
             k = _i1;

@@ -26,6 +26,7 @@ void main() {
         best = 0;
         // test_lang_corpus.py:296
         int _stop1 = x_shape1;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1529068875u);
         for (_i1 = 1; _i1 < _stop1; _i1 += 1) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1529068875u);
             k = _i1;

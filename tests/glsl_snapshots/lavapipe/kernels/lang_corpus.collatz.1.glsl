@@ -37,6 +37,7 @@ void main() {
         // test_lang_corpus.py:132
         steps = 0;
         // test_lang_corpus.py:133
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1655242392u);
         while (n != 1) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1655242392u);
             // test_lang_corpus.py:134

@@ -26,6 +26,7 @@ void main() {
         f = 1l;
         // test_lang_corpus.py:238
         int _stop1 = (n[i] + 1);
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 158037787u);
         for (_i1 = 2; _i1 < _stop1; _i1 += 1) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 158037787u);
             k = _i1;

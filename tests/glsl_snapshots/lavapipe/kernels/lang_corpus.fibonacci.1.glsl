@@ -33,6 +33,7 @@ void main() {
         b = _t2;
         // test_lang_corpus.py:144
         int _stop1 = n_arr[i];
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 32794516u);
         for (_i3 = 0; _i3 < _stop1; _i3 += 1) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 32794516u);
             _ = _i3;

@@ -24,6 +24,7 @@ int gcd_0(int a, int b) {
     int _t1;
     int _t2;
     // test_lang_corpus.py:115
+    if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1556412630u);
     while (b != 0) {
         if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1556412630u);
         // test_lang_corpus.py:116

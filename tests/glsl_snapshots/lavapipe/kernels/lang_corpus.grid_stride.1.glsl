@@ -15,6 +15,7 @@ void main() {
     // test_lang_corpus.py:272
     i = int(gl_GlobalInvocationID.x);
     // test_lang_corpus.py:273
+    if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1590462753u);
     while (i < x_shape0) {
         if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1590462753u);
         // test_lang_corpus.py:274

@@ -31,6 +31,7 @@ void main() {
         c = 0.0lf;
         // test_lang_corpus.py:225
         int _stop1 = x_shape1;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 969219582u);
         for (_i1 = 0; _i1 < _stop1; _i1 += 1) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 969219582u);
             k = _i1;

@@ -28,6 +28,7 @@ void main() {
         acc = 0.0;
         // test_lang_corpus.py:307
         int _stop1 = m_shape1;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 230657118u);
         for (_i1 = 0; _i1 < _stop1; _i1 += 1) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 230657118u);
             c = _i1;

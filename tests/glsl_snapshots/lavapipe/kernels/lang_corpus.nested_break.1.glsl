@@ -26,10 +26,12 @@ void main() {
         // test_lang_corpus.py:282
         count = 0;
         // test_lang_corpus.py:283
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1478091181u);
         for (_i1 = 0; _i1 < 10; _i1 += 1) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1478091181u);
             a = _i1;
             // test_lang_corpus.py:284
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1478091181u);
             for (_i2 = 0; _i2 < 10; _i2 += 1) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1478091181u);
                 b = _i2;

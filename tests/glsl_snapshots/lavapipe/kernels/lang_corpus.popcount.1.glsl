@@ -25,6 +25,7 @@ void main() {
         // test_lang_corpus.py:106
         c = 0;
         // test_lang_corpus.py:107
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1080954762u);
         while (v != 0) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1080954762u);
             // test_lang_corpus.py:108

@@ -28,6 +28,7 @@ bool is_prime_0(int n) {
     // test_lang_corpus.py:153
     d = 2;
     // test_lang_corpus.py:154
+    if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1532924057u);
     while ((d * d) <= n) {
         if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1532924057u);
         // test_lang_corpus.py:155

@@ -30,6 +30,7 @@ void main() {
     // test_lang_corpus.py:59
     offset = 1;
     // test_lang_corpus.py:60
+    if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 747785273u);
     while (offset < 64) {
         if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 747785273u);
         // test_lang_corpus.py:61

@@ -19,6 +19,7 @@ int first_above_0(int r, float threshold) {
     int _i1;
     // test_lang_corpus.py:245
     int _stop1 = x_shape1;
+    if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1641284359u);
     for (_i1 = 0; _i1 < _stop1; _i1 += 1) {
         if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1641284359u);
         k = _i1;

@@ -37,6 +37,7 @@ void main() {
     // test_lang_kernels.py:57
     stride = 32;
     // test_lang_kernels.py:58
+    if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 2083464969u);
     while (stride > 0) {
         if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 2083464969u);
         // test_lang_kernels.py:59

@@ -24,6 +24,7 @@ void main() {
     // test_lang_kernels.py:286
     if (i < x_shape0) {
         // test_lang_kernels.py:288
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1691726299u);
         for (_i1 = 0; _i1 < 8; _i1 += 1) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1691726299u);
             k = _i1;
@@ -33,6 +34,7 @@ void main() {
         // test_lang_kernels.py:290
         s = 0.0;
         // test_lang_kernels.py:291
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1691726299u);
         for (_i2 = 0; _i2 < 8; _i2 += 1) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1691726299u);
             k = _i2;

@@ -45,6 +45,7 @@ void main() {
         // test_lang_kernels.py:90
         n = 0;
         // test_lang_kernels.py:91
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1971649893u);
         while ((n < max_iter) && (((x * x) + (y * y)) <= 4.0)) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1971649893u);
             // test_lang_kernels.py:92

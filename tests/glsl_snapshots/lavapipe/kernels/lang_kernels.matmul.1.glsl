@@ -52,6 +52,7 @@ void main() {
     acc = 0.0;
     // test_lang_kernels.py:133
     int _stop1 = _vkp_floordiv(((n + 8) - 1), 8);
+    if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 286909311u);
     for (_i1 = 0; _i1 < _stop1; _i1 += 1) {
         if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 286909311u);
         t = _i1;
@@ -66,6 +67,7 @@ void main() {
         // test_lang_kernels.py:138
         controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsShared | gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);
         // test_lang_kernels.py:139
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 286909311u);
         for (_i2 = 0; _i2 < 8; _i2 += 1) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 286909311u);
             kk = _i2;

@@ -53,6 +53,7 @@ void _vkp_boundary(uint p) {
         {
             uint _head = atomicAdd(_vkp_controls[2], 0u);
             uint _tail = _vkp_controls[52];
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1579583541u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1579583541u);
                 uint _e = 3u + (_tail % 16u) * 2u;
@@ -125,6 +126,7 @@ uint _vkp_iterations = 0u;
 
 bool _vkp_push_frontier(int item) {
     uint t = atomicAdd(frontier_q[0], 0u);
+    if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1579583541u);
     while (true) {
         if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1579583541u);
         if (t - frontier_q[1] >= 50u) {      // full: drop and count
@@ -149,6 +151,7 @@ void stage_visit(int v) {
     d = dist[v];
     // programs_lib.py:150
     int _stop1 = off[(v + 1)];
+    if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1579583541u);
     for (_i1 = off[v]; _i1 < _stop1; _i1 += 1) {
         if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1579583541u);
         e = _i1;
@@ -186,6 +189,7 @@ void _vkp_boundary(uint p) {
         {
             uint _head = atomicAdd(_vkp_controls[2], 0u);
             uint _tail = _vkp_controls[52];
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1579583541u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1579583541u);
                 uint _e = 3u + (_tail % 16u) * 2u;
@@ -225,6 +229,7 @@ void main() {
     uint lo = frontier_q[3];
     uint count = frontier_q[4] - lo;
     uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1579583541u);
     for (uint k = gl_GlobalInvocationID.x; k < count; k += stride) {
         if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1579583541u);
         stage_visit(frontier_items[(lo + k) % 50u]);
@@ -291,6 +296,7 @@ void _vkp_boundary(uint p) {
         {
             uint _head = atomicAdd(_vkp_controls[2], 0u);
             uint _tail = _vkp_controls[52];
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1579583541u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1579583541u);
                 uint _e = 3u + (_tail % 16u) * 2u;

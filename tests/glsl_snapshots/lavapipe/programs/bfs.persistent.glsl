@@ -31,6 +31,7 @@ uint _vkp_iterations = 0u;
 
 bool _vkp_push_frontier(int item) {
     uint t = atomicAdd(frontier_q[0], 0u);
+    if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1330134508u);
     while (true) {
         if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1330134508u);
         if (t - frontier_q[1] >= 50u) {      // full: drop and count
@@ -55,6 +56,7 @@ void stage_visit(int v) {
     d = dist[v];
     // programs_lib.py:150
     int _stop1 = off[(v + 1)];
+    if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1330134508u);
     for (_i1 = off[v]; _i1 < _stop1; _i1 += 1) {
         if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1330134508u);
         e = _i1;
@@ -92,6 +94,7 @@ void _vkp_boundary(uint p) {
         {
             uint _head = atomicAdd(_vkp_controls[2], 0u);
             uint _tail = _vkp_controls[52];
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1330134508u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1330134508u);
                 uint _e = 3u + (_tail % 16u) * 2u;
@@ -116,7 +119,7 @@ void _vkp_boundary(uint p) {
         uint used = _vkp_sched[_vkp_ITER_MAX];
         uint grown = used - _vkp_sched[_vkp_ITER_PREV];
         _vkp_sched[_vkp_ITER_PREV] = used;
-        if (used + 4u * grown + 1000u >= 60000u) reason = 3u;
+        if (used + 4u * grown + 1000u >= 45000u) reason = 3u;
     }
     uint flags = 0u;
     if (reason != 0u) {
@@ -151,6 +154,7 @@ void _vkp_grid_sync() {
         atomicMax(_vkp_sched[_vkp_ITER_MAX], _vkp_group_iterations);
         atomicAdd(_vkp_sched[_vkp_ARRIVED], 1u);
         _vkp_target += _vkp_workers;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1330134508u);
         while (true) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1330134508u);
             if (atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
@@ -231,6 +235,7 @@ void _vkp_end_sync() {
         atomicMax(_vkp_sched[_vkp_ITER_MAX], _vkp_group_iterations);
         atomicAdd(_vkp_sched[_vkp_ENDS], 1u);
         _vkp_end_target += _vkp_nparts;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1330134508u);
         while (true) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1330134508u);
             if (atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
@@ -317,6 +322,7 @@ void _vkp_queue_sync_frontier(uint s, bool after_round) {
             atomicAdd(_vkp_sched[_vkp_ARRIVED], 1u);
         }
         _vkp_target += 1u;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1330134508u);
         while (true) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1330134508u);
             if (atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
@@ -395,6 +401,7 @@ void main() {
         uint groups = gl_NumWorkGroups.x;
         uint w = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
         bool joined = false;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1330134508u);
         while ((w & 0x80000000u) == 0u && !joined) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1330134508u);
             uint prev = atomicCompSwap(_vkp_sched[_vkp_OCCUPANCY], w, w + 1u);
@@ -405,6 +412,7 @@ void main() {
         if (part == 0) {
             uint seen = 1u;
             uint quiet = 0u;
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1330134508u);
             while (seen < groups && quiet < 1024u) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1330134508u);
                 uint c = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
@@ -478,6 +486,7 @@ void main() {
             _vkp_controls[51] = nparts;
         } else if (part > 0) {
             uint v = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1330134508u);
             while ((v & 0x80000000u) == 0u) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1330134508u);
                 v = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
@@ -570,6 +579,7 @@ void main() {
     uint _flags = _vkp_sched[_vkp_STEP_FLAGS + 3u * s];
     uint _stepno = _vkp_sched[_vkp_STEP_NUMBER + 3u * s];
     while (true) {
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1330134508u);
         if (_state != 1u) break;
         uint _next = s == 2u ? 0u : s + 1u;
         if (_vkp_worker >= 0) {
@@ -577,11 +587,13 @@ void main() {
             _vkp_snap = _vkp_SNAPSHOT + 0u * s;
             // stage visit: one call per item of queue frontier, in rounds, until a round finds it empty
             _vkp_queue_sync_frontier(_vkp_round & 1u, false);
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1330134508u);
             while (true) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1330134508u);
                 uint lo = frontier_q[3 + 2u * (_vkp_round & 1u)];
                 uint count = frontier_q[4 + 2u * (_vkp_round & 1u)] - lo;
                 if (count == 0u) break;
+                if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1330134508u);
                 for (uint _k = _first; _k < count; _k += _stride) {
                     if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1330134508u);
                     stage_visit(frontier_items[(lo + _k) % 50u]);

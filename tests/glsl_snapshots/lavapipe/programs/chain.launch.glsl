@@ -51,6 +51,7 @@ void _vkp_boundary(uint p) {
         {
             uint _head = atomicAdd(_vkp_controls[2], 0u);
             uint _tail = _vkp_controls[52];
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1608751928u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1608751928u);
                 uint _e = 3u + (_tail % 16u) * 2u;
@@ -121,6 +122,7 @@ uint _vkp_iterations = 0u;
 
 bool _vkp_push_q(uint item) {
     uint t = atomicAdd(q_q[0], 0u);
+    if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1608751928u);
     while (true) {
         if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1608751928u);
         if (t - q_q[1] >= 4u) {      // full: drop and count
@@ -170,6 +172,7 @@ void _vkp_boundary(uint p) {
         {
             uint _head = atomicAdd(_vkp_controls[2], 0u);
             uint _tail = _vkp_controls[52];
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1608751928u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1608751928u);
                 uint _e = 3u + (_tail % 16u) * 2u;
@@ -209,6 +212,7 @@ void main() {
     uint lo = q_q[3];
     uint count = q_q[4] - lo;
     uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1608751928u);
     for (uint k = gl_GlobalInvocationID.x; k < count; k += stride) {
         if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1608751928u);
         stage_follow(q_items[(lo + k) % 4u]);
@@ -273,6 +277,7 @@ void _vkp_boundary(uint p) {
         {
             uint _head = atomicAdd(_vkp_controls[2], 0u);
             uint _tail = _vkp_controls[52];
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1608751928u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1608751928u);
                 uint _e = 3u + (_tail % 16u) * 2u;

@@ -72,6 +72,7 @@ void _vkp_boundary(uint p) {
         {
             uint _head = atomicAdd(_vkp_controls[10], 0u);
             uint _tail = _vkp_controls[52];
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 277410765u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 277410765u);
                 uint _e = 11u + (_tail % 16u) * 2u;
@@ -139,7 +140,7 @@ void main() {
     uint q = _vkp_sched[_vkp_CUR];   // the step before, now complete everywhere
     uint p = q == 2u ? 0u : q + 1u;
     if (_vkp_sched[_vkp_STEP_STATE + 3u * q] == 1u) {
-        if (int(_vkp_sched[_vkp_SOCKETS + 0u + 2u * q]) >= 0) atomicExchange(snap_header[int(_vkp_sched[_vkp_SOCKETS + 0u + 2u * q])], _vkp_sched[_vkp_SOCKETS + 1u + 2u * q] + 1u);
+        if (int(_vkp_sched[_vkp_SOCKETS + 0u + 2u * q]) >= 0) atomicExchange(snap_header[int(_vkp_sched[_vkp_SOCKETS + 0u + 2u * q])], (atomicAdd(_vkp_status[0], 0u) == 0u ? _vkp_sched[_vkp_SOCKETS + 1u + 2u * q] + 1u : ~(_vkp_sched[_vkp_SOCKETS + 1u + 2u * q] + 1u)));
     }
     _vkp_boundary(p);
     if (_vkp_sched[_vkp_STEP_STATE + 3u * p] == 1u) {
@@ -199,6 +200,7 @@ int _vkp_mod(int a, int b) {
 
 bool _vkp_push_q(uint item) {
     uint t = atomicAdd(q_q[0], 0u);
+    if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 277410765u);
     while (true) {
         if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 277410765u);
         if (t - q_q[1] >= 64u) {      // full: drop and count
@@ -256,6 +258,7 @@ void _vkp_boundary(uint p) {
         {
             uint _head = atomicAdd(_vkp_controls[10], 0u);
             uint _tail = _vkp_controls[52];
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 277410765u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 277410765u);
                 uint _e = 11u + (_tail % 16u) * 2u;
@@ -407,6 +410,7 @@ void _vkp_boundary(uint p) {
         {
             uint _head = atomicAdd(_vkp_controls[10], 0u);
             uint _tail = _vkp_controls[52];
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 277410765u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 277410765u);
                 uint _e = 11u + (_tail % 16u) * 2u;
@@ -479,6 +483,7 @@ void main() {
     uint lo = q_q[3];
     uint count = q_q[4] - lo;
     uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 277410765u);
     for (uint k = gl_GlobalInvocationID.x; k < count; k += stride) {
         if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 277410765u);
         stage_count(q_items[(lo + k) % 64u]);
@@ -558,6 +563,7 @@ void _vkp_boundary(uint p) {
         {
             uint _head = atomicAdd(_vkp_controls[10], 0u);
             uint _tail = _vkp_controls[52];
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 277410765u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 277410765u);
                 uint _e = 11u + (_tail % 16u) * 2u;
@@ -715,6 +721,7 @@ void _vkp_boundary(uint p) {
         {
             uint _head = atomicAdd(_vkp_controls[10], 0u);
             uint _tail = _vkp_controls[52];
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 277410765u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 277410765u);
                 uint _e = 11u + (_tail % 16u) * 2u;
@@ -864,6 +871,7 @@ void _vkp_boundary(uint p) {
         {
             uint _head = atomicAdd(_vkp_controls[10], 0u);
             uint _tail = _vkp_controls[52];
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 277410765u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 277410765u);
                 uint _e = 11u + (_tail % 16u) * 2u;

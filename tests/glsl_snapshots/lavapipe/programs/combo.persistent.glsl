@@ -43,6 +43,7 @@ int _vkp_mod(int a, int b) {
 
 bool _vkp_push_q(uint item) {
     uint t = atomicAdd(q_q[0], 0u);
+    if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
     while (true) {
         if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
         if (t - q_q[1] >= 64u) {      // full: drop and count
@@ -133,6 +134,7 @@ void _vkp_boundary(uint p) {
         {
             uint _head = atomicAdd(_vkp_controls[10], 0u);
             uint _tail = _vkp_controls[52];
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
                 uint _e = 11u + (_tail % 16u) * 2u;
@@ -174,7 +176,7 @@ void _vkp_boundary(uint p) {
         uint used = _vkp_sched[_vkp_ITER_MAX];
         uint grown = used - _vkp_sched[_vkp_ITER_PREV];
         _vkp_sched[_vkp_ITER_PREV] = used;
-        if (used + 4u * grown + 1000u >= 60000u) reason = 3u;
+        if (used + 4u * grown + 1000u >= 45000u) reason = 3u;
     }
     uint flags = 0u;
     { uint n = c1;   // every(ctl.period)
@@ -223,6 +225,7 @@ void _vkp_grid_sync() {
         atomicMax(_vkp_sched[_vkp_ITER_MAX], _vkp_group_iterations);
         atomicAdd(_vkp_sched[_vkp_ARRIVED], 1u);
         _vkp_target += _vkp_workers;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
         while (true) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
             if (atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
@@ -303,6 +306,7 @@ void _vkp_end_sync() {
         atomicMax(_vkp_sched[_vkp_ITER_MAX], _vkp_group_iterations);
         atomicAdd(_vkp_sched[_vkp_ENDS], 1u);
         _vkp_end_target += _vkp_nparts;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
         while (true) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
             if (atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
@@ -389,6 +393,7 @@ void _vkp_queue_sync_q(uint s, bool after_round) {
             atomicAdd(_vkp_sched[_vkp_ARRIVED], 1u);
         }
         _vkp_target += 1u;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
         while (true) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
             if (atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
@@ -467,6 +472,7 @@ void main() {
         uint groups = gl_NumWorkGroups.x;
         uint w = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
         bool joined = false;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
         while ((w & 0x80000000u) == 0u && !joined) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
             uint prev = atomicCompSwap(_vkp_sched[_vkp_OCCUPANCY], w, w + 1u);
@@ -477,6 +483,7 @@ void main() {
         if (part == 0) {
             uint seen = 1u;
             uint quiet = 0u;
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
             while (seen < groups && quiet < 1024u) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
                 uint c = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
@@ -550,6 +557,7 @@ void main() {
             _vkp_controls[51] = nparts;
         } else if (part > 0) {
             uint v = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
             while ((v & 0x80000000u) == 0u) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
                 v = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
@@ -642,6 +650,7 @@ void main() {
     uint _flags = _vkp_sched[_vkp_STEP_FLAGS + 3u * s];
     uint _stepno = _vkp_sched[_vkp_STEP_NUMBER + 3u * s];
     while (true) {
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
         if (_state != 1u) break;
         uint _next = s == 2u ? 0u : s + 1u;
         if (_vkp_worker >= 0) {
@@ -656,17 +665,20 @@ void main() {
             _vkp_grid_sync();
             _flags |= _whens;
             // stage grow over (16, 16)
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
             for (uint _i = _first; _i < 256u; _i += _stride) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
                 stage_grow(int(_i / 16u), int(_i % 16u));
             }
             // stage count: one call per item of queue q, in rounds, until a round finds it empty
             _vkp_queue_sync_q(_vkp_round & 1u, false);
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
             while (true) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
                 uint lo = q_q[3 + 2u * (_vkp_round & 1u)];
                 uint count = q_q[4 + 2u * (_vkp_round & 1u)] - lo;
                 if (count == 0u) break;
+                if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
                 for (uint _k = _first; _k < count; _k += _stride) {
                     if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
                     stage_count(q_items[(lo + _k) % 64u]);
@@ -676,6 +688,7 @@ void main() {
             }
             if ((_flags & 1u) != 0u) {   // when(hot)
                 // stage when_hot over (1,)
+                if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
                 for (uint _i = _first; _i < 1u; _i += _stride) {
                     if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
                     stage_when_hot(int(_i));
@@ -684,12 +697,13 @@ void main() {
             }
             if ((_flags & 2u) != 0u) {   // every(ctl.period)
                 // stage emit over (16, 16)
+                if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
                 for (uint _i = _first; _i < 256u; _i += _stride) {
                     if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
                     stage_emit(int(_i / 16u), int(_i % 16u));
                 }
                 _vkp_grid_sync();
-                if (_vkp_worker == 0 && gl_LocalInvocationIndex == 0u) { if (snap_slot >= 0) atomicExchange(snap_header[snap_slot], snap_seq + 1u); }
+                if (_vkp_worker == 0 && gl_LocalInvocationIndex == 0u) { if (snap_slot >= 0) atomicExchange(snap_header[snap_slot], (atomicAdd(_vkp_status[0], 0u) == 0u ? snap_seq + 1u : ~(snap_seq + 1u))); }
             }
         }
         if (_planner) _vkp_boundary((s + 1u) % 3u);   // prepare step + 1

@@ -50,6 +50,7 @@ void _vkp_boundary(uint p) {
         {
             uint _head = atomicAdd(_vkp_controls[3], 0u);
             uint _tail = _vkp_controls[52];
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1998570999u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1998570999u);
                 uint _e = 4u + (_tail % 16u) * 2u;
@@ -150,6 +151,7 @@ void _vkp_boundary(uint p) {
         {
             uint _head = atomicAdd(_vkp_controls[3], 0u);
             uint _tail = _vkp_controls[52];
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1998570999u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1998570999u);
                 uint _e = 4u + (_tail % 16u) * 2u;

@@ -56,6 +56,7 @@ void _vkp_boundary(uint p) {
         {
             uint _head = atomicAdd(_vkp_controls[3], 0u);
             uint _tail = _vkp_controls[52];
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 662179876u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 662179876u);
                 uint _e = 4u + (_tail % 16u) * 2u;
@@ -83,7 +84,7 @@ void _vkp_boundary(uint p) {
         uint used = _vkp_sched[_vkp_ITER_MAX];
         uint grown = used - _vkp_sched[_vkp_ITER_PREV];
         _vkp_sched[_vkp_ITER_PREV] = used;
-        if (used + 4u * grown + 1000u >= 60000u) reason = 3u;
+        if (used + 4u * grown + 1000u >= 45000u) reason = 3u;
     }
     uint flags = 0u;
     if (reason != 0u) {
@@ -118,6 +119,7 @@ void _vkp_grid_sync() {
         atomicMax(_vkp_sched[_vkp_ITER_MAX], _vkp_group_iterations);
         atomicAdd(_vkp_sched[_vkp_ARRIVED], 1u);
         _vkp_target += _vkp_workers;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 662179876u);
         while (true) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 662179876u);
             if (atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
@@ -198,6 +200,7 @@ void _vkp_end_sync() {
         atomicMax(_vkp_sched[_vkp_ITER_MAX], _vkp_group_iterations);
         atomicAdd(_vkp_sched[_vkp_ENDS], 1u);
         _vkp_end_target += _vkp_nparts;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 662179876u);
         while (true) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 662179876u);
             if (atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
@@ -276,6 +279,7 @@ void main() {
         uint groups = gl_NumWorkGroups.x;
         uint w = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
         bool joined = false;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 662179876u);
         while ((w & 0x80000000u) == 0u && !joined) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 662179876u);
             uint prev = atomicCompSwap(_vkp_sched[_vkp_OCCUPANCY], w, w + 1u);
@@ -286,6 +290,7 @@ void main() {
         if (part == 0) {
             uint seen = 1u;
             uint quiet = 0u;
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 662179876u);
             while (seen < groups && quiet < 1024u) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 662179876u);
                 uint c = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
@@ -359,6 +364,7 @@ void main() {
             _vkp_controls[51] = nparts;
         } else if (part > 0) {
             uint v = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 662179876u);
             while ((v & 0x80000000u) == 0u) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 662179876u);
                 v = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
@@ -451,12 +457,14 @@ void main() {
     uint _flags = _vkp_sched[_vkp_STEP_FLAGS + 3u * s];
     uint _stepno = _vkp_sched[_vkp_STEP_NUMBER + 3u * s];
     while (true) {
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 662179876u);
         if (_state != 1u) break;
         uint _next = s == 2u ? 0u : s + 1u;
         if (_vkp_worker >= 0) {
             _vkp_step = _stepno;
             _vkp_snap = _vkp_SNAPSHOT + 1u * s;
             // stage tick over (1,)
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 662179876u);
             for (uint _i = _first; _i < 1u; _i += _stride) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 662179876u);
                 stage_tick(int(_i));

@@ -51,6 +51,7 @@ void _vkp_boundary(uint p) {
         {
             uint _head = atomicAdd(_vkp_controls[3], 0u);
             uint _tail = _vkp_controls[52];
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 787506735u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 787506735u);
                 uint _e = 4u + (_tail % 16u) * 2u;
@@ -175,6 +176,7 @@ void _vkp_boundary(uint p) {
         {
             uint _head = atomicAdd(_vkp_controls[3], 0u);
             uint _tail = _vkp_controls[52];
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 787506735u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 787506735u);
                 uint _e = 4u + (_tail % 16u) * 2u;
@@ -303,6 +305,7 @@ void _vkp_boundary(uint p) {
         {
             uint _head = atomicAdd(_vkp_controls[3], 0u);
             uint _tail = _vkp_controls[52];
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 787506735u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 787506735u);
                 uint _e = 4u + (_tail % 16u) * 2u;

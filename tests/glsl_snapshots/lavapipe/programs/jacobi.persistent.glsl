@@ -110,6 +110,7 @@ void _vkp_boundary(uint p) {
         {
             uint _head = atomicAdd(_vkp_controls[3], 0u);
             uint _tail = _vkp_controls[52];
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 961537848u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 961537848u);
                 uint _e = 4u + (_tail % 16u) * 2u;
@@ -136,7 +137,7 @@ void _vkp_boundary(uint p) {
         uint used = _vkp_sched[_vkp_ITER_MAX];
         uint grown = used - _vkp_sched[_vkp_ITER_PREV];
         _vkp_sched[_vkp_ITER_PREV] = used;
-        if (used + 4u * grown + 1000u >= 60000u) reason = 3u;
+        if (used + 4u * grown + 1000u >= 45000u) reason = 3u;
     }
     uint flags = 0u;
     if (reason != 0u) {
@@ -171,6 +172,7 @@ void _vkp_grid_sync() {
         atomicMax(_vkp_sched[_vkp_ITER_MAX], _vkp_group_iterations);
         atomicAdd(_vkp_sched[_vkp_ARRIVED], 1u);
         _vkp_target += _vkp_workers;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 961537848u);
         while (true) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 961537848u);
             if (atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
@@ -251,6 +253,7 @@ void _vkp_end_sync() {
         atomicMax(_vkp_sched[_vkp_ITER_MAX], _vkp_group_iterations);
         atomicAdd(_vkp_sched[_vkp_ENDS], 1u);
         _vkp_end_target += _vkp_nparts;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 961537848u);
         while (true) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 961537848u);
             if (atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
@@ -329,6 +332,7 @@ void main() {
         uint groups = gl_NumWorkGroups.x;
         uint w = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
         bool joined = false;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 961537848u);
         while ((w & 0x80000000u) == 0u && !joined) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 961537848u);
             uint prev = atomicCompSwap(_vkp_sched[_vkp_OCCUPANCY], w, w + 1u);
@@ -339,6 +343,7 @@ void main() {
         if (part == 0) {
             uint seen = 1u;
             uint quiet = 0u;
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 961537848u);
             while (seen < groups && quiet < 1024u) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 961537848u);
                 uint c = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
@@ -412,6 +417,7 @@ void main() {
             _vkp_controls[51] = nparts;
         } else if (part > 0) {
             uint v = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 961537848u);
             while ((v & 0x80000000u) == 0u) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 961537848u);
                 v = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
@@ -504,6 +510,7 @@ void main() {
     uint _flags = _vkp_sched[_vkp_STEP_FLAGS + 3u * s];
     uint _stepno = _vkp_sched[_vkp_STEP_NUMBER + 3u * s];
     while (true) {
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 961537848u);
         if (_state != 1u) break;
         uint _next = s == 2u ? 0u : s + 1u;
         if (_vkp_worker >= 0) {
@@ -511,12 +518,14 @@ void main() {
             _vkp_snap = _vkp_SNAPSHOT + 1u * s;
             _vkp_host_alpha = _vkp_sched[_vkp_snap + 0u];
             // stage sweep_ab over (8, 8, 8)
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 961537848u);
             for (uint _i = _first; _i < 512u; _i += _stride) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 961537848u);
                 stage_sweep_ab(int(_i / 64u), int((_i / 8u) % 8u), int(_i % 8u));
             }
             _vkp_grid_sync();
             // stage sweep_ba over (8, 8, 8)
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 961537848u);
             for (uint _i = _first; _i < 512u; _i += _stride) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 961537848u);
                 stage_sweep_ba(int(_i / 64u), int((_i / 8u) % 8u), int(_i % 8u));

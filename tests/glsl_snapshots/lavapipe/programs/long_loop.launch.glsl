@@ -49,6 +49,7 @@ void _vkp_boundary(uint p) {
         {
             uint _head = atomicAdd(_vkp_controls[2], 0u);
             uint _tail = _vkp_controls[52];
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 945103040u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 945103040u);
                 uint _e = 3u + (_tail % 16u) * 2u;
@@ -123,6 +124,7 @@ void stage_spin(int i) {
     // programs_lib.py:88
     x = 0.0;
     // programs_lib.py:89
+    if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 945103040u);
     for (_i1 = 0; _i1 < 100; _i1 += 1) {
         if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 945103040u);
         k = _i1;
@@ -157,6 +159,7 @@ void _vkp_boundary(uint p) {
         {
             uint _head = atomicAdd(_vkp_controls[2], 0u);
             uint _tail = _vkp_controls[52];
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 945103040u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 945103040u);
                 uint _e = 3u + (_tail % 16u) * 2u;

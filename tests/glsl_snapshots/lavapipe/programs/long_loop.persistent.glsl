@@ -33,6 +33,7 @@ void stage_spin(int i) {
     // programs_lib.py:88
     x = 0.0;
     // programs_lib.py:89
+    if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1692449497u);
     for (_i1 = 0; _i1 < 100; _i1 += 1) {
         if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1692449497u);
         k = _i1;
@@ -67,6 +68,7 @@ void _vkp_boundary(uint p) {
         {
             uint _head = atomicAdd(_vkp_controls[2], 0u);
             uint _tail = _vkp_controls[52];
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1692449497u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1692449497u);
                 uint _e = 3u + (_tail % 16u) * 2u;
@@ -91,7 +93,7 @@ void _vkp_boundary(uint p) {
         uint used = _vkp_sched[_vkp_ITER_MAX];
         uint grown = used - _vkp_sched[_vkp_ITER_PREV];
         _vkp_sched[_vkp_ITER_PREV] = used;
-        if (used + 4u * grown + 1000u >= 60000u) reason = 3u;
+        if (used + 4u * grown + 1000u >= 45000u) reason = 3u;
     }
     uint flags = 0u;
     if (reason != 0u) {
@@ -126,6 +128,7 @@ void _vkp_grid_sync() {
         atomicMax(_vkp_sched[_vkp_ITER_MAX], _vkp_group_iterations);
         atomicAdd(_vkp_sched[_vkp_ARRIVED], 1u);
         _vkp_target += _vkp_workers;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1692449497u);
         while (true) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1692449497u);
             if (atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
@@ -206,6 +209,7 @@ void _vkp_end_sync() {
         atomicMax(_vkp_sched[_vkp_ITER_MAX], _vkp_group_iterations);
         atomicAdd(_vkp_sched[_vkp_ENDS], 1u);
         _vkp_end_target += _vkp_nparts;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1692449497u);
         while (true) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1692449497u);
             if (atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
@@ -284,6 +288,7 @@ void main() {
         uint groups = gl_NumWorkGroups.x;
         uint w = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
         bool joined = false;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1692449497u);
         while ((w & 0x80000000u) == 0u && !joined) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1692449497u);
             uint prev = atomicCompSwap(_vkp_sched[_vkp_OCCUPANCY], w, w + 1u);
@@ -294,6 +299,7 @@ void main() {
         if (part == 0) {
             uint seen = 1u;
             uint quiet = 0u;
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1692449497u);
             while (seen < groups && quiet < 1024u) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1692449497u);
                 uint c = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
@@ -367,6 +373,7 @@ void main() {
             _vkp_controls[51] = nparts;
         } else if (part > 0) {
             uint v = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1692449497u);
             while ((v & 0x80000000u) == 0u) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1692449497u);
                 v = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
@@ -459,12 +466,14 @@ void main() {
     uint _flags = _vkp_sched[_vkp_STEP_FLAGS + 3u * s];
     uint _stepno = _vkp_sched[_vkp_STEP_NUMBER + 3u * s];
     while (true) {
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1692449497u);
         if (_state != 1u) break;
         uint _next = s == 2u ? 0u : s + 1u;
         if (_vkp_worker >= 0) {
             _vkp_step = _stepno;
             _vkp_snap = _vkp_SNAPSHOT + 0u * s;
             // stage spin over (1,)
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1692449497u);
             for (uint _i = _first; _i < 1u; _i += _stride) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1692449497u);
                 stage_spin(int(_i));

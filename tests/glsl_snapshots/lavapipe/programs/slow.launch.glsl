@@ -49,6 +49,7 @@ void _vkp_boundary(uint p) {
         {
             uint _head = atomicAdd(_vkp_controls[2], 0u);
             uint _tail = _vkp_controls[52];
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 2076043519u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 2076043519u);
                 uint _e = 3u + (_tail % 16u) * 2u;
@@ -123,6 +124,7 @@ void stage_work(int i) {
     // programs_lib.py:104
     x = out_py[i];
     // programs_lib.py:105
+    if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 2076043519u);
     for (_i1 = 0; _i1 < 10; _i1 += 1) {
         if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 2076043519u);
         k = _i1;
@@ -157,6 +159,7 @@ void _vkp_boundary(uint p) {
         {
             uint _head = atomicAdd(_vkp_controls[2], 0u);
             uint _tail = _vkp_controls[52];
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 2076043519u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 2076043519u);
                 uint _e = 3u + (_tail % 16u) * 2u;

@@ -70,6 +70,7 @@ void _vkp_boundary(uint p) {
         {
             uint _head = atomicAdd(_vkp_controls[3], 0u);
             uint _tail = _vkp_controls[52];
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 484497397u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 484497397u);
                 uint _e = 4u + (_tail % 16u) * 2u;
@@ -96,7 +97,7 @@ void _vkp_boundary(uint p) {
         uint used = _vkp_sched[_vkp_ITER_MAX];
         uint grown = used - _vkp_sched[_vkp_ITER_PREV];
         _vkp_sched[_vkp_ITER_PREV] = used;
-        if (used + 4u * grown + 1000u >= 60000u) reason = 3u;
+        if (used + 4u * grown + 1000u >= 45000u) reason = 3u;
     }
     uint flags = 0u;
     if (reason != 0u) {
@@ -131,6 +132,7 @@ void _vkp_grid_sync() {
         atomicMax(_vkp_sched[_vkp_ITER_MAX], _vkp_group_iterations);
         atomicAdd(_vkp_sched[_vkp_ARRIVED], 1u);
         _vkp_target += _vkp_workers;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 484497397u);
         while (true) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 484497397u);
             if (atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
@@ -211,6 +213,7 @@ void _vkp_end_sync() {
         atomicMax(_vkp_sched[_vkp_ITER_MAX], _vkp_group_iterations);
         atomicAdd(_vkp_sched[_vkp_ENDS], 1u);
         _vkp_end_target += _vkp_nparts;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 484497397u);
         while (true) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 484497397u);
             if (atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
@@ -289,6 +292,7 @@ void main() {
         uint groups = gl_NumWorkGroups.x;
         uint w = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
         bool joined = false;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 484497397u);
         while ((w & 0x80000000u) == 0u && !joined) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 484497397u);
             uint prev = atomicCompSwap(_vkp_sched[_vkp_OCCUPANCY], w, w + 1u);
@@ -299,6 +303,7 @@ void main() {
         if (part == 0) {
             uint seen = 1u;
             uint quiet = 0u;
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 484497397u);
             while (seen < groups && quiet < 1024u) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 484497397u);
                 uint c = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
@@ -372,6 +377,7 @@ void main() {
             _vkp_controls[51] = nparts;
         } else if (part > 0) {
             uint v = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 484497397u);
             while ((v & 0x80000000u) == 0u) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 484497397u);
                 v = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
@@ -464,6 +470,7 @@ void main() {
     uint _flags = _vkp_sched[_vkp_STEP_FLAGS + 3u * s];
     uint _stepno = _vkp_sched[_vkp_STEP_NUMBER + 3u * s];
     while (true) {
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 484497397u);
         if (_state != 1u) break;
         uint _next = s == 2u ? 0u : s + 1u;
         if (_vkp_worker >= 0) {
@@ -475,12 +482,14 @@ void main() {
             _vkp_grid_sync();
             _flags |= _whens;
             // stage grow over (1,)
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 484497397u);
             for (uint _i = _first; _i < 1u; _i += _stride) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 484497397u);
                 stage_grow(int(_i));
             }
             if ((_flags & 1u) != 0u) {   // when(reached)
                 // stage fire over (1,)
+                if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 484497397u);
                 for (uint _i = _first; _i < 1u; _i += _stride) {
                     if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 484497397u);
                     stage_fire(int(_i));

@@ -71,6 +71,7 @@ void _vkp_boundary(uint p) {
         {
             uint _head = atomicAdd(_vkp_controls[2], 0u);
             uint _tail = _vkp_controls[52];
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1690867346u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1690867346u);
                 uint _e = 3u + (_tail % 16u) * 2u;
@@ -95,7 +96,7 @@ void _vkp_boundary(uint p) {
         uint used = _vkp_sched[_vkp_ITER_MAX];
         uint grown = used - _vkp_sched[_vkp_ITER_PREV];
         _vkp_sched[_vkp_ITER_PREV] = used;
-        if (used + 4u * grown + 1000u >= 60000u) reason = 3u;
+        if (used + 4u * grown + 1000u >= 45000u) reason = 3u;
     }
     uint flags = 0u;
     { uint n = 2u;   // every(2)
@@ -144,6 +145,7 @@ void _vkp_grid_sync() {
         atomicMax(_vkp_sched[_vkp_ITER_MAX], _vkp_group_iterations);
         atomicAdd(_vkp_sched[_vkp_ARRIVED], 1u);
         _vkp_target += _vkp_workers;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1690867346u);
         while (true) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1690867346u);
             if (atomicAdd(_vkp_sched[_vkp_ARRIVED], 0u) >= _vkp_target
@@ -224,6 +226,7 @@ void _vkp_end_sync() {
         atomicMax(_vkp_sched[_vkp_ITER_MAX], _vkp_group_iterations);
         atomicAdd(_vkp_sched[_vkp_ENDS], 1u);
         _vkp_end_target += _vkp_nparts;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1690867346u);
         while (true) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1690867346u);
             if (atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
@@ -302,6 +305,7 @@ void main() {
         uint groups = gl_NumWorkGroups.x;
         uint w = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
         bool joined = false;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1690867346u);
         while ((w & 0x80000000u) == 0u && !joined) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1690867346u);
             uint prev = atomicCompSwap(_vkp_sched[_vkp_OCCUPANCY], w, w + 1u);
@@ -312,6 +316,7 @@ void main() {
         if (part == 0) {
             uint seen = 1u;
             uint quiet = 0u;
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1690867346u);
             while (seen < groups && quiet < 1024u) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1690867346u);
                 uint c = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
@@ -385,6 +390,7 @@ void main() {
             _vkp_controls[51] = nparts;
         } else if (part > 0) {
             uint v = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1690867346u);
             while ((v & 0x80000000u) == 0u) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1690867346u);
                 v = atomicAdd(_vkp_sched[_vkp_OCCUPANCY], 0u);
@@ -477,6 +483,7 @@ void main() {
     uint _flags = _vkp_sched[_vkp_STEP_FLAGS + 3u * s];
     uint _stepno = _vkp_sched[_vkp_STEP_NUMBER + 3u * s];
     while (true) {
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1690867346u);
         if (_state != 1u) break;
         uint _next = s == 2u ? 0u : s + 1u;
         if (_vkp_worker >= 0) {
@@ -485,6 +492,7 @@ void main() {
             snap_slot = int(_vkp_sched[_vkp_SOCKETS + 0u + 2u * s]);
             snap_seq = _vkp_sched[_vkp_SOCKETS + 1u + 2u * s];
             // stage grow over (8, 8)
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1690867346u);
             for (uint _i = _first; _i < 64u; _i += _stride) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1690867346u);
                 stage_grow(int(_i / 8u), int(_i % 8u));
@@ -492,12 +500,13 @@ void main() {
             if ((_flags & 1u) != 0u) {   // every(2)
                 _vkp_grid_sync();
                 // stage snapshot over (8, 8)
+                if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1690867346u);
                 for (uint _i = _first; _i < 64u; _i += _stride) {
                     if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1690867346u);
                     stage_snapshot(int(_i / 8u), int(_i % 8u));
                 }
                 _vkp_grid_sync();
-                if (_vkp_worker == 0 && gl_LocalInvocationIndex == 0u) { if (snap_slot >= 0) atomicExchange(snap_header[snap_slot], snap_seq + 1u); }
+                if (_vkp_worker == 0 && gl_LocalInvocationIndex == 0u) { if (snap_slot >= 0) atomicExchange(snap_header[snap_slot], (atomicAdd(_vkp_status[0], 0u) == 0u ? snap_seq + 1u : ~(snap_seq + 1u))); }
             }
         }
         if (_planner) _vkp_boundary((s + 1u) % 3u);   // prepare step + 1

@@ -54,6 +54,7 @@ void _vkp_boundary(uint p) {
         {
             uint _head = atomicAdd(_vkp_controls[2], 0u);
             uint _tail = _vkp_controls[52];
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1108782589u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1108782589u);
                 uint _e = 3u + (_tail % 16u) * 2u;
@@ -78,6 +79,7 @@ void _vkp_boundary(uint p) {
       if (n != 0u && step % n == 0u) flags |= 1u; }
     if (reason == 0u && (flags & 1u) != 0u) {   // memsock snap must have room
         bool room = false;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1108782589u);
         for (uint w = 0u; w < 64u && !room; w++) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1108782589u);
             room = (snap_cursor[1] - atomicAdd(snap_cursor[0], 0u) < 4u);
@@ -112,7 +114,7 @@ void main() {
     uint q = _vkp_sched[_vkp_CUR];   // the step before, now complete everywhere
     uint p = q == 2u ? 0u : q + 1u;
     if (_vkp_sched[_vkp_STEP_STATE + 3u * q] == 1u) {
-        if (int(_vkp_sched[_vkp_SOCKETS + 0u + 2u * q]) >= 0) atomicExchange(snap_header[int(_vkp_sched[_vkp_SOCKETS + 0u + 2u * q])], _vkp_sched[_vkp_SOCKETS + 1u + 2u * q] + 1u);
+        if (int(_vkp_sched[_vkp_SOCKETS + 0u + 2u * q]) >= 0) atomicExchange(snap_header[int(_vkp_sched[_vkp_SOCKETS + 0u + 2u * q])], (atomicAdd(_vkp_status[0], 0u) == 0u ? _vkp_sched[_vkp_SOCKETS + 1u + 2u * q] + 1u : ~(_vkp_sched[_vkp_SOCKETS + 1u + 2u * q] + 1u)));
     }
     _vkp_boundary(p);
     _vkp_sched[_vkp_CUR] = p;
@@ -180,6 +182,7 @@ void _vkp_boundary(uint p) {
         {
             uint _head = atomicAdd(_vkp_controls[2], 0u);
             uint _tail = _vkp_controls[52];
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1108782589u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1108782589u);
                 uint _e = 3u + (_tail % 16u) * 2u;
@@ -204,6 +207,7 @@ void _vkp_boundary(uint p) {
       if (n != 0u && step % n == 0u) flags |= 1u; }
     if (reason == 0u && (flags & 1u) != 0u) {   // memsock snap must have room
         bool room = false;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1108782589u);
         for (uint w = 0u; w < 64u && !room; w++) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1108782589u);
             room = (snap_cursor[1] - atomicAdd(snap_cursor[0], 0u) < 4u);
@@ -313,6 +317,7 @@ void _vkp_boundary(uint p) {
         {
             uint _head = atomicAdd(_vkp_controls[2], 0u);
             uint _tail = _vkp_controls[52];
+            if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1108782589u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1108782589u);
                 uint _e = 3u + (_tail % 16u) * 2u;
@@ -337,6 +342,7 @@ void _vkp_boundary(uint p) {
       if (n != 0u && step % n == 0u) flags |= 1u; }
     if (reason == 0u && (flags & 1u) != 0u) {   // memsock snap must have room
         bool room = false;
+        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1108782589u);
         for (uint w = 0u; w < 64u && !room; w++) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1108782589u);
             room = (snap_cursor[1] - atomicAdd(snap_cursor[0], 0u) < 4u);
