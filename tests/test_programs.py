@@ -266,6 +266,18 @@ def test_stage_language_mistakes(ctx):
     with pytest.raises(vkp.CompileError, match=r"test_programs.py:\d+.*cannot call vkp.global_id"):
         prog.run(1)
     prog.free()
+    prog = vkp.Program(ctx, name="bad_index")
+    b = prog.array("b", (4, 3), np.float32)
+
+    @prog.stage(domain=4)
+    def past_the_end(i):
+        b[i, 3] = 1.0          # the array's shape is known: the write would vanish
+
+    prog.loop(past_the_end)
+    with pytest.raises(vkp.CompileError, match=r"index 3 is out of range for axis 1 of size 3 "
+                                               r"\(valid: -3..2\)"):
+        prog.run(1)
+    prog.free()
 
 
 def test_declaring_after_compiling_is_refused(ctx):
