@@ -26,13 +26,18 @@ void main() {
 K = vkp.glsl_kernel(BUSY)
 
 def busy(ctx, seconds):
-    a = ctx.zeros(64 * 64)
+    # few, long launches (a GPU runs 4,096 invocations in no time: give it millions), so
+    # that queueing them never waits for the oldest (at most ~1,000 in flight)
+    n = 64 * 64 if ctx.info.kind == "cpu" else 1 << 22
+    a = ctx.zeros(n)
+    K[n // 64](a, iters=60000)                  # compiles and warms up
+    ctx.synchronize()
     t = time.perf_counter()
-    K[64](a, iters=60000)
+    K[n // 64](a, iters=60000)
     ctx.synchronize()
     once = time.perf_counter() - t
     for _ in range(max(1, math.ceil(seconds / once))):
-        K[64](a, iters=60000)
+        K[n // 64](a, iters=60000)
     return a
 '''
 
