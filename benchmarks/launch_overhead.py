@@ -7,7 +7,7 @@ Rows, all measured in this run on the same device:
                   vkResetFences through the `vulkan` binding (the baseline)
   kernel sync     @vkp.kernel launch + ctx.synchronize(), every launch
   kernel async    @vkp.kernel launches back to back, one synchronize() at the end
-  glsl sync       vkp.glsl_kernel launch + synchronize()
+  glsl sync       vkp.lowlevel.glsl_kernel launch + synchronize()
 Targets (issue "Kernel language"): kernel sync within 1.3x raw on lavapipe; on the H200
 <= 40 µs sync and <= 15 µs per async launch.
 """
@@ -70,7 +70,7 @@ def main() -> None:
             launch(x, 1.0)
         ctx.synchronize()
 
-    glsl = vkp.glsl_kernel(BUMP_GLSL, ctx=ctx)
+    glsl = vkp.lowlevel.glsl_kernel(BUMP_GLSL, ctx=ctx)
 
     def glsl_sync(k):
         for _ in range(k):

@@ -34,7 +34,7 @@ def fill_ones(x: vkp.Array[vkp.f32]):
     if i < x.shape[0]:
         x[i] = 1.0
 
-raw = vkp.glsl_kernel('''#version 450
+raw = vkp.lowlevel.glsl_kernel('''#version 450
 layout(local_size_x_id = 0, local_size_y_id = 1) in;
 layout(std430, binding = 0) buffer X { float x[]; };
 void main() { if (gl_GlobalInvocationID.x < 64u) x[gl_GlobalInvocationID.x] = 1.0; }
@@ -174,7 +174,7 @@ def test_scalars_that_do_not_fit_are_refused_alike_by_kernels_and_push_constants
     x = ctx.zeros(4)
     with pytest.raises(error, match="affine: " + match):
         affine.forall(4)(a, n, x)
-    raw = vkp.glsl_kernel(PUSH, name="push")
+    raw = vkp.lowlevel.glsl_kernel(PUSH, name="push")
     with pytest.raises(error, match="push: " + match.replace("parameter", "push constant")):
         raw[1](x, a=a, n=n)
 
@@ -187,7 +187,7 @@ def test_scalars_that_fit_exactly_are_accepted_alike(ctx, a, n, want):
     affine.forall(4)(a, n, x)
     assert (x.numpy() == np.float32(want)).all()
     x.fill(0)
-    vkp.glsl_kernel(PUSH, name="push")[1](x, a=a, n=n)
+    vkp.lowlevel.glsl_kernel(PUSH, name="push")[1](x, a=a, n=n)
     assert x.numpy()[0] == np.float32(want)
 
 
@@ -240,7 +240,7 @@ void main() { uint i = gl_GlobalInvocationID.x; if (i < n) y[i] = a * x[i] + y[i
     (np.bool_, r"no GLSL type stores NumPy bools \(use uint8 or uint32 arrays\)"),
 ])
 def test_an_array_of_another_element_type_is_refused(ctx, dtype, hint):
-    k = vkp.glsl_kernel(SAXPY, name="saxpy")
+    k = vkp.lowlevel.glsl_kernel(SAXPY, name="saxpy")
     y = ctx.zeros(64)
     bad = np.ones(64, dtype)
     what = (rf"saxpy: argument 'X' \(binding 0\) is a buffer of float elements \(float32\), "
@@ -261,7 +261,7 @@ def test_vector_matrix_and_mixed_buffers(ctx):
     layout(std430, binding = 2) buffer Mixed { uint count; float data[]; };
     void main() { data[0] = v[1].y + m[0][1][0]; count = 7u; }
     """
-    k = vkp.glsl_kernel(src, name="shapes")
+    k = vkp.lowlevel.glsl_kernel(src, name="shapes")
     assert [str(b.dtype) for b in k.reflection.bindings] == ["float32", "float32", "None"]
     mixed = np.zeros(2, np.uint32)         # a header word and a float: no single dtype to check
     k[1](np.arange(8, dtype=np.float32), np.arange(4, dtype=np.float32), mixed)

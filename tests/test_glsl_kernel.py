@@ -31,7 +31,7 @@ void main() {
 
 
 def test_saxpy_on_device_arrays_is_asynchronous_and_correct(ctx):
-    k = vkp.glsl_kernel(SAXPY, name="saxpy")
+    k = vkp.lowlevel.glsl_kernel(SAXPY, name="saxpy")
     n = 10_000
     x = np.random.default_rng(0).standard_normal(n).astype(np.float32)
     dx, dy = ctx.asarray(x), ctx.zeros(n)
@@ -42,7 +42,7 @@ def test_saxpy_on_device_arrays_is_asynchronous_and_correct(ctx):
 
 
 def test_numpy_arguments_copied_back_unless_readonly(ctx):
-    k = vkp.glsl_kernel(SAXPY, ctx=ctx)
+    k = vkp.lowlevel.glsl_kernel(SAXPY, ctx=ctx)
     x = np.arange(100, dtype=np.float32)
     x_before = x.copy()
     y = np.ones(100, np.float32)
@@ -56,7 +56,7 @@ def test_numpy_arguments_copied_back_unless_readonly(ctx):
 
 
 def test_push_constant_types(ctx):
-    k = vkp.glsl_kernel(PUSH_TYPES)
+    k = vkp.lowlevel.glsl_kernel(PUSH_TYPES)
     out = ctx.zeros(8)
     k[1](out, i=-7, u=4_000_000_000, f=0.25, v=(1, 2, 3), k=[5, -6])
     np.testing.assert_array_equal(out.numpy(), np.float32([-7, 4e9, 0.25, 1, 2, 3, 5, -6]))
@@ -71,13 +71,13 @@ def test_push_constant_types(ctx):
     (dict(i=1, u=1, f=1, v=(1, 2), k=[1, 2]), ValueError, "'v' takes 3 values, got 2"),
 ])
 def test_push_constant_mistakes(ctx, push, error, match):
-    k = vkp.glsl_kernel(PUSH_TYPES)
+    k = vkp.lowlevel.glsl_kernel(PUSH_TYPES)
     with pytest.raises(error, match=match):
         k[1](ctx.zeros(8), **push)
 
 
 def test_argument_mistakes(ctx):
-    k = vkp.glsl_kernel(SAXPY, name="saxpy")
+    k = vkp.lowlevel.glsl_kernel(SAXPY, name="saxpy")
     x, y = ctx.zeros(64), ctx.zeros(64)
     with pytest.raises(TypeError, match="saxpy: takes 2 array argument\\(s\\) \\(X, Y\\) in binding order, got 1"):
         k[1](x, a=1, n=64)
@@ -98,7 +98,7 @@ def test_argument_mistakes(ctx):
 
 
 def test_zero_groups_is_a_no_op(ctx):
-    k = vkp.glsl_kernel(SAXPY)
+    k = vkp.lowlevel.glsl_kernel(SAXPY)
     y = ctx.full(64, 5.0)
     k[0](ctx.zeros(64), y, a=1, n=64)
     assert (y.numpy() == 5).all()
@@ -114,7 +114,7 @@ def test_local_size_chosen_at_launch_and_2d_grids(ctx):
         if (g.x < w && g.y < h) o[g.y * w + g.x] = g.y * 1000u + g.x + gl_WorkGroupSize.x * 1000000u;
     }
     """
-    k = vkp.glsl_kernel(textwrap.dedent(src))
+    k = vkp.lowlevel.glsl_kernel(textwrap.dedent(src))
     assert k.reflection.local_size_spec_ids[:2] == (0, 1)
     w, h = 37, 11
     expect = (np.arange(h)[:, None] * 1000 + np.arange(w)[None, :]).astype(np.uint32)
@@ -129,7 +129,7 @@ def test_local_size_chosen_at_launch_and_2d_grids(ctx):
 def test_compile_error_shows_the_line():
     bad = "#version 450\nlayout(local_size_x = 1) in;\nvoid main() {\n    float v = undefined_name * 2.0;\n}\n"
     with pytest.raises(vkp.CompileError) as info:
-        vkp.glsl_kernel(bad, name="broken.comp")
+        vkp.lowlevel.glsl_kernel(bad, name="broken.comp")
     msg = str(info.value)
     assert "broken.comp:4: error: 'undefined_name' : undeclared identifier" in msg
     assert "   4 |     float v = undefined_name * 2.0;" in msg
@@ -139,17 +139,17 @@ def test_uniform_blocks_are_rejected_with_a_hint():
     src = "#version 450\nlayout(local_size_x=1) in;\nlayout(binding=0) uniform U { float u; };\n" \
           "layout(std430, binding=1) buffer B { float b[]; };\nvoid main() { b[0] = u; }\n"
     with pytest.raises(vkp.VkPersistError, match="uniform blocks are not supported.*push constants"):
-        vkp.glsl_kernel(src)
+        vkp.lowlevel.glsl_kernel(src)
 
 
 def test_defines_reach_the_shader(ctx):
     src = "#version 450\nlayout(local_size_x=1) in;\nlayout(std430, binding=0) buffer B { uint b[]; };\n" \
           "void main() { b[0] = VALUE; }\n"
     out = ctx.zeros(1, np.uint32)
-    vkp.glsl_kernel(src, defines={"VALUE": "17u"})[1](out)
+    vkp.lowlevel.glsl_kernel(src, defines={"VALUE": "17u"})[1](out)
     assert out.numpy()[0] == 17
     with pytest.raises(ValueError, match="not a valid GLSL identifier"):
-        vkp.glsl_kernel(src, defines={"1x": 1})
+        vkp.lowlevel.glsl_kernel(src, defines={"1x": 1})
 
 
 def test_reflection_reads_bindings_push_and_local_size():
@@ -214,7 +214,7 @@ LOOP_RESULTS = {0: lambda n: sum(i % 7 for i in range(n)), 1: lambda n: n, 2: la
                                                             "while-true", "do-while",
                                                             "nested-from-macro"])
 def test_raw_loops_past_lavapipes_limit_raise_never_truncate(ctx, kind):
-    k = vkp.glsl_kernel(LOOPS, name="loops", ctx=ctx)
+    k = vkp.lowlevel.glsl_kernel(LOOPS, name="loops", ctx=ctx)
     out = ctx.zeros(1, np.uint32)
     k[1](out, n=1000, kind=kind)
     assert out.numpy()[0] == LOOP_RESULTS[kind](1000)
@@ -231,8 +231,8 @@ def test_raw_loops_past_lavapipes_limit_raise_never_truncate(ctx, kind):
 
 def test_loop_guard_opt_out_is_explicit(ctx):
     with pytest.raises(TypeError, match="loop_guard=\\) takes True or False, got 'no'"):
-        vkp.glsl_kernel(LOOPS, loop_guard="no")
-    k = vkp.glsl_kernel(LOOPS, name="unguarded", ctx=ctx, loop_guard=False)
+        vkp.lowlevel.glsl_kernel(LOOPS, loop_guard="no")
+    k = vkp.lowlevel.glsl_kernel(LOOPS, name="unguarded", ctx=ctx, loop_guard=False)
     out = ctx.zeros(1, np.uint32)
     k[1](out, n=100_000, kind=0)
     got = out.numpy()[0]                 # no error: what the opt-out gives up
@@ -261,7 +261,7 @@ def test_guard_instruments_conditions_and_keeps_lines():
 def test_a_shader_the_guard_cannot_instrument_fails_loudly():
     src = ("#version 450\nlayout(local_size_x = 1) in;\nuint _vkp_iterations = 0u;\n"
            "void main() { for (uint i = 0u; i < 10u; i++) _vkp_iterations += i; }\n")
-    k = vkp.glsl_kernel(src, name="clash")
+    k = vkp.lowlevel.glsl_kernel(src, name="clash")
     with pytest.raises(vkp.VkPersistError, match="clash: vkpersist could not add its loop-limit "
                                                  "check.*pass loop_guard=False"):
         k._loop_guarded()
@@ -279,7 +279,7 @@ ctx = vkp.Context(int(sys.argv[1]))
 x = np.arange(64, dtype=np.float32)
 for name, src, want in [("plus", {PLUS!r}, x + 3), ("times", {TIMES!r}, x * 3)]:
     y = np.zeros(64, np.float32)
-    vkp.glsl_kernel(src, name=name, ctx=ctx)[1](x, y, a=3.0, n=64)
+    vkp.lowlevel.glsl_kernel(src, name=name, ctx=ctx)[1](x, y, a=3.0, n=64)
     assert (y == want).all(), (name, y[:4])
 print("results ok")
 """

@@ -28,7 +28,7 @@ def _live_children(ctx) -> int:
 
 
 def test_thousand_array_and_launch_cycles_do_not_grow(ctx):
-    k = vkp.glsl_kernel(SQUARE)
+    k = vkp.lowlevel.glsl_kernel(SQUARE)
     host = np.arange(4096, dtype=np.float32)
 
     def cycle():
@@ -58,7 +58,7 @@ def test_kernel_and_pipeline_cycles_release_everything(ctx):
     gc.collect()
     baseline = _live_children(ctx)
     for i in range(50):
-        k = vkp.glsl_kernel(SQUARE.replace("void main", f"// {i % 5}\nvoid main"))
+        k = vkp.lowlevel.glsl_kernel(SQUARE.replace("void main", f"// {i % 5}\nvoid main"))
         k[1](x, n=64)
         ctx.synchronize()
         del k
@@ -87,7 +87,7 @@ def test_context_cycles_do_not_grow(device_info):
 def test_closing_a_context_releases_its_children(device_info):
     c = vkp.Context(device_info.index)
     a = c.zeros(16)
-    k = vkp.glsl_kernel(SQUARE)
+    k = vkp.lowlevel.glsl_kernel(SQUARE)
     k[1](a, n=16)
     c.close()
     assert not a.buffer.alive and c._core.children == {}
@@ -99,7 +99,7 @@ def test_interpreter_exit_with_live_objects_is_clean(device_info):
     script = textwrap.dedent(f"""
         import numpy as np, vkpersist as vkp
         ctx = vkp.Context({device_info.index})
-        k = vkp.glsl_kernel({SQUARE!r})
+        k = vkp.lowlevel.glsl_kernel({SQUARE!r})
         arrays = [ctx.asarray(np.full(64, i, np.float32)) for i in range(5)]
         for a in arrays:
             k[1](a, n=64)                 # still pending at exit for all we know
@@ -131,7 +131,7 @@ def test_exit_while_the_last_created_kernel_still_runs(device_info):
         import numpy as np, vkpersist as vkp
         ctx = vkp.Context({device_info.index})
         a = ctx.zeros(64 * 64)
-        k = vkp.glsl_kernel({BUSY!r})
+        k = vkp.lowlevel.glsl_kernel({BUSY!r})
         for _ in range(4):
             k[64](a)
         print("launched")

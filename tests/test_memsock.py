@@ -204,7 +204,7 @@ def test_frames_in_caller_provided_host_pages(ctx):
     if not ctx.info.external_memory_host:
         pytest.skip("the device cannot import host memory")
     field = ctx.asarray(np.arange(12 * 20, dtype=np.float32).reshape(12, 20))
-    ring = vkp.host_array((4, 12, 20), np.float32)
+    ring = vkp.lowlevel.host_array((4, 12, 20), np.float32)
     sock = vkp.MemSock("image", np.float32, (12, 20), capacity=4, ctx=ctx, frames=ring)
     image_frame[(3, 2), (8, 8)](sock, field)
     with sock.wait(10) as frame:
@@ -214,7 +214,7 @@ def test_frames_in_caller_provided_host_pages(ctx):
     sock.free()
     with pytest.raises(ValueError, match=r"frames must be a float32 array of shape \(4, 12, 20\)"):
         vkp.MemSock("image", np.float32, (12, 20), capacity=4, ctx=ctx,
-                    frames=vkp.host_array((4, 12, 21), np.float32))
-    with pytest.raises(ValueError, match="allocate it with vkp.host_array"):
+                    frames=vkp.lowlevel.host_array((4, 12, 21), np.float32))
+    with pytest.raises(ValueError, match="allocate it with vkp.lowlevel.host_array"):
         vkp.MemSock("image", np.float32, (12, 20), capacity=4, ctx=ctx,
                     frames=np.zeros((5, 12, 20), np.float32)[1:])

@@ -23,7 +23,7 @@ void main() {
     a[i] = v;
 }
 """
-K = vkp.glsl_kernel(BUSY)
+K = vkp.lowlevel.glsl_kernel(BUSY)
 
 def busy(ctx, seconds):
     # few, long launches (a GPU runs 4,096 invocations in no time: give it millions), so

@@ -41,7 +41,7 @@ def _calibrated(ctx, k, a):
 
 
 def test_synchronize_times_out_then_completes(ctx):
-    k = vkp.glsl_kernel(BUSY)
+    k = vkp.lowlevel.glsl_kernel(BUSY)
     a = ctx.zeros(64 * 256 if ctx.info.kind == "cpu" else 64 * 65535)
     slow = _calibrated(ctx, k, a)
     t = time.perf_counter()
@@ -92,7 +92,7 @@ def test_invalid_timeouts_are_refused_naming_the_parameter(ctx, where, call, val
 
 @pytest.mark.parametrize("value", [2, 0.5, np.float32(0.25), 1e30, math.inf], ids=repr)
 def test_valid_timeouts_work_in_every_wait(ctx, value):
-    k = vkp.glsl_kernel(BUSY)
+    k = vkp.lowlevel.glsl_kernel(BUSY)
     a = ctx.zeros(64 * 4)
     before = ctx.timeout
     try:
@@ -124,7 +124,7 @@ def test_env_timeout_accepts_seconds_and_inf(clean_env, monkeypatch, device_info
     with vkp.Context(device_info.index) as c:
         assert c.timeout == seconds
         a = c.zeros(64)
-        vkp.glsl_kernel(BUSY)[1](a, iters=10)
+        vkp.lowlevel.glsl_kernel(BUSY)[1](a, iters=10)
         c.synchronize()
         assert np.isfinite(a.numpy()).all()
 

@@ -26,7 +26,7 @@ def record() -> None:
     import pytest
 
     import vkpersist as vkp
-    from vkpersist.kernel import Kernel
+    from vkpersist._kernel import Kernel
     from vkpersist.lang import types as T
     import snapshot_cases as sc
 

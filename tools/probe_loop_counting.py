@@ -26,5 +26,5 @@ if __name__ == "__main__":
     print(ctx.info.summary())
     for what, body in CASES.items():
         out = ctx.zeros(4, np.uint32)
-        vkp.glsl_kernel(HEAD + body, name="probe", loop_guard=False)[1](out)
+        vkp.lowlevel.glsl_kernel(HEAD + body, name="probe", loop_guard=False)[1](out)
         print(f"{what}: {int(out.numpy()[0]):,}")

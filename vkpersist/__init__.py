@@ -5,20 +5,19 @@
     x = ctx.asarray(np.arange(8, dtype=np.float32))
     print(x.numpy())
 """
+import inspect
+
 from ._errors import (CompileError, DeviceLimitError, DeviceLost, DeviceNotFound, DeviceTimeout,
                       OutOfDeviceMemory, UnsupportedError, VkPersistError, VulkanUnavailable)
-from .vk.array import SUPPORTED_DTYPES
-from .vk.buffer import host_array
 from .vk.context import Context, default_context, synchronize
-from .vk.devices import DeviceInfo, list_devices
-from .vk.glsl_kernel import GLSLKernel, glsl_kernel
-from .vk.memory import KINDS as MEMORY_KINDS
+from .vk.devices import list_devices
 
 from .control import Ack, ControlBuffer, ControlField
 from .memsock import Frame, MemSock
-from .kernel import Kernel, func, kernel
+from ._kernel import Kernel, func, kernel
 from .lang.source import compile_source
 from .scheduler import Program, QueueOverflow, every, when
+from . import lowlevel
 from .lang.builtins import (acos, acosh, asin, asinh, atan, atan2, atanh, atomic, barrier, ceil,
                             clamp, copysign, cos, cosh, cross, distance, dot, exp, exp2, fabs,
                             floor, fma, global_id, global_size, group_id, hypot, isinf, isnan,
@@ -37,13 +36,13 @@ int8, int16, int32, int64, uint8, uint16, uint32, uint64 = i8, i16, i32, i64, u8
 __version__ = "0.1.0"
 
 __all__ = [
-    # runtime
-    "Array", "CompileError", "Context", "DeviceInfo", "DeviceLimitError", "DeviceLost",
-    "DeviceNotFound", "DeviceTimeout", "GLSLKernel", "MEMORY_KINDS", "OutOfDeviceMemory",
-    "SUPPORTED_DTYPES", "UnsupportedError", "VkPersistError", "VulkanUnavailable",
-    "default_context", "glsl_kernel", "host_array", "list_devices", "synchronize",
-    # kernels and the channels to running kernels
-    "Kernel", "kernel", "func", "compile_source", "Program", "every", "when", "QueueOverflow", "Ack", "ControlBuffer", "ControlField", "Controls", "MemSock", "Frame", "Socket",
+    # devices, arrays, errors
+    "Array", "CompileError", "Context", "DeviceLimitError", "DeviceLost", "DeviceNotFound",
+    "DeviceTimeout", "OutOfDeviceMemory", "UnsupportedError", "VkPersistError",
+    "VulkanUnavailable", "default_context", "list_devices", "synchronize", "to_device",
+    # kernels, programs and the channels to running kernels
+    "Kernel", "kernel", "func", "compile_source", "Program", "every", "when", "QueueOverflow",
+    "Ack", "ControlBuffer", "ControlField", "Controls", "MemSock", "Frame", "Socket",
     # kernel language: types and builtins (usable inside @vkp.kernel / @vkp.func). vkp.abs,
     # vkp.min, vkp.max and vkp.pow exist too but stay out of `import *`, which would
     # shadow Python's own.
@@ -56,4 +55,27 @@ __all__ = [
     "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh",
     "atanh", "floor", "ceil", "trunc", "fabs", "clamp", "mix", "fma", "isnan", "isinf",
     "copysign", "hypot", "sign", "select", "dot", "cross", "length", "normalize", "distance",
+    # the layer underneath: raw GLSL kernels, host pages, device details
+    "lowlevel",
 ]
+
+
+def to_device(data, ctx: Context | None = None, *, memory: str = "device") -> Array:
+    """A device copy of `data` (anything NumPy accepts), numba.cuda style: on `ctx`, else
+    the default context. The same as `ctx.asarray(data, memory=memory)`."""
+    return (ctx if ctx is not None else default_context()).asarray(data, memory=memory)
+
+
+def _public_names() -> None:
+    """Public classes and functions say `vkpersist.X` (`vkpersist.lowlevel.X`) in reprs and
+    tracebacks, not the private module that defines them (as trio does)."""
+    for module, namespace, names in ((__name__, globals(), __all__),
+                                     (lowlevel.__name__, vars(lowlevel), lowlevel.__all__)):
+        for name in names:
+            obj = namespace[name]
+            if (isinstance(obj, type) or inspect.isfunction(obj)) \
+                    and obj.__module__.startswith("vkpersist."):
+                obj.__module__ = module
+
+
+_public_names()

@@ -54,7 +54,7 @@ def emit_glsl(target: str, mode: str = "persistent") -> int:
     import importlib.util
     import os
 
-    from .kernel import Kernel
+    from ._kernel import Kernel
     from .scheduler import Program
     path, _, name = target.partition(":") if not os.path.exists(target) else (target, "", "")
     if not os.path.exists(path):

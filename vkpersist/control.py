@@ -328,7 +328,7 @@ class ControlBuffer:
     def __repr__(self) -> str:
         parts = ", ".join(f"{f.name}: {f.type}{f'[{f.count}]' if f.count else ''} ({f.side})"
                           for f in self._fields.values() if not f.name.startswith("_"))
-        return f"ControlBuffer({parts}; live={self.live})"
+        return f"vkpersist.ControlBuffer({parts}; live={self.live})"
 
     def _field(self, name):
         try:

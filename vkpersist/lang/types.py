@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..vk.array import Array as DeviceArray
+
 
 class Type:
     """Base of every kernel-language type."""
@@ -219,24 +221,20 @@ class VoidType(Type):
 void = VoidType()
 
 
-class _ArrayMeta(type):
-    def __instancecheck__(cls, obj):
-        from ..vk.array import Array as DeviceArray
-        return isinstance(obj, DeviceArray)
+def _array_annotation(item) -> ArrayType:
+    """`vkp.Array[elem]`, `vkp.Array[elem, ndim]`: the device array class is also the
+    annotation of array parameters (vk/array.py asks this function what it names)."""
+    elem, ndim = (item if isinstance(item, tuple) else (item, 1))
+    if not isinstance(elem, (Scalar, Vector)):
+        raise TypeError(f"vkpersist.Array[...] takes a scalar or vector type (vkp.f32, "
+                        f"vkp.vec3, ...), got {elem!r}")
+    if not (ndim is None or isinstance(ndim, int) and 1 <= ndim <= 3):
+        raise TypeError(f"vkpersist.Array[T, ndim]: ndim must be 1, 2 or 3, got {ndim!r}")
+    return ArrayType(elem, ndim)
 
 
-class Array(metaclass=_ArrayMeta):
-    """Annotation for array parameters: `vkp.Array[vkp.f32]` (1-d), `vkp.Array[vkp.f32, 3]`,
-    `vkp.Array[vkp.vec4]` (backed by an (n, 4) float32 array). `isinstance(x, vkp.Array)`
-    is true for device arrays (they are created by a Context: ctx.asarray, ctx.empty, ...)."""
-
-    def __class_getitem__(cls, item):
-        elem, ndim = (item if isinstance(item, tuple) else (item, 1))
-        if not isinstance(elem, (Scalar, Vector)):
-            raise TypeError(f"vkp.Array[...] takes a scalar or vector type, got {elem!r}")
-        if not (ndim is None or isinstance(ndim, int) and 1 <= ndim <= 3):
-            raise TypeError(f"vkp.Array[T, ndim]: ndim must be 1, 2 or 3, got {ndim!r}")
-        return ArrayType(elem, ndim)
+Array = DeviceArray
+Array._annotation = staticmethod(_array_annotation)
 
 
 class PromotionError(TypeError):

@@ -95,4 +95,4 @@ class DeviceFunction:
                            "@vkp.kernel (its Python body is the GPU code)")
 
     def __repr__(self) -> str:
-        return f"<vkp.func {self.__name__}>"
+        return f"<vkpersist.func {self.__name__}>"

@@ -80,7 +80,7 @@ class Frame:
         self.release()
 
     def __repr__(self) -> str:
-        return f"Frame({self.sock.name!r}, seq={self.seq}{', released' if self._released else ''})"
+        return f"vkpersist.Frame({self.sock.name!r}, seq={self.seq}{', released' if self._released else ''})"
 
 
 class MemSock:
@@ -88,7 +88,7 @@ class MemSock:
                  policy: str = "drop", payload: dict | None = None, ctx: Context | None = None,
                  frames: np.ndarray | None = None):
         """`frames`: host pages of your own to hold the ring, an array of shape (capacity,
-        *frame_shape) from `vkp.host_array` (the device writes frames straight into it;
+        *frame_shape) from `vkp.lowlevel.host_array` (the device writes frames straight into it;
         needs VK_EXT_external_memory_host). By default the ring is allocated in
         host-cached memory where the device has it."""
         self.ctx = ctx if ctx is not None else default_context()
@@ -157,7 +157,7 @@ class MemSock:
         return self._dropped
 
     def __repr__(self) -> str:
-        return (f"MemSock({self.name!r}, {self.dtype}, frame_shape={self.frame_shape}, "
+        return (f"vkpersist.MemSock({self.name!r}, {self.dtype}, frame_shape={self.frame_shape}, "
                 f"capacity={self.capacity}, policy={self.policy!r})")
 
     # ---- producer side (called at kernel launch) -----------------------------------------

@@ -1,9 +1,10 @@
 """Persistent programs: resident arrays, controls and stages, run as one megakernel that
-schedules its own steps on the GPU, or as per-launch kernels (the fallback)."""
-from ._program import (Every, Program, ProgramArray, ProgramQueue, ProgramSocket, RunReport,
-                       Stage, When, every, when)
-from ._runner import QueueOverflow
-from ._session import Session
+schedules its own steps on the GPU, or as per-launch kernels (the fallback).
 
-__all__ = ["Every", "Program", "ProgramArray", "ProgramQueue", "ProgramSocket", "QueueOverflow", "RunReport",
-           "Session", "Stage", "When", "every", "when"]
+Only what users construct is exported (`vkp.Program`, `vkp.every`, `vkp.when`) and the
+warning they may see; arrays, queues, memsocks, stages, sessions and run reports come from
+a Program's methods."""
+from ._program import Program, every, when
+from ._runner import QueueOverflow
+
+__all__ = ["Program", "QueueOverflow", "every", "when"]

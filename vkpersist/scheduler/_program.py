@@ -60,6 +60,11 @@ class ProgramArray:
     dtype = property(lambda self: self.array.dtype)
     ndim = property(lambda self: len(self.array.shape))
 
+    def __array__(self, dtype=None, copy=None):
+        """`np.asarray(A)`: a copy of the contents, like `A.numpy()`."""
+        out = self.numpy()
+        return out if dtype is None else out.astype(dtype, copy=False)
+
     def numpy(self) -> np.ndarray:
         """A copy of the current contents (waits for running work on this program)."""
         self.program._require_idle(f"read array {self.name!r}")
@@ -331,7 +336,7 @@ class Program:
         self._freed = False
 
     def __repr__(self) -> str:
-        return (f"<Program {self.name!r}: {len(self.arrays)} arrays, {len(self.stages)} stages, "
+        return (f"<vkpersist.Program {self.name!r}: {len(self.arrays)} arrays, {len(self.stages)} stages, "
                 f"{self.steps_done} steps done>")
 
     # ---- declaration -------------------------------------------------------------------
@@ -577,7 +582,7 @@ class RunReport:
 
     def __repr__(self) -> str:
         parts = f", participants={self.participants}" if self.participants is not None else ""
-        return f"RunReport(mode={self.mode!r}, steps={self.steps}, epochs={self.epochs}{parts})"
+        return f"vkpersist.RunReport(mode={self.mode!r}, steps={self.steps}, epochs={self.epochs}{parts})"
 
 
 def resource_vars(prog: Program, coherent: bool, sched_len: int

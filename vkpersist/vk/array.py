@@ -106,7 +106,19 @@ def to_scalar(value, dtype: np.dtype, what: str) -> np.ndarray:
 
 class Array:
     """A typed N-d array in device memory. Create with `ctx.asarray`, `ctx.empty`,
-    `ctx.zeros` or `ctx.full`."""
+    `ctx.zeros`, `ctx.full` or `vkp.to_device`. The class is the kernel annotation too:
+    `vkp.Array[vkp.f32]` (1-d), `vkp.Array[vkp.f32, 3]`, `vkp.Array[vkp.vec4]` (backed by
+    an (n, 4) float32 array)."""
+
+    # Array[elem, ndim] -> the kernel type it names: set by the kernel language
+    # (lang/types.py), which sits above this runtime layer
+    _annotation = None
+
+    def __class_getitem__(cls, item):
+        if cls._annotation is None:
+            raise TypeError("vkpersist.Array[...] annotations need the kernel language: "
+                            "import vkpersist")
+        return cls._annotation(item)
 
     def __init__(self, ctx, shape, dtype, memory: str = "device"):
         check_kind(memory)

@@ -158,7 +158,7 @@ class ImportedBuffer(Buffer):
             raise ValueError(
                 f"{what} must start on a {align}-byte boundary of memory made of whole "
                 f"{align}-byte pages ({info.name}'s minImportedHostPointerAlignment); "
-                "allocate it with vkp.host_array(shape, dtype)")
+                "allocate it with vkp.lowlevel.host_array(shape, dtype)")
         self.nbytes = array.nbytes
         self.kind = "host"
         self.serial = next(_serials)

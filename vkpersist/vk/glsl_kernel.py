@@ -1,6 +1,6 @@
 """Raw GLSL compute kernels: for code already written in GLSL, and for reading what runs.
 
-    k = vkp.glsl_kernel('''
+    k = vkp.lowlevel.glsl_kernel('''
         #version 450
         layout(local_size_x = 64) in;
         layout(push_constant) uniform P { float a; uint n; };
@@ -112,7 +112,7 @@ class GLSLKernel:
         return self.reflection.local_size
 
     def __repr__(self) -> str:
-        return (f"GLSLKernel({self.name!r}, bindings={self.bindings}, "
+        return (f"vkpersist.lowlevel.GLSLKernel({self.name!r}, bindings={self.bindings}, "
                 f"push_constants={list(self.push_constants)}, local_size={self.local_size})")
 
     def __getitem__(self, config) -> "_Launcher":

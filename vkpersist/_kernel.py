@@ -97,7 +97,7 @@ class Kernel:
         self.kernel_id = register_kernel_name(f"kernel {self.__name__!r}")
 
     def __repr__(self) -> str:
-        return f"<vkp.kernel {self.__name__}>"
+        return f"<vkpersist.kernel {self.__name__}>"
 
     def __call__(self, *args, **kwargs):
         raise TypeError(f"launch a kernel with a configuration: {self.__name__}[groups, local]"

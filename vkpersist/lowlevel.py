@@ -1,0 +1,21 @@
+"""vkpersist.lowlevel: the runtime underneath kernels and programs, for who needs it.
+
+    from vkpersist import lowlevel
+    saxpy = lowlevel.glsl_kernel(GLSL_SOURCE)        # shaders already written in GLSL
+    pages = lowlevel.host_array((8, 64), np.float32)  # host pages a device can write into
+    lowlevel.MEMORY_KINDS, lowlevel.SUPPORTED_DTYPES  # what arrays can be
+    info: lowlevel.DeviceInfo = vkp.list_devices()[0]
+    target: lowlevel.Target = ctx.target              # what code is generated for a device
+
+Everything here is stable API, just not what a simulation usually needs; the names of
+`vkpersist` itself are the ones the tutorials use.
+"""
+from .vk.array import SUPPORTED_DTYPES
+from .vk.buffer import host_array
+from .vk.devices import DeviceInfo
+from .vk.glsl_kernel import GLSLKernel, glsl_kernel
+from .vk.memory import KINDS as MEMORY_KINDS
+from .vk.target import Target
+
+__all__ = ["DeviceInfo", "GLSLKernel", "MEMORY_KINDS", "SUPPORTED_DTYPES", "Target",
+           "glsl_kernel", "host_array"]
