@@ -1,5 +1,6 @@
 """Lists import cycles among vkpersist's modules, counting imports inside functions too (a
-lazy import hides a cycle from Python, not from the reader). Exit status 1 if any."""
+lazy import hides a cycle from Python, not from the reader), not those only type checkers
+see (`if TYPE_CHECKING:`). Exit status 1 if any."""
 from __future__ import annotations
 
 import ast
@@ -15,8 +16,11 @@ def module_graph() -> dict:
     graph = {name: set() for name in mods}
     for name, path in mods.items():
         package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.level:
+        tree = ast.parse(path.read_text())
+        typing_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
+                       and ast.unparse(block.test) == "TYPE_CHECKING" for n in ast.walk(block)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level and id(node) not in typing_only:
                 parts = package.split(".")
                 base = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
                 for target in [base] + [f"{base}.{a.name}" for a in node.names]:

@@ -7,6 +7,8 @@ stage there is FALLBACK_ROUNDS rounds of (setup kernel, consumer dispatched indi
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import dataclasses
 
 import numpy as np
@@ -22,7 +24,10 @@ from ..vk.sequence import DispatchSequence
 from ._codegen import PHASE_FINAL, PHASE_FIRST, PHASE_NEXT, ProgramWriter
 from ._words import EPOCH_WORDS, sched_words
 from ._plan import plan_step
-from ._program import Q_ARGS, Program, When, resource_vars
+from ._declare import Q_ARGS, When, resource_vars
+
+if TYPE_CHECKING:
+    from ._program import Program
 
 MAX_GROUPS_X = 65535        # the smallest maxComputeWorkGroupCount[0] Vulkan allows
 FALLBACK_ROUNDS = 16        # rounds of a queue stage per step in the fallback

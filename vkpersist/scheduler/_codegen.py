@@ -34,7 +34,7 @@ from ..lang import types as T
 from ..lang.glsl import Writer, glsl_type
 from ..vk.target import LOOP_GUARD_LIMIT
 from ._words import SLOTS, glsl_constants, snapshot_words
-from ._program import (C_DROPPED, C_HEAD, C_RELEASED, Q_ARGS, Q_DROPPED, Q_HEAD, Q_HI, Q_LO,
+from ._declare import (C_DROPPED, C_HEAD, C_RELEASED, Q_ARGS, Q_DROPPED, Q_HEAD, Q_HI, Q_LO,
                        Q_TAIL, Q_UNDRAINED)
 
 STATE_RUNNING, STATE_ENDED = 1, 2

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from .._errors import VkPersistError
 from ..lang import ir
 from ..lang.builtins import accessed
+from ._declare import When
 
 
 @dataclass(frozen=True)
@@ -160,7 +161,6 @@ def plan_step(prog, functions: dict, resources: dict) -> StepPlan:
 def _emitters(prog, plan: StepPlan, resources: dict) -> dict:
     """{memsock name: index of the one entry that writes its frames}, with the rules that
     make one frame per step well defined."""
-    from ._program import When
     out = {}
     for name, sock in prog.sockets.items():
         var = resources[id(sock)]

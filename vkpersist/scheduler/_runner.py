@@ -13,6 +13,8 @@ each epoch before any invocation nears the loop limit (VULKAN_FACTS.md §5).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import time
 import warnings
 
@@ -20,7 +22,10 @@ from .._errors import DeviceLimitError, DeviceTimeout, VkPersistError, internal_
 from .._polling import SPIN_S, check_timeout, poll_until, poll_until_async
 from ._build import FALLBACK_ROUNDS, build_for
 from ._codegen import REASON_BLOCKED, REASON_BUDGET, REASON_DONE, REASON_LOOP_LIMIT
-from ._program import Q_UNDRAINED, Program, RunReport
+from ._declare import Q_UNDRAINED, RunReport
+
+if TYPE_CHECKING:
+    from ._program import Program
 
 
 class QueueOverflow(RuntimeWarning):
