@@ -391,14 +391,14 @@ for _py_name in ("add", "sub", "min", "max", "and_", "or_", "xor", "exchange",
 
 
 # ---- channels and program resources (made by the front end's channel lowering) ----------------
-for _name, _accesses, _method in [
-        ("program_step", None, "program_step"),
-        ("control_load", "read", "control_load"), ("control_store", "write", "control_store"),
-        ("control_apply", "write", "control_apply"), ("queue_push", "write", "queue_push_call"),
-        ("socket_slot", None, "socket_slot"), ("socket_seq", None, "socket_seq"),
-        ("socket_store", "write", "socket_store"), ("socket_payload", "write", "socket_payload"),
-        ("socket_commit", None, "socket_commit")]:
-    _register(Entry(_name, (lambda m: lambda w, e: getattr(w, m)(e))(_method),
+_register(Entry("program_step", lambda w, e: w.program_step(e)))
+for _name, _accesses in [("control_load", "read"), ("control_store", "write"),
+                         ("control_apply", "write"), ("queue_push", "write"),
+                         ("socket_slot", None), ("socket_seq", None), ("socket_store", "write"),
+                         ("socket_payload", "write"), ("socket_commit", None)]:
+    # emitted by the channel's own GPU side (control/_device.py, memsock/_device.py; a
+    # program's writer takes over the operations it lays out itself)
+    _register(Entry(_name, (lambda op: lambda w, e: w.channel_op(op, e))(_name),
                     accesses=_accesses))
 
 

@@ -100,6 +100,17 @@ def _bare(text: str) -> str:
     return text[1:-1]
 
 
+_CHANNELS: dict = {}      # IR type class -> the GPU side of that channel
+
+
+def register_channel(type_cls, glsl) -> None:
+    """Channels (ControlBuffer, MemSock) bring their own GPU side: `glsl.declare(writer,
+    var)` for their buffers and one method per operation the builtin registry names
+    (builtins.py), each `(writer, ir.Intrinsic) -> GLSL`. They live beside the host side of
+    the same protocol and register here, since this module cannot import them."""
+    _CHANNELS[type_cls] = glsl
+
+
 def compile_generated(source: str, label: str) -> GLSLKernel:
     """GLSL this module wrote, compiled: a failure is a bug in vkpersist, never in the user's
     code, and says so with the source attached."""
@@ -234,21 +245,9 @@ class Writer:
         return ext
 
     def _buffer_decl(self, var) -> str:
-        if isinstance(var.type, T.SocketType):
-            b, n = var.binding, var.name
-            # published at a grid barrier under the Vulkan memory model: nonprivate
-            frames = "nonprivate writeonly" if self.vulkan_memory_model else "writeonly"
-            return "\n".join([
-                f"layout(std430, binding = {b}) {frames} buffer {n}_frames_buffer "
-                f"{{ {glsl_type(var.type.elem)} {n}_frames[]; }};   // MemSock frames",
-                f"layout(std430, binding = {b + 1}) buffer {n}_header_buffer "
-                f"{{ uint {n}_header[]; }};   // published sequence numbers, payload",
-                f"layout(std430, binding = {b + 2}) buffer {n}_state_buffer "
-                f"{{ uint {n}_done; }};   // workgroups that committed"])
-        if isinstance(var.type, T.ControlsType):
-            coherent = "coherent " if var.coherent else ""
-            return (f"layout(std430, binding = {var.binding}) {coherent}buffer {var.name}_buffer "
-                    f"{{ uint {var.name}[]; }};   // control words")
+        channel = _CHANNELS.get(type(var.type))
+        if channel is not None:           # a ControlBuffer's or MemSock's own buffers
+            return channel.declare(self, var)
         elem = var.type.elem
         written = self.is_written(var)
         access = "" if written else "readonly "
@@ -574,6 +573,10 @@ class Writer:
         static = var.static_shape
         return str(static[axis]) if static is not None else f"{var.name}_shape{axis}"
 
+    def linear(self, var, index) -> str:
+        """The flat index of element `index` of `var`, row-major."""
+        return self._linear(var, index)
+
     def _linear(self, var, index) -> str:
         idx = [self.expr(i) for i in index]
         out = idx[0]
@@ -613,73 +616,6 @@ class Writer:
             return f"{elem.glsl}({value})"
         return value
 
-    def _socket_commit(self, var) -> str:
-        """The last workgroup to finish publishes the frame (no workgroup ever waits for
-        another, so this cannot deadlock whatever the occupancy)."""
-        n = var.name
-        value = self.published(f"{n}_seq")
-        if self.memory_model:
-            count = (f"atomicAdd({n}_done, 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, "
-                     "gl_SemanticsAcquireRelease)")
-            publish = (f"atomicStore({n}_header[{n}_slot], {value}, gl_ScopeDevice, "
-                       "gl_StorageSemanticsBuffer, gl_SemanticsRelease)")
-        else:
-            count = f"atomicAdd({n}_done, 1u)"
-            publish = f"atomicExchange({n}_header[{n}_slot], {value})"
-        self.pre += [
-            f"// {n}.commit(): the last workgroup to finish publishes frame {n}_seq",
-            "memoryBarrierBuffer();",
-            "barrier();",
-            "if (gl_LocalInvocationIndex == 0u) {",
-            "    uint _groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_NumWorkGroups.z;",
-            f"    if ({count} == _groups - 1u) {{",
-            f"        {n}_done = 0u;",
-            "        memoryBarrierBuffer();",
-            f"        if ({n}_slot >= 0) {publish};",
-            "    }",
-            "}",
-        ]
-        return ""
-
-    def published(self, seq: str) -> str:
-        """The header value that publishes frame `seq`: seq + 1; under the loop guard, its
-        complement once any invocation has reached the limit, so that the reader refuses a
-        frame a cut-short loop may have computed instead of delivering it as good."""
-        if not self.loop_guard:
-            return f"{seq} + 1u"
-        return f"(atomicAdd(_vkp_status[0], 0u) == 0u ? {seq} + 1u : ~({seq} + 1u))"
-
-    def _control_apply(self, var, step: str) -> str:
-        """Apply queued host commands in order, then acknowledge like a seqlock: the
-        sequence word goes busy, then the step, then the new sequence number, each a
-        release store; the host reads sequence, step, sequence and retries on a change."""
-        n, t = var.name, var.type
-        head, ring, tail = (t.field(x).word for x in ("_cmd_head", "_cmd_ring", "_cmd_tail"))
-        ack_seq, ack_step = t.field("_ack_seq").word, t.field("_ack_step").word
-        cap = t.field("_cmd_ring").count // 2
-        load, store = self.atomic_load, self.atomic_store
-        guard = ["    " + self.guard_line()] if self.loop_guard else []
-        self.pre += [
-            f"// {n}.apply({step}): queued host commands, in order, then the acknowledgement",
-            "{",
-            f"    uint _head = {load(f'{n}[{head}]')};",
-            f"    uint _tail = {n}[{tail}];",
-            *guard,
-            "    while (_tail != _head) {",
-            *["    " + g for g in guard],
-            f"        uint _e = {ring}u + (_tail % {cap}u) * 2u;",
-            f"        uint _word = {load(f'{n}[_e]')};",
-            f"        {store(f'{n}[_word]', load(f'{n}[_e + 1u]'))};",
-            "        _tail += 1u;",
-            "    }",
-            f"    {n}[{tail}] = _tail;",
-            f"    {store(f'{n}[{ack_seq}]', '0xFFFFFFFFu')};   // busy: the host retries",
-            f"    {store(f'{n}[{ack_step}]', step)};",
-            f"    {store(f'{n}[{ack_seq}]', '_tail')};",
-            "}",
-        ]
-        return ""
-
     def atomic_load(self, word: str) -> str:
         """A device-scope acquire load of a uint word another workgroup or the host writes."""
         if self.memory_model:
@@ -693,11 +629,6 @@ class Writer:
             return (f"atomicStore({word}, {value}, gl_ScopeDevice, gl_StorageSemanticsBuffer, "
                     "gl_SemanticsRelease)")
         return f"atomicExchange({word}, {value})"
-
-    def _control_word(self, var, f, index) -> str:
-        if index is None:
-            return f"{var.name}[{f.word}]  /* {f.name} */"
-        return f"{var.name}[{f.word} + {self.expr(index)}]  /* {f.name} */"
 
     def expr_Call(self, e):
         args = [self.expr(a) for a in e.args] + [self.name(o) for o in e.outs]
@@ -717,48 +648,16 @@ class Writer:
     def helper(self, name, t) -> str:
         return self._helper(name, t)
 
-    # ---- channels, as a kernel's parameters hold them ---------------------------------------
-    def program_step(self, e):
+    # ---- channels: their GPU sides (control/_device.py, memsock/_device.py) ------------
+    def channel(self, var):
+        """The GPU side of the channel whose buffer `var` is."""
+        return _CHANNELS[type(var.type)]
+
+    def channel_op(self, op: str, e) -> str:
+        return getattr(self.channel(e.args[0]), op)(self, e)
+
+    def program_step(self, e) -> str:
         return "_vkp_step"
-
-    def socket_slot(self, e):
-        return f"{e.args[0].name}_slot"
-
-    def socket_seq(self, e):
-        return f"{e.args[0].name}_seq"
-
-    def socket_store(self, e):
-        var, index, value = e.args
-        linear = self._linear(var, index)
-        size = " * ".join(self.extent(var, a) for a in range(len(index)))
-        return (f"if ({var.name}_slot >= 0) {var.name}_frames[{var.name}_slot * ({size}) + "
-                f"{linear}] = {self.expr(value)}")
-
-    def socket_payload(self, e):
-        var, f, value = e.args
-        v = self.expr(value)
-        bits = {T.f32: f"floatBitsToUint({v})", T.i32: f"uint({v})"}.get(f.type, v)
-        per_slot = len(var.type.payload)
-        return (f"if ({var.name}_slot >= 0) {var.name}_header[{f.word} + {var.name}_slot * "
-                f"{per_slot}] = {bits}")
-
-    def control_apply(self, e):
-        return self._control_apply(e.args[0], self.expr(e.args[1]))
-
-    def socket_commit(self, e):
-        return self._socket_commit(e.args[0])
-
-    def control_load(self, e):
-        var, f, index = e.args
-        raw = self.atomic_load(self._control_word(var, f, index))
-        return {T.f32: f"uintBitsToFloat({raw})", T.i32: f"int({raw})"}.get(f.type, raw)
-
-    def control_store(self, e):
-        var, f, index, value = e.args
-        word = self._control_word(var, f, index)
-        v = self.expr(value)
-        bits = {T.f32: f"floatBitsToUint({v})", T.i32: f"uint({v})"}.get(f.type, v)
-        return self.atomic_store(word, bits)
 
 
 class _LValue:

@@ -339,3 +339,9 @@ def resource_vars(prog: Program, coherent: bool, sched_len: int
     # step's words, and coherent loads of one address from all of them contend (2.2x
     # the launch mode's steps/s at 128³ on the H200, docs/benchmarks.md)
     return resources, arrays, ctl_var, sched
+
+
+def period_text(period) -> str:
+    if isinstance(period, str):
+        return f"every(ctl.{period})"
+    return f"every({period})" if isinstance(period, int) else repr(period)

@@ -14,6 +14,7 @@ fields (one per slot), then per memsock and slot its frame's ring slot and seque
 from __future__ import annotations
 
 SLOTS = 3
+STATE_RUNNING, STATE_ENDED = 1, 2     # a slot's STEP_STATE (0: not prepared)
 # (name, word, what it holds)
 WORDS = (
     ("OCCUPANCY", 0, "occupancy discovery: participants that joined; bit 31: the poll closed"),

@@ -43,13 +43,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._errors import DeviceTimeout, VkPersistError
-from ._polling import poll_until, poll_until_async
-from .lang import types as T
-from .vk import visibility
-from .vk.array import to_scalar
-from .vk.buffer import Buffer
-from .vk.context import Context, default_context
+from .._errors import DeviceTimeout, VkPersistError
+from .._polling import poll_until, poll_until_async
+from ..lang import types as T
+from ..vk import visibility
+from ..vk.array import to_scalar
+from ..vk.buffer import Buffer
+from ..vk.context import Context, default_context
 
 LINE_WORDS = 16          # 64-byte lines
 MAX_FIELD_ELEMENTS = 64

@@ -1,0 +1,302 @@
+"""The megakernel's main(): occupancy discovery, then the steps, each the schedule's stages
+between grid barriers, with the step boundary prepared ahead by participant 0 (see
+_codegen.py's module docs for the scheme). A mixin of ProgramWriter: it provides the
+plan, the step words and the boundary; this part writes the synchronisation and the loop.
+
+Grid barriers are arrivals on monotonic counters (ARRIVED between stages, ENDS at the end of
+each step); only participants, workgroups known to be running, are ever waited for, so no
+occupancy can deadlock it. Polls are unrolled (the target says how many per loop
+iteration) and, under the Vulkan memory model, relaxed loads with one acquire fence after
+the loop.
+"""
+from __future__ import annotations
+
+from ._declare import Q_HEAD, Q_HI, Q_LO, Q_TAIL, period_text
+from ._words import SLOTS, STATE_RUNNING
+
+QUIET_ROUNDS = 1024         # the first participant closes the poll after this many rounds of
+                            # unrolled polls without a join (lavapipe's pool threads take
+                            # tens of µs to wake)
+
+
+class MegakernelWriter:
+    def poll_load(self, word: str) -> str:
+        """A load of a barrier counter in a spin loop: with the memory model a relaxed
+        load, and one acquire fence once the loop ends (`poll_acquire`). Measured on the
+        H200 within the noise of acquire loads in every poll (docs/benchmarks.md)."""
+        if self.memory_model:
+            return (f"atomicLoad({word}, gl_ScopeDevice, gl_StorageSemanticsBuffer, "
+                    "gl_SemanticsRelaxed)")
+        return self.atomic_load(word)
+
+    @property
+    def spin_unroll(self) -> int:
+        return self.target.spin_unroll
+
+    @property
+    def poll_acquire(self) -> list[str]:
+        if self.vulkan_memory_model:
+            return ["memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, "
+                    "gl_SemanticsAcquire | gl_SemanticsMakeVisible);   // acquire what the "
+                    "others wrote"]
+        return ["memoryBarrierBuffer();   // acquire what the others wrote"] \
+            if self.memory_model else []
+
+    @property
+    def group_barrier(self) -> list[str]:
+        """A grid barrier's workgroup barrier. Under the Vulkan memory model it also makes
+        the arrays' writes available (before the arrival) and the others' visible (after
+        the poll): +4% / +1% / +22% at 32³ / 64³ / 128³ on the H200 against `coherent`
+        arrays, whose every load bypasses L1 (docs/benchmarks.md)."""
+        if self.vulkan_memory_model:
+            return ["controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, "
+                    "gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease | "
+                    "gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);"]
+        return ["barrier();"]
+
+    def megakernel(self) -> None:
+        load = self.atomic_load
+        guard = [self.guard_line()] if self.loop_guard else []
+        occ = self.sched('OCCUPANCY')
+        unroll = self.spin_unroll
+        ahead = self.ahead
+        # with a dedicated planner, workgroup 0 runs no stages (vk/target.py says when)
+        least = self.target.dedicated_planner_from
+        w0 = "0u" if least is None else f"(_vkp_nparts >= {least}u ? 1u : 0u)"
+        words = ["_state", "_flags", "_stepno"]
+        self.emit_all([
+            "shared int _vkp_part_shared;",
+            "shared uint _vkp_nparts_shared;",
+            *(["shared uint _vkp_group_iterations;"] if self.loop_guard else []),
+            "int _vkp_part;          // this workgroup's participant index",
+            "uint _vkp_nparts;       // participating workgroups",
+            "int _vkp_worker;        // its index among those that run stages (-1: none)",
+            "uint _vkp_workers;      // participating workgroups that run stages",
+            "uint _vkp_target = 0u;  // arrivals that complete the current barrier between stages",
+            "uint _vkp_end_target = 0u;   // arrivals that complete the current end of step",
+            "uint _vkp_round = 0u;   // queue rounds so far: their words alternate by parity",
+            "",
+            "// Grid barriers: arrivals on monotonic counters; only participants (workgroups",
+            "// known to be running) are ever waited for. Between stages: the workers.",
+            *self.sync_function("_vkp_grid_sync()", [
+                f"atomicAdd({self.sched('ARRIVED')}, 1u);",
+                "_vkp_target += _vkp_workers;"], "ARRIVED", "_vkp_target", guard),
+            "// The end of a step: every participant, the planner too.",
+            *self.sync_function("_vkp_end_sync()", [
+                f"atomicAdd({self.sched('ENDS')}, 1u);",
+                "_vkp_end_target += _vkp_nparts;"], "ENDS", "_vkp_end_target", guard),
+            *self.queue_syncs(guard),
+            "void main() {",
+            "    // occupancy discovery: workgroups join while the poll is open; the first",
+            "    // participant closes it once no one has joined for a while (or all have)",
+            "    if (gl_LocalInvocationIndex == 0u) {",
+            "        uint groups = gl_NumWorkGroups.x;",
+            f"        uint w = {load(occ)};",
+            "        bool joined = false;",
+            *["        " + g for g in guard],
+            "        while ((w & 0x80000000u) == 0u && !joined) {",
+            *["            " + g for g in guard],
+            f"            uint prev = atomicCompSwap({occ}, w, w + 1u);",
+            "            if (prev == w) joined = true; else w = prev;",
+            "        }",
+            "        int part = joined ? int(w) : -1;",
+            "        uint nparts = 0u;",
+            "        if (part == 0) {",
+            "            uint seen = 1u;",
+            "            uint quiet = 0u;",
+            *["            " + g for g in guard],
+            f"            while (seen < groups && quiet < {QUIET_ROUNDS}u) {{",
+            *["                " + g for g in guard],
+            *_polled_max("                ", "uint c", load(occ), unroll),
+            "                c &= 0x7FFFFFFFu;",
+            "                if (c == seen) quiet += 1u; else { seen = c; quiet = 0u; }",
+            "            }",
+            f"            nparts = atomicOr({occ}, 0x80000000u) & 0x7FFFFFFFu;",
+            f"            {self.ctl('_parts')} = nparts;",
+            "        } else if (part > 0) {",
+            f"            uint v = {load(occ)};",
+            *["            " + g for g in guard],
+            "            while ((v & 0x80000000u) == 0u) {",
+            *["                " + g for g in guard],
+            *_polled_max("                ", "v", load(occ), unroll),
+            "            }",
+            "            nparts = v & 0x7FFFFFFFu;",
+            "        }",
+            "        _vkp_part_shared = part;",
+            "        _vkp_nparts_shared = nparts;",
+            *(["        _vkp_group_iterations = 0u;"] if self.loop_guard else []),
+            "    }",
+            "    barrier();",
+            "    _vkp_part = _vkp_part_shared;",
+            "    _vkp_nparts = _vkp_nparts_shared;",
+            "    if (_vkp_part < 0) return;     // not running alongside the others: leave",
+            f"    uint w0 = {w0};   // 1: participant 0 only plans",
+            "    _vkp_workers = _vkp_nparts - w0;",
+            "    _vkp_worker = _vkp_part - int(w0);",
+            "    uint _stride = _vkp_workers * gl_WorkGroupSize.x;",
+            "    uint _first = uint(_vkp_worker) * gl_WorkGroupSize.x + gl_LocalInvocationIndex;",
+            "    bool _planner = _vkp_part == 0 && gl_LocalInvocationIndex == 0u;",
+            f"    if (_planner) {{      // the first {'step' if ahead == 1 else f'{ahead} steps'}",
+            *[f"        _vkp_boundary({k}u);" for k in range(ahead)],
+            "    }",
+            "    _vkp_end_sync();",
+            "    uint s = 0u;          // the slot of the step being run",
+            *[f"    uint {w} = {self.step_word(i, 's')};" for i, w in enumerate(words)],
+            "    while (true) {",
+            *["        " + g for g in guard],      # the step loop counts too
+            f"        if (_state != {STATE_RUNNING}u) break;",
+            f"        uint _next = s == {SLOTS - 1}u ? 0u : s + 1u;",
+        ])
+        if ahead > 1:
+            self.emit("        // the next step's words, prepared before the last end of step: "
+                      "loaded now, used when this step ends")
+            self.emit_all([f"        uint _n{w[1:]} = {self.step_word(i, '_next')};"
+                           for i, w in enumerate(words)])
+        self.emit_all([
+            "        if (_vkp_worker >= 0) {",
+            *["            " + line for line in self.begin_step("s", "_stepno")]])
+        if self.plan.conditions:     # every worker evaluates them, then all wait so
+            self.emit_all([          # no stage changes their data before all have
+                *["            " + line for line in self.evaluate_conditions()],
+                "            _vkp_grid_sync();",
+                "            _flags |= _whens;"])
+        self.indent = 3
+        for segment in self.plan.segments:
+            self.segment(segment, guard)
+        self.indent = 0
+        self.emit_all([
+            "        }",
+            f"        if (_planner) _vkp_boundary((s + {ahead}u) % {SLOTS}u);   "
+            f"// prepare step + {ahead}",
+            "        _vkp_end_sync();",
+        ])
+        self.emit_all([
+            *[f"        {w} = " + (f"_n{w[1:]};" if ahead > 1 else
+                                   f"{self.step_word(i, '_next')};")
+              for i, w in enumerate(words)],
+            "        s = _next;",
+            "    }",
+            "    if (_planner) {      // exact counts, now that the epoch's last step is complete",
+            f"        {self.ctl('_step')} = {self.sched('STEPS_DONE')};",
+            f"        {self.ctl('_done')} = {self.sched('DONE')};",
+            "    }",
+            "}"])
+
+    def queue_syncs(self, guard: list) -> list[str]:
+        """A grid barrier per consumed queue whose last arrival fixes the next round: it
+        marks the round just consumed (when `after_round`) and takes [head, tail) as the
+        next, with every push of every worker in it, then arrives once more."""
+        out = []
+        for qname in sorted({st.consumes.name for st, _ in self.plan.schedule
+                             if st.consumes is not None}):
+            n = self.plan.queue_vars[qname].name
+            out += self.sync_function(f"_vkp_queue_sync_{n}(uint s, bool after_round)", [
+                "_vkp_target += _vkp_workers;",
+                f"if (atomicAdd({self.sched('ARRIVED')}, 1u) + 1u == _vkp_target) {{",
+                f"    if (after_round) {n}_q[{Q_HEAD}] = {n}_q[{Q_HI} + 2u * (s ^ 1u)];",
+                f"    {n}_q[{Q_LO} + 2u * s] = {n}_q[{Q_HEAD}];",
+                f"    {n}_q[{Q_HI} + 2u * s] = atomicAdd({n}_q[{Q_TAIL}], 0u);",
+                "    memoryBarrierBuffer();",
+                f"    atomicAdd({self.sched('ARRIVED')}, 1u);",
+                "}",
+                "_vkp_target += 1u;"], "ARRIVED", "_vkp_target", guard)
+        return out
+
+    def sync_function(self, signature: str, arrive: list, counter: str, target: str,
+                      guard: list) -> list:
+        """A grid barrier function: every invocation's writes are fenced, invocation 0
+        runs `arrive` (counting itself and advancing `target`), then spins until the
+        counter reaches the target; lavapipe's loop counts travel along."""
+        poll = f"{self.poll_load(self.sched(counter))} >= {target}"
+        arrived = [f"            if ({poll}"] + \
+            [f"                    || {poll}" for _ in range(self.spin_unroll - 1)]
+        arrived[-1] += ") break;"
+        return [
+            f"void {signature} {{",
+            *(["    atomicMax(_vkp_group_iterations, _vkp_iterations);"]
+              if self.loop_guard else []),
+            *([] if self.vulkan_memory_model else ["    memoryBarrierBuffer();"]),
+            *["    " + line for line in self.group_barrier],
+            "    if (gl_LocalInvocationIndex == 0u) {",
+            *([f"        atomicMax({self.sched('ITER_MAX')}, _vkp_group_iterations);"]
+              if self.loop_guard else []),
+            *["        " + line for line in arrive],
+            *["        " + g for g in guard],
+            "        while (true) {",
+            *["            " + g for g in guard],
+            *arrived,     # polls unrolled (the target says how many), one per line
+            "        }",
+            *["        " + line for line in self.poll_acquire],
+            "    }",
+            *["    " + line for line in self.group_barrier],
+            "}",
+            ""]
+
+    def consume_segment(self, stage, fn, guard) -> None:
+        n = self.plan.queue_vars[stage.consumes.name].name
+        cap = stage.consumes.capacity
+        self.emit_all([
+            f"// stage {stage.name}: one call per item of queue {stage.consumes.name}, in "
+            "rounds, until a round finds it empty",
+            f"_vkp_queue_sync_{n}(_vkp_round & 1u, false);",
+            *guard,
+            "while (true) {",
+            *["    " + g for g in guard],
+            f"    uint lo = {n}_q[{Q_LO} + 2u * (_vkp_round & 1u)];",
+            f"    uint count = {n}_q[{Q_HI} + 2u * (_vkp_round & 1u)] - lo;",
+            "    if (count == 0u) break;",
+            *["    " + g for g in guard],
+            "    for (uint _k = _first; _k < count; _k += _stride) {",
+            *["        " + g for g in guard],
+            f"        {fn.name}({n}_items[(lo + _k) % {cap}u]);",
+            "    }",
+            "    _vkp_round += 1u;",
+            f"    _vkp_queue_sync_{n}(_vkp_round & 1u, true);",
+            "}",
+        ])
+
+    def segment(self, segment, guard) -> None:
+        """One schedule entry: (stage index, barrier before it, barrier after it)."""
+        index, before, after = segment
+        stage, bit = self.plan.schedule[index]
+        fn = self.plan.stage_functions[stage.name]
+        if bit is not None:
+            self.emit(f"if ((_flags & {1 << bit}u) != 0u) {{   "
+                      f"// {period_text(self.plan.periods[bit])}")
+            self.indent += 1
+        if stage.consumes is not None:
+            self.consume_segment(stage, fn, guard)
+        else:
+            self.domain_segment(index, stage, fn, guard, before, after)
+        if bit is not None:
+            self.indent -= 1
+            self.emit("}")
+
+    def domain_segment(self, index, stage, fn, guard, before, after) -> None:
+        if before:
+            self.emit("_vkp_grid_sync();")
+        self.emit(f"// stage {stage.name} over {stage.domain}")
+        for g in guard:
+            self.emit(g)
+        self.emit(f"for (uint _i = _first; _i < {stage.size}u; _i += _stride) {{")
+        self.indent += 1
+        for g in guard:
+            self.emit(g)
+        self.emit(f"{fn.name}({', '.join(self._unravel(stage.domain, '_i'))});")
+        self.indent -= 1
+        self.emit("}")
+        if after:
+            self.emit("_vkp_grid_sync();")
+        for k, (_, _, emitter) in enumerate(self.plan.sockets):
+            if emitter == index:       # written everywhere now: publish the frame
+                self.emit("if (_vkp_worker == 0 && gl_LocalInvocationIndex == 0u) "
+                          f"{{ {self.publish(k)} }}")
+
+
+
+
+def _polled_max(indent: str, target: str, load: str, unroll: int) -> list[str]:
+    """`target` = the largest of `unroll` polls of `load`, one poll per line."""
+    name = target.split()[-1]
+    return [f"{indent}{target} = {load};"] + \
+        [f"{indent}{name} = max({name}, {load});" for _ in range(unroll - 1)]
