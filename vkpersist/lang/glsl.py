@@ -349,7 +349,7 @@ class Writer:
         self._emit_pre(pre + pre2)
         elem = s.var.type.elem
         if s.var.role == "array_param" and isinstance(elem, T.Vector) and elem.n == 3:
-            base = self._linear(s.var, s.index)
+            base = self.linear(s.var, s.index)
             tmp = self._tmp("v")
             self.emit(f"{{ {glsl_type(elem)} {tmp} = {value}; int _b = ({base}) * 3; "
                       f"{s.var.name}[_b] = {tmp}.x; {s.var.name}[_b + 1] = {tmp}.y; "
@@ -496,13 +496,13 @@ class Writer:
             if t.kind == "u":
                 return f"(({a}) {'/' if op == '//' else '%'} ({b}))"
             name = "floordiv" if op == "//" else "mod"
-            fn = self._helper(name, t)
+            fn = self.helper(name, t)
             return f"{fn}({a}, {b})"
         if t == T.bool_:          # GLSL has no bitwise operators on bool; both sides run
             return f"({a} != {b})" if op == "^" else f"bool(int({a}) {op} int({b}))"
         return f"({a} {op} {b})"
 
-    def _helper(self, name, t) -> str:
+    def helper(self, name, t) -> str:
         gt = glsl_type(t)
         suffix = "" if t in (T.i32, T.f32) else "_" + t.name
         key = f"{name}{suffix}"
@@ -575,9 +575,6 @@ class Writer:
 
     def linear(self, var, index) -> str:
         """The flat index of element `index` of `var`, row-major."""
-        return self._linear(var, index)
-
-    def _linear(self, var, index) -> str:
         idx = [self.expr(i) for i in index]
         out = idx[0]
         for axis in range(1, len(idx)):
@@ -588,14 +585,14 @@ class Writer:
         var = e.var
         if var.role in ("shared", "local_array"):
             return self.name(var) + "".join(f"[{self.expr(i)}]" for i in e.index)
-        return f"{var.name}[{self._linear(var, e.index)}]"
+        return f"{var.name}[{self.linear(var, e.index)}]"
 
     def expr_Load(self, e):
         var = e.var
         if var.role in ("shared", "local_array"):
             return self.name(var) + "".join(f"[{self.expr(i)}]" for i in e.index)
         elem = var.type.elem
-        linear = self._linear(var, e.index)
+        linear = self.linear(var, e.index)
         if isinstance(elem, T.Vector) and elem.n == 3:
             tmp_base = f"(({linear}) * 3)"
             return (f"{glsl_type(elem)}({var.name}[{tmp_base}], {var.name}[{tmp_base} + 1], "
@@ -644,9 +641,6 @@ class Writer:
     def element(self, var, index) -> str:
         """The storage location of an array element (no widening of storage-only types)."""
         return self.expr(_LValue(var, index))
-
-    def helper(self, name, t) -> str:
-        return self._helper(name, t)
 
     # ---- channels: their GPU sides (control/_device.py, memsock/_device.py) ------------
     def channel(self, var):
