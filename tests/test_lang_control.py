@@ -190,3 +190,59 @@ def test_2d_launch_and_ids(ctx):
     out = np.zeros((13, 21), np.int32)
     grid_2d[(3, 2), (8, 8)](out)
     np.testing.assert_array_equal(out, np.arange(13)[:, None] * 1000 + np.arange(21)[None, :])
+
+
+def _configured_kernel(with_extra, taps):
+    """A kernel specialised by Python: a compile-time `if` on a captured flag compiles only
+    the branch taken (the other names an argument that is None here), and a loop over a
+    captured tuple of (offset, weight) pairs is unrolled."""
+    extra = None
+
+    @vkp.kernel
+    def k(x: vkp.Array[vkp.f32], out: vkp.Array[vkp.f32]):
+        i = vkp.global_id(0)
+        if i < out.shape[0]:
+            acc = 0.0
+            for off, w in taps:
+                j = i + off
+                if 0 <= j < x.shape[0]:
+                    acc += w * x[j]
+            if with_extra:
+                acc += extra[i]
+            out[i] = acc
+    return k
+
+
+def test_compile_time_if_and_unrolled_loop(ctx):
+    taps = ((-1, 0.25), (0, 0.5), (1, 0.25))
+    k = _configured_kernel(False, taps)
+    x = np.arange(16, dtype=np.float32) ** 2
+    out = np.zeros(16, np.float32)
+    k.forall(16)(x, out)
+    xp = np.pad(x, 1)
+    np.testing.assert_allclose(out, 0.25 * xp[:-2] + 0.5 * xp[1:-1] + 0.25 * xp[2:], rtol=1e-6)
+    src = k.glsl()
+    assert src.count("0.25") >= 2 and "extra" not in src
+
+
+def test_unrolled_loop_refuses_break_and_huge_tuples(ctx):
+    items = tuple(range(3))
+
+    @vkp.kernel
+    def brk(out: vkp.Array[vkp.f32]):
+        for v in items:
+            if v == 1:
+                break
+            out[v] = 1.0
+
+    with pytest.raises(vkp.CompileError, match="'break' in a loop over compile-time items"):
+        brk.forall(1)(np.zeros(3, np.float32))
+    many = tuple(range(300))
+
+    @vkp.kernel
+    def big(out: vkp.Array[vkp.f32]):
+        for v in many:
+            out[0] += v
+
+    with pytest.raises(vkp.CompileError, match="unrolls over 300 items"):
+        big.forall(1)(np.zeros(1, np.float32))

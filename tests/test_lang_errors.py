@@ -178,7 +178,7 @@ CASES = [
     (bad_slice, "slices are not supported"),
     (bad_return_value, "kernels cannot return values"),
     (bad_range, "range() arguments must be integers"),
-    (bad_iter, "kernels loop only over range"),
+    (bad_iter, "kernels loop over range"),
     (bad_swizzle, "'z' is not a swizzle"),
     (bad_axis, "axis must be the constant 0, 1 or 2"),
     (bad_lambda, "lambda is not supported"),

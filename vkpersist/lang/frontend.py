@@ -63,6 +63,7 @@ class FunctionCompiler(StatementLowering, ChannelLowering):
 
     def _build(self) -> ir.Function:
         self.vars: dict[str, ir.Var] = {}
+        self.static_names: dict[str, object] = {}     # names bound by unrolled loops
         self.declared_shared: list[ir.Var] = []
         self.loop_depth = 0
         self.temps = 0
@@ -172,6 +173,9 @@ class FunctionCompiler(StatementLowering, ChannelLowering):
         return self.pyconst(v, node)
 
     def expr_Name(self, node):
+        if node.id in self.static_names:          # an unrolled loop's item
+            value = self.static_names[node.id]
+            return value if isinstance(value, ir.Expr) else PyValue(value)
         if node.id in self.vars:
             var = self.vars[node.id]
             if isinstance(var.type, (T.ArrayType, T.FixedArray, T.ControlsType, T.SocketType,

@@ -26,6 +26,9 @@ BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv:
            ast.LShift: "<<", ast.RShift: ">>"}
 
 
+UNROLL_LIMIT = 256     # items a compile-time loop may unroll into; past it, use an array
+
+
 def elem_type(t):
     return t.elem
 
@@ -98,10 +101,13 @@ class StatementLowering:
 
     def stmt_If(self, node):
         cond = self.truth(self.expr(node.test), node.test)
+        if isinstance(cond, ir.Const):
+            # A compile-time condition (`if DEBUG:`, `if HAS_PML:` on captured constants)
+            # compiles only the branch taken: the other may name things that do not exist
+            # in this configuration, as with Taichi's ti.static(if) or Triton's constexpr.
+            return self.block(node.body if cond.value else node.orelse)
         body = self.block(node.body)
         orelse = self.block(node.orelse)
-        if isinstance(cond, ir.Const):   # fold `if DEBUG:` on module constants
-            return body if cond.value else orelse
         return ir.If(self.src.loc(node), cond, body, orelse)
 
     def stmt_While(self, node):
@@ -117,9 +123,14 @@ class StatementLowering:
         if node.orelse:
             raise self.src.error(node, "for ... else is not supported")
         it = node.iter
+        static = self._static_sequence(it)
+        if static is not None:
+            return self._unrolled_for(node, static)
         if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
                 and self._resolves_to(it.func, range)):
-            raise self.src.error(it, "kernels loop only over range(...): for i in range(n)")
+            raise self.src.error(it, "kernels loop over range(...) (for i in range(n)), or "
+                                 "over a tuple or list of constants captured from Python, "
+                                 "which is unrolled")
         if it.keywords or not 1 <= len(it.args) <= 3:
             raise self.src.error(it, "range() takes 1 to 3 positional arguments")
         if not isinstance(node.target, ast.Name):
@@ -142,6 +153,62 @@ class StatementLowering:
         body = self.block(node.body)
         self.loop_depth -= 1
         return ir.ForRange(self.src.loc(node), var, counter, start, stop, step, body)
+
+    def _static_sequence(self, it):
+        """The items of a compile-time tuple or list the loop iterates over, else None."""
+        if isinstance(it, ast.Call):
+            return None
+        try:
+            v = self.expr(it)
+        except CompileError:
+            return None
+        if isinstance(v, PyValue) and isinstance(v.value, (tuple, list)):
+            return list(v.value)
+        return None
+
+    def _unrolled_for(self, node, items):
+        """`for p in POINTS:` over a captured tuple or list: the body is compiled once per
+        item with the loop name bound to that item, a compile-time value (numbers fold,
+        tuples index with constants). Python decides the trip count, so break and continue
+        have no meaning here."""
+        if len(items) > UNROLL_LIMIT:
+            raise self.src.error(node.iter, f"this loop unrolls over {len(items)} items, more "
+                                 f"than {UNROLL_LIMIT}; put the items in an array and loop "
+                                 "over range(len)")
+        for sub in ast.walk(ast.Module(body=node.body, type_ignores=[])):
+            if isinstance(sub, (ast.Break, ast.Continue)):
+                raise self.src.error(sub, f"'{type(sub).__name__.lower()}' in a loop over "
+                                     "compile-time items (it is unrolled); loop over range() "
+                                     "to stop early")
+        if not isinstance(node.target, (ast.Name, ast.Tuple)):
+            raise self.src.error(node.target, "the loop variable must be a name or a tuple of names")
+        names = [node.target] if isinstance(node.target, ast.Name) else node.target.elts
+        if not all(isinstance(n, ast.Name) for n in names):
+            raise self.src.error(node.target, "the loop variable must be a name or a tuple of names")
+        saved = {n.id: self.static_names.get(n.id) for n in names}
+        out = []
+        try:
+            for item in items:
+                if len(names) == 1 and isinstance(node.target, ast.Name):
+                    bound = [item]
+                else:
+                    if not isinstance(item, (tuple, list)) or len(item) != len(names):
+                        raise self.src.error(node.target, f"cannot unpack {item!r} into "
+                                             f"{len(names)} names")
+                    bound = list(item)
+                for n, v in zip(names, bound):
+                    if n.id in self.vars or n.id in self.local_types:
+                        raise self.src.error(n, f"{n.id!r} is also a local of this function; "
+                                             "name the unrolled loop's variable differently")
+                    self.static_names[n.id] = v
+                out.extend(self.block(node.body))
+        finally:
+            for name, v in saved.items():
+                if v is None:
+                    self.static_names.pop(name, None)
+                else:
+                    self.static_names[name] = v
+        return out
 
     def stmt_Break(self, node):
         if not self.loop_depth:
