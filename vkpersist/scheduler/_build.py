@@ -13,7 +13,7 @@ import dataclasses
 
 import numpy as np
 
-from .._errors import VkPersistError
+from .._errors import DeviceLimitError, VkPersistError
 from ..vk.loop_guard import loop_status_array, register_kernel_name
 from ..lang import ir
 from ..lang import types as T
@@ -81,6 +81,7 @@ class Build:
         # dispatch (coherent); the fallback's kernels are separated by pipeline barriers
         self.resources, self.arrays, self.ctl_var, self.sched_var = resource_vars(
             prog, mode == "persistent", self.sched_words.size)
+        self._check_bindings(ctx.info)
         self.unit = Unit(self.target, self.resources)
         self.functions = {}
         for stage, _ in prog.schedule:
@@ -105,6 +106,22 @@ class Build:
                                     [s.source for s in self.setup_shaders.values()])
 
     # ---- compiling -----------------------------------------------------------------------
+    def _check_bindings(self, info) -> None:
+        """Every shader of a program binds all its buffers; past the device's per-shader
+        limit of storage buffers the driver may crash (lavapipe's limit is 32, and it
+        segfaults beyond it), so refuse first, naming what takes the bindings."""
+        used = ir.bindings_end(self.arrays + [self.ctl_var, self.sched_var]) + \
+            (1 if self.loop_guard else 0)
+        limit = info.max_storage_buffers
+        if used > limit:
+            raise DeviceLimitError(
+                f"{self.prog.name}: its shaders would bind {used} storage buffers, and "
+                f"{info.name} allows {limit} per shader. Each array and queue takes "
+                f"one binding (a queue two, a memsock three), plus the controls, the "
+                f"scheduler words{' and the loop guard' if self.loop_guard else ''}: "
+                f"{_binding_report(self.arrays)}. Merge arrays that are used together "
+                f"(stack them along a new first axis) or use fewer memsocks.")
+
     def _shader(self, kind, entries) -> _Shader:
         prog, plan = self.prog, self.plan
         stages = {}
@@ -216,6 +233,11 @@ class Build:
             seq.free()
         self.sequences.clear()
         self.sched.free()
+
+
+def _binding_report(arrays) -> str:
+    per = [(v.name, ir.binding_count(v.type)) for v in arrays]
+    return ", ".join(f"{n} ({c})" if c > 1 else n for n, c in per)
 
 
 def build_for(prog: Program, mode: str) -> Build:

@@ -55,6 +55,7 @@ class DeviceInfo:
     host_pointer_alignment: int    # what imported host pages must be aligned to (0: none)
     shader_clock: bool             # VK_KHR_shader_clock
     max_storage_buffer_range: int
+    max_storage_buffers: int       # storage-buffer bindings one shader may use (lavapipe: 32)
     max_allocation_size: int
     max_workgroup_invocations: int
     max_workgroup_size: tuple[int, int, int]
@@ -215,6 +216,7 @@ def _describe(index: int, pd) -> DeviceInfo:
         host_pointer_alignment=host_alignment,
         shader_clock="VK_KHR_shader_clock" in exts,
         max_storage_buffer_range=lim.maxStorageBufferRange, max_allocation_size=max_alloc,
+        max_storage_buffers=lim.maxPerStageDescriptorStorageBuffers,
         max_workgroup_invocations=lim.maxComputeWorkGroupInvocations,
         max_workgroup_size=tuple(lim.maxComputeWorkGroupSize),
         max_workgroup_count=tuple(lim.maxComputeWorkGroupCount),

@@ -1,0 +1,346 @@
+"""Outputs: point probes (time series, streamed in blocks), 2-D slices (streamed every N
+steps), and running DFTs on planes (for flux and scattering cross-sections).
+
+All of them only read the fields, so they run beside the update stages without adding a
+grid barrier: those that read E run in the first half of the step (E is complete after
+the previous step's last barrier), those that read H in the second half (after the
+barrier between update_h and update_e). E is then at t = n·dt and H at (n + ½)·dt, and
+each monitor records the time its samples belong to.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+import vkpersist as vkp
+
+from .grid import AXES, FIELDS, offsets
+
+SLICE_FIELDS = FIELDS + ("|e|", "|h|")
+
+
+def check_field(name: str, allowed=SLICE_FIELDS) -> str:
+    key = name.lower()
+    if key not in allowed:
+        raise ValueError(f"unknown field {name!r}; choose one of {', '.join(allowed)}")
+    return key
+
+
+@dataclass
+class Probe:
+    """Time series of `fields` (e.g. ("ez",) or ("ex", "ey", "ez", "hz")) at the node nearest
+    `position` (metres); each component is sampled at its own Yee position of that cell."""
+    position: tuple
+    fields: tuple = ("ez",)
+    name: str = ""
+
+    def __post_init__(self):
+        self.fields = tuple(check_field(f, FIELDS) for f in self.fields)
+
+
+@dataclass
+class Slice:
+    """A 2-D slice of `field` (a component, "|e|" or "|h|") through the plane `axis` =
+    `position` (metres), streamed every `every` steps (the steerable snapshot interval
+    `snap_every` when None)."""
+    field: str = "ez"
+    axis: str = "z"
+    position: float | None = None
+    every: int | None = None
+    name: str = ""
+
+    def __post_init__(self):
+        self.field = check_field(self.field)
+        if self.axis not in AXES:
+            raise ValueError(f"slice axis must be 'x', 'y' or 'z', got {self.axis!r}")
+
+
+@dataclass
+class DFTPlane:
+    """Running DFTs at `frequencies` (Hz) of the two field components tangential to the
+    plane `axis` = `position` (metres), E and H, for Poynting flux through it. `lo`/`hi`
+    (metres) bound the plane's extent on the other two axes (default: the whole grid)."""
+    axis: str
+    position: float
+    frequencies: tuple
+    lo: tuple | None = None
+    hi: tuple | None = None
+    name: str = ""
+
+    def __post_init__(self):
+        if self.axis not in AXES:
+            raise ValueError(f"DFT plane axis must be 'x', 'y' or 'z', got {self.axis!r}")
+        self.frequencies = tuple(float(f) for f in np.atleast_1d(self.frequencies))
+        if not self.frequencies or any(not f > 0 for f in self.frequencies):
+            raise ValueError("DFT frequencies must be positive (Hz)")
+
+
+def phase_step(f: float, dt: float) -> int:
+    """The phase advance per step of frequency f in turns, as a 32-bit fixed-point fraction:
+    step n's phase is n·w mod 2³² exactly, however many steps run (a float phase would lose
+    digits as n grows)."""
+    return int(round((f * dt % 1.0) * 2 ** 32)) % 2 ** 32
+
+
+
+def cyclic(axis: int) -> tuple[int, int]:
+    """The two axes across `axis`, in right-handed order (x: y, z; y: z, x; z: x, y)."""
+    return (axis + 1) % 3, (axis + 2) % 3
+
+
+def add_probe_stages(prog, probes_e, probes_h, block, arrays):
+    """Stages recording probe samples into a ring of `block` rows, and one emitting the
+    block as a frame every `block` steps (rows r hold the steps n with n % block == r)."""
+    ex, ey, ez, hx, hy, hz = (arrays[n] for n in ("ex", "ey", "ez", "hx", "hy", "hz"))
+    NE, NH = len(probes_e), len(probes_h)
+    NV = NE + NH
+    PE = tuple((v, c, i, j, k) for v, (c, i, j, k) in enumerate(probes_e))
+    PH = tuple((v, c, i, j, k) for v, (c, i, j, k) in enumerate(probes_h))
+    BLOCK = block
+    # rows 0 .. block-1: E samples, block .. 2·block-1: H samples (one buffer, one binding)
+    buf = prog.array("probe_buf", (2 * block, max(NE, NH, 1)), arrays["ex"].dtype)
+    sock = prog.memsock("probes", arrays["ex"].dtype, (block, NV), capacity=16,
+                        policy="block", payload={"step": vkp.u32})
+    arrays["probe_buf"] = buf
+
+    @prog.stage(domain=(1,))
+    def record_e(n):
+        r = prog.step % BLOCK
+        for (v, c, i, j, k) in PE:
+            if c == 0:
+                buf[r, v] = ex[i, j, k]
+            if c == 1:
+                buf[r, v] = ey[i, j, k]
+            if c == 2:
+                buf[r, v] = ez[i, j, k]
+
+    @prog.stage(domain=(1,))
+    def record_h(n):
+        r = prog.step % BLOCK
+        for (v, c, i, j, k) in PH:
+            if c == 0:
+                buf[BLOCK + r, v] = hx[i, j, k]
+            if c == 1:
+                buf[BLOCK + r, v] = hy[i, j, k]
+            if c == 2:
+                buf[BLOCK + r, v] = hz[i, j, k]
+
+    @prog.stage(domain=(BLOCK, NV))
+    def emit_probes(r, v):
+        if v < NE:
+            sock.frame[r, v] = buf[r, v]
+        else:
+            sock.frame[r, v] = buf[BLOCK + r, v - NE]
+        if r == 0 and v == 0:
+            sock.step = prog.step
+
+    first = [record_e] if NE else []
+    second = ([record_h] if NH else []) + [vkp.every(BLOCK, emit_probes)]
+    return first, second, sock
+
+
+def add_slice_stage(prog, sl, index, plane_shape, arrays, period, name):
+    """A stage streaming `sl` through the node plane `index` along its axis."""
+    A = AXES.index(sl.axis)
+    B, C = cyclic(A)
+    P = index
+    FIELD = sl.field
+    ex, ey, ez, hx, hy, hz = (arrays[n] for n in ("ex", "ey", "ez", "hx", "hy", "hz"))
+    sock = prog.memsock(name, np.float32, plane_shape, capacity=8, policy="block",
+                        payload={"step": vkp.u32})
+
+    @prog.stage(domain=plane_shape)
+    def emit_slice(u, v):
+        i = P
+        j = u
+        k = v
+        if A == 0:
+            j = u
+            k = v
+        if A == 1:          # (B, C) = (z, x): u runs along z, v along x
+            i = v
+            j = P
+            k = u
+        if A == 2:          # (B, C) = (x, y)
+            i = u
+            j = v
+            k = P
+        val = 0.0
+        if FIELD == "ex":
+            val = ex[i, j, k]
+        if FIELD == "ey":
+            val = ey[i, j, k]
+        if FIELD == "ez":
+            val = ez[i, j, k]
+        if FIELD == "hx":
+            val = hx[i, j, k]
+        if FIELD == "hy":
+            val = hy[i, j, k]
+        if FIELD == "hz":
+            val = hz[i, j, k]
+        if FIELD == "|e|":
+            val = vkp.sqrt(ex[i, j, k] * ex[i, j, k] + ey[i, j, k] * ey[i, j, k]
+                           + ez[i, j, k] * ez[i, j, k])
+        if FIELD == "|h|":
+            val = vkp.sqrt(hx[i, j, k] * hx[i, j, k] + hy[i, j, k] * hy[i, j, k]
+                           + hz[i, j, k] * hz[i, j, k])
+        sock.frame[u, v] = vkp.f32(val)
+        if u == 0 and v == 0:
+            sock.step = prog.step
+
+    reads_h = FIELD[0] == "h" or FIELD == "|h|"
+    return vkp.every(period, emit_slice), reads_h, sock
+
+
+class DFTLayout:
+    """Where each plane's accumulators sit in the one DFT array: per plane, for each
+    frequency f and quantity q (0, 1: the first tangential component's real and imaginary
+    parts, 2, 3: the second's), an (nb, nc) block; E's blocks first, then H's, then the
+    incident wave's 8 numbers per frequency."""
+
+    def __init__(self, planes, nf):
+        self.planes, self.nf = planes, nf
+        self.offsets, off = {}, 0
+        for d in planes:
+            nb, nc = d.hi_idx[0] - d.lo_idx[0] + 1, d.hi_idx[1] - d.lo_idx[1] + 1
+            self.offsets[d.name] = (off, nb, nc)
+            off += nb * nc
+        self.cells = off                 # the stages' domain: every plane's nodes
+        self.h_base = nf * 4 * off
+        self.inc_base = 2 * self.h_base
+        self.size = self.inc_base + nf * 8
+
+
+def add_dft_stages(prog, planes, freqs, dt, arrays, aux, centre):
+    """Two stages accumulating Σ F·exp(-2πi f t) on every DFT plane: tangential E at n·dt
+    (first half of the step), tangential H averaged across the plane at (n + ½)·dt (second
+    half), and, with a plane wave, the incident E and H at the total-field box's centre."""
+    lay = DFTLayout(planes, len(freqs))
+    NF, CELLS, HB, IB = lay.nf, lay.cells, lay.h_base, lay.inc_base
+    PLANES = tuple((lay.offsets[d.name][0], AXES.index(d.axis), d.index, d.lo_idx[0],
+                    d.lo_idx[1], lay.offsets[d.name][1], lay.offsets[d.name][2])
+                   for d in planes)
+    W = tuple((f, phase_step(freq, dt)) for f, freq in enumerate(freqs))
+    ex, ey, ez, hx, hy, hz = (arrays[n] for n in ("ex", "ey", "ez", "hx", "hy", "hz"))
+    acc = prog.array("dft", (lay.size,), arrays["ex"].dtype)
+    TURN = 2.0 * np.pi / 2.0 ** 32
+    INC = aux is not None
+    if INC:
+        inc = arrays["inc"]
+        base, mul = aux.node_index()
+        M = base + mul * centre
+
+    @vkp.func
+    def plane_point(n, off, A, P, LB, LC, NC):
+        """Node (i, j, k) of entry n of a plane across axis A at index P; (u, v) run along
+        the plane's two axes in right-handed order."""
+        u = (n - off) // NC
+        v = (n - off) % NC
+        i = P
+        j = LB + u
+        k = LC + v
+        if A == 1:
+            i = LC + v
+            j = P
+            k = LB + u
+        if A == 2:
+            i = LB + u
+            j = LC + v
+            k = P
+        return i, j, k
+
+    @prog.stage(domain=(CELLS,))
+    def dft_e(n):
+        for (off, A, P, LB, LC, NB, NC) in PLANES:
+            if off <= n and n < off + NB * NC:
+                i, j, k = plane_point(n, off, A, P, LB, LC, NC)
+                fb = 0.0
+                fc = 0.0
+                if A == 0:
+                    fb = ey[i, j, k]
+                    fc = ez[i, j, k]
+                if A == 1:
+                    fb = ez[i, j, k]
+                    fc = ex[i, j, k]
+                if A == 2:
+                    fb = ex[i, j, k]
+                    fc = ey[i, j, k]
+                for (f, w) in W:
+                    theta = vkp.f32(vkp.i32(vkp.u32(prog.step) * vkp.u32(w))) * TURN
+                    cs = vkp.cos(theta)
+                    sn = vkp.sin(theta)
+                    at = (4 * f) * CELLS + n
+                    acc[at] += fb * cs
+                    acc[at + CELLS] -= fb * sn
+                    acc[at + 2 * CELLS] += fc * cs
+                    acc[at + 3 * CELLS] -= fc * sn
+        if INC:
+            if n == 0:
+                fe = inc[0, M]
+                for (f, w) in W:
+                    theta = vkp.f32(vkp.i32(vkp.u32(prog.step) * vkp.u32(w))) * TURN
+                    acc[IB + 8 * f] += fe * vkp.cos(theta)
+                    acc[IB + 8 * f + 1] -= fe * vkp.sin(theta)
+
+    @prog.stage(domain=(CELLS,))
+    def dft_h(n):
+        for (off, A, P, LB, LC, NB, NC) in PLANES:
+            if off <= n and n < off + NB * NC:
+                i, j, k = plane_point(n, off, A, P, LB, LC, NC)
+                fb = 0.0
+                fc = 0.0
+                if A == 0:
+                    fb = 0.5 * (hy[i, j, k] + hy[i - 1, j, k])
+                    fc = 0.5 * (hz[i, j, k] + hz[i - 1, j, k])
+                if A == 1:
+                    fb = 0.5 * (hz[i, j, k] + hz[i, j - 1, k])
+                    fc = 0.5 * (hx[i, j, k] + hx[i, j - 1, k])
+                if A == 2:
+                    fb = 0.5 * (hx[i, j, k] + hx[i, j, k - 1])
+                    fc = 0.5 * (hy[i, j, k] + hy[i, j, k - 1])
+                for (f, w) in W:
+                    ph = vkp.u32(prog.step) * vkp.u32(w) + vkp.u32(w // 2)
+                    theta = vkp.f32(vkp.i32(ph)) * TURN
+                    cs = vkp.cos(theta)
+                    sn = vkp.sin(theta)
+                    at = HB + (4 * f) * CELLS + n
+                    acc[at] += fb * cs
+                    acc[at + CELLS] -= fb * sn
+                    acc[at + 2 * CELLS] += fc * cs
+                    acc[at + 3 * CELLS] -= fc * sn
+        if INC:
+            if n == 0:
+                fh = 0.5 * (inc[1, M] + inc[1, M - 1])
+                for (f, w) in W:
+                    ph = vkp.u32(prog.step) * vkp.u32(w) + vkp.u32(w // 2)
+                    theta = vkp.f32(vkp.i32(ph)) * TURN
+                    acc[IB + 8 * f + 4] += fh * vkp.cos(theta)
+                    acc[IB + 8 * f + 5] -= fh * vkp.sin(theta)
+
+    return DFTResults(lay, freqs, acc, dft_e, dft_h, aux)
+
+
+class DFTResults:
+    def __init__(self, layout, freqs, acc, stage_e, stage_h, aux):
+        self.layout, self.freqs, self.acc = layout, np.array(freqs), acc
+        self.stage_e, self.stage_h, self.aux = stage_e, stage_h, aux
+
+    def read(self, name: str) -> dict:
+        lay = self.layout
+        d = next(p for p in lay.planes if p.name == name)
+        off, nb, nc = lay.offsets[name]
+        raw = self.acc.numpy().astype(np.float64)
+        sel = [list(self.freqs).index(f) for f in d.frequencies]
+        out = {"freqs": np.array(d.frequencies), "plane": d}
+        for key, base in (("e", 0), ("h", lay.h_base)):
+            block = raw[base:base + lay.nf * 4 * lay.cells].reshape(lay.nf, 4, lay.cells)
+            block = block[sel, :, off:off + nb * nc].reshape(len(sel), 2, 2, nb, nc)
+            out[key] = block[:, :, 0] + 1j * block[:, :, 1]
+        return out
+
+    def read_incident(self) -> dict:
+        lay = self.layout
+        raw = self.acc.numpy().astype(np.float64)[lay.inc_base:].reshape(lay.nf, 8)
+        return {"freqs": self.freqs, "e": raw[:, 0] + 1j * raw[:, 1],
+                "h": raw[:, 4] + 1j * raw[:, 5]}

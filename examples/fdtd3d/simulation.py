@@ -1,0 +1,450 @@
+"""The scene and its run: `Simulation` collects the grid, materials, sources, boundaries and
+monitors, builds them into one vkpersist Program on first use, and runs it, either
+synchronously (`sim.run(steps)`) or live under trio (`async with sim.session() as run:`),
+where frames arrive while the GPU runs and the source and outputs can be steered.
+"""
+from __future__ import annotations
+
+import math
+from contextlib import asynccontextmanager
+
+import numpy as np
+import trio
+
+import vkpersist as vkp
+
+from . import boundaries as bnd
+from .grid import AXES, E_COMPONENTS, EPS0, FIELDS, MU0, Grid
+from .kernels import COEF_AUX, COEF_AXIS, COEF_MAT, add_update_stages
+from .materials import VACUUM, Material, MaterialMap, Shape
+from .monitors import (DFTPlane, Probe, Slice, add_dft_stages, add_probe_stages,
+                       add_slice_stage, cyclic)
+from .sources import WAVEFORMS, Dipole, PlaneWave
+from .tfsf import AuxGrid
+
+PRECISIONS = {"float32": np.float32, "float64": np.float64}
+
+
+class Simulation:
+    """A 3-D FDTD scene on a uniform Yee grid.
+
+    `shape`: cells (nx, ny, nz), or `size` in metres with `spacing`; `spacing`: the cell size
+    in metres (one number, or (dx, dy, dz)); `courant`: fraction of the 3-D stability limit
+    (default 0.99); `precision`: "float32" or "float64" (devices with shaderFloat64);
+    `boundaries`: "cpml" (default, 10 cells), "pec", "periodic", a CPML(...) or a dict by
+    face ("x-", "x+", ...) or axis; `snap_every`: the steerable interval of slices that name
+    no interval of their own."""
+
+    def __init__(self, shape=None, *, spacing, size=None, courant: float = 0.99,
+                 precision: str = "float32", boundaries="cpml", background: Material = VACUUM,
+                 snap_every: int = 20, probe_block: int = 64, ctx=None):
+        spacing = (float(spacing),) * 3 if np.ndim(spacing) == 0 else tuple(map(float, spacing))
+        if (shape is None) == (size is None):
+            raise ValueError("give the grid as shape=(nx, ny, nz) cells or size=(Lx, Ly, Lz) "
+                             "metres, not both and not neither")
+        if shape is None:
+            if len(size) != 3:
+                raise ValueError(f"size takes 3 lengths in metres, got {size!r}")
+            shape = tuple(max(2, int(round(s / d))) for s, d in zip(size, spacing))
+        if precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+        self.grid = Grid(tuple(int(n) for n in shape), spacing, courant, PRECISIONS[precision])
+        self.ctx = ctx if ctx is not None else vkp.default_context()
+        if precision == "float64" and not self.ctx.info.float64:
+            raise vkp.UnsupportedError(f"{self.ctx.info.name} has no float64 (shaderFloat64); "
+                                       "use precision='float32'")
+        self.boundaries = bnd.parse(boundaries, self.grid.shape)
+        self.materials = MaterialMap(self.grid, background)
+        if int(snap_every) != snap_every or snap_every < 1:
+            raise ValueError(f"snap_every must be a whole number of steps >= 1, got {snap_every}")
+        if int(probe_block) != probe_block or not 1 <= probe_block <= 4096:
+            raise ValueError(f"probe_block must be 1 .. 4096 steps, got {probe_block}")
+        self.snap_every, self.probe_block = int(snap_every), int(probe_block)
+        self.sources: list = []
+        self.probes: list[Probe] = []
+        self.slices: list[Slice] = []
+        self.dfts: list[DFTPlane] = []
+        self.prog = None
+        self.frames: dict[str, list] = {}
+        self._probe_rows: dict[int, np.ndarray] = {}
+        self._slice_callbacks, self._keep_frames = [], True
+
+    # ---- scene ------------------------------------------------------------------------------
+    def _scene(self, what):
+        if self.prog is not None:
+            raise RuntimeError(f"cannot {what}: the simulation was built when it first ran; "
+                               "make a new Simulation for a new scene")
+
+    def add(self, shape: Shape, material: Material, *, smoothing: bool = False) -> None:
+        """Fill `shape` with `material` (later shapes overwrite earlier ones)."""
+        self._scene("add a shape")
+        if not isinstance(shape, Shape):
+            raise TypeError(f"add() takes a Box, Sphere, Cylinder or Mask, got {type(shape).__name__}")
+        self.materials.paint(shape, material, smoothing)
+
+    def add_source(self, source) -> None:
+        self._scene("add a source")
+        if not isinstance(source, (Dipole, PlaneWave)):
+            raise TypeError(f"add_source() takes a Dipole or PlaneWave, got {type(source).__name__}")
+        if isinstance(source, PlaneWave) and any(isinstance(s, PlaneWave) for s in self.sources):
+            raise ValueError("one plane wave per simulation (one TFSF box)")
+        self.sources.append(source)
+
+    def add_probe(self, position, fields=("ez",), name: str = "") -> Probe:
+        self._scene("add a probe")
+        p = Probe(tuple(position), tuple(fields), name or f"probe{len(self.probes)}")
+        self.grid.index_of(p.position, f"probe {p.name!r}")
+        self.probes.append(p)
+        return p
+
+    def add_slice(self, field="ez", axis="z", position=None, every=None, name="") -> Slice:
+        self._scene("add a slice")
+        s = Slice(field, axis, position, every, name or f"slice{len(self.slices)}")
+        if every is not None and (int(every) != every or every < 1):
+            raise ValueError(f"slice interval must be a whole number of steps >= 1, got {every}")
+        self.slices.append(s)
+        return s
+
+    def add_dft_plane(self, axis, position, frequencies, lo=None, hi=None, name="") -> DFTPlane:
+        self._scene("add a DFT plane")
+        d = DFTPlane(axis, float(position), frequencies, lo, hi, name or f"dft{len(self.dfts)}")
+        self.dfts.append(d)
+        return d
+
+    def add_flux_box(self, lo, hi, frequencies, name="box") -> list[DFTPlane]:
+        """Six DFT planes on the faces of the box [lo, hi] (metres), for the net outward
+        Poynting flux `flux_box(name)`."""
+        planes = []
+        for a, axis in enumerate(AXES):
+            others = [b for b in range(3) if b != a]
+            plo = tuple(lo[b] for b in range(3))
+            phi = tuple(hi[b] for b in range(3))
+            for side, pos in (("-", lo[a]), ("+", hi[a])):
+                planes.append(self.add_dft_plane(axis, pos, frequencies, plo, phi,
+                                                 name=f"{name}{axis}{side}"))
+            del others
+        return planes
+
+    # ---- building ---------------------------------------------------------------------------
+    def _pml_layout(self):
+        g = self.grid
+        out = {"periodic": [], "has": [], "lo": [], "hi": []}
+        for a, axis in enumerate(AXES):
+            lo, hi = self.boundaries[axis + "-"], self.boundaries[axis + "+"]
+            out["periodic"].append(lo == "periodic")
+            plo = lo.cells if isinstance(lo, bnd.CPML) else 0
+            phi = hi.cells if isinstance(hi, bnd.CPML) else 0
+            out["lo"].append(plo)
+            out["hi"].append(phi)
+            out["has"].append(plo + phi > 0)
+        del g
+        return out
+
+    def _source_records(self):
+        g = self.grid
+        recs = []
+        for n, s in enumerate(self.sources):
+            if not isinstance(s, Dipole):
+                continue
+            idx = g.index_of(s.position, f"source {n}")
+            c = AXES.index(s.polarization)
+            comp = E_COMPONENTS[c]
+            lim = [nn - 1 if a == c else nn for a, nn in enumerate(g.shape)]
+            if any(not 0 <= i <= m for i, m in zip(idx, lim)) or any(
+                    (i == 0 or i == nn) for a, (i, nn) in enumerate(zip(idx, g.shape)) if a != c
+                    and self.boundaries[AXES[a] + "-"] != "periodic"):
+                raise ValueError(f"source {n} at {s.position} sits on the grid's wall; move it "
+                                 "inside")
+            if self.materials.is_pec(comp, idx):
+                raise ValueError(f"source {n} at {s.position} is inside a PEC object: its "
+                                 f"{comp} there is held at zero, so it would radiate nothing")
+            area = np.prod([d for a, d in enumerate(g.spacing) if a != c])
+            recs.append((c, *idx, WAVEFORMS.index(s.waveform), s.frequency, s.amplitude,
+                         s.bandwidth, s.ramp, 1.0 / area, n == 0))
+        return recs
+
+    def _aux_grid(self):
+        waves = [s for s in self.sources if isinstance(s, PlaneWave)]
+        if not waves:
+            return None
+        w = waves[0]
+        g = self.grid
+        lo = g.index_of(w.lo, "the TFSF box's lower corner")
+        hi = g.index_of(w.hi, "the TFSF box's upper corner")
+        pml = self._pml_layout()
+        for a, axis in enumerate(AXES):
+            if not hi[a] > lo[a]:
+                raise ValueError(f"the TFSF box needs hi > lo along {axis}")
+            if lo[a] < pml["lo"][a] + 2 or hi[a] > g.shape[a] - pml["hi"][a] - 2:
+                raise ValueError(f"the TFSF box along {axis} (nodes {lo[a]} .. {hi[a]}) must stay "
+                                 f"at least 2 cells inside the grid and its CPML (nodes "
+                                 f"{pml['lo'][a] + 2} .. {g.shape[a] - pml['hi'][a] - 2})")
+        bg = self.materials.table[0]
+        if bg[0] != 1.0 or bg[1] != 0.0 or bg[2]:
+            raise ValueError("a TFSF plane wave needs a vacuum background")
+        aux = AuxGrid(w, lo, hi, g.spacing, g.dt, g.dtype)
+        aux.primary = self.sources.index(w) == 0
+        return aux
+
+    def _check_memory(self, n_arrays_equiv: float):
+        need = self.grid.bytes_needed(n_arrays_equiv)
+        heaps = [h.size for h in self.ctx.info.heaps if h.device_local] or \
+            [h.size for h in self.ctx.info.heaps]
+        have = max(heaps)
+        if need > 0.9 * have:
+            raise vkp.OutOfDeviceMemory(
+                f"a {self.grid.shape} grid in {np.dtype(self.grid.dtype)} needs about "
+                f"{need / 2**30:.2f} GiB of device memory; {self.ctx.info.name} has "
+                f"{have / 2**30:.2f} GiB in its largest heap: use a smaller grid or float32")
+
+    def build(self):
+        """Build the Program (done by the first run); returns it."""
+        if self.prog is not None:
+            return self.prog
+        g = self.grid
+        pml = self._pml_layout()
+        psi_cells = sum((pml["lo"][a] + pml["hi"][a]) / g.shape[a] * 4 for a in range(3))
+        self._check_memory(psi_cells + 0.75)
+        srcs = self._source_records()
+        aux = self._aux_grid()
+        prog = vkp.Program(self.ctx, name="fdtd3d")
+        dt = g.dtype
+        arrays = {f: prog.array(f, g.nodes, dt) for f in FIELDS}
+        # One array for the three components' material indices (stacked along x), one
+        # read-only table for every coefficient, one ψ array per axis with a CPML (its
+        # four components stacked along that axis), one for the 1-D incident grid: a
+        # shader may bind only so many buffers (32 on lavapipe).
+        ids = self.materials.compact_ids()
+        arrays["ids"] = prog.array("ids", (3 * g.nodes[0], *g.nodes[1:]), ids["ex"].dtype,
+                                   init=np.concatenate([ids[c] for c in E_COMPONENTS]))
+        cols = max(max(g.nodes), len(self.materials.table), aux.nodes if aux else 0)
+        coef = np.zeros((COEF_AUX + 4, cols))
+        for a, axis in enumerate(AXES):
+            lo, hi = self.boundaries[axis + "-"], self.boundaries[axis + "+"]
+            cp = bnd.axis_coefficients(lo, hi, g.shape[a], g.spacing[a], g.dt)
+            coef[COEF_AXIS[a]:COEF_AXIS[a] + 6, :cp.shape[1]] = cp
+        mat = self.materials.coefficients(g.dt, np.float64)
+        coef[COEF_MAT:COEF_MAT + 2, :len(mat)] = mat.T
+        if aux is not None:
+            coef[COEF_AUX:COEF_AUX + 4, :aux.nodes] = aux.coeffs
+        arrays["coef"] = prog.array("coef", coef.shape, dt, init=coef.astype(dt))
+        psi = {}
+        for a, axis in enumerate(AXES):
+            if pml["has"][a]:
+                shape = list(g.nodes)
+                shape[a] = 4 * (pml["lo"][a] + pml["hi"][a] + 1)
+                psi[axis] = prog.array("psi_" + axis, tuple(shape), dt)
+        arrays["psi"] = psi
+        if aux is not None:
+            arrays["inc"] = prog.array("inc", (2, aux.nodes), dt)
+        primary = self.sources[0] if self.sources else None
+        ctl = prog.controls(freq=vkp.f32(primary.frequency if primary else 1.0),
+                            amp=vkp.f32(primary.amplitude if primary else 0.0),
+                            snap_every=vkp.u32(self.snap_every))
+        phase1, phase2 = add_update_stages(prog, g, arrays, pml, srcs, aux, ctl)
+        first, second = [], []
+        probes_e, probes_h = [], []
+        self._probe_cols = []
+        for p in self.probes:
+            idx = g.index_of(p.position, f"probe {p.name!r}")
+            for f in p.fields:
+                c = AXES.index(f[1])
+                (probes_e if f[0] == "e" else probes_h).append((c, *idx))
+                self._probe_cols.append((p.name, f))
+        self._sockets = {}
+        if self.probes:
+            pf, ps, sock = add_probe_stages(prog, probes_e, probes_h, self.probe_block, arrays)
+            first += pf
+            second += ps
+            ne = len(probes_e)
+            # frame columns: E probes first, then H
+            order_e = [c for c in self._probe_cols if c[1][0] == "e"]
+            order_h = [c for c in self._probe_cols if c[1][0] == "h"]
+            self._probe_cols = order_e + order_h
+            self._n_probe_e = ne
+            self._sockets["probes"] = sock
+        for s in self.slices:
+            a = AXES.index(s.axis)
+            pos = s.position if s.position is not None else 0.5 * g.shape[a] * g.spacing[a]
+            point = [0.0, 0.0, 0.0]
+            point[a] = pos
+            index = g.index_of(point, f"slice {s.name!r}")[a]
+            b, c = cyclic(a)
+            shape = (g.nodes[b], g.nodes[c])
+            period = s.every if s.every is not None else ctl.snap_every
+            st, reads_h, sock = add_slice_stage(prog, s, index, shape, arrays, period, s.name)
+            (second if reads_h else first).append(st)
+            self._sockets[s.name] = sock
+            s.index, s.plane_axes = index, (AXES[b], AXES[c])
+        self._dft = None
+        if self.dfts:
+            planes = []
+            for d in self.dfts:
+                a = AXES.index(d.axis)
+                point = [0.0, 0.0, 0.0]
+                point[a] = d.position
+                index = g.index_of(point, f"DFT plane {d.name!r}")[a]
+                if not 1 <= index <= g.shape[a] - 1:
+                    raise ValueError(f"DFT plane {d.name!r} must lie inside the grid along {d.axis}")
+                b, c = cyclic(a)
+                lo_m = d.lo if d.lo is not None else (0.0, 0.0, 0.0)
+                hi_m = d.hi if d.hi is not None else tuple(n * s for n, s in zip(g.shape, g.spacing))
+                lo_i = g.index_of(lo_m, f"DFT plane {d.name!r} corner")
+                hi_i = g.index_of(hi_m, f"DFT plane {d.name!r} corner")
+                d.index, d.lo_idx, d.hi_idx = index, (lo_i[b], lo_i[c]), (hi_i[b], hi_i[c])
+                planes.append(d)
+            freqs = sorted({f for d in self.dfts for f in d.frequencies})
+            centre = None
+            if aux is not None:
+                centre = (aux.lo[aux.axis] + aux.hi[aux.axis]) // 2
+            self._dft = add_dft_stages(prog, planes, freqs, g.dt, arrays, aux, centre)
+            first.append(self._dft.stage_e)
+            second.append(self._dft.stage_h)
+        prog.loop(*first, *phase1, *phase2, *second)
+        for name, sock in self._sockets.items():
+            sock.on("frame")(self._on_frame(name))
+        self.prog, self.arrays, self.ctl, self.aux = prog, arrays, ctl, aux
+        self.frames = {s.name: [] for s in self.slices}
+        return prog
+
+    # ---- running ----------------------------------------------------------------------------
+    @property
+    def step(self) -> int:
+        return int(self.prog.step) if self.prog is not None else 0
+
+    @property
+    def time(self) -> float:
+        return self.step * self.grid.dt
+
+    def _take_probe_frame(self, frame):
+        n = int(frame.payload["step"])
+        k = self.probe_block
+        data = np.array(frame.data, copy=True)
+        for s in range(max(0, n - k + 1), n + 1):
+            self._probe_rows[s] = data[s % k]
+
+    def _take_tail(self):
+        """After a run: the probe samples recorded since the last frame."""
+        if not self.probes:
+            return
+        n = self.step
+        k = self.probe_block
+        buf = self.arrays["probe_buf"].numpy()
+        ne, nv = self._n_probe_e, len(self._probe_cols)
+        for s in range(max(0, n - k), n):
+            if s not in self._probe_rows:
+                self._probe_rows[s] = np.concatenate([buf[s % k, :ne], buf[k + s % k, :nv - ne]])
+
+    def _on_frame(self, name):
+        def handle(frame):
+            if name == "probes":
+                self._take_probe_frame(frame)
+                return
+            step = int(frame.payload["step"])
+            if self._keep_frames:
+                self.frames[name].append((step, np.array(frame.data, copy=True)))
+            for cb in self._slice_callbacks:
+                cb(name, step, frame.data)
+        return handle
+
+    def _drain_left(self):
+        """Frames published after the session's handlers stopped."""
+        for name, sock in self._sockets.items():
+            handle = self._on_frame(name)
+            while (frame := sock.poll()) is not None:
+                with frame:
+                    handle(frame)
+
+    @asynccontextmanager
+    async def session(self, steps: int | None = None, *, mode: str = "auto",
+                      keep_frames: bool = True, on_slice=None):
+        """`async with sim.session(steps) as run:` runs the simulation under trio while the
+        body steers it (`await run.send(freq=..., amp=..., snap_every=...)`, `pause()`,
+        `resume()`, `stop()`, `wait()`); leaving the block stops it, as vkpersist sessions
+        do. Slice frames are kept in `sim.frames[name]` as (step, array) and passed to
+        `on_slice(name, step, data)`; probe samples go to `sim.probe(name)`."""
+        prog = self.build()
+        self._slice_callbacks = [on_slice] if on_slice else []
+        self._keep_frames = keep_frames
+        try:
+            async with prog.session(steps=steps, mode=mode) as run:
+                yield run
+        finally:
+            self._drain_left()
+            self._take_tail()
+
+    def run(self, steps: int, *, mode: str = "auto", keep_frames: bool = True,
+            on_slice=None, progress: bool = False):
+        """Run `steps` more steps and wait (with a tqdm progress bar if `progress`);
+        returns the number of steps run."""
+        if int(steps) != steps or steps < 1:
+            raise ValueError(f"steps must be a whole number >= 1, got {steps}")
+        report = {}
+
+        async def main():
+            bar = None
+            if progress:
+                from tqdm import tqdm
+                bar = tqdm(total=int(steps), unit="step", desc="fdtd3d", leave=True)
+            start = self.step
+            async with self.session(int(steps), mode=mode, keep_frames=keep_frames,
+                                    on_slice=on_slice) as run:
+                while not run.finished:
+                    if bar is not None:
+                        bar.n = run.steps_done
+                        bar.refresh()
+                    with trio.move_on_after(0.2):
+                        await run.wait()
+                report["steps"] = run.steps_done
+            if bar is not None:
+                bar.n = self.step - start
+                bar.close()
+        trio.run(main)
+        return report["steps"]
+
+    # ---- results ----------------------------------------------------------------------------
+    def field(self, name: str) -> np.ndarray:
+        if name not in FIELDS:
+            raise ValueError(f"unknown field {name!r}; fields: {', '.join(FIELDS)}")
+        self.build()
+        return self.arrays[name].numpy()
+
+    def probe(self, name: str) -> dict:
+        """{"t_e": times of E samples, "t_h": of H samples, "<field>": samples} for probe
+        `name`, over the steps run so far."""
+        names = {p.name for p in self.probes}
+        if name not in names:
+            raise ValueError(f"no probe {name!r}; probes: {', '.join(sorted(names)) or 'none'}")
+        steps = np.array(sorted(self._probe_rows))
+        out = {"t_e": steps * self.grid.dt, "t_h": (steps + 0.5) * self.grid.dt}
+        if not len(steps):
+            return out
+        rows = np.stack([self._probe_rows[s] for s in steps])
+        for col, (pname, f) in enumerate(self._probe_cols):
+            if pname == name:
+                out[f] = rows[:, col]
+        return out
+
+    def dft(self, name: str) -> dict:
+        """The DFT plane `name`: {"freqs", "e": (nf, 2, nb, nc) complex, "h": ...} with the
+        two tangential components in right-handed order (x: y, z; y: z, x; z: x, y), over
+        the plane's nodes (a component sitting at half nodes along an axis uses the first
+        nb - 1 or nc - 1 entries)."""
+        names = [d.name for d in self.dfts]
+        if name not in names:
+            raise ValueError(f"no DFT plane {name!r}; planes: {', '.join(names) or 'none'}")
+        return self._dft.read(name)
+
+    def incident_dft(self) -> dict:
+        """The plane wave's incident E and H (complex, per DFT frequency) at the centre of
+        the total-field box, from the 1-D grid: what cross-sections are normalised by."""
+        if self._dft is None or self.aux is None:
+            raise ValueError("incident_dft() needs a plane wave and at least one DFT plane")
+        return self._dft.read_incident()
+
+    def energy(self) -> float:
+        """Electromagnetic energy in joules from the fields now (E at n·dt, H at (n-½)·dt):
+        ½Σ(ε|E|² + μ|H|²)·ΔV. For the conserved discrete energy of the Yee scheme, see
+        validation.yee_energy."""
+        from .validation import field_energy
+        return field_energy(self)
