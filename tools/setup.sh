@@ -34,6 +34,6 @@ stamp=.venv/.vkpersist-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
   echo "setup: installing Python packages into .venv"
-  .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
+  .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test,examples]'
   touch "$stamp"
 fi

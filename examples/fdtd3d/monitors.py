@@ -145,7 +145,7 @@ def add_slice_stage(prog, sl, index, plane_shape, arrays, period, name):
     A = AXES.index(sl.axis)
     B, C = cyclic(A)
     P = index
-    FIELD = sl.field
+    FIELD = SLICE_FIELDS.index(sl.field)      # compile-time: only its branch compiles
     ex, ey, ez, hx, hy, hz = (arrays[n] for n in ("ex", "ey", "ez", "hx", "hy", "hz"))
     sock = prog.memsock(name, np.float32, plane_shape, capacity=8, policy="block",
                         payload={"step": vkp.u32})
@@ -167,29 +167,29 @@ def add_slice_stage(prog, sl, index, plane_shape, arrays, period, name):
             j = v
             k = P
         val = 0.0
-        if FIELD == "ex":
+        if FIELD == 0:
             val = ex[i, j, k]
-        if FIELD == "ey":
+        if FIELD == 1:
             val = ey[i, j, k]
-        if FIELD == "ez":
+        if FIELD == 2:
             val = ez[i, j, k]
-        if FIELD == "hx":
+        if FIELD == 3:
             val = hx[i, j, k]
-        if FIELD == "hy":
+        if FIELD == 4:
             val = hy[i, j, k]
-        if FIELD == "hz":
+        if FIELD == 5:
             val = hz[i, j, k]
-        if FIELD == "|e|":
+        if FIELD == 6:
             val = vkp.sqrt(ex[i, j, k] * ex[i, j, k] + ey[i, j, k] * ey[i, j, k]
                            + ez[i, j, k] * ez[i, j, k])
-        if FIELD == "|h|":
+        if FIELD == 7:
             val = vkp.sqrt(hx[i, j, k] * hx[i, j, k] + hy[i, j, k] * hy[i, j, k]
                            + hz[i, j, k] * hz[i, j, k])
         sock.frame[u, v] = vkp.f32(val)
         if u == 0 and v == 0:
             sock.step = prog.step
 
-    reads_h = FIELD[0] == "h" or FIELD == "|h|"
+    reads_h = sl.field[0] == "h" or sl.field == "|h|"
     return vkp.every(period, emit_slice), reads_h, sock
 
 

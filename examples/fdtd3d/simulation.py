@@ -54,6 +54,7 @@ class Simulation:
             raise vkp.UnsupportedError(f"{self.ctx.info.name} has no float64 (shaderFloat64); "
                                        "use precision='float32'")
         self.boundaries = bnd.parse(boundaries, self.grid.shape)
+        self._check_memory(6.75)            # before the host-side material map is made
         self.materials = MaterialMap(self.grid, background)
         if int(snap_every) != snap_every or snap_every < 1:
             raise ValueError(f"snap_every must be a whole number of steps >= 1, got {snap_every}")

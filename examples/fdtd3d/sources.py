@@ -64,7 +64,7 @@ def waveform(kind: vkp.i32, t, f, bandwidth, ramp):
         u = t - 1.4142135623730951 / f
         w = -(2.0 * zeta * u * u - 1.0) * math.exp(-zeta * u * u)
     elif kind == 2:
-        tau = 0.5299545176 / (bandwidth * f)       # 2√ln2/π / (bw·f)
+        tau = 0.5300207270387938 / (bandwidth * f)     # 2√ln2/π / (bw·f)
         u = t - 4.0 * tau
         w = math.exp(-(u / tau) * (u / tau)) * math.sin(6.283185307179586 * f * u)
     else:

@@ -67,21 +67,19 @@ def field_energy(sim) -> float:
     return total
 
 
-def yee_energy(sim, h_before) -> float:
-    """The energy the lossless Yee scheme conserves exactly:
-    ½Σ ε|Eⁿ|² + ½Σ μ₀ Hⁿ⁻½·Hⁿ⁺½, from the fields now (Eⁿ, Hⁿ⁻½) and `h_before`... called
-    with the H of the step before: pass {"hx": H^(n-½), ...} and the current fields hold
-    E^n and H^(n+½)."""
-    g = sim.grid
-    dv = float(np.prod(g.spacing))
+def yee_energy_of(sim, e, h_before, h_after) -> float:
+    """The energy the lossless Yee scheme conserves exactly (a quadratic form of its
+    update): ½Σ ε|Eⁿ|² + ½Σ μ₀ Hⁿ⁻½·Hⁿ⁺½, from E at n·dt (`e`) and H on either side
+    (`h_before`, `h_after`: dicts by component)."""
+    dv = float(np.prod(sim.grid.spacing))
     total = 0.0
     for comp in ("ex", "ey", "ez"):
         eps = EPS0 * np.array([t[0] for t in sim.materials.table])[sim.materials.ids[comp]]
-        e = sim.field(comp).astype(np.float64)
-        total += 0.5 * float(np.sum(eps * e * e)) * dv
+        x = e[comp].astype(np.float64)
+        total += 0.5 * float(np.sum(eps * x * x)) * dv
     for comp in ("hx", "hy", "hz"):
-        h = sim.field(comp).astype(np.float64)
-        total += 0.5 * MU0 * float(np.sum(h * h_before[comp].astype(np.float64))) * dv
+        total += 0.5 * MU0 * float(np.sum(h_before[comp].astype(np.float64)
+                                          * h_after[comp].astype(np.float64))) * dv
     return total
 
 
