@@ -3,11 +3,12 @@
 Each E component gets its own material index per cell, looked up in a small table of update
 coefficients, as gprMax does: a component takes the material at its own position (Ex at
 (i+½, j, k)), so a sphere's surface is staircased consistently for the three components.
-With `smoothing=True` a component near a surface instead takes the volume average of the
-permittivity and conductivity over its cell (sampled 4×4×4 times), which is first-order
-"subpixel smoothing": it removes most of the staircase error for dielectrics (the numbers
-are in docs/fdtd.md). PEC is never averaged: a component is PEC when more than half of its
-cell is.
+With `smoothing=True` a component whose cell the surface crosses instead takes an average
+of the permittivity over its cell (sampled 4×4×4 times): the diagonal of Kottke et al.'s
+anisotropic average, harmonic along the surface normal and arithmetic across it, with the
+normal estimated from where the inside samples lie ("subpixel smoothing"; the numbers it
+gives are in docs/fdtd.md). PEC is never averaged: a component is PEC when more than half
+of its cell is.
 """
 from __future__ import annotations
 
@@ -189,32 +190,48 @@ class MaterialMap:
                 count += int(inside.sum())
                 continue
             frac = np.zeros(ids.shape)
+            centroid = np.zeros((3,) + ids.shape)
             sub = (np.arange(SUBSAMPLES) + 0.5) / SUBSAMPLES - 0.5
             for sx in sub:
                 for sy in sub:
                     for sz in sub:
                         X, Y, Z = np.meshgrid(pos[0] + sx * d[0], pos[1] + sy * d[1],
                                               pos[2] + sz * d[2], indexing="ij")
-                        frac += shape.contains(X, Y, Z)
+                        inside = shape.contains(X, Y, Z)
+                        frac += inside
+                        centroid += inside * np.array([sx, sy, sz])[:, None, None, None]
             frac /= SUBSAMPLES ** 3
             touched = frac > 0
             count += int(touched.sum())
             if material.pec:
                 ids[frac > 0.5] = mat_id
                 continue
-            for f in np.unique(frac[touched]):
-                where = touched & (frac == f)
-                if f == 1.0:
-                    ids[where] = mat_id
-                    continue
-                for old in np.unique(ids[where]):
-                    eps_o, sig_o, pec_o = self.table[old]
-                    cell = where & (ids == old)
-                    if pec_o:
-                        continue        # PEC is never averaged
-                    new = self._id((1 - f) * eps_o + f * material.eps_r,
-                                   (1 - f) * sig_o + f * material.sigma, False)
-                    ids[cell] = new
+            ids[frac == 1.0] = mat_id
+            edge = touched & (frac < 1.0)
+            if not edge.any():
+                continue
+            # The surface normal from where the inside samples lie in the cell, and the
+            # diagonal of the anisotropic average (Kottke et al., PRE 77, 036611): along
+            # the normal E sees the harmonic mean of ε, across it the arithmetic mean.
+            normal = centroid[:, edge]
+            norm = np.linalg.norm(normal, axis=0)
+            c_axis = "xyz".index(comp[1])
+            n_c2 = np.where(norm > 0, (normal[c_axis] / np.where(norm > 0, norm, 1)) ** 2, 1 / 3)
+            f = frac[edge]
+            old = ids[edge]
+            eps_o = np.array([self.table[o][0] for o in old])
+            sig_o = np.array([self.table[o][1] for o in old])
+            pec_o = np.array([self.table[o][2] for o in old])
+            mean = (1 - f) * eps_o + f * material.eps_r
+            harm = 1.0 / ((1 - f) / eps_o + f / material.eps_r)
+            eps = 1.0 / (n_c2 / harm + (1 - n_c2) / mean)
+            sig = (1 - f) * sig_o + f * material.sigma
+            eps = np.round(eps, 4)
+            new_ids = old.copy()
+            for n in range(len(old)):
+                if not pec_o[n]:
+                    new_ids[n] = self._id(eps[n], sig[n], False)
+            ids[edge] = new_ids
         return count
 
     def is_pec(self, comp: str, index) -> bool:

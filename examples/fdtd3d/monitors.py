@@ -150,7 +150,6 @@ def add_slice_stage(prog, sl, index, plane_shape, arrays, period, name):
     sock = prog.memsock(name, np.float32, plane_shape, capacity=8, policy="block",
                         payload={"step": vkp.u32})
 
-    @prog.stage(domain=plane_shape)
     def emit_slice(u, v):
         i = P
         j = u
@@ -189,6 +188,8 @@ def add_slice_stage(prog, sl, index, plane_shape, arrays, period, name):
         if u == 0 and v == 0:
             sock.step = prog.step
 
+    emit_slice.__name__ = "emit_" + "".join(ch if ch.isalnum() else "_" for ch in name)
+    emit_slice = prog.stage(domain=plane_shape)(emit_slice)
     reads_h = sl.field[0] == "h" or sl.field == "|h|"
     return vkp.every(period, emit_slice), reads_h, sock
 

@@ -1,0 +1,149 @@
+"""What a headless run writes: PNG frames of the slices, an animated GIF of one slice, the
+probe spectrum plot, the cross-section plot against the Mie series, and the HDF5 file with
+the probe series and DFT results (readable from h5py, MATLAB, ParaView, HDFView)."""
+from __future__ import annotations
+
+import pathlib
+
+import numpy as np
+
+
+def _plt():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def slice_pngs(sim, out: pathlib.Path, name: str, every: int = 1) -> list[pathlib.Path]:
+    plt = _plt()
+    frames = sim.frames[name][::every]
+    if not frames:
+        return []
+    sl = next(s for s in sim.slices if s.name == name)
+    vmax = max(float(np.abs(f).max()) for _, f in frames) or 1.0
+    paths = []
+    for step, data in frames:
+        fig, ax = plt.subplots(figsize=(5, 4.4))
+        _draw_slice(ax, sim, sl, data, vmax)
+        ax.set_title(f"{sl.field} on {sl.axis} = {sl.index} cells, t = {step * sim.grid.dt * 1e9:.3f} ns")
+        path = out / f"{name}_{step:06d}.png"
+        fig.savefig(path, dpi=90)
+        plt.close(fig)
+        paths.append(path)
+    return paths
+
+
+def _draw_slice(ax, sim, sl, data, vmax):
+    b, c = sl.plane_axes
+    signed = not sl.field.startswith("|")
+    img = ax.imshow(data.T, origin="lower", cmap="RdBu_r" if signed else "inferno",
+                    vmin=-vmax if signed else 0, vmax=vmax, interpolation="nearest")
+    ax.set_xlabel(f"{b} (cells)")
+    ax.set_ylabel(f"{c} (cells)")
+    ax.figure.colorbar(img, ax=ax, shrink=0.8, label=f"{sl.field} (V/m)" if sl.field[-1] != "h"
+                       and "h" not in sl.field else f"{sl.field} (A/m)")
+    return img
+
+
+def slice_gif(sim, out: pathlib.Path, name: str, fps: int = 10) -> pathlib.Path | None:
+    plt = _plt()
+    from matplotlib.animation import FuncAnimation, PillowWriter
+    frames = sim.frames[name]
+    if not frames:
+        return None
+    sl = next(s for s in sim.slices if s.name == name)
+    vmax = max(float(np.abs(f).max()) for _, f in frames) or 1.0
+    fig, ax = plt.subplots(figsize=(5, 4.4))
+    img = _draw_slice(ax, sim, sl, frames[0][1], vmax)
+    title = ax.set_title("")
+
+    def update(k):
+        step, data = frames[k]
+        img.set_data(data.T)
+        title.set_text(f"{sl.field}, t = {step * sim.grid.dt * 1e9:.3f} ns")
+        return img, title
+    anim = FuncAnimation(fig, update, frames=len(frames))
+    path = out / f"{name}.gif"
+    anim.save(path, writer=PillowWriter(fps=fps), dpi=70)
+    plt.close(fig)
+    return path
+
+
+def probe_spectrum_png(sim, out: pathlib.Path) -> pathlib.Path | None:
+    plt = _plt()
+    if not sim.probes:
+        return None
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(7, 6))
+    for p in sim.probes:
+        data = sim.probe(p.name)
+        for f in p.fields:
+            t = data["t_e"] if f[0] == "e" else data["t_h"]
+            ax1.plot(t * 1e9, data[f], label=f"{p.name} {f}")
+            spec = np.abs(np.fft.rfft(data[f]))
+            freq = np.fft.rfftfreq(len(t), sim.grid.dt)
+            ax2.semilogy(freq / 1e9, spec + 1e-30, label=f"{p.name} {f}")
+    ax1.set_xlabel("t (ns)")
+    ax1.set_ylabel("field")
+    ax1.legend()
+    ax2.set_xlabel("f (GHz)")
+    ax2.set_ylabel("|FFT|")
+    fmax = 3 * max((s.frequency for s in sim.sources), default=1e9)
+    ax2.set_xlim(0, fmax / 1e9)
+    fig.tight_layout()
+    path = out / "probe_spectrum.png"
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def cross_section_png(sim, sigma, reference, out: pathlib.Path) -> pathlib.Path:
+    plt = _plt()
+    wl = np.array(sim.mie["wavelengths"])
+    x = 2 * np.pi * sim.mie["radius"] / (wl * sim.grid.spacing[0])
+    fig, ax = plt.subplots(figsize=(6, 4))
+    from .scenes import mie_reference
+    import copy
+    dense = copy.copy(sim)
+    dense.mie = dict(sim.mie, freqs=np.linspace(0.8, 3.0, 200) / (2 * np.pi * sim.mie["radius"]) * 299792458.0)
+    xs = np.linspace(0.8, 3.0, 200)
+    ax.plot(xs, mie_reference(dense) / (np.pi * sim.mie["radius"] ** 2), "k-", label="Mie series")
+    ax.plot(x, sigma / (np.pi * sim.mie["radius"] ** 2), "o", label="vkpersist FDTD")
+    ax.set_xlabel("size parameter 2πr/λ")
+    ax.set_ylabel("Q_sca = σ / πr²")
+    ax.legend()
+    ax.set_title(f"dielectric sphere, n = {np.sqrt(sim.mie['eps_r']):g}, r = "
+                 f"{sim.mie['radius'] / sim.grid.spacing[0]:g} cells")
+    fig.tight_layout()
+    path = out / "cross_section.png"
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def write_hdf5(sim, path: pathlib.Path, extra: dict | None = None) -> pathlib.Path:
+    import h5py
+    with h5py.File(path, "w") as h5:
+        g = sim.grid
+        h5.attrs.update(shape=g.shape, spacing=g.spacing, dt=g.dt, courant=g.courant,
+                        steps=sim.step, precision=str(np.dtype(g.dtype)))
+        pg = h5.create_group("probes")
+        for p in sim.probes:
+            data = sim.probe(p.name)
+            grp = pg.create_group(p.name)
+            grp.attrs["position_m"] = p.position
+            grp.create_dataset("t_e", data=data["t_e"])
+            grp.create_dataset("t_h", data=data["t_h"])
+            for f in p.fields:
+                grp.create_dataset(f, data=data[f])
+        dg = h5.create_group("dft")
+        for d in sim.dfts:
+            r = sim.dft(d.name)
+            grp = dg.create_group(d.name)
+            grp.attrs.update(axis=d.axis, index=d.index, lo=d.lo_idx, hi=d.hi_idx)
+            grp.create_dataset("freqs", data=r["freqs"])
+            grp.create_dataset("e_tangential", data=r["e"])
+            grp.create_dataset("h_tangential", data=r["h"])
+        for k, v in (extra or {}).items():
+            h5.create_dataset(k, data=v)
+    return path
