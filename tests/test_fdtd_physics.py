@@ -44,7 +44,7 @@ def test_scattered_energy_balances_with_the_field_behind(mie_runs):
 def test_headless_cli_writes_its_pictures_and_results(tmp_path):
     from examples.fdtd3d.__main__ import main
     import h5py
-    assert main(["--headless", "--size", "44", "--radius", "6", "--steps", "300",
+    assert main(["--headless", "--size", "48", "--radius", "6", "--steps", "300",
                  "--snap-every", "50", "--out", str(tmp_path)]) == 0
     names = {p.name for p in tmp_path.iterdir()}
     assert {"ez_z.gif", "probe_spectrum.png", "cross_section.png", "results.h5"} <= names

@@ -67,8 +67,9 @@ def live(sim, args):
                     if name in latest:
                         step, data = latest[name]
                         ax.clear()
-                        ax.imshow(data.T, origin="lower", cmap="RdBu_r" if "|" not in name
-                                  else "inferno", interpolation="nearest")
+                        field = next(sl.field for sl in sim.slices if sl.name == name)
+                        ax.imshow(data.T, origin="lower", cmap="inferno" if "|" in field
+                                  else "RdBu_r", interpolation="nearest")
                         ax.set_title(f"{name} at step {step}")
                 p = sim.probe("forward")
                 if "ez" in p and len(p["ez"]):
