@@ -31,3 +31,17 @@ def test_channel_operations_declare_what_they_access():
                  "atomic_add", "atomic_compare_exchange"):
         assert B.REGISTRY[name].accesses == "write", name
     assert B.REGISTRY["sqrt"].accesses is None
+
+
+def test_every_channel_registers_its_halves_on_import():
+    """The channels live above lang/ and register their front end (lang/channels.py) and
+    GPU side (lang/glsl.py) when their packages are imported: `import vkpersist` has done
+    that before anything can compile."""
+    from vkpersist.lang import channels, glsl
+    from vkpersist.lang import types as T
+    fronts = {t: channels.channel_frontend(t(*args)) for t, args in [
+        (T.ControlsType, ((),)), (T.SocketType, (T.f32,)), (T.QueueType, (T.i32, 4))]}
+    assert all(isinstance(f, channels.ChannelFrontend) for f in fronts.values()), fronts
+    assert type(fronts[T.QueueType]).__module__ == "vkpersist.scheduler._declare"
+    assert {T.ControlsType, T.SocketType} <= set(glsl._CHANNELS)
+    assert channels.channel_frontend(T.f32) is None

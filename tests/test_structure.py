@@ -1,6 +1,7 @@
 """The layering DESIGN.md promises, checked: only vkpersist/vk/ imports the `vulkan` binding,
-no import cycles between vkpersist's modules (lazy imports counted), and no module over
-~700 lines. No device needed."""
+the kernel language (lang/) imports none of the layers above it, no import cycles between
+vkpersist's modules (lazy imports counted), and no module over ~700 lines. No device
+needed."""
 import ast
 import pathlib
 import sys
@@ -24,6 +25,31 @@ def test_only_the_runtime_imports_the_vulkan_binding():
                     and "vk" not in path.relative_to(ROOT / "vkpersist").parts[:1]:
                 offenders.append(str(path.relative_to(ROOT)))
     assert not offenders, offenders
+
+
+def _imported_modules(path):
+    """The vkpersist modules (dotted) that `path` imports, relative imports resolved."""
+    package = list(path.relative_to(ROOT).parts[:-1])      # a module's or an __init__'s
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = package[:len(package) - node.level + 1] + (node.module or "").split(".")
+            base = [b for b in base if b]
+            yield ".".join(base)
+            yield from (".".join(base + [a.name]) for a in node.names)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
+            yield from (n for n in names if n.startswith("vkpersist."))
+
+
+def test_the_language_imports_no_layer_above_it():
+    """lang/ is below the per-launch kernels, the channels and the scheduler: those register
+    their front ends and GPU sides with it (lang/channels.py, lang/glsl.py), it never
+    imports them."""
+    above = ("vkpersist._kernel", "vkpersist.control", "vkpersist.memsock", "vkpersist.scheduler")
+    offenders = {f"{p.relative_to(ROOT)} imports {m}"
+                 for p in (ROOT / "vkpersist" / "lang").glob("*.py")
+                 for m in _imported_modules(p) if m.startswith(above)}
+    assert not offenders, sorted(offenders)
 
 
 def test_no_import_cycles():

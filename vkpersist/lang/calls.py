@@ -11,29 +11,15 @@ from . import builtins as B
 from . import ir
 from . import types as T
 from .semantics import const
-from .values import ArrayHandle, ControlApply, DeviceFunction, PyValue, QueuePush, SocketCommit
+from .channels import ChannelValue
+from .values import ArrayHandle, DeviceFunction, PyValue
 
 
 def lower_call(c, target, node):
     if node.keywords and not (target in (B.shared.array, B.local.array)):
         raise c.src.error(node, "keyword arguments are not supported in kernel calls")
-    if isinstance(target, ControlApply):
-        if len(node.args) != 1:
-            raise c.src.error(node, "apply(step) takes the step number to acknowledge with")
-        step = c.convert(c.value(c.expr(node.args[0]), node.args[0]), T.u32, node)
-        target.var.written = True
-        return ir.Intrinsic(T.void, c.src.loc(node), "control_apply", [target.var, step])
-    if isinstance(target, QueuePush):
-        if len(node.args) != 1:
-            raise c.src.error(node, "push(item) takes one item")
-        var = target.var
-        item = c.convert(c.value(c.expr(node.args[0]), node.args[0]), var.type.elem, node)
-        var.written = True
-        return ir.Intrinsic(T.bool_, c.src.loc(node), "queue_push", [var, item])
-    if isinstance(target, SocketCommit):
-        if node.args:
-            raise c.src.error(node, "commit() takes no arguments")
-        return c.socket_commit(target.var, node)
+    if isinstance(target, ChannelValue) and hasattr(target, "call"):
+        return target.call(c, node)             # ctrl.apply(step), q.push(item), sock.commit()
     if isinstance(target, DeviceFunction):
         return _device_call(c, target, node)
     found = B.lookup(target)

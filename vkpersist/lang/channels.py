@@ -1,92 +1,73 @@
-"""Lowering of the channels in kernel code: control fields (`ctrl.freq`, `ctrl.apply`),
-memsock frames and payload (`sock.frame[i] = v`, `sock.commit()`), queue pushes, and a
-program's resources, which its stages use as globals. A mixin of FunctionCompiler."""
+"""Channels in kernel code, the front end's half: the registry through which a channel
+(ControlBuffer, MemSock, a Program's queues) lowers its own parameters, attributes,
+subscripts, stores and method calls.
+
+The kernel language knows a channel only by its IR type (types.py). The lowering lives
+beside the channel's host side and GPU side (control/_frontend.py, memsock/_frontend.py,
+scheduler/_declare.py for queues), which registers it here for its IR type class with
+`register_channel_frontend`, as the GPU side registers with lang/glsl.py `register_channel`:
+this package cannot import those above it. They register when their package is imported,
+and `import vkpersist` imports them all before anything can be compiled.
+
+A registered front end (a ChannelFrontend) is asked, with the FunctionCompiler `c`:
+  parameter(c, name, t) -> ir.Var             a parameter of the type
+  attribute(c, var, node)                     `var.attr` read: an ir.Expr or a PyValue
+  store_attribute(c, var, target, value, node) `var.attr = value`: an ir.Stmt, or None when
+                                              the attribute is not the channel's to assign
+  finish(c, body)                             checks once a function's body is lowered
+A ChannelValue (what an attribute gives before its call or index: `sock.commit`,
+`ctrl.gains`) is asked those of these it defines:
+  call(c, node)                               `sock.commit()`          (an ast.Call)
+  load(c, node)                               `ctrl.gains[i]` read     (an ast.Subscript)
+  store(c, target, value, node)               `ctrl.gains[i] = value`  (target: ast.Subscript)
+One that defines both load and store also takes augmented assignment (`ctrl.gains[i] += 1`).
+"""
 from __future__ import annotations
 
-from . import ir
-from . import types as T
-from .values import (ArrayHandle, ControlApply, ControlArray, PyValue, QueuePush, SocketCommit,
-                     SocketFrame, pydescribe)
+_FRONTENDS: dict = {}     # IR type class -> the front-end side of that channel
 
 
-class ChannelLowering:
-    """FunctionCompiler's methods for channels and program resources (it provides self.src,
-    self.unit, self.commits, self.value, self.convert...)."""
-
-    def program_resource(self, value, node):
-        """A program's arrays and controls are globals of its stages: the handle of the
-        buffer the program binds for `value`, or None when `value` is not one of them."""
-        resources = self.unit.resources
-        if not resources:
-            return None
-        var = resources.get(id(value))
-        if var is None:
-            if getattr(value, "_program_resource", False):
-                raise self.src.error(node, f"{pydescribe(value)} belongs to another Program")
-            return None
-        if var == "step":
-            return ir.Intrinsic(T.u32, self.src.loc(node), "program_step", [])
-        return ArrayHandle(var)
-
-    def _control_field_spec(self, var, node):
-        f = var.type.field(node.attr)
-        if f is None:
-            raise self.src.error(node, f"no control field {node.attr!r}; fields: "
-                                 f"{', '.join(x.name for x in var.type.fields if not x.name.startswith('_'))}")
-        return f
-
-    def control_field(self, var, node):
-        if node.attr == "apply":
-            if var.type.field("_cmd_head") is None:
-                raise self.src.error(node, f"{var.name!r} has no command ring (it was created "
-                                     "with commands=0)")
-            return PyValue(ControlApply(var))
-        if node.attr.startswith("_"):
-            raise self.src.error(node, f"no control field {node.attr!r}")
-        f = self._control_field_spec(var, node)
-        if f.count:
-            return PyValue(ControlArray(var, f))
-        return ir.Intrinsic(f.type, self.src.loc(node), "control_load", [var, f, None])
-
-    def _control_index(self, handle, slice_node, node):
-        index = self.value(self.expr(slice_node), slice_node)
-        if not (isinstance(index.type, T.Scalar) and index.type.is_int):
-            raise self.src.error(slice_node, f"control array index must be an integer, got {index.type}")
-        if isinstance(index, ir.Const) and not 0 <= index.value < handle.field.count:
-            raise self.src.error(slice_node, f"index {index.value} is out of range for control "
-                                 f"field {handle.field.name!r} of {handle.field.count} elements")
-        return self.convert(index, T.i32, node)
-
-    def control_store(self, var, f, index, value, node):
-        var.written = True
-        value = self.convert(self.value(value, node), f.type, node)
-        return ir.ExprStmt(self.src.loc(node), ir.Intrinsic(T.void, self.src.loc(node),
-                                                            "control_store", [var, f, index, value]))
-
-    # ---- memsocks ----------------------------------------------------------------------------
-    def socket_attribute(self, var, node):
-        loc = self.src.loc(node)
-        if node.attr == "frame":
-            return PyValue(SocketFrame(var))
-        if node.attr == "slot":
-            return ir.Intrinsic(T.i32, loc, "socket_slot", [var])
-        if node.attr == "seq":
-            return ir.Intrinsic(T.u32, loc, "socket_seq", [var])
-        if node.attr == "commit":
-            return PyValue(SocketCommit(var))
-        raise self.src.error(node, f"MemSock parameters have .frame[...], .slot, .seq, .commit() "
-                             f"and payload fields ({', '.join(f.name for f in var.type.payload) or 'none'}); "
-                             f"not .{node.attr}")
-
-    def socket_commit(self, var, node):
-        if self.unit.resources:
-            raise self.src.error(node, "program stages do not commit frames: the program "
-                                 "publishes the frame once the stage has run everywhere")
-        self.commits.append((var, node))
-        return ir.Intrinsic(T.void, self.src.loc(node), "socket_commit", [var])
+def register_channel_frontend(type_cls, frontend: "ChannelFrontend") -> None:
+    _FRONTENDS[type_cls] = frontend
 
 
-    def queue_attribute(self, var, node):
-        if node.attr != "push":
-            raise self.src.error(node, f"queues have .push(item), not .{node.attr}")
-        return PyValue(QueuePush(var))
+def channel_frontend(t) -> "ChannelFrontend | None":
+    """The front end of the channel whose IR type `t` is, or None for any other type."""
+    return _FRONTENDS.get(type(t))
+
+
+def channel_frontends() -> list:
+    return list(_FRONTENDS.values())
+
+
+class ChannelFrontend:
+    """Base of the registered front ends: parameter() and attribute() are theirs to define;
+    by default no attribute is assignable and nothing is checked at the end."""
+
+    def parameter(self, c, name: str, t):
+        raise NotImplementedError
+
+    def attribute(self, c, var, node):
+        raise NotImplementedError
+
+    def store_attribute(self, c, var, target, value, node):
+        return None
+
+    def finish(self, c, body) -> None:
+        pass
+
+
+class ChannelValue:
+    """A compile-time handle of a channel's member (a method before its call, an array field
+    before its index) on the channel's buffer `var`. Subclasses define call, load and store
+    as they support them; the class name is what messages call it ("a SocketFrame cannot be
+    indexed")."""
+    __slots__ = ("var",)
+
+    def __init__(self, var):
+        self.var = var
+
+
+def indexable(value) -> bool:
+    """Whether a compile-time value is a channel member read and written by index."""
+    return isinstance(value, ChannelValue) and hasattr(value, "load") and hasattr(value, "store")

@@ -22,13 +22,13 @@ from .._errors import CompileError
 from . import ir
 from . import types as T
 from . import calls
-from .channels import ChannelLowering
+from .channels import ChannelValue, channel_frontend, channel_frontends
 from .statements import BINOPS, Restart, StatementLowering, elem_type
 from .semantics import Semantics, TypingError, const, literal
 from .source import describe_expr, describe_stmt, glsl_name, parse_function
-from .values import ArrayHandle, ControlArray, PyValue, describe_value, pydescribe
+from .values import ArrayHandle, PyValue, describe_value, pydescribe
 
-class FunctionCompiler(StatementLowering, ChannelLowering):
+class FunctionCompiler(StatementLowering):
     MAX_PASSES = 8
 
     def __init__(self, unit, pyfunc, param_types: list, *, is_kernel: bool, glsl_fn_name: str,
@@ -70,7 +70,7 @@ class FunctionCompiler(StatementLowering, ChannelLowering):
         self._temp_vars = []
         self.sem = Semantics(self.unit.require, self._temp)
         self.callees = []
-        self.commits = []
+        self.channel_notes = {}     # what channels note while lowering, by their IR type
         self.has_return = False
         self.returns_seen = []
         params, arrays = [], []
@@ -79,30 +79,26 @@ class FunctionCompiler(StatementLowering, ChannelLowering):
             raise self.src.error(self.node, f"{self.pyfunc.__name__} takes {len(names)} "
                                  f"parameters, {len(self.param_types)} types were given")
         for name, t in zip(names, self.param_types):
-            if isinstance(t, T.ArrayType):
+            channel = channel_frontend(t)
+            if channel is not None:          # controls, memsocks, queues: their own
+                var = channel.parameter(self, name, t)
+                arrays.append(var)
+            elif isinstance(t, T.ArrayType):
                 var = self.bound_arrays.get(name) or ir.Var(glsl_name(name), t, "array_param")
                 arrays.append(var)
             elif isinstance(t, (T.Scalar, T.Vector)):
                 var = ir.Var(glsl_name(name), T.arithmetic(t) if isinstance(t, T.Scalar) else t,
                              "scalar_param")
                 params.append(var)
-            elif isinstance(t, (T.FixedArray, T.QueueType)):
+            elif isinstance(t, T.FixedArray):
                 var = self.bound_arrays[name]
-                arrays.append(var)
-            elif isinstance(t, T.ControlsType):
-                var = self.bound_arrays.get(name) or ir.Var(glsl_name(name), t, "controls")
-                arrays.append(var)
-            elif isinstance(t, T.SocketType):
-                if not self.is_kernel:
-                    raise self.src.error(self.node, f"parameter {name!r}: MemSocks are written by "
-                                         "kernels, not passed to device functions")
-                var = ir.Var(glsl_name(name), t, "socket")
                 arrays.append(var)
             else:
                 raise self.src.error(self.node, f"parameter {name!r}: unsupported type {t}")
             self.vars[name] = var
         body = self.block(self.node.body)
-        self._check_commits(body)
+        for channel in channel_frontends():
+            channel.finish(self, body)
         locals_ = []
         for v in self.vars.values():
             if v.role == "local":
@@ -178,14 +174,29 @@ class FunctionCompiler(StatementLowering, ChannelLowering):
             return value if isinstance(value, ir.Expr) else PyValue(value)
         if node.id in self.vars:
             var = self.vars[node.id]
-            if isinstance(var.type, (T.ArrayType, T.FixedArray, T.ControlsType, T.SocketType,
-                                     T.QueueType)):
+            if isinstance(var.type, (T.ArrayType, T.FixedArray)) \
+                    or channel_frontend(var.type) is not None:
                 return PyValue(ArrayHandle(var))
             return ir.Ref(var.type, self.src.loc(node), var)
         if node.id in self.local_types:
             raise self.src.error(node, f"local {node.id!r} is used before it is assigned")
         value = self.lookup_global(node.id, node)
         return value if isinstance(value, ir.Expr) else PyValue(value)
+
+    def program_resource(self, value, node):
+        """A program's arrays and controls are globals of its stages: the handle of the
+        buffer the program binds for `value`, or None when `value` is not one of them."""
+        resources = self.unit.resources
+        if not resources:
+            return None
+        var = resources.get(id(value))
+        if var is None:
+            if getattr(value, "_program_resource", False):
+                raise self.src.error(node, f"{pydescribe(value)} belongs to another Program")
+            return None
+        if var == "step":
+            return ir.Intrinsic(T.u32, self.src.loc(node), "program_step", [])
+        return ArrayHandle(var)
 
     def lookup_global(self, name, node):
         fn = self.pyfunc
@@ -227,13 +238,10 @@ class FunctionCompiler(StatementLowering, ChannelLowering):
         base = self.expr(node.value)
         if isinstance(base, PyValue):
             obj = base.value
-            if isinstance(obj, ArrayHandle) and isinstance(obj.var.type, T.ControlsType):
-                return self.control_field(obj.var, node)
-            if isinstance(obj, ArrayHandle) and isinstance(obj.var.type, T.SocketType):
-                return self.socket_attribute(obj.var, node)
-            if isinstance(obj, ArrayHandle) and isinstance(obj.var.type, T.QueueType):
-                return self.queue_attribute(obj.var, node)
             if isinstance(obj, ArrayHandle):
+                channel = channel_frontend(obj.var.type)
+                if channel is not None:     # ctrl.freq, sock.frame, q.push: the channel's own
+                    return channel.attribute(self, obj.var, node)
                 return self.array_attribute(obj.var, node)
             if isinstance(obj, tuple):
                 raise self.src.error(node, f"tuples have no attribute {node.attr!r}")
@@ -290,10 +298,9 @@ class FunctionCompiler(StatementLowering, ChannelLowering):
             t = T.arithmetic(elem_type(var.type)) if isinstance(elem_type(var.type), T.Scalar) \
                 else elem_type(var.type)
             return ir.Load(t, self.src.loc(node), var, index)
-        if isinstance(base, PyValue) and isinstance(base.value, ControlArray):
-            h = base.value
-            index = self._control_index(h, node.slice, node)
-            return ir.Intrinsic(h.field.type, self.src.loc(node), "control_load", [h.var, h.field, index])
+        if isinstance(base, PyValue) and isinstance(base.value, ChannelValue) \
+                and hasattr(base.value, "load"):           # ctrl.gains[i]
+            return base.value.load(self, node)
         if isinstance(base, PyValue) and isinstance(base.value, tuple):
             i = self.constant_value(node.slice, "a tuple index")
             try:

@@ -14,7 +14,8 @@ from . import ir
 from . import types as T
 from .semantics import literal
 from .source import glsl_name
-from .values import ArrayHandle, ControlArray, PyValue, SocketFrame, describe_value
+from .channels import ChannelValue, channel_frontend, indexable
+from .values import ArrayHandle, PyValue, describe_value
 
 
 class Restart(Exception):
@@ -82,7 +83,7 @@ class StatementLowering:
         if op is None:
             raise self.src.error(node, f"operator {type(node.op).__name__} is not supported")
         target = node.target
-        if isinstance(target, ast.Subscript) and not self._is_control_array(target.value):
+        if isinstance(target, ast.Subscript) and not self._is_channel_indexed(target.value):
             # Evaluate the index once: a[i] += v  ->  idx = i; a[idx] = a[idx] + v
             var, index = self.subscript_target(target)
             current = ir.Load(T.arithmetic(elem_type(var.type)), self.src.loc(target), var, index)
@@ -92,12 +93,14 @@ class StatementLowering:
         value = self.binary(op, current, self.expr(node.value), node)
         return self.assign_to(target, value, node)
 
-    def _is_control_array(self, node) -> bool:
+    def _is_channel_indexed(self, node) -> bool:
+        """Whether `node` is a channel member read and written by index (ctrl.gains):
+        its augmented assignment loads and stores through the channel."""
         try:
             base = self.expr(node)
         except CompileError:
             return False
-        return isinstance(base, PyValue) and isinstance(base.value, ControlArray)
+        return isinstance(base, PyValue) and indexable(base.value)
 
     def stmt_If(self, node):
         cond = self.truth(self.expr(node.test), node.test)
@@ -246,32 +249,6 @@ class StatementLowering:
         values = [self.convert(v, t, node) for v, t in zip(values, self.return_types)]
         return ir.Return(loc, values)
 
-    def _check_commits(self, body) -> None:
-        """sock.commit() contains a workgroup barrier: every invocation must reach it, so it
-        must close the kernel body (after any branches) and the kernel must not return early."""
-        committed = {id(v) for v, _ in self.commits}
-        for var in self.vars.values():
-            if var.role == "socket" and id(var) not in committed:
-                raise self.src.error(self.node, f"MemSock parameter {var.name!r} is never "
-                                     f"committed: end the kernel with {var.name}.commit()")
-        if not self.commits:
-            return
-        trailing = []
-        for s in reversed(body):
-            if isinstance(s, ir.ExprStmt) and isinstance(s.expr, ir.Intrinsic) \
-                    and s.expr.name == "socket_commit":
-                trailing.append(s.expr.args[0])
-            else:
-                break
-        for var, node in self.commits:
-            if trailing.count(var) != 1 or sum(v is var for v, _ in self.commits) != 1:
-                raise self.src.error(node, f"{var.name}.commit() must be called exactly once, as "
-                                     "one of the last statements of the kernel, outside any "
-                                     "if/loop (every invocation must reach it)")
-        if self.has_return:
-            raise self.src.error(self.node, "a kernel that commits a MemSock frame must not "
-                                 "return early (every invocation must reach commit())")
-
     # ---- assignment ---------------------------------------------------------------------
     def assign_to(self, target, value, node):
         loc = self.src.loc(node)
@@ -287,42 +264,19 @@ class StatementLowering:
             return ir.Assign(loc, var, self.convert(value, var.type, node))
         if isinstance(target, ast.Subscript):
             base = self.expr(target.value)
-            if isinstance(base, PyValue) and isinstance(base.value, SocketFrame):
-                var = base.value.var
-                items = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
-                if len(items) != var.type.frame_ndim:
-                    raise self.src.error(target, f"frames of {var.name!r} have {var.type.frame_ndim} "
-                                         f"dimension(s), indexed with {len(items)}")
-                index = [self.convert(self.value(self.expr(i), i), T.i32, i) for i in items]
-                value = self.convert(self.value(value, node), var.type.elem, node)
-                var.written = True
-                return ir.ExprStmt(loc, ir.Intrinsic(T.void, loc, "socket_store", [var, index, value]))
-            if isinstance(base, PyValue) and isinstance(base.value, ControlArray):
-                h = base.value
-                return self.control_store(h.var, h.field, self._control_index(h, target.slice, target),
-                                          value, node)
+            if isinstance(base, PyValue) and isinstance(base.value, ChannelValue) \
+                    and hasattr(base.value, "store"):      # sock.frame[i] = v, ctrl.gains[i] = v
+                return base.value.store(self, target, value, node)
             var, index = self.subscript_target(target)
             return self.store(var, index, self.value(value, node), node)
         if isinstance(target, ast.Attribute):
             base = self.expr(target.value)
-            if isinstance(base, PyValue) and isinstance(base.value, ArrayHandle) \
-                    and isinstance(base.value.var.type, T.SocketType):
-                var = base.value.var
-                f = var.type.payload_field(target.attr)
-                if f is None:
-                    raise self.src.error(target, f"{var.name!r} has no payload field "
-                                         f"{target.attr!r}; payload: "
-                                         f"{', '.join(x.name for x in var.type.payload) or 'none'}")
-                value = self.convert(self.value(value, node), f.type, node)
-                return ir.ExprStmt(loc, ir.Intrinsic(T.void, loc, "socket_payload", [var, f, value]))
-            if isinstance(base, PyValue) and isinstance(base.value, ArrayHandle) \
-                    and isinstance(base.value.var.type, T.ControlsType):
-                var = base.value.var
-                f = self._control_field_spec(var, target)
-                if f.count:
-                    raise self.src.error(target, f"control field {f.name!r} is an array; assign "
-                                         "its elements")
-                return self.control_store(var, f, None, value, node)
+            if isinstance(base, PyValue) and isinstance(base.value, ArrayHandle):
+                channel = channel_frontend(base.value.var.type)
+                if channel is not None:                  # ctrl.freq = v, sock.energy = v
+                    stmt = channel.store_attribute(self, base.value.var, target, value, node)
+                    if stmt is not None:
+                        return stmt
             if not (isinstance(base, ir.Ref) and isinstance(base.type, T.Vector)
                     and base.var.role == "local"):
                 raise self.src.error(target, "only components of local vectors can be assigned "

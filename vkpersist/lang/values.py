@@ -1,6 +1,7 @@
 """Compile-time values the front end passes around besides IR expressions: Python objects
-met in kernel code, and handles of buffers (arrays, controls, memsocks, queues) and of
-their methods before the call."""
+met in kernel code, and handles of buffers (arrays, controls, memsocks, queues). Handles of a
+channel's members (`sock.commit` before its call) are the channel's own ChannelValues
+(channels.py)."""
 from __future__ import annotations
 
 import inspect
@@ -21,41 +22,6 @@ class ArrayHandle:
 
     def __init__(self, var):
         self.var = var
-
-
-class ControlApply:
-    __slots__ = ("var",)
-
-    def __init__(self, var):
-        self.var = var
-
-
-class QueuePush:
-    """`queue.push` inside a stage, before the call."""
-
-    def __init__(self, var):
-        self.var = var
-
-
-class SocketFrame:
-    __slots__ = ("var",)
-
-    def __init__(self, var):
-        self.var = var
-
-
-class SocketCommit:
-    __slots__ = ("var",)
-
-    def __init__(self, var):
-        self.var = var
-
-
-class ControlArray:
-    __slots__ = ("var", "field")
-
-    def __init__(self, var, field):
-        self.var, self.field = var, field
 
 
 def pydescribe(v) -> str:

@@ -13,8 +13,10 @@ from .._errors import VkPersistError
 from ..control import ControlField, control_words
 from ..memsock import MemSock
 from ..lang import ir
+from ..lang.channels import ChannelFrontend, ChannelValue, register_channel_frontend
 from ..lang.source import glsl_name
 from ..lang import types as T
+from ..lang.values import PyValue
 from ..vk.array import Array
 
 if TYPE_CHECKING:
@@ -134,6 +136,35 @@ class ProgramQueue:
 
     def __repr__(self) -> str:
         return f"<program queue {self.name!r} of {self.type.elem}, capacity {self.capacity}>"
+
+
+class QueuePush(ChannelValue):
+    """`queue.push` inside a stage, before the call: the IR intrinsic queue_push, which the
+    program's writer lays out (_codegen.py `queue_push`)."""
+    __slots__ = ()
+
+    def call(self, c, node):
+        if len(node.args) != 1:
+            raise c.src.error(node, "push(item) takes one item")
+        var = self.var
+        item = c.convert(c.value(c.expr(node.args[0]), node.args[0]), var.type.elem, node)
+        var.written = True
+        return ir.Intrinsic(T.bool_, c.src.loc(node), "queue_push", [var, item])
+
+
+class QueueFrontend(ChannelFrontend):
+    """A queue in stage code (lang/channels.py `register_channel_frontend`): `q.push(item)`."""
+
+    def parameter(self, c, name, t):
+        return c.bound_arrays[name]
+
+    def attribute(self, c, var, node):
+        if node.attr != "push":
+            raise c.src.error(node, f"queues have .push(item), not .{node.attr}")
+        return PyValue(QueuePush(var))
+
+
+register_channel_frontend(T.QueueType, QueueFrontend())
 
 
 # program socket cursor words: the host's release cursor, then the GPU's counters
