@@ -229,7 +229,8 @@ class Writer:
                 isinstance(v.type, (T.ControlsType, T.SocketType))
                 for v in self.kernel.array_params):
             ext.add("GL_KHR_memory_scope_semantics")
-        if u.uses_int64 or any(e in (T.i64, T.u64) for e in elems):
+        if u.uses_int64 or any(e in (T.i64, T.u64) for e in elems) or \
+                any(v.type in (T.i64, T.u64) for v in self.kernel.params):   # a push constant
             ext.add("GL_EXT_shader_explicit_arithmetic_types_int64")
         if u.uses_atomic_int64:
             ext.add("GL_EXT_shader_atomic_int64")
@@ -575,22 +576,28 @@ class Writer:
 
     def linear(self, var, index) -> str:
         """The flat index of element `index` of `var`, row-major."""
-        idx = [self.expr(i) for i in index]
+        idx = [self.index_expr(i) for i in index]
         out = idx[0]
         for axis in range(1, len(idx)):
             out = f"({out}) * {self.extent(var, axis)} + {idx[axis]}"
         return out
 
+    def index_expr(self, i) -> str:
+        """An index in GLSL: GLSL indexes with 32-bit integers only, so a 64-bit index
+        (an int64 array element used as an index) is narrowed (arrays stay below 2**31)."""
+        text = self.expr(i)
+        return f"int({text})" if isinstance(i.type, T.Scalar) and i.type.bits == 64 else text
+
     def expr__LValue(self, e):
         var = e.var
         if var.role in ("shared", "local_array"):
-            return self.name(var) + "".join(f"[{self.expr(i)}]" for i in e.index)
+            return self.name(var) + "".join(f"[{self.index_expr(i)}]" for i in e.index)
         return f"{var.name}[{self.linear(var, e.index)}]"
 
     def expr_Load(self, e):
         var = e.var
         if var.role in ("shared", "local_array"):
-            return self.name(var) + "".join(f"[{self.expr(i)}]" for i in e.index)
+            return self.name(var) + "".join(f"[{self.index_expr(i)}]" for i in e.index)
         elem = var.type.elem
         linear = self.linear(var, e.index)
         if isinstance(elem, T.Vector) and elem.n == 3:
