@@ -46,13 +46,6 @@ _HELPERS = {
     }}
     return result;
 }}""",
-    "fpow": """{t} _vkp_pow({t} a, {t} b) {{
-    // Python semantics for negative bases with integral exponents (GLSL pow is undefined there)
-    if (a >= {zero}) return pow(a, b);
-    if (b != floor(b)) return {zero} / {zero};
-    {t} m = pow(-a, b);
-    return (mod(b, {two}) == {zero}) ? m : -m;
-}}""",
     "copysign": """{t} _vkp_copysign({t} a, {t} b) {{
     return (b < {zero} || (b == {zero} && {one} / b < {zero})) ? -abs(a) : abs(a);
 }}""",
@@ -514,7 +507,7 @@ class Writer:
                 entry = "\n    " + self.guard_line()
             code = _HELPERS[name].format(t=gt, zero=_literal(0, t), one=_literal(1, t),
                                          two=_literal(2, t), guard=guard, entry=entry)
-            code = code.replace(f"_vkp_{name if name != 'fpow' else 'pow'}(", f"_vkp_{key}(")
+            code = code.replace(f"_vkp_{name}(", f"_vkp_{key}(")
             self.helpers[key] = code
         return f"_vkp_{key}"
 
