@@ -280,8 +280,9 @@ _fn("atan", [], """$F _vkp_atan${S}($F x) {
     if (ax < $TINY) return x;
     bool inv = ax > 1.0;
     $F t = inv ? 1.0 / ax : ax;
-    // atan(t) = atan(j/8) + atan(u), u = (t - j/8) / (1 + t j/8), |u| <= 1/16
-    $F cj = roundEven(t * 8.0);
+    // atan(t) = atan(j/8) + atan(u), u = (t - j/8) / (1 + t j/8), |u| <= 1/16 (1/8 for
+    // j = 0, so that the table's rounding never weighs on a result half its size)
+    $F cj = t < 0.125 ? 0.0 : roundEven(t * 8.0);
     int j = int(cj);
     $F c = cj * 0.125;
     $F u = (t - c) / (1.0 + t * c);

@@ -86,7 +86,14 @@ def _args(c, node, count: int, name: str) -> list:
 
 def _float_type(c, t, node):
     """The float type a math function of `t` computes in: floats keep theirs, 64-bit
-    integers give float64 (as numba does), other integers float32 (the GPU rule)."""
+    integers give float64 (as numba does), other integers float32 (the GPU rule); the
+    target must have it (float64 needs shaderFloat64)."""
+    out = _float_type_of(c, t, node)
+    c.require(out.elem if isinstance(out, T.Vector) else out, node)
+    return out
+
+
+def _float_type_of(c, t, node):
     if isinstance(t, T.Vector):
         if not t.elem.is_float:
             raise c.src.error(node, f"this function needs float vectors, got {t}")

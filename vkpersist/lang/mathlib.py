@@ -151,39 +151,42 @@ def _rem_big_code(p: _Prec) -> str:
                 "uint m1 = 0u;", "uint m0 = (b & 0x7fffffu) | 0x800000u;"]
         conv = ["float hi = ldexp(float(f2 >> 8), -24 - lz);",
                 "float lo = ldexp(float(((f2 & 0xffu) << 16) | (f1 >> 16)), -48 - lz);"]
-    body = mant + ["int i0 = max((E + 30) / 32 - 1, 0);", "int q = 160 - (E - 32 * (i0 + 1));",
-                   "uint P[8];", "uint w, cb, cy;"]
-    # P = (m1:m0) * (window of six words of 2/pi), column by column
-    terms: dict[int, list[str]] = {c: [] for c in range(8)}
-    for m in range(6):
-        body.append(f"w = _vkp_2opi[i0 + {5 - m}];")
+    body = mant + ["int i0 = max((E + 30) / 32 - 1, 0);", "int q = 192 - (E - 32 * (i0 + 1));",
+                   "uint P[9];", "uint w, cb, cy;"]
+    # P = (m1:m0) * (window of seven words of 2/pi), column by column
+    terms: dict[int, list[str]] = {c: [] for c in range(9)}
+    for m in range(7):
+        body.append(f"w = _vkp_2opi[i0 + {6 - m}];")
         for limb, name in ((0, "m0"), (1, "m1")):
             v = f"t{m}_{limb}"
             body.append(f"uint {v}h, {v}l; umulExtended({name}, w, {v}h, {v}l);")
             terms[m + limb].append(f"{v}l")
-            if m + limb + 1 < 8:
+            if m + limb + 1 < 9:
                 terms[m + limb + 1].append(f"{v}h")
     body.append("cy = 0u;")
-    for col in range(8):
+    for col in range(9):
         body.append(f"P[{col}] = cy; cy = 0u;")
         for t in terms[col]:
             body.append(f"P[{col}] = uaddCarry(P[{col}], {t}, cb); cy += cb;")
+    # the fraction's 160 bits below the point, f2 first (a float64 within 2**-61 of a
+    # multiple of pi/2 leaves ~60 of them zero)
     body += ["uint quad = _vkp_pbits(P, q) & 3u;",
              "uint f2 = _vkp_pbits(P, q - 32), f1 = _vkp_pbits(P, q - 64), "
-             "f0 = _vkp_pbits(P, q - 96);",
+             "f0 = _vkp_pbits(P, q - 96), g1 = _vkp_pbits(P, q - 128), "
+             "g0 = _vkp_pbits(P, q - 160);",
              "bool negf = (f2 >> 31) != 0u;",
              "if (negf) {   // fraction >= 1/2: the next quadrant, fraction - 1",
              "    quad += 1u;",
-             "    f0 = ~f0; f1 = ~f1; f2 = ~f2;",
-             "    f0 = uaddCarry(f0, 1u, cb); f1 = uaddCarry(f1, cb, cb); f2 += cb;",
+             "    f2 = ~f2; f1 = ~f1; f0 = ~f0; g1 = ~g1; g0 = ~g0;",
+             "    g0 = uaddCarry(g0, 1u, cb); g1 = uaddCarry(g1, cb, cb); "
+             "f0 = uaddCarry(f0, cb, cb); f1 = uaddCarry(f1, cb, cb); f2 += cb;",
              "}",
-             "int lz = 0;",
-             "if (f2 == 0u) { f2 = f1; f1 = f0; f0 = 0u; lz += 32; }",
-             "if (f2 == 0u) { f2 = f1; f1 = 0u; lz += 32; }",
-             "int n = 31 - findMSB(f2);",
+             "int lz = 0;"]
+    body += ["if (f2 == 0u) { f2 = f1; f1 = f0; f0 = g1; g1 = g0; g0 = 0u; lz += 32; }"] * 4
+    body += ["int n = 31 - findMSB(f2);",
              "if (n > 0 && n < 32) {",
              "    f2 = (f2 << n) | (f1 >> (32 - n)); f1 = (f1 << n) | (f0 >> (32 - n)); "
-             "f0 <<= n; lz += n;",
+             "f0 = (f0 << n) | (g1 >> (32 - n)); lz += n;",
              "}"] + conv + [
              "$F ph, pe;",
              "_vkp_two_prod${S}(hi, $PIO2_HI, ph, pe);",
@@ -197,10 +200,10 @@ def _rem_big_code(p: _Prec) -> str:
     return f"int _vkp_rem_big${{S}}($F x, out $F rh, out $F rl) {{\n    {code}\n}}"
 
 
-_PBITS = """uint _vkp_pbits(uint P[8], int pos) {
-    // bits pos .. pos + 31 of the 256-bit integer P (little-endian words)
+_PBITS = """uint _vkp_pbits(uint P[9], int pos) {
+    // bits pos .. pos + 31 of the 288-bit integer P (little-endian words)
     int w = pos >> 5, b = pos & 31;
-    uint lo = P[clamp(w, 0, 7)], hi = w + 1 <= 7 ? P[clamp(w + 1, 0, 7)] : 0u;
+    uint lo = P[clamp(w, 0, 8)], hi = w + 1 <= 8 ? P[clamp(w + 1, 0, 8)] : 0u;
     return b == 0 ? lo : (lo >> b) | (hi << (32 - b));
 }"""
 
