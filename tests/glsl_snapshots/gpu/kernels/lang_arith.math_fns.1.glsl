@@ -94,10 +94,10 @@ void _vkp_two_prod(float a, float b, out float p, out float e) {
 
 const uint _vkp_2opi[40] = uint[](0xa2f9836eu, 0x4e441529u, 0xfc2757d1u, 0xf534ddc0u, 0xdb629599u, 0x3c439041u, 0xfe5163abu, 0xdebbc561u, 0xb7246e3au, 0x424dd2e0u, 0x06492eeau, 0x09d1921cu, 0xfe1deb1cu, 0xb129a73eu, 0xe88235f5u, 0x2ebb4484u, 0xe99c7026u, 0xb45f7e41u, 0x3991d639u, 0x835339f4u, 0x9c845f8bu, 0xbdf9283bu, 0x1ff897ffu, 0xde05980fu, 0xef2f118bu, 0x5a0a6d1fu, 0x6d367ecfu, 0x27cb09b7u, 0x4f463f66u, 0x9e5fea2du, 0x7527bac7u, 0xebe5f17bu, 0x3d0739f7u, 0x8a5292eau, 0x6bfb5fb1u, 0x1f8d5d08u, 0x56033046u, 0xfc7b6babu, 0xf0cfbc20u, 0x9af4361du);
 
-uint _vkp_pbits(uint P[8], int pos) {
-    // bits pos .. pos + 31 of the 256-bit integer P (little-endian words)
+uint _vkp_pbits(uint P[9], int pos) {
+    // bits pos .. pos + 31 of the 288-bit integer P (little-endian words)
     int w = pos >> 5, b = pos & 31;
-    uint lo = P[clamp(w, 0, 7)], hi = w + 1 <= 7 ? P[clamp(w + 1, 0, 7)] : 0u;
+    uint lo = P[clamp(w, 0, 8)], hi = w + 1 <= 8 ? P[clamp(w + 1, 0, 8)] : 0u;
     return b == 0 ? lo : (lo >> b) | (hi << (32 - b));
 }
 
@@ -107,27 +107,30 @@ int _vkp_rem_big(float x, out float rh, out float rl) {
     uint m1 = 0u;
     uint m0 = (b & 0x7fffffu) | 0x800000u;
     int i0 = max((E + 30) / 32 - 1, 0);
-    int q = 160 - (E - 32 * (i0 + 1));
-    uint P[8];
+    int q = 192 - (E - 32 * (i0 + 1));
+    uint P[9];
     uint w, cb, cy;
-    w = _vkp_2opi[i0 + 5];
+    w = _vkp_2opi[i0 + 6];
     uint t0_0h, t0_0l; umulExtended(m0, w, t0_0h, t0_0l);
     uint t0_1h, t0_1l; umulExtended(m1, w, t0_1h, t0_1l);
-    w = _vkp_2opi[i0 + 4];
+    w = _vkp_2opi[i0 + 5];
     uint t1_0h, t1_0l; umulExtended(m0, w, t1_0h, t1_0l);
     uint t1_1h, t1_1l; umulExtended(m1, w, t1_1h, t1_1l);
-    w = _vkp_2opi[i0 + 3];
+    w = _vkp_2opi[i0 + 4];
     uint t2_0h, t2_0l; umulExtended(m0, w, t2_0h, t2_0l);
     uint t2_1h, t2_1l; umulExtended(m1, w, t2_1h, t2_1l);
-    w = _vkp_2opi[i0 + 2];
+    w = _vkp_2opi[i0 + 3];
     uint t3_0h, t3_0l; umulExtended(m0, w, t3_0h, t3_0l);
     uint t3_1h, t3_1l; umulExtended(m1, w, t3_1h, t3_1l);
-    w = _vkp_2opi[i0 + 1];
+    w = _vkp_2opi[i0 + 2];
     uint t4_0h, t4_0l; umulExtended(m0, w, t4_0h, t4_0l);
     uint t4_1h, t4_1l; umulExtended(m1, w, t4_1h, t4_1l);
-    w = _vkp_2opi[i0 + 0];
+    w = _vkp_2opi[i0 + 1];
     uint t5_0h, t5_0l; umulExtended(m0, w, t5_0h, t5_0l);
     uint t5_1h, t5_1l; umulExtended(m1, w, t5_1h, t5_1l);
+    w = _vkp_2opi[i0 + 0];
+    uint t6_0h, t6_0l; umulExtended(m0, w, t6_0h, t6_0l);
+    uint t6_1h, t6_1l; umulExtended(m1, w, t6_1h, t6_1l);
     cy = 0u;
     P[0] = cy; cy = 0u;
     P[0] = uaddCarry(P[0], t0_0l, cb); cy += cb;
@@ -159,22 +162,29 @@ int _vkp_rem_big(float x, out float rh, out float rl) {
     P[6] = uaddCarry(P[6], t4_1h, cb); cy += cb;
     P[6] = uaddCarry(P[6], t5_0h, cb); cy += cb;
     P[6] = uaddCarry(P[6], t5_1l, cb); cy += cb;
+    P[6] = uaddCarry(P[6], t6_0l, cb); cy += cb;
     P[7] = cy; cy = 0u;
     P[7] = uaddCarry(P[7], t5_1h, cb); cy += cb;
+    P[7] = uaddCarry(P[7], t6_0h, cb); cy += cb;
+    P[7] = uaddCarry(P[7], t6_1l, cb); cy += cb;
+    P[8] = cy; cy = 0u;
+    P[8] = uaddCarry(P[8], t6_1h, cb); cy += cb;
     uint quad = _vkp_pbits(P, q) & 3u;
-    uint f2 = _vkp_pbits(P, q - 32), f1 = _vkp_pbits(P, q - 64), f0 = _vkp_pbits(P, q - 96);
+    uint f2 = _vkp_pbits(P, q - 32), f1 = _vkp_pbits(P, q - 64), f0 = _vkp_pbits(P, q - 96), g1 = _vkp_pbits(P, q - 128), g0 = _vkp_pbits(P, q - 160);
     bool negf = (f2 >> 31) != 0u;
     if (negf) {   // fraction >= 1/2: the next quadrant, fraction - 1
         quad += 1u;
-        f0 = ~f0; f1 = ~f1; f2 = ~f2;
-        f0 = uaddCarry(f0, 1u, cb); f1 = uaddCarry(f1, cb, cb); f2 += cb;
+        f2 = ~f2; f1 = ~f1; f0 = ~f0; g1 = ~g1; g0 = ~g0;
+        g0 = uaddCarry(g0, 1u, cb); g1 = uaddCarry(g1, cb, cb); f0 = uaddCarry(f0, cb, cb); f1 = uaddCarry(f1, cb, cb); f2 += cb;
     }
     int lz = 0;
-    if (f2 == 0u) { f2 = f1; f1 = f0; f0 = 0u; lz += 32; }
-    if (f2 == 0u) { f2 = f1; f1 = 0u; lz += 32; }
+    if (f2 == 0u) { f2 = f1; f1 = f0; f0 = g1; g1 = g0; g0 = 0u; lz += 32; }
+    if (f2 == 0u) { f2 = f1; f1 = f0; f0 = g1; g1 = g0; g0 = 0u; lz += 32; }
+    if (f2 == 0u) { f2 = f1; f1 = f0; f0 = g1; g1 = g0; g0 = 0u; lz += 32; }
+    if (f2 == 0u) { f2 = f1; f1 = f0; f0 = g1; g1 = g0; g0 = 0u; lz += 32; }
     int n = 31 - findMSB(f2);
     if (n > 0 && n < 32) {
-        f2 = (f2 << n) | (f1 >> (32 - n)); f1 = (f1 << n) | (f0 >> (32 - n)); f0 <<= n; lz += n;
+        f2 = (f2 << n) | (f1 >> (32 - n)); f1 = (f1 << n) | (f0 >> (32 - n)); f0 = (f0 << n) | (g1 >> (32 - n)); lz += n;
     }
     float hi = ldexp(float(f2 >> 8), -24 - lz);
     float lo = ldexp(float(((f2 & 0xffu) << 16) | (f1 >> 16)), -48 - lz);
@@ -254,13 +264,14 @@ float _vkp_atan(float x) {
     if (ax < 1.2207031e-04) return x;
     bool inv = ax > 1.0;
     float t = inv ? 1.0 / ax : ax;
-    // atan(t) = atan(j/8) + atan(u), u = (t - j/8) / (1 + t j/8), |u| <= 1/16
-    float cj = roundEven(t * 8.0);
+    // atan(t) = atan(j/8) + atan(u), u = (t - j/8) / (1 + t j/8), |u| <= 1/16 (1/8 for
+    // j = 0, so that the table's rounding never weighs on a result half its size)
+    float cj = t < 0.125 ? 0.0 : roundEven(t * 8.0);
     int j = int(cj);
     float c = cj * 0.125;
     float u = (t - c) / (1.0 + t * c);
     precise float z = u * u;
-    precise float a = u + u * z * (-3.3333334e-01 + z * (1.9999905e-01 + z * (-1.4220852e-01)));
+    precise float a = u + u * z * (-3.3333334e-01 + z * (1.9999991e-01 + z * (-1.4283007e-01 + z * (1.0832216e-01))));
     precise float r = inv ? _vkp_atan_ihi[j] + (_vkp_atan_ilo[j] - a)
                        : _vkp_atan_hi[j] + (a + _vkp_atan_lo[j]);
     return x < 0.0 ? -r : r;
