@@ -30,11 +30,14 @@ def busy(ctx, seconds):
     # that queueing them never waits for the oldest (at most ~1,000 in flight)
     n = 64 * 64 if ctx.info.kind == "cpu" else 1 << 22
     a = ctx.zeros(n)
+    # the warm-up and the calibration wait with a long timeout of their own: cases that
+    # give the Context a short one (0.2 s) mean it for the work queued after, and one
+    # launch can take longer than that on a loaded machine
     K[n // 64](a, iters=60000)                  # compiles and warms up
-    ctx.synchronize()
+    ctx.synchronize(timeout=60)
     t = time.perf_counter()
     K[n // 64](a, iters=60000)
-    ctx.synchronize()
+    ctx.synchronize(timeout=60)
     once = time.perf_counter() - t
     for _ in range(max(1, math.ceil(seconds / once))):
         K[n // 64](a, iters=60000)
