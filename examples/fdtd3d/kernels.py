@@ -22,6 +22,7 @@ from .sources import WAVEFORMS, waveform
 COEF_AXIS = (0, 6, 12)      # per axis: bE, cE, 1/κE at nodes, bH, cH, 1/κH at half nodes
 COEF_MAT = 18               # Ca, Cb of each material (column: the material index)
 COEF_AUX = 20               # the 1-D incident grid: ca, cb (E), da, db (H)
+COEF_PHASOR = 24            # the DFTs' phasor tables (monitors.phasor_tables)
 
 
 @vkp.func

@@ -84,6 +84,39 @@ def phase_step(f: float, dt: float) -> int:
 
 
 
+PHASOR_BITS = (11, 11, 10)     # a 32-bit phase = three table indices, high to low
+
+
+def phasor_tables() -> np.ndarray:
+    """(6, 2048): cos and sin of 2π·k/2¹¹, 2π·k/2²², 2π·k/2³² for k < 2048 (the last table
+    uses its first 1024 entries). exp(2πi·p/2³²) of a 32-bit phase p is the product of
+    three entries, so the DFTs need no sin/cos per cell and every device computes the same
+    phasors to float32 rounding, whatever its driver's sin/cos."""
+    k = np.arange(2048)
+    rows = []
+    for scale in (2 ** 11, 2 ** 22, 2 ** 32):
+        rows += [np.cos(2 * np.pi * k / scale), np.sin(2 * np.pi * k / scale)]
+    return np.array(rows)
+
+
+@vkp.func
+def phasor(ph, tab, row):
+    """(cos, sin) of 2π·ph/2³² for a vkp.u32 phase `ph`, from the tables at rows `row` ..
+    `row` + 5 of `tab`."""
+    a = vkp.i32(ph >> 21)
+    b = vkp.i32((ph >> 10) & 2047)
+    c = vkp.i32(ph & 1023)
+    c1 = tab[row, a]
+    s1 = tab[row + 1, a]
+    c2 = tab[row + 2, b]
+    s2 = tab[row + 3, b]
+    cr = c1 * c2 - s1 * s2
+    sr = s1 * c2 + c1 * s2
+    c3 = tab[row + 4, c]
+    s3 = tab[row + 5, c]
+    return cr * c3 - sr * s3, sr * c3 + cr * s3
+
+
 def cyclic(axis: int) -> tuple[int, int]:
     """The two axes across `axis`, in right-handed order (x: y, z; y: z, x; z: x, y)."""
     return (axis + 1) % 3, (axis + 2) % 3
@@ -213,7 +246,7 @@ class DFTLayout:
         self.size = self.inc_base + nf * 8
 
 
-def add_dft_stages(prog, planes, freqs, dt, arrays, aux, centre):
+def add_dft_stages(prog, planes, freqs, dt, arrays, aux, centre, phasor_row):
     """Two stages accumulating Σ F·exp(-2πi f t) on every DFT plane: tangential E at n·dt
     (first half of the step), tangential H averaged across the plane at (n + ½)·dt (second
     half), and, with a plane wave, the incident E and H at the total-field box's centre."""
@@ -225,7 +258,8 @@ def add_dft_stages(prog, planes, freqs, dt, arrays, aux, centre):
     W = tuple((f, phase_step(freq, dt)) for f, freq in enumerate(freqs))
     ex, ey, ez, hx, hy, hz = (arrays[n] for n in ("ex", "ey", "ez", "hx", "hy", "hz"))
     acc = prog.array("dft", (lay.size,), arrays["ex"].dtype)
-    TURN = 2.0 * np.pi / 2.0 ** 32
+    coef = arrays["coef"]
+    PH = phasor_row
     INC = aux is not None
     if INC:
         inc = arrays["inc"]
@@ -268,9 +302,7 @@ def add_dft_stages(prog, planes, freqs, dt, arrays, aux, centre):
                     fb = ex[i, j, k]
                     fc = ey[i, j, k]
                 for (f, w) in W:
-                    theta = vkp.f32(vkp.i32(vkp.u32(prog.step) * vkp.u32(w))) * TURN
-                    cs = vkp.cos(theta)
-                    sn = vkp.sin(theta)
+                    cs, sn = phasor(vkp.u32(prog.step) * vkp.u32(w), coef, PH)
                     at = (4 * f) * CELLS + n
                     acc[at] += fb * cs
                     acc[at + CELLS] -= fb * sn
@@ -280,9 +312,9 @@ def add_dft_stages(prog, planes, freqs, dt, arrays, aux, centre):
             if n == 0:
                 fe = inc[0, M]
                 for (f, w) in W:
-                    theta = vkp.f32(vkp.i32(vkp.u32(prog.step) * vkp.u32(w))) * TURN
-                    acc[IB + 8 * f] += fe * vkp.cos(theta)
-                    acc[IB + 8 * f + 1] -= fe * vkp.sin(theta)
+                    cs, sn = phasor(vkp.u32(prog.step) * vkp.u32(w), coef, PH)
+                    acc[IB + 8 * f] += fe * cs
+                    acc[IB + 8 * f + 1] -= fe * sn
 
     @prog.stage(domain=(CELLS,))
     def dft_h(n):
@@ -302,9 +334,7 @@ def add_dft_stages(prog, planes, freqs, dt, arrays, aux, centre):
                     fc = 0.5 * (hy[i, j, k] + hy[i, j, k - 1])
                 for (f, w) in W:
                     ph = vkp.u32(prog.step) * vkp.u32(w) + vkp.u32(w // 2)
-                    theta = vkp.f32(vkp.i32(ph)) * TURN
-                    cs = vkp.cos(theta)
-                    sn = vkp.sin(theta)
+                    cs, sn = phasor(ph, coef, PH)
                     at = HB + (4 * f) * CELLS + n
                     acc[at] += fb * cs
                     acc[at + CELLS] -= fb * sn
@@ -315,9 +345,9 @@ def add_dft_stages(prog, planes, freqs, dt, arrays, aux, centre):
                 fh = 0.5 * (inc[1, M] + inc[1, M - 1])
                 for (f, w) in W:
                     ph = vkp.u32(prog.step) * vkp.u32(w) + vkp.u32(w // 2)
-                    theta = vkp.f32(vkp.i32(ph)) * TURN
-                    acc[IB + 8 * f + 4] += fh * vkp.cos(theta)
-                    acc[IB + 8 * f + 5] -= fh * vkp.sin(theta)
+                    cs, sn = phasor(ph, coef, PH)
+                    acc[IB + 8 * f + 4] += fh * cs
+                    acc[IB + 8 * f + 5] -= fh * sn
 
     return DFTResults(lay, freqs, acc, dft_e, dft_h, aux)
 

@@ -15,10 +15,10 @@ import vkpersist as vkp
 
 from . import boundaries as bnd
 from .grid import AXES, E_COMPONENTS, EPS0, FIELDS, MU0, Grid
-from .kernels import COEF_AUX, COEF_AXIS, COEF_MAT, add_update_stages
+from .kernels import COEF_AUX, COEF_AXIS, COEF_MAT, COEF_PHASOR, add_update_stages
 from .materials import VACUUM, Material, MaterialMap, Shape
 from .monitors import (DFTPlane, Probe, Slice, add_dft_stages, add_probe_stages,
-                       add_slice_stage, cyclic)
+                       add_slice_stage, cyclic, phasor_tables)
 from .sources import WAVEFORMS, Dipole, PlaneWave
 from .tfsf import AuxGrid
 
@@ -218,8 +218,9 @@ class Simulation:
         ids = self.materials.compact_ids()
         arrays["ids"] = prog.array("ids", (3 * g.nodes[0], *g.nodes[1:]), ids["ex"].dtype,
                                    init=np.concatenate([ids[c] for c in E_COMPONENTS]))
-        cols = max(max(g.nodes), len(self.materials.table), aux.nodes if aux else 0)
-        coef = np.zeros((COEF_AUX + 4, cols))
+        cols = max(max(g.nodes), len(self.materials.table), aux.nodes if aux else 0, 2048)
+        coef = np.zeros((COEF_PHASOR + 6, cols))
+        coef[COEF_PHASOR:COEF_PHASOR + 6, :2048] = phasor_tables()
         for a, axis in enumerate(AXES):
             lo, hi = self.boundaries[axis + "-"], self.boundaries[axis + "+"]
             cp = bnd.axis_coefficients(lo, hi, g.shape[a], g.spacing[a], g.dt)
@@ -298,7 +299,8 @@ class Simulation:
             centre = None
             if aux is not None:
                 centre = (aux.lo[aux.axis] + aux.hi[aux.axis]) // 2
-            self._dft = add_dft_stages(prog, planes, freqs, g.dt, arrays, aux, centre)
+            self._dft = add_dft_stages(prog, planes, freqs, g.dt, arrays, aux, centre,
+                                       COEF_PHASOR)
             first.append(self._dft.stage_e)
             second.append(self._dft.stage_h)
         prog.loop(*first, *phase1, *phase2, *second)
