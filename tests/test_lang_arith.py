@@ -368,3 +368,39 @@ def test_integer_literals_are_exact_until_they_meet_a_type(ctx):
     np.testing.assert_array_equal(xf, np.float32([3e9, big / 2]))
     src = exact_literals.glsl(vkp.Array[vkp.i64], vkp.Array[vkp.f32])
     assert "x64[0] = 1099511627776l;" in src and "xf[0] = 3.0e+09;" in src   # folded
+
+
+@vkp.kernel
+def gather(src, idx, out):
+    i = vkp.global_id(0)
+    if i < out.shape[0]:
+        out[i] = src[idx[i]]
+        tile = vkp.local.array(4, vkp.f32)
+        tile[idx[i] % 4] = src[idx[i]]
+        out[i] += tile[idx[i] % 4]
+
+
+@vkp.kernel
+def int64_param(n: vkp.i64, out):
+    i = vkp.global_id(0)
+    if i < out.shape[0]:
+        out[i] = vkp.i32(n // 1000000000) + i
+
+
+def test_int64_values_index_arrays(ctx):
+    if not ctx.info.int64:
+        pytest.skip("no int64")
+    src = np.arange(10, dtype=np.float32) * 1.5
+    idx = np.array([9, 0, 3, 3, 7], np.int64)
+    out = np.zeros(5, np.float32)
+    gather.forall(5)(src, idx, out)
+    np.testing.assert_array_equal(out, 2 * src[idx])
+
+
+def test_int64_scalar_parameter_alone(ctx):
+    # the only 64-bit value is the push constant: the int64 extension is still enabled
+    if not ctx.info.int64:
+        pytest.skip("no int64")
+    out = np.zeros(4, np.int32)
+    int64_param.forall(4)(7 * 10**9, out)
+    np.testing.assert_array_equal(out, 7 + np.arange(4))

@@ -19,9 +19,10 @@ from .lang.source import compile_source
 from .scheduler import Program, QueueOverflow, every, when
 from . import lowlevel
 from .lang.builtins import (acos, acosh, asin, asinh, atan, atan2, atanh, atomic, barrier, ceil,
-                            clamp, copysign, cos, cosh, cross, distance, dot, exp, exp2, fabs,
+                            clamp, copysign, cos, cosh, cross, distance, dot, exp, exp2, expm1,
+                            fabs,
                             floor, fma, global_id, global_size, group_id, hypot, isinf, isnan,
-                            length, local, local_id, local_size, log, log2, log10, mix,
+                            length, local, local_id, local_size, log, log1p, log2, log10, mix,
                             normalize, num_groups, rsqrt, select, shared, sign, sin, sinh, sqrt,
                             tan, tanh, trunc)
 # vkp.abs/min/max/pow for kernels; not in __all__, so `import *` keeps Python's own
@@ -51,7 +52,8 @@ __all__ = [
     "float32", "float64", "vec2", "vec3", "vec4", "ivec2", "ivec3", "ivec4", "uvec2", "uvec3",
     "uvec4", "dvec2", "dvec3", "dvec4", "bvec2", "bvec3", "bvec4",
     "global_id", "local_id", "group_id", "num_groups", "local_size", "global_size", "barrier",
-    "shared", "local", "atomic", "sqrt", "rsqrt", "exp", "exp2", "log", "log2", "log10", "sin",
+    "shared", "local", "atomic", "sqrt", "rsqrt", "exp", "exp2", "expm1", "log", "log1p", "log2",
+    "log10", "sin",
     "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh",
     "atanh", "floor", "ceil", "trunc", "fabs", "clamp", "mix", "fma", "isnan", "isinf",
     "copysign", "hypot", "sign", "select", "dot", "cross", "length", "normalize", "distance",

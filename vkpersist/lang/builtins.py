@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from . import ir
+from . import mathlib
 from . import types as T
 from .values import ArrayHandle, PyValue
 
@@ -84,13 +85,32 @@ def _args(c, node, count: int, name: str) -> list:
 
 
 def _float_type(c, t, node):
+    """The float type a math function of `t` computes in: floats keep theirs, 64-bit
+    integers give float64 (as numba does), other integers float32 (the GPU rule); the
+    target must have it (float64 needs shaderFloat64)."""
+    out = _float_type_of(c, t, node)
+    c.require(out.elem if isinstance(out, T.Vector) else out, node)
+    return out
+
+
+def _float_type_of(c, t, node):
     if isinstance(t, T.Vector):
         if not t.elem.is_float:
             raise c.src.error(node, f"this function needs float vectors, got {t}")
         return t
     if t.is_float:
         return T.arithmetic(t)
+    if t in (T.i64, T.u64):
+        return T.f64
     return T.f32
+
+
+def _math_call(name: str) -> Callable:
+    """Emit through vkpersist's own implementation (lang/mathlib.py), float32 and float64."""
+    def emit(w, e):
+        fn = mathlib.function(w.helpers, name, e.type)
+        return f"{fn}({', '.join(w.expr(a) for a in e.args)})"
+    return emit
 
 
 # ---- ids and sync ------------------------------------------------------------------------------
@@ -184,16 +204,12 @@ def _float_fn(name, glsl=None, *, int_result=False, emit=None):
     _math_builtin(name, lower, emit or _glsl_call(glsl or name), _py(name))
 
 
-for _name, _glsl in [("sqrt", None), ("rsqrt", "inversesqrt"), ("exp", None), ("exp2", None),
-                     ("log", None), ("log2", None), ("sin", None), ("cos", None), ("tan", None),
-                     ("asin", None), ("acos", None), ("atan", None), ("sinh", None),
-                     ("cosh", None), ("tanh", None), ("asinh", None), ("acosh", None),
-                     ("atanh", None), ("fabs", "abs"), ("sign", None)]:
+for _name, _glsl in [("sqrt", None), ("rsqrt", "inversesqrt"), ("fabs", "abs"), ("sign", None)]:
     _float_fn(_name, _glsl)
+for _name in mathlib.UNARY:
+    _float_fn(_name, emit=_math_call(_name))
 for _name in ("floor", "ceil", "trunc"):
     _float_fn(_name, int_result=True)
-_float_fn("log10", emit=lambda w, e: f"(log({w.expr(e.args[0])}) * "
-          f"{w.literal(1 / math.log(10), e.type.elem if isinstance(e.type, T.Vector) else e.type)})")
 
 
 def _float_test(name):
@@ -259,21 +275,14 @@ def _float_binary(name, emit):
     _math_builtin(name, lower, emit, _py(name))
 
 
-def _emit_pow(w, e):
-    a, b = (w.expr(x) for x in e.args)
-    if isinstance(e.type, T.Vector):
-        return f"pow({a}, {b})"
-    return f"{w.helper('fpow', e.type)}({a}, {b})"
-
-
 def _emit_hypot(w, e):
     a, b = (w.expr(x) for x in e.args)
     vec = w.glsl_type(T.Vector(e.type, 2)) if e.type != T.f64 else "dvec2"
     return f"length({vec}({a}, {b}))"
 
 
-_float_binary("atan2", _glsl_call("atan"))
-_float_binary("pow", _emit_pow)
+_float_binary("atan2", _math_call("atan2"))
+_float_binary("pow", _math_call("pow"))
 _float_binary("copysign", lambda w, e: f"{w.helper('copysign', e.type)}"
               f"({w.expr(e.args[0])}, {w.expr(e.args[1])})")
 _float_binary("hypot", _emit_hypot)

@@ -46,13 +46,6 @@ _HELPERS = {
     }}
     return result;
 }}""",
-    "fpow": """{t} _vkp_pow({t} a, {t} b) {{
-    // Python semantics for negative bases with integral exponents (GLSL pow is undefined there)
-    if (a >= {zero}) return pow(a, b);
-    if (b != floor(b)) return {zero} / {zero};
-    {t} m = pow(-a, b);
-    return (mod(b, {two}) == {zero}) ? m : -m;
-}}""",
     "copysign": """{t} _vkp_copysign({t} a, {t} b) {{
     return (b < {zero} || (b == {zero} && {one} / b < {zero})) ? -abs(a) : abs(a);
 }}""",
@@ -229,7 +222,8 @@ class Writer:
                 isinstance(v.type, (T.ControlsType, T.SocketType))
                 for v in self.kernel.array_params):
             ext.add("GL_KHR_memory_scope_semantics")
-        if u.uses_int64 or any(e in (T.i64, T.u64) for e in elems):
+        if u.uses_int64 or any(e in (T.i64, T.u64) for e in elems) or \
+                any(v.type in (T.i64, T.u64) for v in self.kernel.params):   # a push constant
             ext.add("GL_EXT_shader_explicit_arithmetic_types_int64")
         if u.uses_atomic_int64:
             ext.add("GL_EXT_shader_atomic_int64")
@@ -513,7 +507,7 @@ class Writer:
                 entry = "\n    " + self.guard_line()
             code = _HELPERS[name].format(t=gt, zero=_literal(0, t), one=_literal(1, t),
                                          two=_literal(2, t), guard=guard, entry=entry)
-            code = code.replace(f"_vkp_{name if name != 'fpow' else 'pow'}(", f"_vkp_{key}(")
+            code = code.replace(f"_vkp_{name}(", f"_vkp_{key}(")
             self.helpers[key] = code
         return f"_vkp_{key}"
 
@@ -575,22 +569,28 @@ class Writer:
 
     def linear(self, var, index) -> str:
         """The flat index of element `index` of `var`, row-major."""
-        idx = [self.expr(i) for i in index]
+        idx = [self.index_expr(i) for i in index]
         out = idx[0]
         for axis in range(1, len(idx)):
             out = f"({out}) * {self.extent(var, axis)} + {idx[axis]}"
         return out
 
+    def index_expr(self, i) -> str:
+        """An index in GLSL: GLSL indexes with 32-bit integers only, so a 64-bit index
+        (an int64 array element used as an index) is narrowed (arrays stay below 2**31)."""
+        text = self.expr(i)
+        return f"int({text})" if isinstance(i.type, T.Scalar) and i.type.bits == 64 else text
+
     def expr__LValue(self, e):
         var = e.var
         if var.role in ("shared", "local_array"):
-            return self.name(var) + "".join(f"[{self.expr(i)}]" for i in e.index)
+            return self.name(var) + "".join(f"[{self.index_expr(i)}]" for i in e.index)
         return f"{var.name}[{self.linear(var, e.index)}]"
 
     def expr_Load(self, e):
         var = e.var
         if var.role in ("shared", "local_array"):
-            return self.name(var) + "".join(f"[{self.expr(i)}]" for i in e.index)
+            return self.name(var) + "".join(f"[{self.index_expr(i)}]" for i in e.index)
         elem = var.type.elem
         linear = self.linear(var, e.index)
         if isinstance(elem, T.Vector) and elem.n == 3:

@@ -11,6 +11,35 @@ layout(std430, binding = 1) buffer out_py_buffer { float out_py[]; };
 layout(std430, binding = 2) buffer VkpStatus { uint _vkp_status[]; };
 uint _vkp_iterations = 0u;
 
+float _vkp_expr(float r, float rl) {
+    // e**(r + rl), |r| <= ln2/2, |rl| tiny
+    precise float p = r + (r * r * (5.0e-01 + r * (1.6666667e-01 + r * (4.1666467e-02 + r * (8.333298e-03 + r * (1.3933651e-03 + r * (1.9899286e-04)))))) + rl * (1.0 + r));
+    return 1.0 + p;
+}
+
+float _vkp_scale(float x, int k) {
+    // x * 2**k in two steps, so that neither overflows nor leaves the normal range early
+    int k1 = k / 2;
+    return ldexp(ldexp(x, k1), k - k1);
+}
+
+float _vkp_expdd(float a, float b) {
+    // e**(a + b), a in [EXP_UNDER, EXP_OVER], |b| tiny
+    float kf = roundEven(a * 1.442695e+00);
+    precise float hi = a - kf * 6.9314575e-01;
+    precise float lo = kf * 1.4286068e-06 - b;
+    precise float r = hi - lo;
+    precise float rl = (hi - r) - lo;
+    return _vkp_scale(_vkp_expr(r, rl), int(kf));
+}
+
+float _vkp_exp(float x) {
+    if (isnan(x)) return x;
+    if (x > 8.872283e+01) return uintBitsToFloat(0x7f800000u);
+    if (x < -1.0397208e+02) return 0.0;
+    return _vkp_expdd(x, 0.0);
+}
+
 // test_lang_corpus.py:198: sigmoid
 void main() {
     int i;
@@ -19,6 +48,6 @@ void main() {
     // test_lang_corpus.py:200
     if (i < x_shape0) {
         // test_lang_corpus.py:201
-        out_py[i] = 1.0 / (1.0 + exp(-(x[i])));
+        out_py[i] = 1.0 / (1.0 + _vkp_exp(-(x[i])));
     }
 }

@@ -116,6 +116,178 @@ uint _vkp_snap;       // where its snapshot of the host fields starts
 layout(std430, binding = 3) buffer VkpStatus { uint _vkp_status[]; };
 uint _vkp_iterations = 0u;
 
+void _vkp_two_sum(float a, float b, out float s, out float e) {
+    // Knuth: s + e == a + b exactly
+    precise float ss = a + b;
+    precise float bb = ss - a;
+    precise float ee = (a - (ss - bb)) + (b - bb);
+    s = ss;
+    e = ee;
+}
+
+void _vkp_two_prod(float a, float b, out float p, out float e) {
+    // Dekker: p + e == a * b exactly
+    precise float pp = a * b;
+    precise float ca = 4.097e+03 * a;
+    precise float ah = ca - (ca - a);
+    precise float al = a - ah;
+    precise float cb = 4.097e+03 * b;
+    precise float bh = cb - (cb - b);
+    precise float bl = b - bh;
+    precise float ee = ((ah * bh - pp) + ah * bl + al * bh) + al * bl;
+    p = pp;
+    e = ee;
+}
+
+const uint _vkp_2opi[40] = uint[](0xa2f9836eu, 0x4e441529u, 0xfc2757d1u, 0xf534ddc0u, 0xdb629599u, 0x3c439041u, 0xfe5163abu, 0xdebbc561u, 0xb7246e3au, 0x424dd2e0u, 0x06492eeau, 0x09d1921cu, 0xfe1deb1cu, 0xb129a73eu, 0xe88235f5u, 0x2ebb4484u, 0xe99c7026u, 0xb45f7e41u, 0x3991d639u, 0x835339f4u, 0x9c845f8bu, 0xbdf9283bu, 0x1ff897ffu, 0xde05980fu, 0xef2f118bu, 0x5a0a6d1fu, 0x6d367ecfu, 0x27cb09b7u, 0x4f463f66u, 0x9e5fea2du, 0x7527bac7u, 0xebe5f17bu, 0x3d0739f7u, 0x8a5292eau, 0x6bfb5fb1u, 0x1f8d5d08u, 0x56033046u, 0xfc7b6babu, 0xf0cfbc20u, 0x9af4361du);
+
+uint _vkp_pbits(uint P[9], int pos) {
+    // bits pos .. pos + 31 of the 288-bit integer P (little-endian words)
+    int w = pos >> 5, b = pos & 31;
+    uint lo = P[clamp(w, 0, 8)], hi = w + 1 <= 8 ? P[clamp(w + 1, 0, 8)] : 0u;
+    return b == 0 ? lo : (lo >> b) | (hi << (32 - b));
+}
+
+int _vkp_rem_big(float x, out float rh, out float rl) {
+    uint b = floatBitsToUint(abs(x));
+    int E = int((b >> 23) & 0xffu) - 150;
+    uint m1 = 0u;
+    uint m0 = (b & 0x7fffffu) | 0x800000u;
+    int i0 = max((E + 30) / 32 - 1, 0);
+    int q = 192 - (E - 32 * (i0 + 1));
+    uint P[9];
+    uint w, cb, cy;
+    w = _vkp_2opi[i0 + 6];
+    uint t0_0h, t0_0l; umulExtended(m0, w, t0_0h, t0_0l);
+    uint t0_1h, t0_1l; umulExtended(m1, w, t0_1h, t0_1l);
+    w = _vkp_2opi[i0 + 5];
+    uint t1_0h, t1_0l; umulExtended(m0, w, t1_0h, t1_0l);
+    uint t1_1h, t1_1l; umulExtended(m1, w, t1_1h, t1_1l);
+    w = _vkp_2opi[i0 + 4];
+    uint t2_0h, t2_0l; umulExtended(m0, w, t2_0h, t2_0l);
+    uint t2_1h, t2_1l; umulExtended(m1, w, t2_1h, t2_1l);
+    w = _vkp_2opi[i0 + 3];
+    uint t3_0h, t3_0l; umulExtended(m0, w, t3_0h, t3_0l);
+    uint t3_1h, t3_1l; umulExtended(m1, w, t3_1h, t3_1l);
+    w = _vkp_2opi[i0 + 2];
+    uint t4_0h, t4_0l; umulExtended(m0, w, t4_0h, t4_0l);
+    uint t4_1h, t4_1l; umulExtended(m1, w, t4_1h, t4_1l);
+    w = _vkp_2opi[i0 + 1];
+    uint t5_0h, t5_0l; umulExtended(m0, w, t5_0h, t5_0l);
+    uint t5_1h, t5_1l; umulExtended(m1, w, t5_1h, t5_1l);
+    w = _vkp_2opi[i0 + 0];
+    uint t6_0h, t6_0l; umulExtended(m0, w, t6_0h, t6_0l);
+    uint t6_1h, t6_1l; umulExtended(m1, w, t6_1h, t6_1l);
+    cy = 0u;
+    P[0] = cy; cy = 0u;
+    P[0] = uaddCarry(P[0], t0_0l, cb); cy += cb;
+    P[1] = cy; cy = 0u;
+    P[1] = uaddCarry(P[1], t0_0h, cb); cy += cb;
+    P[1] = uaddCarry(P[1], t0_1l, cb); cy += cb;
+    P[1] = uaddCarry(P[1], t1_0l, cb); cy += cb;
+    P[2] = cy; cy = 0u;
+    P[2] = uaddCarry(P[2], t0_1h, cb); cy += cb;
+    P[2] = uaddCarry(P[2], t1_0h, cb); cy += cb;
+    P[2] = uaddCarry(P[2], t1_1l, cb); cy += cb;
+    P[2] = uaddCarry(P[2], t2_0l, cb); cy += cb;
+    P[3] = cy; cy = 0u;
+    P[3] = uaddCarry(P[3], t1_1h, cb); cy += cb;
+    P[3] = uaddCarry(P[3], t2_0h, cb); cy += cb;
+    P[3] = uaddCarry(P[3], t2_1l, cb); cy += cb;
+    P[3] = uaddCarry(P[3], t3_0l, cb); cy += cb;
+    P[4] = cy; cy = 0u;
+    P[4] = uaddCarry(P[4], t2_1h, cb); cy += cb;
+    P[4] = uaddCarry(P[4], t3_0h, cb); cy += cb;
+    P[4] = uaddCarry(P[4], t3_1l, cb); cy += cb;
+    P[4] = uaddCarry(P[4], t4_0l, cb); cy += cb;
+    P[5] = cy; cy = 0u;
+    P[5] = uaddCarry(P[5], t3_1h, cb); cy += cb;
+    P[5] = uaddCarry(P[5], t4_0h, cb); cy += cb;
+    P[5] = uaddCarry(P[5], t4_1l, cb); cy += cb;
+    P[5] = uaddCarry(P[5], t5_0l, cb); cy += cb;
+    P[6] = cy; cy = 0u;
+    P[6] = uaddCarry(P[6], t4_1h, cb); cy += cb;
+    P[6] = uaddCarry(P[6], t5_0h, cb); cy += cb;
+    P[6] = uaddCarry(P[6], t5_1l, cb); cy += cb;
+    P[6] = uaddCarry(P[6], t6_0l, cb); cy += cb;
+    P[7] = cy; cy = 0u;
+    P[7] = uaddCarry(P[7], t5_1h, cb); cy += cb;
+    P[7] = uaddCarry(P[7], t6_0h, cb); cy += cb;
+    P[7] = uaddCarry(P[7], t6_1l, cb); cy += cb;
+    P[8] = cy; cy = 0u;
+    P[8] = uaddCarry(P[8], t6_1h, cb); cy += cb;
+    uint quad = _vkp_pbits(P, q) & 3u;
+    uint f2 = _vkp_pbits(P, q - 32), f1 = _vkp_pbits(P, q - 64), f0 = _vkp_pbits(P, q - 96), g1 = _vkp_pbits(P, q - 128), g0 = _vkp_pbits(P, q - 160);
+    bool negf = (f2 >> 31) != 0u;
+    if (negf) {   // fraction >= 1/2: the next quadrant, fraction - 1
+        quad += 1u;
+        f2 = ~f2; f1 = ~f1; f0 = ~f0; g1 = ~g1; g0 = ~g0;
+        g0 = uaddCarry(g0, 1u, cb); g1 = uaddCarry(g1, cb, cb); f0 = uaddCarry(f0, cb, cb); f1 = uaddCarry(f1, cb, cb); f2 += cb;
+    }
+    int lz = 0;
+    if (f2 == 0u) { f2 = f1; f1 = f0; f0 = g1; g1 = g0; g0 = 0u; lz += 32; }
+    if (f2 == 0u) { f2 = f1; f1 = f0; f0 = g1; g1 = g0; g0 = 0u; lz += 32; }
+    if (f2 == 0u) { f2 = f1; f1 = f0; f0 = g1; g1 = g0; g0 = 0u; lz += 32; }
+    if (f2 == 0u) { f2 = f1; f1 = f0; f0 = g1; g1 = g0; g0 = 0u; lz += 32; }
+    int n = 31 - findMSB(f2);
+    if (n > 0 && n < 32) {
+        f2 = (f2 << n) | (f1 >> (32 - n)); f1 = (f1 << n) | (f0 >> (32 - n)); f0 = (f0 << n) | (g1 >> (32 - n)); lz += n;
+    }
+    float hi = ldexp(float(f2 >> 8), -24 - lz);
+    float lo = ldexp(float(((f2 & 0xffu) << 16) | (f1 >> 16)), -48 - lz);
+    float ph, pe;
+    _vkp_two_prod(hi, 1.5707964e+00, ph, pe);
+    precise float pl = pe + (hi * -4.371139e-08 + lo * 1.5707964e+00);
+    precise float s = ph + pl;
+    pl = pl - (s - ph);
+    if (negf) { s = -s; pl = -pl; }
+    if (x < 0.0) { s = -s; pl = -pl; quad = (4u - quad) & 3u; }
+    rh = s;
+    rl = pl;
+    return int(quad & 3u);
+}
+
+int _vkp_rem_pio2(float x, out float rh, out float rl) {
+    // x = k pi/2 + rh + rl with |rh + rl| <= ~pi/4; returns k mod 4 (finite x)
+    if (abs(x) <= 7.853982e-01) { rh = x; rl = 0.0; return 0; }
+    if (abs(x) >= 6.0e+03) return _vkp_rem_big(x, rh, rl);
+    float kf = roundEven(x * 6.3661975e-01);
+    precise float y = x - kf * 1.5703125e+00;
+    float h, l, h2, l2;
+    _vkp_two_sum(y, -(kf * 4.837513e-04), h, l);
+    _vkp_two_sum(h, -(kf * 7.5495336e-08), h2, l2);
+    precise float lo = (l + l2) - kf * 2.563344e-12;
+    precise float s = h2 + lo;
+    rl = lo - (s - h2);
+    rh = s;
+    return int(kf) & 3;
+}
+
+float _vkp_sink(float x, float y) {
+    // sin(x + y), |x| <= ~pi/4, |y| tiny
+    precise float z = x * x;
+    precise float res = x + (z * x * (-1.6666667e-01 + z * (8.333332e-03 + z * (-1.9840087e-04 + z * (2.7249962e-06)))) + y * (1.0 - 0.5 * z));
+    return res;
+}
+
+float _vkp_cosk(float x, float y) {
+    // cos(x + y), |x| <= ~pi/4, |y| tiny
+    precise float z = x * x;
+    precise float hz = 0.5 * z;
+    precise float w = 1.0 - hz;
+    precise float res = w + (((1.0 - w) - hz) + (z * z * (4.1666668e-02 + z * (-1.3888888e-03 + z * (2.48006e-05 + z * (-2.7300985e-07)))) - x * y));
+    return res;
+}
+
+float _vkp_sin(float x) {
+    if (isinf(x) || isnan(x)) return uintBitsToFloat(0x7fc00000u);
+    if (abs(x) < 1.2207031e-04) return x;
+    float a, b;
+    int n = _vkp_rem_pio2(x, a, b);
+    float r = (n & 1) == 0 ? _vkp_sink(a, b) : _vkp_cosk(a, b);
+    return n >= 2 ? -r : r;
+}
+
 // programs_lib.py:103: work
 void stage_work(int i) {
     float x;
@@ -129,7 +301,7 @@ void stage_work(int i) {
         if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 2076043519u);
         k = _i1;
         // programs_lib.py:106
-        x = sin(x) + 1.0;
+        x = _vkp_sin(x) + 1.0;
     }
     // programs_lib.py:107
     out_py[i] = x;

@@ -1,0 +1,291 @@
+"""The math functions of the kernel language, as GLSL helper functions, float32 and float64.
+
+GLSL has float32 transcendental functions only, of a precision each driver picks (lavapipe's
+float32 asin is off by 4e-4, NVIDIA's sin by 1e-5). vkpersist writes its own, for both
+types, so that every device gives the accuracy docs/language.md states (tested by
+tests/test_lang_math.py, measured by tools/math_accuracy.py) and the special values of C99
+Annex F / NumPy (inf, nan, signed zeros, overflow and underflow).
+
+The algorithms are the classic ones: Cody-Waite argument reduction (pi/2 in four parts,
+ln2 in two), Payne-Hanek reduction with the bits of 2/pi for huge trigonometric arguments,
+polynomials economized from Taylor series (tools/math_coefficients.py writes them into
+_mathcoef.py), log through atanh's series in s = f / (2 + f), double-length arithmetic
+(Dekker's exact product, Knuth's two-sum, under `precise` so that no driver contracts or
+reorders it) where one rounding would cost more than an ulp: pow computes log|x| to about
+64 bits. Each function is emitted only when the kernel uses it, after the helpers it calls.
+
+Subnormal float32 results and arguments may be flushed to zero by the device (Vulkan lets
+float32 do so); float64 keeps them where the device does.
+"""
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from string import Template
+
+import numpy as np
+
+from . import types as T
+from ._mathcoef import CONST, POLY, TWO_OVER_PI
+from ._mathglsl import FUNCTIONS
+
+UNARY = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
+         "acosh", "atanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p")
+BINARY = ("pow", "atan2")
+
+
+def _c(name) -> Fraction:
+    return Fraction(CONST[name])
+
+
+def _round(v: Fraction, prec: str) -> float:
+    return float(np.float32(float(v))) if prec == "f32" else float(v)
+
+
+def _hi_lo(v: Fraction, prec: str) -> tuple[float, float]:
+    hi = _round(v, prec)
+    return hi, _round(v - Fraction(hi), prec)
+
+
+def _bits(v: Fraction, bits: int) -> Fraction:
+    """v truncated to `bits` significant bits (so that small multiples of it are exact)."""
+    e = 0
+    while abs(v) >= 2 ** (e + 1):
+        e += 1
+    while abs(v) < 2 ** e:
+        e -= 1
+    scale = Fraction(2) ** (bits - 1 - e)
+    return Fraction(int(v * scale)) / scale
+
+
+def _constants(prec: str) -> dict:
+    pi, ln2 = _c("pi"), _c("ln2")
+    f64 = prec == "f64"
+    c = {}
+    c["PI_HI"], c["PI_LO"] = _hi_lo(pi, prec)
+    c["PIO2_HI"], c["PIO2_LO"] = _hi_lo(pi / 2, prec)
+    c["PIO4_HI"] = c["PIO2_HI"] / 2
+    c["PIO4"] = _round(pi / 4, prec)
+    c["PI3O4"] = _round(3 * pi / 4, prec)
+    c["TWO_OVER_PI"] = _round(2 / pi, prec)
+    part, rest = (33 if f64 else 12), pi / 2
+    for i in (1, 2, 3):
+        p = _bits(rest, part)
+        c[f"PIO2_{i}"] = float(p)
+        rest -= p
+    c["PIO2_4"] = _round(rest, prec)
+    c["CW_MAX"] = 1.5e6 if f64 else 6000.0     # |k| < 2**20 (2**12): k * PIO2_i exact
+    hi = _bits(ln2, 42 if f64 else 16)        # k * LN2_HI exact for every exponent k
+    c["LN2_HI"], c["LN2_LO"] = float(hi), _round(ln2 - hi, prec)
+    c["LN2_FHI"], c["LN2_FLO"] = _hi_lo(ln2, prec)
+    c["INV_LN2"] = _round(_c("log2e"), prec)
+    for name, key, bits in (("LOG2E", "log2e", 32 if f64 else 12),
+                            ("LOG10E", "log10e", 32 if f64 else 12),
+                            ("LOG10_2", "log10_2", 42 if f64 else 16)):
+        hi = _bits(_c(key), bits)
+        c[f"{name}_HI"], c[f"{name}_LO"] = float(hi), _round(_c(key) - hi, prec)
+    c["SQRT_HALF"] = _round(Fraction(7071067811865476, 10 ** 16), prec)
+    c["EXP_OVER"] = 709.782712893384 if f64 else 88.72283
+    c["EXP_UNDER"] = -745.1332191019412 if f64 else -103.97208
+    c["EXPM1_LOW"] = -38.0 if f64 else -17.5
+    c["SPLIT"] = 134217729.0 if f64 else 4097.0
+    c["TINY"] = 2.0 ** (-28 if f64 else -13)
+    c["BIG"] = 2.0 ** (28 if f64 else 13)
+    c["HUGE_EXP"] = 22.0 if f64 else 9.0
+    c["MIN_NORMAL"] = 2.0 ** (-1022 if f64 else -126)
+    return c
+
+
+class _Prec:
+    def __init__(self, prec: str):
+        self.prec = prec
+        self.t = T.f64 if prec == "f64" else T.f32
+        self.F = "double" if prec == "f64" else "float"
+        self.S = "_float64" if prec == "f64" else ""
+        self.consts = _constants(prec)
+
+    def lit(self, v: float) -> str:
+        if self.prec == "f64":
+            text = repr(float(v))
+            return (text if "e" in text or "." in text else text + ".0") + "lf"
+        text = np.format_float_scientific(np.float32(v), unique=True, trim=".")
+        text = text.replace(".e", ".0e")
+        return text if "." in text else text.replace("e", ".0e")
+
+    def horner(self, name: str, var: str) -> str:
+        coeffs = POLY[(name, self.prec)]
+        out = self.lit(coeffs[-1])
+        for c in reversed(coeffs[:-1]):
+            out = f"{self.lit(c)} + {var} * ({out})"
+        return f"({out})"
+
+    def render(self, template: str) -> str:
+        text = re.sub(r"POLY<(\w+)>\((\w+)\)", lambda m: self.horner(m.group(1), m.group(2)),
+                      template)
+        values = {k: self.lit(v) for k, v in self.consts.items()}
+        values.update(F=self.F, S=self.S, INF=self.special("inf"), NAN=self.special("nan"))
+        return Template(text).substitute(values)
+
+    def special(self, which: str) -> str:
+        if self.prec == "f64":
+            hi = {"inf": "0x7ff00000u", "nan": "0x7ff80000u"}[which]
+            return f"packDouble2x32(uvec2(0u, {hi}))"
+        return f"uintBitsToFloat({ {'inf': '0x7f800000u', 'nan': '0x7fc00000u'}[which] })"
+
+
+_F = FUNCTIONS
+
+
+def _rem_big_code(p: _Prec) -> str:
+    """Payne-Hanek: |x| * 2/pi modulo 4 from the bits of 2/pi, in 32-bit integer limbs
+    (unrolled: no loops for lavapipe's loop counter), for arguments past Cody-Waite's."""
+    if p.prec == "f64":
+        mant = ["uvec2 b = unpackDouble2x32(abs(x));",
+                "int E = int((b.y >> 20) & 0x7ffu) - 1075;",
+                "uint m1 = (b.y & 0xfffffu) | 0x100000u;", "uint m0 = b.x;"]
+        conv = ["double hi = ldexp(double(f2 >> 11) * 4294967296.0 + "
+                "double((f2 << 21) | (f1 >> 11)), -53 - lz);",
+                "double lo = ldexp(double((f1 << 21) | (f0 >> 11)), -85 - lz);"]
+    else:
+        mant = ["uint b = floatBitsToUint(abs(x));", "int E = int((b >> 23) & 0xffu) - 150;",
+                "uint m1 = 0u;", "uint m0 = (b & 0x7fffffu) | 0x800000u;"]
+        conv = ["float hi = ldexp(float(f2 >> 8), -24 - lz);",
+                "float lo = ldexp(float(((f2 & 0xffu) << 16) | (f1 >> 16)), -48 - lz);"]
+    body = mant + ["int i0 = max((E + 30) / 32 - 1, 0);", "int q = 192 - (E - 32 * (i0 + 1));",
+                   "uint P[9];", "uint w, cb, cy;"]
+    # P = (m1:m0) * (window of seven words of 2/pi), column by column
+    terms: dict[int, list[str]] = {c: [] for c in range(9)}
+    for m in range(7):
+        body.append(f"w = _vkp_2opi[i0 + {6 - m}];")
+        for limb, name in ((0, "m0"), (1, "m1")):
+            v = f"t{m}_{limb}"
+            body.append(f"uint {v}h, {v}l; umulExtended({name}, w, {v}h, {v}l);")
+            terms[m + limb].append(f"{v}l")
+            if m + limb + 1 < 9:
+                terms[m + limb + 1].append(f"{v}h")
+    body.append("cy = 0u;")
+    for col in range(9):
+        body.append(f"P[{col}] = cy; cy = 0u;")
+        for t in terms[col]:
+            body.append(f"P[{col}] = uaddCarry(P[{col}], {t}, cb); cy += cb;")
+    # the fraction's 160 bits below the point, f2 first (a float64 within 2**-61 of a
+    # multiple of pi/2 leaves ~60 of them zero)
+    body += ["uint quad = _vkp_pbits(P, q) & 3u;",
+             "uint f2 = _vkp_pbits(P, q - 32), f1 = _vkp_pbits(P, q - 64), "
+             "f0 = _vkp_pbits(P, q - 96), g1 = _vkp_pbits(P, q - 128), "
+             "g0 = _vkp_pbits(P, q - 160);",
+             "bool negf = (f2 >> 31) != 0u;",
+             "if (negf) {   // fraction >= 1/2: the next quadrant, fraction - 1",
+             "    quad += 1u;",
+             "    f2 = ~f2; f1 = ~f1; f0 = ~f0; g1 = ~g1; g0 = ~g0;",
+             "    g0 = uaddCarry(g0, 1u, cb); g1 = uaddCarry(g1, cb, cb); "
+             "f0 = uaddCarry(f0, cb, cb); f1 = uaddCarry(f1, cb, cb); f2 += cb;",
+             "}",
+             "int lz = 0;"]
+    body += ["if (f2 == 0u) { f2 = f1; f1 = f0; f0 = g1; g1 = g0; g0 = 0u; lz += 32; }"] * 4
+    body += ["int n = 31 - findMSB(f2);",
+             "if (n > 0 && n < 32) {",
+             "    f2 = (f2 << n) | (f1 >> (32 - n)); f1 = (f1 << n) | (f0 >> (32 - n)); "
+             "f0 = (f0 << n) | (g1 >> (32 - n)); lz += n;",
+             "}"] + conv + [
+             "$F ph, pe;",
+             "_vkp_two_prod${S}(hi, $PIO2_HI, ph, pe);",
+             "precise $F pl = pe + (hi * $PIO2_LO + lo * $PIO2_HI);",
+             "precise $F s = ph + pl;",
+             "pl = pl - (s - ph);",
+             "if (negf) { s = -s; pl = -pl; }",
+             "if (x < 0.0) { s = -s; pl = -pl; quad = (4u - quad) & 3u; }",
+             "rh = s;", "rl = pl;", "return int(quad & 3u);"]
+    code = "\n    ".join(body)
+    return f"int _vkp_rem_big${{S}}($F x, out $F rh, out $F rl) {{\n    {code}\n}}"
+
+
+_PBITS = """uint _vkp_pbits(uint P[9], int pos) {
+    // bits pos .. pos + 31 of the 288-bit integer P (little-endian words)
+    int w = pos >> 5, b = pos & 31;
+    uint lo = P[clamp(w, 0, 8)], hi = w + 1 <= 8 ? P[clamp(w + 1, 0, 8)] : 0u;
+    return b == 0 ? lo : (lo >> b) | (hi << (32 - b));
+}"""
+
+
+def _pbits_code() -> str:
+    words = ", ".join(f"0x{w:08x}u" for w in TWO_OVER_PI)
+    return f"const uint _vkp_2opi[{len(TWO_OVER_PI)}] = uint[]({words});\n\n" + _PBITS
+
+
+def _atan_tables(p: _Prec) -> str:
+    hi, lo, ihi, ilo = [], [], [], []
+    for j in range(9):
+        a = _c(f"atan{j}")
+        h, l = _hi_lo(a, p.prec)
+        hi.append(h)
+        lo.append(l)
+        h, l = _hi_lo(_c("pi") / 2 - a, p.prec)
+        ihi.append(h)
+        ilo.append(l)
+    out = []
+    for name, vals in (("hi", hi), ("lo", lo), ("ihi", ihi), ("ilo", ilo)):
+        out.append(f"const {p.F} _vkp_atan_{name}{p.S}[9] = {p.F}[]("
+                   f"{', '.join(p.lit(v) for v in vals)});")
+    return "\n".join(out)
+
+
+_PRECS = {"f32": _Prec("f32"), "f64": _Prec("f64")}
+
+
+def _code(name: str, p: _Prec) -> str:
+    deps, template = _F[name]
+    if name == "pbits":
+        return _pbits_code()
+    if name == "rem_big":
+        template = _rem_big_code(p)
+    if name == "atan":
+        template = _atan_tables(p) + "\n\n" + template
+    template = template.replace("SIGNBIT", "(unpackDouble2x32(x).y >> 31) != 0u"
+                                if p.prec == "f64" else "(floatBitsToUint(x) >> 31) != 0u")
+    template = template.replace("TRUNC(f - hfsq)", "packDouble2x32(uvec2(0u, "
+                                "unpackDouble2x32(f - hfsq).y))" if p.prec == "f64" else
+                                "uintBitsToFloat(floatBitsToUint(f - hfsq) & 0xfffff000u)")
+    template = template.replace("GAP", "60" if p.prec == "f64" else "26")
+    consts = p.consts
+    if name == "logdd":
+        consts = dict(consts)
+        consts["TWO3_HI"], consts["TWO3_LO"] = _hi_lo(Fraction(2, 3), p.prec)
+        saved, p.consts = p.consts, consts
+        try:
+            return p.render(template)
+        finally:
+            p.consts = saved
+    return p.render(template)
+
+
+def _add(helpers: dict, name: str, p: _Prec) -> None:
+    key = f"math_{name}{p.S if name != 'pbits' else ''}"
+    if key in helpers:
+        return
+    for dep in _F[name][0]:
+        _add(helpers, dep, p)
+    helpers[key] = _code(name, p)
+
+
+def function(helpers: dict, name: str, t) -> str:
+    """The GLSL name of math function `name` for type `t` (float32/float64 or a vector of
+    them), adding it and the helpers it calls to `helpers` (a Writer's, emitted in order)."""
+    elem = t.elem if isinstance(t, T.Vector) else t
+    p = _PRECS["f64" if elem == T.f64 else "f32"]
+    _add(helpers, name, p)
+    scalar = f"_vkp_{name}{p.S}"
+    if not isinstance(t, T.Vector):
+        return scalar
+    vt = t.glsl
+    key = f"math_{name}_{vt}"
+    if key not in helpers:
+        comps = "xyzw"[:t.n]
+        if name in BINARY:
+            args = f"{vt} a, {vt} b"
+            parts = ", ".join(f"{scalar}(a.{c}, b.{c})" for c in comps)
+        else:
+            args = f"{vt} a"
+            parts = ", ".join(f"{scalar}(a.{c})" for c in comps)
+        helpers[key] = f"{vt} _vkp_{name}_{vt}({args}) {{\n    return {vt}({parts});\n}}"
+    return f"_vkp_{name}_{vt}"
