@@ -131,3 +131,12 @@ def test_float64_math_refused_without_float64(ctx):
     target = dataclasses.replace(ctx.target, float64=False)
     with pytest.raises(vkp.CompileError, match="shaderFloat64"):
         f64_sin.glsl(device=target)
+
+
+def test_spirv_validation_names_the_kernel(monkeypatch):
+    from vkpersist.vk import spirv_val
+    monkeypatch.setenv("VKPERSIST_VALIDATE", "1")
+    assert spirv_val.enabled()
+    broken = b"\x03\x02\x23\x07" + (0x00010500).to_bytes(4, "little") + bytes(12) + bytes(8)
+    with pytest.raises(vkp.CompileError, match="my_kernel: the SPIR-V module is invalid"):
+        spirv_val.validate(broken, "vulkan1.2", "my_kernel")
