@@ -6,6 +6,9 @@ import pytest
 
 import vkpersist as vkp
 
+# every SPIR-V module the tests make goes through spirv-val before the driver sees it
+os.environ.setdefault("VKPERSIST_VALIDATE", "1")
+
 try:
     DEVICES = vkp.list_devices()
 except vkp.VulkanUnavailable as exc:  # fail loudly: CI must always have lavapipe

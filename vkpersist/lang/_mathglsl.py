@@ -1,7 +1,7 @@
 """The GLSL of the math functions (lang/mathlib.py renders it for float32 and float64):
 `$F` is the float type, `${S}` the name suffix, `$NAME` a constant of mathlib._constants,
 `POLY<name>(v)` a polynomial of _mathcoef.py in Horner form, SIGNBIT, TRUNC and GAP
-precision-specific snippets. `rem_big` (Payne-Hanek) and `pbits` are built in mathlib."""
+precision-specific snippets. `rem_big` (Payne-Hanek) and `two_over_pi` are built in mathlib."""
 from __future__ import annotations
 
 FUNCTIONS: dict = {}          # name -> (helpers it calls, GLSL template)
@@ -233,8 +233,8 @@ _fn("cosk", [], """$F _vkp_cosk${S}($F x, $F y) {
     precise $F res = w + (((1.0 - w) - hz) + (z * z * POLY<cos>(z) - x * y));
     return res;
 }""")
-_fn("pbits", [], "")                # shared by both precisions, see _code
-_fn("rem_big", ["two_prod", "pbits"], "")    # built by mathlib._rem_big_code
+_fn("two_over_pi", [], "")          # the table, shared by both precisions
+_fn("rem_big", ["two_prod", "two_over_pi"], "")    # built by mathlib._rem_big_code
 _fn("rem_pio2", ["two_sum", "rem_big"], """int _vkp_rem_pio2${S}($F x, out $F rh, out $F rl) {
     // x = k pi/2 + rh + rl with |rh + rl| <= ~pi/4; returns k mod 4 (finite x)
     if (abs(x) <= $PIO4) { rh = x; rl = 0.0; return 0; }

@@ -151,29 +151,43 @@ def _rem_big_code(p: _Prec) -> str:
                 "uint m1 = 0u;", "uint m0 = (b & 0x7fffffu) | 0x800000u;"]
         conv = ["float hi = ldexp(float(f2 >> 8), -24 - lz);",
                 "float lo = ldexp(float(((f2 & 0xffu) << 16) | (f1 >> 16)), -48 - lz);"]
-    body = mant + ["int i0 = max((E + 30) / 32 - 1, 0);", "int q = 192 - (E - 32 * (i0 + 1));",
-                   "uint P[9];", "uint w, cb, cy;"]
-    # P = (m1:m0) * (window of seven words of 2/pi), column by column
-    terms: dict[int, list[str]] = {c: [] for c in range(9)}
+    # the window of 2/pi starts at word i0 so that the product's point sits 30..61 bits
+    # into its word; the mantissa shifted by the rest puts it at bit 222 of P, always
+    # (constant indices only: lavapipe's LLVM takes seconds over a dynamically indexed P)
+    body = mant + ["int i0 = ((E + 30) >> 5) - 1;", "int sh = E - 32 * (i0 + 1) + 30;",
+                   "uint m2 = sh == 0 ? 0u : m1 >> (32 - sh);",
+                   "m1 = sh == 0 ? m1 : (m1 << sh) | (m0 >> (32 - sh));", "m0 <<= sh;",
+                   "uint w, cb, cy;",
+                   # words i0 .. i0 + 6 from three uvec4 of the table (few dynamic indices:
+                   # lavapipe lowers each to a chain of tests), which starts at word -2
+                   "int ii = i0 + 2, j = ii >> 2, o = ii & 3;",
+                   "uvec4 q0 = _vkp_2opi[j], q1 = _vkp_2opi[j + 1], q2 = _vkp_2opi[j + 2];",
+                   "uint a[12] = uint[](q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w, "
+                   "q2.x, q2.y, q2.z, q2.w);"]
+    # P = (m2:m1:m0) * (seven words of 2/pi from i0), column by column, up to word 6
+    terms: dict[int, list[str]] = {c: [] for c in range(7)}
     for m in range(7):
-        body.append(f"w = _vkp_2opi[i0 + {6 - m}];")
-        for limb, name in ((0, "m0"), (1, "m1")):
+        k = 6 - m
+        body.append(f"w = o == 0 ? a[{k}] : o == 1 ? a[{k + 1}] : o == 2 ? a[{k + 2}] : a[{k + 3}];")
+        for limb in range(3):
+            if m + limb > 6:
+                continue
             v = f"t{m}_{limb}"
-            body.append(f"uint {v}h, {v}l; umulExtended({name}, w, {v}h, {v}l);")
+            body.append(f"uint {v}h, {v}l; umulExtended(m{limb}, w, {v}h, {v}l);")
             terms[m + limb].append(f"{v}l")
-            if m + limb + 1 < 9:
+            if m + limb + 1 <= 6:
                 terms[m + limb + 1].append(f"{v}h")
     body.append("cy = 0u;")
-    for col in range(9):
-        body.append(f"P[{col}] = cy; cy = 0u;")
+    for col in range(7):
+        body.append(f"uint P{col} = cy; cy = 0u;")
         for t in terms[col]:
-            body.append(f"P[{col}] = uaddCarry(P[{col}], {t}, cb); cy += cb;")
+            body.append(f"P{col} = uaddCarry(P{col}, {t}, cb); cy += cb;")
     # the fraction's 160 bits below the point, f2 first (a float64 within 2**-61 of a
     # multiple of pi/2 leaves ~60 of them zero)
-    body += ["uint quad = _vkp_pbits(P, q) & 3u;",
-             "uint f2 = _vkp_pbits(P, q - 32), f1 = _vkp_pbits(P, q - 64), "
-             "f0 = _vkp_pbits(P, q - 96), g1 = _vkp_pbits(P, q - 128), "
-             "g0 = _vkp_pbits(P, q - 160);",
+    body += ["uint quad = P6 >> 30;",
+             "uint f2 = (P6 << 2) | (P5 >> 30), f1 = (P5 << 2) | (P4 >> 30), "
+             "f0 = (P4 << 2) | (P3 >> 30), g1 = (P3 << 2) | (P2 >> 30), "
+             "g0 = (P2 << 2) | (P1 >> 30);",
              "bool negf = (f2 >> 31) != 0u;",
              "if (negf) {   // fraction >= 1/2: the next quadrant, fraction - 1",
              "    quad += 1u;",
@@ -200,17 +214,13 @@ def _rem_big_code(p: _Prec) -> str:
     return f"int _vkp_rem_big${{S}}($F x, out $F rh, out $F rl) {{\n    {code}\n}}"
 
 
-_PBITS = """uint _vkp_pbits(uint P[9], int pos) {
-    // bits pos .. pos + 31 of the 288-bit integer P (little-endian words)
-    int w = pos >> 5, b = pos & 31;
-    uint lo = P[clamp(w, 0, 8)], hi = w + 1 <= 8 ? P[clamp(w + 1, 0, 8)] : 0u;
-    return b == 0 ? lo : (lo >> b) | (hi << (32 - b));
-}"""
-
-
-def _pbits_code() -> str:
-    words = ", ".join(f"0x{w:08x}u" for w in TWO_OVER_PI)
-    return f"const uint _vkp_2opi[{len(TWO_OVER_PI)}] = uint[]({words});\n\n" + _PBITS
+def _table_code() -> str:
+    """2/pi's words, two zero words first (windows that start before the point), in uvec4s."""
+    words = [0, 0, *TWO_OVER_PI]
+    words += [0] * (-len(words) % 4 + 4)
+    quads = ", ".join("uvec4(" + ", ".join(f"0x{w:08x}u" for w in words[i:i + 4]) + ")"
+                      for i in range(0, len(words), 4))
+    return f"const uvec4 _vkp_2opi[{len(words) // 4}] = uvec4[]({quads});"
 
 
 def _atan_tables(p: _Prec) -> str:
@@ -235,8 +245,8 @@ _PRECS = {"f32": _Prec("f32"), "f64": _Prec("f64")}
 
 def _code(name: str, p: _Prec) -> str:
     deps, template = _F[name]
-    if name == "pbits":
-        return _pbits_code()
+    if name == "two_over_pi":
+        return _table_code()
     if name == "rem_big":
         template = _rem_big_code(p)
     if name == "atan":
@@ -260,7 +270,7 @@ def _code(name: str, p: _Prec) -> str:
 
 
 def _add(helpers: dict, name: str, p: _Prec) -> None:
-    key = f"math_{name}{p.S if name != 'pbits' else ''}"
+    key = f"math_{name}{p.S if name != 'two_over_pi' else ''}"
     if key in helpers:
         return
     for dep in _F[name][0]:

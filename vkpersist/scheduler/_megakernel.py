@@ -23,9 +23,11 @@ class MegakernelWriter:
     def poll_load(self, word: str) -> str:
         """A load of a barrier counter in a spin loop: with the memory model a relaxed
         load, and one acquire fence once the loop ends (`poll_acquire`). Measured on the
-        H200 within the noise of acquire loads in every poll (docs/benchmarks.md)."""
+        H200 within the noise of acquire loads in every poll (docs/benchmarks.md). A
+        relaxed atomic names no storage class (spirv-val: VUID-StandaloneSpirv-
+        MemorySemantics-10871); the fence names the buffers."""
         if self.memory_model:
-            return (f"atomicLoad({word}, gl_ScopeDevice, gl_StorageSemanticsBuffer, "
+            return (f"atomicLoad({word}, gl_ScopeDevice, gl_StorageSemanticsNone, "
                     "gl_SemanticsRelaxed)")
         return self.atomic_load(word)
 

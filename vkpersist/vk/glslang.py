@@ -27,6 +27,7 @@ import warnings
 from pathlib import Path
 
 from .._errors import CompileError, VulkanUnavailable
+from . import spirv_val
 
 _COMPILE_TIMEOUT_S = 120
 _ENTRY_MAGIC = b"vkpersist cache entry 1\n"     # part of every key too: a new format, new names
@@ -94,8 +95,11 @@ def compile_glsl(source: str, *, target_env: str = "vulkan1.2", defines: dict | 
             raise CompileError(_explain(run.stdout + run.stderr, source, filename))
         return out.read_bytes()
 
-    return _cached("spv", [*options, source], produce,
+    code = _cached("spv", [*options, source], produce,
                    valid=lambda code: code[:4] == _SPIRV_MAGIC and len(code) % 4 == 0)
+    if spirv_val.enabled():               # VKPERSIST_VALIDATE=1, cached modules too
+        spirv_val.validate(code, target_env, filename)
+    return code
 
 
 def preprocess(source: str, *, defines: dict | None = None, filename: str = "<glsl>") -> str:

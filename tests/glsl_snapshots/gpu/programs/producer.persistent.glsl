@@ -127,14 +127,14 @@ void _vkp_grid_sync() {
         atomicAdd(_vkp_sched[_vkp_ARRIVED], 1u);
         _vkp_target += _vkp_workers;
         while (true) {
-            if (atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
-                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
-                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
-                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
-                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
-                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
-                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
-                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target) break;
+            if (atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target) break;
         }
         memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire | gl_SemanticsMakeVisible);   // acquire what the others wrote
     }
@@ -148,14 +148,14 @@ void _vkp_end_sync() {
         atomicAdd(_vkp_sched[_vkp_ENDS], 1u);
         _vkp_end_target += _vkp_nparts;
         while (true) {
-            if (atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target
-                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target
-                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target
-                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target
-                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target
-                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target
-                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target
-                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target) break;
+            if (atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target
+                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target
+                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target
+                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target
+                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target
+                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target
+                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target
+                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target) break;
         }
         memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire | gl_SemanticsMakeVisible);   // acquire what the others wrote
     }
@@ -175,14 +175,14 @@ void _vkp_queue_sync_q(uint s, bool after_round) {
         }
         _vkp_target += 1u;
         while (true) {
-            if (atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
-                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
-                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
-                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
-                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
-                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
-                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
-                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target) break;
+            if (atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target) break;
         }
         memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire | gl_SemanticsMakeVisible);   // acquire what the others wrote
     }

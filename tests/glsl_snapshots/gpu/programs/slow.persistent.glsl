@@ -48,85 +48,90 @@ void _vkp_two_prod(float a, float b, out float p, out float e) {
     e = ee;
 }
 
-const uint _vkp_2opi[40] = uint[](0xa2f9836eu, 0x4e441529u, 0xfc2757d1u, 0xf534ddc0u, 0xdb629599u, 0x3c439041u, 0xfe5163abu, 0xdebbc561u, 0xb7246e3au, 0x424dd2e0u, 0x06492eeau, 0x09d1921cu, 0xfe1deb1cu, 0xb129a73eu, 0xe88235f5u, 0x2ebb4484u, 0xe99c7026u, 0xb45f7e41u, 0x3991d639u, 0x835339f4u, 0x9c845f8bu, 0xbdf9283bu, 0x1ff897ffu, 0xde05980fu, 0xef2f118bu, 0x5a0a6d1fu, 0x6d367ecfu, 0x27cb09b7u, 0x4f463f66u, 0x9e5fea2du, 0x7527bac7u, 0xebe5f17bu, 0x3d0739f7u, 0x8a5292eau, 0x6bfb5fb1u, 0x1f8d5d08u, 0x56033046u, 0xfc7b6babu, 0xf0cfbc20u, 0x9af4361du);
-
-uint _vkp_pbits(uint P[9], int pos) {
-    // bits pos .. pos + 31 of the 288-bit integer P (little-endian words)
-    int w = pos >> 5, b = pos & 31;
-    uint lo = P[clamp(w, 0, 8)], hi = w + 1 <= 8 ? P[clamp(w + 1, 0, 8)] : 0u;
-    return b == 0 ? lo : (lo >> b) | (hi << (32 - b));
-}
+const uvec4 _vkp_2opi[12] = uvec4[](uvec4(0x00000000u, 0x00000000u, 0xa2f9836eu, 0x4e441529u), uvec4(0xfc2757d1u, 0xf534ddc0u, 0xdb629599u, 0x3c439041u), uvec4(0xfe5163abu, 0xdebbc561u, 0xb7246e3au, 0x424dd2e0u), uvec4(0x06492eeau, 0x09d1921cu, 0xfe1deb1cu, 0xb129a73eu), uvec4(0xe88235f5u, 0x2ebb4484u, 0xe99c7026u, 0xb45f7e41u), uvec4(0x3991d639u, 0x835339f4u, 0x9c845f8bu, 0xbdf9283bu), uvec4(0x1ff897ffu, 0xde05980fu, 0xef2f118bu, 0x5a0a6d1fu), uvec4(0x6d367ecfu, 0x27cb09b7u, 0x4f463f66u, 0x9e5fea2du), uvec4(0x7527bac7u, 0xebe5f17bu, 0x3d0739f7u, 0x8a5292eau), uvec4(0x6bfb5fb1u, 0x1f8d5d08u, 0x56033046u, 0xfc7b6babu), uvec4(0xf0cfbc20u, 0x9af4361du, 0x00000000u, 0x00000000u), uvec4(0x00000000u, 0x00000000u, 0x00000000u, 0x00000000u));
 
 int _vkp_rem_big(float x, out float rh, out float rl) {
     uint b = floatBitsToUint(abs(x));
     int E = int((b >> 23) & 0xffu) - 150;
     uint m1 = 0u;
     uint m0 = (b & 0x7fffffu) | 0x800000u;
-    int i0 = max((E + 30) / 32 - 1, 0);
-    int q = 192 - (E - 32 * (i0 + 1));
-    uint P[9];
+    int i0 = ((E + 30) >> 5) - 1;
+    int sh = E - 32 * (i0 + 1) + 30;
+    uint m2 = sh == 0 ? 0u : m1 >> (32 - sh);
+    m1 = sh == 0 ? m1 : (m1 << sh) | (m0 >> (32 - sh));
+    m0 <<= sh;
     uint w, cb, cy;
-    w = _vkp_2opi[i0 + 6];
+    int ii = i0 + 2, j = ii >> 2, o = ii & 3;
+    uvec4 q0 = _vkp_2opi[j], q1 = _vkp_2opi[j + 1], q2 = _vkp_2opi[j + 2];
+    uint a[12] = uint[](q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w, q2.x, q2.y, q2.z, q2.w);
+    w = o == 0 ? a[6] : o == 1 ? a[7] : o == 2 ? a[8] : a[9];
     uint t0_0h, t0_0l; umulExtended(m0, w, t0_0h, t0_0l);
     uint t0_1h, t0_1l; umulExtended(m1, w, t0_1h, t0_1l);
-    w = _vkp_2opi[i0 + 5];
+    uint t0_2h, t0_2l; umulExtended(m2, w, t0_2h, t0_2l);
+    w = o == 0 ? a[5] : o == 1 ? a[6] : o == 2 ? a[7] : a[8];
     uint t1_0h, t1_0l; umulExtended(m0, w, t1_0h, t1_0l);
     uint t1_1h, t1_1l; umulExtended(m1, w, t1_1h, t1_1l);
-    w = _vkp_2opi[i0 + 4];
+    uint t1_2h, t1_2l; umulExtended(m2, w, t1_2h, t1_2l);
+    w = o == 0 ? a[4] : o == 1 ? a[5] : o == 2 ? a[6] : a[7];
     uint t2_0h, t2_0l; umulExtended(m0, w, t2_0h, t2_0l);
     uint t2_1h, t2_1l; umulExtended(m1, w, t2_1h, t2_1l);
-    w = _vkp_2opi[i0 + 3];
+    uint t2_2h, t2_2l; umulExtended(m2, w, t2_2h, t2_2l);
+    w = o == 0 ? a[3] : o == 1 ? a[4] : o == 2 ? a[5] : a[6];
     uint t3_0h, t3_0l; umulExtended(m0, w, t3_0h, t3_0l);
     uint t3_1h, t3_1l; umulExtended(m1, w, t3_1h, t3_1l);
-    w = _vkp_2opi[i0 + 2];
+    uint t3_2h, t3_2l; umulExtended(m2, w, t3_2h, t3_2l);
+    w = o == 0 ? a[2] : o == 1 ? a[3] : o == 2 ? a[4] : a[5];
     uint t4_0h, t4_0l; umulExtended(m0, w, t4_0h, t4_0l);
     uint t4_1h, t4_1l; umulExtended(m1, w, t4_1h, t4_1l);
-    w = _vkp_2opi[i0 + 1];
+    uint t4_2h, t4_2l; umulExtended(m2, w, t4_2h, t4_2l);
+    w = o == 0 ? a[1] : o == 1 ? a[2] : o == 2 ? a[3] : a[4];
     uint t5_0h, t5_0l; umulExtended(m0, w, t5_0h, t5_0l);
     uint t5_1h, t5_1l; umulExtended(m1, w, t5_1h, t5_1l);
-    w = _vkp_2opi[i0 + 0];
+    w = o == 0 ? a[0] : o == 1 ? a[1] : o == 2 ? a[2] : a[3];
     uint t6_0h, t6_0l; umulExtended(m0, w, t6_0h, t6_0l);
-    uint t6_1h, t6_1l; umulExtended(m1, w, t6_1h, t6_1l);
     cy = 0u;
-    P[0] = cy; cy = 0u;
-    P[0] = uaddCarry(P[0], t0_0l, cb); cy += cb;
-    P[1] = cy; cy = 0u;
-    P[1] = uaddCarry(P[1], t0_0h, cb); cy += cb;
-    P[1] = uaddCarry(P[1], t0_1l, cb); cy += cb;
-    P[1] = uaddCarry(P[1], t1_0l, cb); cy += cb;
-    P[2] = cy; cy = 0u;
-    P[2] = uaddCarry(P[2], t0_1h, cb); cy += cb;
-    P[2] = uaddCarry(P[2], t1_0h, cb); cy += cb;
-    P[2] = uaddCarry(P[2], t1_1l, cb); cy += cb;
-    P[2] = uaddCarry(P[2], t2_0l, cb); cy += cb;
-    P[3] = cy; cy = 0u;
-    P[3] = uaddCarry(P[3], t1_1h, cb); cy += cb;
-    P[3] = uaddCarry(P[3], t2_0h, cb); cy += cb;
-    P[3] = uaddCarry(P[3], t2_1l, cb); cy += cb;
-    P[3] = uaddCarry(P[3], t3_0l, cb); cy += cb;
-    P[4] = cy; cy = 0u;
-    P[4] = uaddCarry(P[4], t2_1h, cb); cy += cb;
-    P[4] = uaddCarry(P[4], t3_0h, cb); cy += cb;
-    P[4] = uaddCarry(P[4], t3_1l, cb); cy += cb;
-    P[4] = uaddCarry(P[4], t4_0l, cb); cy += cb;
-    P[5] = cy; cy = 0u;
-    P[5] = uaddCarry(P[5], t3_1h, cb); cy += cb;
-    P[5] = uaddCarry(P[5], t4_0h, cb); cy += cb;
-    P[5] = uaddCarry(P[5], t4_1l, cb); cy += cb;
-    P[5] = uaddCarry(P[5], t5_0l, cb); cy += cb;
-    P[6] = cy; cy = 0u;
-    P[6] = uaddCarry(P[6], t4_1h, cb); cy += cb;
-    P[6] = uaddCarry(P[6], t5_0h, cb); cy += cb;
-    P[6] = uaddCarry(P[6], t5_1l, cb); cy += cb;
-    P[6] = uaddCarry(P[6], t6_0l, cb); cy += cb;
-    P[7] = cy; cy = 0u;
-    P[7] = uaddCarry(P[7], t5_1h, cb); cy += cb;
-    P[7] = uaddCarry(P[7], t6_0h, cb); cy += cb;
-    P[7] = uaddCarry(P[7], t6_1l, cb); cy += cb;
-    P[8] = cy; cy = 0u;
-    P[8] = uaddCarry(P[8], t6_1h, cb); cy += cb;
-    uint quad = _vkp_pbits(P, q) & 3u;
-    uint f2 = _vkp_pbits(P, q - 32), f1 = _vkp_pbits(P, q - 64), f0 = _vkp_pbits(P, q - 96), g1 = _vkp_pbits(P, q - 128), g0 = _vkp_pbits(P, q - 160);
+    uint P0 = cy; cy = 0u;
+    P0 = uaddCarry(P0, t0_0l, cb); cy += cb;
+    uint P1 = cy; cy = 0u;
+    P1 = uaddCarry(P1, t0_0h, cb); cy += cb;
+    P1 = uaddCarry(P1, t0_1l, cb); cy += cb;
+    P1 = uaddCarry(P1, t1_0l, cb); cy += cb;
+    uint P2 = cy; cy = 0u;
+    P2 = uaddCarry(P2, t0_1h, cb); cy += cb;
+    P2 = uaddCarry(P2, t0_2l, cb); cy += cb;
+    P2 = uaddCarry(P2, t1_0h, cb); cy += cb;
+    P2 = uaddCarry(P2, t1_1l, cb); cy += cb;
+    P2 = uaddCarry(P2, t2_0l, cb); cy += cb;
+    uint P3 = cy; cy = 0u;
+    P3 = uaddCarry(P3, t0_2h, cb); cy += cb;
+    P3 = uaddCarry(P3, t1_1h, cb); cy += cb;
+    P3 = uaddCarry(P3, t1_2l, cb); cy += cb;
+    P3 = uaddCarry(P3, t2_0h, cb); cy += cb;
+    P3 = uaddCarry(P3, t2_1l, cb); cy += cb;
+    P3 = uaddCarry(P3, t3_0l, cb); cy += cb;
+    uint P4 = cy; cy = 0u;
+    P4 = uaddCarry(P4, t1_2h, cb); cy += cb;
+    P4 = uaddCarry(P4, t2_1h, cb); cy += cb;
+    P4 = uaddCarry(P4, t2_2l, cb); cy += cb;
+    P4 = uaddCarry(P4, t3_0h, cb); cy += cb;
+    P4 = uaddCarry(P4, t3_1l, cb); cy += cb;
+    P4 = uaddCarry(P4, t4_0l, cb); cy += cb;
+    uint P5 = cy; cy = 0u;
+    P5 = uaddCarry(P5, t2_2h, cb); cy += cb;
+    P5 = uaddCarry(P5, t3_1h, cb); cy += cb;
+    P5 = uaddCarry(P5, t3_2l, cb); cy += cb;
+    P5 = uaddCarry(P5, t4_0h, cb); cy += cb;
+    P5 = uaddCarry(P5, t4_1l, cb); cy += cb;
+    P5 = uaddCarry(P5, t5_0l, cb); cy += cb;
+    uint P6 = cy; cy = 0u;
+    P6 = uaddCarry(P6, t3_2h, cb); cy += cb;
+    P6 = uaddCarry(P6, t4_1h, cb); cy += cb;
+    P6 = uaddCarry(P6, t4_2l, cb); cy += cb;
+    P6 = uaddCarry(P6, t5_0h, cb); cy += cb;
+    P6 = uaddCarry(P6, t5_1l, cb); cy += cb;
+    P6 = uaddCarry(P6, t6_0l, cb); cy += cb;
+    uint quad = P6 >> 30;
+    uint f2 = (P6 << 2) | (P5 >> 30), f1 = (P5 << 2) | (P4 >> 30), f0 = (P4 << 2) | (P3 >> 30), g1 = (P3 << 2) | (P2 >> 30), g0 = (P2 << 2) | (P1 >> 30);
     bool negf = (f2 >> 31) != 0u;
     if (negf) {   // fraction >= 1/2: the next quadrant, fraction - 1
         quad += 1u;
@@ -287,14 +292,14 @@ void _vkp_grid_sync() {
         atomicAdd(_vkp_sched[_vkp_ARRIVED], 1u);
         _vkp_target += _vkp_workers;
         while (true) {
-            if (atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
-                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
-                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
-                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
-                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
-                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
-                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target
-                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_target) break;
+            if (atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target
+                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target) break;
         }
         memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire | gl_SemanticsMakeVisible);   // acquire what the others wrote
     }
@@ -308,14 +313,14 @@ void _vkp_end_sync() {
         atomicAdd(_vkp_sched[_vkp_ENDS], 1u);
         _vkp_end_target += _vkp_nparts;
         while (true) {
-            if (atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target
-                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target
-                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target
-                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target
-                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target
-                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target
-                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target
-                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed) >= _vkp_end_target) break;
+            if (atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target
+                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target
+                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target
+                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target
+                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target
+                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target
+                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target
+                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target) break;
         }
         memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire | gl_SemanticsMakeVisible);   // acquire what the others wrote
     }
