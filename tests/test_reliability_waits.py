@@ -30,11 +30,13 @@ def busy(ctx, seconds):
     # that queueing them never waits for the oldest (at most ~1,000 in flight)
     n = 64 * 64 if ctx.info.kind == "cpu" else 1 << 22
     a = ctx.zeros(n)
+    # the measuring waits have a limit of their own: one launch can take longer than the
+    # short timeout a case gives its Context (0.25-0.35 s on a loaded 2-core lavapipe host)
     K[n // 64](a, iters=60000)                  # compiles and warms up
-    ctx.synchronize()
+    ctx.synchronize(timeout=60)
     t = time.perf_counter()
     K[n // 64](a, iters=60000)
-    ctx.synchronize()
+    ctx.synchronize(timeout=60)
     once = time.perf_counter() - t
     for _ in range(max(1, math.ceil(seconds / once))):
         K[n // 64](a, iters=60000)
