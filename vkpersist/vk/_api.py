@@ -8,6 +8,19 @@ Quirks (VULKAN_FACTS.md §7) handled here or by convention:
   object dies. Convention in vkpersist.vk: every struct passed to Vulkan is bound to a local
   (or stored on the owning object) before the call; never build one inline inside another.
 - VK_WHOLE_SIZE overflows unsigned fields: sizes are always passed explicitly.
+
+Errors: every binding call that can fail runs under `translated("what it was doing")`, so
+its failure reaches the user as a vkpersist error (DeviceLost, OutOfDeviceMemory,
+DeviceTimeout, else VkPersistError) naming the operation: creation and allocation
+(instance, device, command pool, fences, buffers, memory, pipelines, descriptor pools and
+sets, command buffers), mapping, enumeration and queries that return a VkResult, command
+buffer begin/end/reset, and submission and waits (the launch path calls the C functions
+directly and checks their result with `_check`, one test per submit, no `with`). Left
+unwrapped on purpose, because the specification gives them no failure to report: vkCmd*
+recording (errors surface at vkEndCommandBuffer, which is wrapped), vkDestroy* and vkFree*
+(void), vkUpdateDescriptorSets (void), vkGetDeviceQueue and the vkGet*Properties /
+vkGet*Features / vkGetBufferMemoryRequirements queries (void). tests/test_vk_errors.py
+makes the wrapped calls fail and checks what the user gets, and that nothing leaks.
 """
 from __future__ import annotations
 

@@ -168,9 +168,10 @@ class ImportedBuffer(Buffer):
         pointer = ffi.cast("void*", address)
 
         def coherent_type(req):
-            query = vk.vkGetDeviceProcAddr(core.device, "vkGetMemoryHostPointerPropertiesEXT")
-            props = query(core.device, handle_type, pointer,
-                          vk.VkMemoryHostPointerPropertiesEXT())
+            with translated("querying the memory types of imported host pages"):
+                query = vk.vkGetDeviceProcAddr(core.device, "vkGetMemoryHostPointerPropertiesEXT")
+                props = query(core.device, handle_type, pointer,
+                              vk.VkMemoryHostPointerPropertiesEXT())
             bits = props.memoryTypeBits & req.memoryTypeBits
             coherent = [t.index for t in info.memory_types
                         if (bits >> t.index) & 1 and t.host_visible and t.flags & 0x4]

@@ -50,6 +50,12 @@ def allocate(core, count: int = 1) -> list:
         return list(vk.vkAllocateCommandBuffers(core.device, info))
 
 
+def free(core, cbs: list) -> None:
+    """Return command buffers to the core's pool (under its lock; freeing cannot fail)."""
+    if cbs and core.device is not None:
+        vk.vkFreeCommandBuffers(core.device, core.command_pool, len(cbs), cbs)
+
+
 def record(cb, body, *, reusable: bool) -> None:
     """Record `body(cb)` between the standard barriers. Reusable buffers may be submitted
     again while a previous submission of them is still pending."""
@@ -72,7 +78,8 @@ def run_now(core, body, keep=(), timeout: float | None = None) -> None:
             core.one_shot.extend(allocate(core))
         cb = core.one_shot.pop()
         try:
-            vk.vkResetCommandBuffer(cb, 0)
+            with translated("resetting a command buffer"):
+                vk.vkResetCommandBuffer(cb, 0)
             record(cb, body, reusable=False)
             core.submit(RawSubmit(cb), keep)
             core.synchronize(timeout)

@@ -121,7 +121,13 @@ class _Core:
         pool_info = vk.VkCommandPoolCreateInfo(
             queueFamilyIndex=self.queue_family,
             flags=vk.VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT)
-        self.command_pool = vk.vkCreateCommandPool(self.device, pool_info, None)
+        try:
+            with translated(f"creating a command pool on {info.name}"):
+                self.command_pool = vk.vkCreateCommandPool(self.device, pool_info, None)
+        except BaseException:
+            vk.vkDestroyDevice(self.device, None)     # nothing else was created on it
+            self.device = None
+            raise
         self.free_fences: list = []
         self.open_keeps: list = []          # keepalives of submissions no fence covers yet
         self.one_shot: list = []                                  # reusable command buffers
@@ -170,7 +176,8 @@ class _Core:
         if self.free_fences:
             return self.free_fences.pop()
         info = vk.VkFenceCreateInfo()
-        return vk.vkCreateFence(self.device, info, None)
+        with translated("creating a fence"):       # rare: fences are recycled
+            return vk.vkCreateFence(self.device, info, None)
 
     def submit(self, submit: RawSubmit, keep=()) -> None:
         """Submit one recorded command buffer asynchronously; `keep` stays referenced until
@@ -196,7 +203,11 @@ class _Core:
                     if len(self.inflight) >= _MAX_BATCHES:
                         self.wait_oldest()
                 fence = self.free_fences.pop() if self.free_fences else self.fence()
-                raw_submit(self.queue, submit, fence)
+                try:
+                    raw_submit(self.queue, submit, fence)
+                except VkPersistError:     # the driver refused it: the fence stays unused
+                    self.free_fences.append(fence)
+                    raise
             except DeviceLost as exc:
                 raise self._lose(exc) from None
             self.inflight.append((fence, open_keeps))
@@ -211,7 +222,11 @@ class _Core:
         signals once everything submitted before it has completed)."""
         if self.open_keeps:
             fence = self.free_fences.pop() if self.free_fences else self.fence()
-            raw_submit_fence_only(self.queue, fence)
+            try:
+                raw_submit_fence_only(self.queue, fence)
+            except VkPersistError:
+                self.free_fences.append(fence)
+                raise
             self.inflight.append((fence, self.open_keeps))
             self.open_keeps = []
 

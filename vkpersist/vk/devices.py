@@ -158,7 +158,8 @@ def _driver_version(vendor_id: int, v: int) -> str:
 def _describe(index: int, pd) -> DeviceInfo:
     props = vk.vkGetPhysicalDeviceProperties(pd)
     api = props.apiVersion
-    exts = {e.extensionName for e in vk.vkEnumerateDeviceExtensionProperties(pd, None)}
+    with translated(f"listing the extensions of Vulkan device {index}"):
+        exts = {e.extensionName for e in vk.vkEnumerateDeviceExtensionProperties(pd, None)}
     feats = vk.vkGetPhysicalDeviceFeatures(pd)
     f11 = f12 = None
     driver, driver_info, driver_id, subgroup = "", "", 0, 1

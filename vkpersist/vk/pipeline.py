@@ -44,31 +44,36 @@ class Pipeline:
             descriptorCount=1, stageFlags=vk.VK_SHADER_STAGE_COMPUTE_BIT)
             for b in reflection.bindings]
         layout_info = vk.VkDescriptorSetLayoutCreateInfo(pBindings=bindings or None)
-        with translated(f"{label}: creating the pipeline"):
-            self.module = vk.vkCreateShaderModule(device, module_info, None)
-            self.set_layout = vk.vkCreateDescriptorSetLayout(device, layout_info, None)
-            set_layouts = [self.set_layout]
-            if reflection.push_size:
-                ranges = [vk.VkPushConstantRange(stageFlags=vk.VK_SHADER_STAGE_COMPUTE_BIT,
-                                                 offset=0, size=reflection.push_size)]
-                pl_info = vk.VkPipelineLayoutCreateInfo(pSetLayouts=set_layouts,
-                                                        pPushConstantRanges=ranges)
-            else:
-                pl_info = vk.VkPipelineLayoutCreateInfo(pSetLayouts=set_layouts)
-            self.layout = vk.vkCreatePipelineLayout(device, pl_info, None)
-            spec_info = None
-            if spec:
-                entries = [vk.VkSpecializationMapEntry(constantID=cid, offset=4 * i, size=4)
-                           for i, cid in enumerate(spec)]
-                data = ffi.new("uint32_t[]", list(spec.values()))
-                spec_info = vk.VkSpecializationInfo(pMapEntries=entries, dataSize=4 * len(spec),
-                                                    pData=data)
-                self._keep += [entries, data]
-            stage = vk.VkPipelineShaderStageCreateInfo(
-                stage=vk.VK_SHADER_STAGE_COMPUTE_BIT, module=self.module, pName="main",
-                pSpecializationInfo=spec_info)
-            create = vk.VkComputePipelineCreateInfo(stage=stage, layout=self.layout)
-            self.handle = vk.vkCreateComputePipelines(device, None, 1, [create], None)[0]
+        self.module = self.set_layout = self.layout = self.handle = None
+        try:
+            with translated(f"{label}: creating the pipeline"):
+                self.module = vk.vkCreateShaderModule(device, module_info, None)
+                self.set_layout = vk.vkCreateDescriptorSetLayout(device, layout_info, None)
+                set_layouts = [self.set_layout]
+                if reflection.push_size:
+                    ranges = [vk.VkPushConstantRange(stageFlags=vk.VK_SHADER_STAGE_COMPUTE_BIT,
+                                                     offset=0, size=reflection.push_size)]
+                    pl_info = vk.VkPipelineLayoutCreateInfo(pSetLayouts=set_layouts,
+                                                            pPushConstantRanges=ranges)
+                else:
+                    pl_info = vk.VkPipelineLayoutCreateInfo(pSetLayouts=set_layouts)
+                self.layout = vk.vkCreatePipelineLayout(device, pl_info, None)
+                spec_info = None
+                if spec:
+                    entries = [vk.VkSpecializationMapEntry(constantID=cid, offset=4 * i, size=4)
+                               for i, cid in enumerate(spec)]
+                    data = ffi.new("uint32_t[]", list(spec.values()))
+                    spec_info = vk.VkSpecializationInfo(pMapEntries=entries, dataSize=4 * len(spec),
+                                                        pData=data)
+                    self._keep += [entries, data]
+                stage = vk.VkPipelineShaderStageCreateInfo(
+                    stage=vk.VK_SHADER_STAGE_COMPUTE_BIT, module=self.module, pName="main",
+                    pSpecializationInfo=spec_info)
+                create = vk.VkComputePipelineCreateInfo(stage=stage, layout=self.layout)
+                self.handle = vk.vkCreateComputePipelines(device, None, 1, [create], None)[0]
+        except BaseException:          # nothing half-made is left behind
+            _destroy_handles(device, self.handle, self.layout, self.set_layout, self.module)
+            raise
         self.cache = _LaunchCache(core, self.set_layout, reflection, label)
         core.forget_listeners.append(self.cache.forget)
         self._finalizer = core.track(self, _destroy, core, self.handle, self.layout,
@@ -117,7 +122,11 @@ class Pipeline:
                 vk.vkCmdPushConstants(cb, self.layout, vk.VK_SHADER_STAGE_COMPUTE_BIT, 0,
                                       len(push), push_data)
             vk.vkCmdDispatch(cb, *groups)
-        commands.record(cb, body, reusable=True)
+        try:
+            commands.record(cb, body, reusable=True)
+        except BaseException:
+            commands.free(self.core, [cb])
+            raise
         ready = RawSubmit(cb)
         self.cache.add(key, ready)
         return ready
@@ -230,10 +239,17 @@ class _LaunchCache:
 
 def _destroy(core, handle, layout, set_layout, module, cache) -> None:
     cache.release()
-    if core.device is None:
-        return
-    device = core.device
-    vk.vkDestroyPipeline(device, handle, None)
-    vk.vkDestroyPipelineLayout(device, layout, None)
-    vk.vkDestroyDescriptorSetLayout(device, set_layout, None)
-    vk.vkDestroyShaderModule(device, module, None)
+    if core.device is not None:
+        _destroy_handles(core.device, handle, layout, set_layout, module)
+
+
+def _destroy_handles(device, handle, layout, set_layout, module) -> None:
+    """Destroy those of a pipeline's handles that exist (None: never created)."""
+    if handle is not None:
+        vk.vkDestroyPipeline(device, handle, None)
+    if layout is not None:
+        vk.vkDestroyPipelineLayout(device, layout, None)
+    if set_layout is not None:
+        vk.vkDestroyDescriptorSetLayout(device, set_layout, None)
+    if module is not None:
+        vk.vkDestroyShaderModule(device, module, None)

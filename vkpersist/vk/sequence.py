@@ -63,7 +63,11 @@ def _record(core, fills, dispatches):
             else:
                 vk.vkCmdDispatch(cb, *groups)
             commands.barrier_between(cb)
-    commands.record(cb, body, reusable=True)
+    try:
+        commands.record(cb, body, reusable=True)
+    except BaseException:
+        commands.free(core, [cb])
+        raise
     return cb
 
 
