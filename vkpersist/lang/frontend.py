@@ -26,7 +26,8 @@ from .channels import ChannelLowering
 from .statements import BINOPS, Restart, StatementLowering, elem_type
 from .semantics import Semantics, TypingError, const, literal
 from .source import describe_expr, describe_stmt, glsl_name, parse_function
-from .values import ArrayHandle, ControlArray, PyValue, describe_value, pydescribe
+from .values import (ArrayHandle, ControlArray, KernelValue, PyValue, describe_value,
+                     pydescribe)
 
 class FunctionCompiler(StatementLowering, ChannelLowering):
     MAX_PASSES = 8
@@ -181,6 +182,8 @@ class FunctionCompiler(StatementLowering, ChannelLowering):
         if node.id in self.local_types:
             raise self.src.error(node, f"local {node.id!r} is used before it is assigned")
         value = self.lookup_global(node.id, node)
+        if isinstance(value, KernelValue):
+            return value.lower(self, node)
         return value if isinstance(value, ir.Expr) else PyValue(value)
 
     def lookup_global(self, name, node):
@@ -237,6 +240,8 @@ class FunctionCompiler(StatementLowering, ChannelLowering):
                 value = getattr(obj, node.attr)
             except AttributeError:
                 raise self.src.error(node, f"{pydescribe(obj)} has no attribute {node.attr!r}") from None
+            if isinstance(value, KernelValue):                 # cuda.threadIdx.x
+                return value.lower(self, node)
             resource = self.program_resource(value, node)      # prog.step, self.field...
             if resource is None:
                 return PyValue(value)

@@ -358,10 +358,12 @@ class StatementLowering:
         dtype_node = args[1] if len(args) > 1 else kw["dtype"]
         shape = self.constant_value(shape_node, "the shape")
         shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        elem = self._resolve_type_annotation(dtype_node)
+        if space == "shared" and shape == (0,):
+            shape = self._dynamic_shared_shape(call, elem)
         if not shape or not all(isinstance(n, (int, np.integer)) and n > 0 for n in shape):
             raise self.src.error(shape_node, f"{space}.array shape must be positive integer "
                                  f"constants, got {shape!r}")
-        elem = self._resolve_type_annotation(dtype_node)
         if not isinstance(elem, (T.Scalar, T.Vector)):
             raise self.src.error(dtype_node, f"{space}.array dtype must be a scalar or vector type")
         name = target.id
@@ -384,3 +386,17 @@ class StatementLowering:
             self.declared_shared.append(var)
         return None
 
+    def _dynamic_shared_shape(self, call, elem) -> tuple:
+        """numba.cuda's dynamic shared memory: shared.array(0, dtype) takes the bytes the
+        launch gives (vkpersist.cuda: k[blocks, threads, stream, nbytes])."""
+        nbytes = self.unit.dynamic_shared
+        size = elem.dtype.itemsize if isinstance(elem, T.Scalar) else 0
+        if not nbytes:
+            raise self.src.error(call, "shared.array(0, dtype) is dynamic shared memory: its "
+                                 "size comes from the launch, which gave none; launch with "
+                                 "k[blocks, threads, 0, nbytes] (vkpersist.cuda), or give a "
+                                 "constant shape")
+        if not size or nbytes % size:
+            raise self.src.error(call, f"dynamic shared memory of {nbytes} bytes does not hold "
+                                 f"a whole number of {elem} elements")
+        return (nbytes // size,)

@@ -16,6 +16,14 @@ class PyValue:
         self.value = value
 
 
+class KernelValue:
+    """A Python object that kernel code reads as a value rather than calls (numba.cuda's
+    `cuda.threadIdx.x`): `lower(compiler, node)` gives its IR."""
+
+    def lower(self, c, node):
+        raise NotImplementedError
+
+
 class ArrayHandle:
     __slots__ = ("var",)
 

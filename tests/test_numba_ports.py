@@ -1,0 +1,1425 @@
+"""numba-cuda's own documentation examples and a sample of its cudapy tests
+(github.com/NVIDIA/numba-cuda, numba_cuda/numba/cuda/tests/), ported to vkpersist.cuda.
+
+Each kernel is numba's, changed only by the import line (`from numba import cuda` ->
+`from vkpersist import cuda`; numba's types from `vkpersist.cuda`), with smaller sizes so
+the file runs in seconds on lavapipe; the host code around it is adapted (pytest, no
+`a[0]` on device arrays). Kernels that do not run yet are strict expected failures whose
+reason names the cause: when a fix lands the test XPASSes, which fails, and the mark goes.
+"""
+import math
+
+import numpy as np
+import pytest
+
+from vkpersist import cuda
+from vkpersist.cuda import (boolean, double, float32, float64, int8, int32, intp, uint32,
+                            uint64, void)
+from vkpersist.vk import context as _context
+
+
+@pytest.fixture(autouse=True)
+def on_device(ctx, monkeypatch):
+    """Every port runs on every device: cuda.* uses the test's Context."""
+    monkeypatch.setattr(_context, "_default", ctx)
+    return ctx
+
+
+def xfail(reason):
+    return pytest.mark.xfail(strict=True, reason=reason)
+
+
+F64_MATH = "f64 math: float64 transcendental functions (being fixed separately)"
+GRID_SYNC = "grid sync: cuda.cg.this_grid().sync() has no per-launch Vulkan equivalent"
+COMPLEX = "complex numbers are not supported in kernels"
+INT64_PARAM = "int64 scalar parameters (numba's intp) (being fixed separately)"
+SLICES = "array slices (res[gid:]) are not supported in kernels"
+
+
+# ---- doc_examples ----------------------------------------------------------------------------
+def test_doc_vecadd():
+    @cuda.jit
+    def f(a, b, c):
+        # like threadIdx.x + (blockIdx.x * blockDim.x)
+        tid = cuda.grid(1)
+        size = len(c)
+
+        if tid < size:
+            c[tid] = a[tid] + b[tid]
+
+    np.random.seed(1)
+    N = 5000
+    a = cuda.to_device(np.random.random(N))
+    b = cuda.to_device(np.random.random(N))
+    c = cuda.device_array_like(a)
+    f.forall(len(a))(a, b, c)
+    np.testing.assert_equal(c.copy_to_host(), a.copy_to_host() + b.copy_to_host())
+    nthreads = 256
+    nblocks = (len(a) // nthreads) + 1
+    f[nblocks, nthreads](a, b, c)
+    np.testing.assert_equal(c.copy_to_host(), a.copy_to_host() + b.copy_to_host())
+
+
+@xfail(GRID_SYNC)
+def test_doc_laplace():
+    size = 101
+    data = np.zeros(size)
+    data[50] = 10000
+    buf_0 = cuda.to_device(data)
+    buf_1 = cuda.device_array_like(buf_0)
+    niter = 100
+
+    @cuda.jit
+    def solve_heat_equation(buf_0, buf_1, timesteps, k):
+        i = cuda.grid(1)
+
+        # Don't continue if our index is outside the domain
+        if i >= len(buf_0):
+            return
+
+        # Prepare to do a grid-wide synchronization later
+        grid = cuda.cg.this_grid()
+
+        for step in range(timesteps):
+            # Select the buffer from the previous timestep
+            if (step % 2) == 0:
+                data = buf_0
+                next_data = buf_1
+            else:
+                data = buf_1
+                next_data = buf_0
+
+            # Get the current temperature associated with this point
+            curr_temp = data[i]
+
+            # Apply formula from finite difference equation
+            if i == 0:
+                # Left wall is held at T = 0
+                next_temp = curr_temp + k * (data[i + 1] - (2 * curr_temp))
+            elif i == len(data) - 1:
+                # Right wall is held at T = 0
+                next_temp = curr_temp + k * (data[i - 1] - (2 * curr_temp))
+            else:
+                # Interior points are a weighted average of their neighbors
+                next_temp = curr_temp + k * (
+                    data[i - 1] - (2 * curr_temp) + data[i + 1]
+                )
+
+            # Write new value to the next buffer
+            next_data[i] = next_temp
+
+            # Wait for every thread to write before moving on
+            grid.sync()
+
+    solve_heat_equation.forall(len(data))(buf_0, buf_1, niter, 0.25)
+    np.testing.assert_allclose(buf_1.copy_to_host().sum(), 10000)
+
+
+def test_doc_matmul():
+    @cuda.jit
+    def matmul(A, B, C):
+        """Perform square matrix multiplication of C = A * B."""
+        i, j = cuda.grid(2)
+        if i < C.shape[0] and j < C.shape[1]:
+            tmp = 0.0
+            for k in range(A.shape[1]):
+                tmp += A[i, k] * B[k, j]
+            C[i, j] = tmp
+
+    x_h = np.arange(16).reshape([4, 4])
+    y_h = np.ones([4, 4])
+    z_h = np.zeros([4, 4])
+    x_d, y_d, z_d = cuda.to_device(x_h), cuda.to_device(y_h), cuda.to_device(z_h)
+    threadsperblock = (16, 16)
+    blockspergrid_x = math.ceil(z_h.shape[0] / threadsperblock[0])
+    blockspergrid_y = math.ceil(z_h.shape[1] / threadsperblock[1])
+    blockspergrid = (blockspergrid_x, blockspergrid_y)
+    matmul[blockspergrid, threadsperblock](x_d, y_d, z_d)
+    np.testing.assert_array_equal(z_d.copy_to_host(), x_h @ y_h)
+
+
+TPB = 16
+
+
+@cuda.jit
+def fast_matmul(A, B, C):
+    """
+    Perform matrix multiplication of C = A * B using CUDA shared memory.
+
+    Reference: https://stackoverflow.com/a/64198479/13697228 by @RobertCrovella
+    """
+    # Define an array in the shared memory
+    # The size and type of the arrays must be known at compile time
+    sA = cuda.shared.array(shape=(TPB, TPB), dtype=float32)
+    sB = cuda.shared.array(shape=(TPB, TPB), dtype=float32)
+
+    x, y = cuda.grid(2)
+
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    bpg = cuda.gridDim.x  # blocks per grid
+
+    # Each thread computes one element in the result matrix.
+    # The dot product is chunked into dot products of TPB-long vectors.
+    tmp = float32(0.0)
+    for i in range(bpg):
+        # Preload data into shared memory
+        sA[ty, tx] = 0
+        sB[ty, tx] = 0
+        if y < A.shape[0] and (tx + i * TPB) < A.shape[1]:
+            sA[ty, tx] = A[y, tx + i * TPB]
+        if x < B.shape[1] and (ty + i * TPB) < B.shape[0]:
+            sB[ty, tx] = B[ty + i * TPB, x]
+
+        # Wait until all threads finish preloading
+        cuda.syncthreads()
+
+        # Computes partial product on the shared memory
+        for j in range(TPB):
+            tmp += sA[ty, j] * sB[j, tx]
+
+        # Wait until all threads finish computing
+        cuda.syncthreads()
+    if y < C.shape[0] and x < C.shape[1]:
+        C[y, x] = tmp
+
+
+@pytest.mark.parametrize("shapes", [((4, 4), (4, 4)), ((5, 23), (23, 7))],
+                         ids=["square", "non-square"])
+def test_doc_fast_matmul(shapes):
+    (m, k), (_, n) = shapes
+    x_h = np.arange(m * k).reshape([m, k])
+    y_h = np.ones([k, n])
+    z_h = np.zeros([m, n])
+    x_d, y_d, z_d = cuda.to_device(x_h), cuda.to_device(y_h), cuda.to_device(z_h)
+    threadsperblock = (TPB, TPB)
+    grid_y_max = max(x_h.shape[0], y_h.shape[0])
+    grid_x_max = max(x_h.shape[1], y_h.shape[1])
+    blockspergrid_x = math.ceil(grid_x_max / threadsperblock[0])
+    blockspergrid_y = math.ceil(grid_y_max / threadsperblock[1])
+    blockspergrid = (blockspergrid_x, blockspergrid_y)
+    fast_matmul[blockspergrid, threadsperblock](x_d, y_d, z_d)
+    assert np.all(z_d.copy_to_host() == x_h @ y_h)
+
+
+def test_doc_reduction():
+    a = cuda.to_device(np.arange(1024))
+    nelem = len(a)
+
+    @cuda.jit
+    def array_sum(data):
+        tid = cuda.threadIdx.x
+        size = len(data)
+        if tid < size:
+            i = cuda.grid(1)
+
+            # Declare an array in shared memory
+            shr = cuda.shared.array(nelem, int32)
+            shr[tid] = data[i]
+
+            # Ensure writes to shared memory are visible
+            # to all threads before reducing
+            cuda.syncthreads()
+
+            s = 1
+            while s < cuda.blockDim.x:
+                if tid % (2 * s) == 0:
+                    # Stride by `s` and add
+                    shr[tid] += shr[tid + s]
+                s *= 2
+                cuda.syncthreads()
+
+            # After the loop, the zeroth  element contains the sum
+            if tid == 0:
+                data[tid] = shr[tid]
+
+    array_sum[1, nelem](a)
+    assert a.copy_to_host()[0] == sum(np.arange(1024))
+
+
+def test_doc_random_3d_grid():
+    from vkpersist.cuda.random import (create_xoroshiro128p_states,
+                                       xoroshiro128p_uniform_float32)
+
+    @cuda.jit
+    def random_3d(arr, rng_states):
+        # Per-dimension thread indices and strides
+        startx, starty, startz = cuda.grid(3)
+        stridex, stridey, stridez = cuda.gridsize(3)
+
+        # Linearized thread index
+        tid = (startz * stridey * stridex) + (starty * stridex) + startx
+
+        # Use strided loops over the array to assign a random value to each entry
+        for i in range(startz, arr.shape[0], stridez):
+            for j in range(starty, arr.shape[1], stridey):
+                for k in range(startx, arr.shape[2], stridex):
+                    arr[i, j, k] = xoroshiro128p_uniform_float32(rng_states, tid)
+
+    X, Y, Z = 21, 30, 19
+    bx, by, bz = 4, 4, 4
+    gx, gy, gz = 2, 2, 2
+    nthreads = bx * by * bz * gx * gy * gz
+    rng_states = create_xoroshiro128p_states(nthreads, seed=1)
+    arr = cuda.device_array((X, Y, Z), dtype=np.float32)
+    random_3d[(gx, gy, gz), (bx, by, bz)](arr, rng_states)
+    host_arr = arr.copy_to_host()
+    assert 0.48 < np.mean(host_arr) < 0.52
+    assert np.all(host_arr <= 1.0) and np.all(host_arr >= 0.0)
+
+
+@xfail("cuda.reduce (host-side reductions built from a device function) is missing")
+def test_doc_montecarlo():
+    from vkpersist.cuda.random import (create_xoroshiro128p_states,
+                                       xoroshiro128p_uniform_float32)
+
+    @cuda.jit(device=True)
+    def func(x):
+        return 1.0 / x
+
+    @cuda.jit
+    def mc_integrator_kernel(out, rng_states, lower_lim, upper_lim):
+        size = len(out)
+
+        gid = cuda.grid(1)
+        if gid < size:
+            # draw a sample between 0 and 1 on this thread
+            samp = xoroshiro128p_uniform_float32(rng_states, gid)
+
+            # normalize this sample to the limit range
+            samp = samp * (upper_lim - lower_lim) + lower_lim
+
+            # evaluate the function to be
+            # integrated at the normalized
+            # value of the sample
+            y = func(samp)
+            out[gid] = y
+
+    @cuda.reduce
+    def sum_reduce(a, b):
+        return a + b
+
+    nsamps = 20000
+    out = cuda.to_device(np.zeros(nsamps, dtype="float32"))
+    rng_states = create_xoroshiro128p_states(nsamps, seed=42)
+    mc_integrator_kernel.forall(nsamps)(out, rng_states, 1, 2)
+    np.testing.assert_allclose(sum_reduce(out) / (nsamps - 1), 0.69315, atol=0.01)
+
+
+# ---- cudapy: matmul, laplace, Black-Scholes, Mandelbrot, Monte Carlo -------------------------
+def test_cudapy_matmul():
+    bpg, tpb = 2, 8
+    n = bpg * tpb
+    SM_SIZE = (tpb, tpb)
+
+    @cuda.jit(void(float32[:, ::1], float32[:, ::1], float32[:, ::1]))
+    def cu_square_matrix_mul(A, B, C):
+        sA = cuda.shared.array(shape=SM_SIZE, dtype=float32)
+        sB = cuda.shared.array(shape=(tpb, tpb), dtype=float32)
+
+        tx = cuda.threadIdx.x
+        ty = cuda.threadIdx.y
+        bx = cuda.blockIdx.x
+        by = cuda.blockIdx.y
+        bw = cuda.blockDim.x
+        bh = cuda.blockDim.y
+
+        x = tx + bx * bw
+        y = ty + by * bh
+
+        acc = float32(0)  # forces all the math to be f32
+        for i in range(bpg):
+            if x < n and y < n:
+                sA[ty, tx] = A[y, tx + i * tpb]
+                sB[ty, tx] = B[ty + i * tpb, x]
+
+            cuda.syncthreads()
+
+            if x < n and y < n:
+                for j in range(tpb):
+                    acc += sA[ty, j] * sB[j, tx]
+
+            cuda.syncthreads()
+
+        if x < n and y < n:
+            C[y, x] = acc
+
+    np.random.seed(42)
+    A = np.array(np.random.random((n, n)), dtype=np.float32)
+    B = np.array(np.random.random((n, n)), dtype=np.float32)
+    C = np.empty_like(A)
+    stream = cuda.stream()
+    with stream.auto_synchronize():
+        dA = cuda.to_device(A, stream)
+        dB = cuda.to_device(B, stream)
+        dC = cuda.to_device(C, stream)
+        cu_square_matrix_mul[(bpg, bpg), (tpb, tpb), stream](dA, dB, dC)
+        dC.copy_to_host(C, stream)
+    np.testing.assert_allclose(C, np.dot(A, B), rtol=1e-5)
+
+
+def test_cudapy_laplace():
+    tpb = 16
+    SM_SIZE = tpb, tpb
+
+    @cuda.jit(float64(float64, float64), device=True, inline="always")
+    def get_max(a, b):
+        if a > b:
+            return a
+        else:
+            return b
+
+    @cuda.jit(void(float64[:, :], float64[:, :], float64[:, :]))
+    def jocabi_relax_core(A, Anew, error):
+        err_sm = cuda.shared.array(SM_SIZE, dtype=float64)
+
+        ty = cuda.threadIdx.x
+        tx = cuda.threadIdx.y
+        bx = cuda.blockIdx.x
+        by = cuda.blockIdx.y
+
+        n = A.shape[0]
+        m = A.shape[1]
+
+        i, j = cuda.grid(2)
+
+        err_sm[ty, tx] = 0
+        if j >= 1 and j < n - 1 and i >= 1 and i < m - 1:
+            Anew[j, i] = 0.25 * (
+                A[j, i + 1] + A[j, i - 1] + A[j - 1, i] + A[j + 1, i]
+            )
+            err_sm[ty, tx] = Anew[j, i] - A[j, i]
+
+        cuda.syncthreads()
+
+        # max-reduce err_sm vertically
+        t = tpb // 2
+        while t > 0:
+            if ty < t:
+                err_sm[ty, tx] = get_max(err_sm[ty, tx], err_sm[ty + t, tx])
+            t //= 2
+            cuda.syncthreads()
+
+        # max-reduce err_sm horizontally
+        t = tpb // 2
+        while t > 0:
+            if tx < t and ty == 0:
+                err_sm[ty, tx] = get_max(err_sm[ty, tx], err_sm[ty, tx + t])
+            t //= 2
+            cuda.syncthreads()
+
+        if tx == 0 and ty == 0:
+            error[by, bx] = err_sm[0, 0]
+
+    NN = NM = 32
+    A = np.zeros((NN, NM), dtype=np.float64)
+    A[:, 0] = 1.0
+    Anew = A.copy()
+    blockdim = (tpb, tpb)
+    griddim = (NN // blockdim[0], NM // blockdim[1])
+    error_grid = np.zeros(griddim)
+    stream = cuda.stream()
+    dA = cuda.to_device(A, stream)
+    dAnew = cuda.to_device(Anew, stream)
+    derror_grid = cuda.to_device(error_grid, stream)
+    for _ in range(3):
+        jocabi_relax_core[griddim, blockdim, stream](dA, dAnew, derror_grid)
+        derror_grid.copy_to_host(error_grid, stream=stream)
+        stream.synchronize()
+        # the same sweep and per-block max-reduction on the host
+        ref = A.copy()
+        ref[1:-1, 1:-1] = 0.25 * (A[1:-1, 2:] + A[1:-1, :-2] + A[:-2, 1:-1] + A[2:, 1:-1])
+        diff = np.zeros_like(A)
+        diff[1:-1, 1:-1] = ref[1:-1, 1:-1] - A[1:-1, 1:-1]
+        want = diff.reshape(griddim[0], tpb, griddim[1], tpb).max(axis=(1, 3))
+        np.testing.assert_allclose(error_grid, want, atol=1e-12)
+        np.testing.assert_allclose(dAnew.copy_to_host()[1:-1, 1:-1], ref[1:-1, 1:-1])
+        A = ref
+        dA, dAnew = dAnew, dA
+
+
+RISKFREE = 0.02
+VOLATILITY = 0.30
+A1 = 0.31938153
+A2 = -0.356563782
+A3 = 1.781477937
+A4 = -1.821255978
+A5 = 1.330274429
+RSQRT2PI = 0.39894228040143267793994605993438
+
+
+def _black_scholes_numpy(S, X, T, R, V):
+    def cnd(d):
+        K = 1.0 / (1.0 + 0.2316419 * np.abs(d))
+        ret_val = (RSQRT2PI * np.exp(-0.5 * d * d)
+                   * (K * (A1 + K * (A2 + K * (A3 + K * (A4 + K * A5))))))
+        return np.where(d > 0, 1.0 - ret_val, ret_val)
+    sqrtT = np.sqrt(T)
+    d1 = (np.log(S / X) + (R + 0.5 * V * V) * T) / (V * sqrtT)
+    d2 = d1 - V * sqrtT
+    expRT = np.exp(-R * T)
+    return S * cnd(d1) - X * expRT * cnd(d2), X * expRT * (1.0 - cnd(d2)) - S * (1.0 - cnd(d1))
+
+
+def _randfloat(rand_var, low, high):
+    return (1.0 - rand_var) * low + rand_var * high
+
+
+@xfail(F64_MATH)
+def test_cudapy_blackscholes():
+    @cuda.jit(double(double), device=True, inline="always")
+    def cnd_cuda(d):
+        K = 1.0 / (1.0 + 0.2316419 * math.fabs(d))
+        ret_val = (
+            RSQRT2PI
+            * math.exp(-0.5 * d * d)
+            * (K * (A1 + K * (A2 + K * (A3 + K * (A4 + K * A5)))))
+        )
+        if d > 0:
+            ret_val = 1.0 - ret_val
+        return ret_val
+
+    @cuda.jit(void(double[:], double[:], double[:], double[:], double[:], double, double))
+    def black_scholes_cuda(callResult, putResult, S, X, T, R, V):
+        i = cuda.threadIdx.x + cuda.blockIdx.x * cuda.blockDim.x
+        if i >= S.shape[0]:
+            return
+        sqrtT = math.sqrt(T[i])
+        d1 = (math.log(S[i] / X[i]) + (R + 0.5 * V * V) * T[i]) / (V * sqrtT)
+        d2 = d1 - V * sqrtT
+        cndd1 = cnd_cuda(d1)
+        cndd2 = cnd_cuda(d2)
+
+        expRT = math.exp((-1.0 * R) * T[i])
+        callResult[i] = S[i] * cndd1 - X[i] * expRT * cndd2
+        putResult[i] = X[i] * expRT * (1.0 - cndd2) - S[i] * (1.0 - cndd1)
+
+    OPT_N = 400
+    np.random.seed(0)
+    S = _randfloat(np.random.random(OPT_N), 5.0, 30.0)
+    X = _randfloat(np.random.random(OPT_N), 1.0, 100.0)
+    T = _randfloat(np.random.random(OPT_N), 0.25, 10.0)
+    call, put = np.zeros(OPT_N), -np.ones(OPT_N)
+    blockdim = 512, 1
+    griddim = int(math.ceil(float(OPT_N) / blockdim[0])), 1
+    black_scholes_cuda[griddim, blockdim](call, put, S, X, T, RISKFREE, VOLATILITY)
+    want_call, want_put = _black_scholes_numpy(S, X, T, RISKFREE, VOLATILITY)
+    delta = np.abs(want_call - call)
+    assert delta.sum() / np.abs(want_call).sum() < 1e-13 and delta.max() < 1e-13
+
+
+@cuda.jit(double(double), device=True)
+def cnd_cuda_f32ish(d):
+    K = 1.0 / (1.0 + 0.2316419 * math.fabs(d))
+    ret_val = (RSQRT2PI * math.exp(-0.5 * d * d)
+               * (K * (A1 + K * (A2 + K * (A3 + K * (A4 + K * A5))))))
+    if d > 0:
+        ret_val = 1.0 - ret_val
+    return ret_val
+
+
+def test_cudapy_blackscholes_float32():
+    """The Black-Scholes kernel on float32 data (its f64 form waits for f64 math)."""
+    @cuda.jit
+    def black_scholes_cuda(callResult, putResult, S, X, T, R, V):
+        i = cuda.threadIdx.x + cuda.blockIdx.x * cuda.blockDim.x
+        if i >= S.shape[0]:
+            return
+        sqrtT = math.sqrt(T[i])
+        d1 = (math.log(S[i] / X[i]) + (R + 0.5 * V * V) * T[i]) / (V * sqrtT)
+        d2 = d1 - V * sqrtT
+        cndd1 = cnd_cuda_f32ish(d1)
+        cndd2 = cnd_cuda_f32ish(d2)
+
+        expRT = math.exp((-1.0 * R) * T[i])
+        callResult[i] = S[i] * cndd1 - X[i] * expRT * cndd2
+        putResult[i] = X[i] * expRT * (1.0 - cndd2) - S[i] * (1.0 - cndd1)
+
+    OPT_N = 400
+    np.random.seed(0)
+    S = _randfloat(np.random.random(OPT_N), 5.0, 30.0).astype(np.float32)
+    X = _randfloat(np.random.random(OPT_N), 1.0, 100.0).astype(np.float32)
+    T = _randfloat(np.random.random(OPT_N), 0.25, 10.0).astype(np.float32)
+    call, put = np.zeros(OPT_N, np.float32), -np.ones(OPT_N, np.float32)
+    black_scholes_cuda[1, 512](call, put, S, X, T, RISKFREE, VOLATILITY)
+    want_call, want_put = _black_scholes_numpy(S.astype(float), X.astype(float),
+                                               T.astype(float), RISKFREE, VOLATILITY)
+    np.testing.assert_allclose(call, want_call, rtol=1e-3, atol=1e-3)
+    np.testing.assert_allclose(put, want_put, rtol=1e-3, atol=1e-3)
+
+
+@xfail(COMPLEX)
+def test_cudapy_mandel():
+    @cuda.jit(device=True)
+    def mandel(tid, min_x, max_x, min_y, max_y, width, height, iters):
+        pixel_size_x = (max_x - min_x) / width
+        pixel_size_y = (max_y - min_y) / height
+
+        x = tid % width
+        y = tid / width
+
+        real = min_x + x * pixel_size_x
+        imag = min_y + y * pixel_size_y
+
+        c = complex(real, imag)
+        z = 0.0j
+
+        for i in range(iters):
+            z = z * z + c
+            if (z.real * z.real + z.imag * z.imag) >= 4:
+                return i
+        return iters
+
+    @cuda.jit
+    def kernel(out):
+        tid = cuda.grid(1)
+        out[tid] = mandel(tid, -2.0, 1.0, -1.0, 1.0, 8, 8, 20)
+
+    out = np.zeros(64, np.int32)
+    kernel[1, 64](out)
+    assert out.max() == 20
+
+
+def test_mandelbrot_float_form():
+    """The Mandelbrot set with the complex arithmetic written out (numba's examples' form)."""
+    @cuda.jit(device=True)
+    def mandel(x, y, max_iters):
+        c_re, c_im = x, y
+        z_re = 0.0
+        z_im = 0.0
+        for i in range(max_iters):
+            z_re, z_im = z_re * z_re - z_im * z_im + c_re, 2 * z_re * z_im + c_im
+            if (z_re * z_re + z_im * z_im) >= 4:
+                return i
+        return max_iters
+
+    @cuda.jit
+    def mandel_kernel(min_x, max_x, min_y, max_y, image, iters):
+        height = image.shape[0]
+        width = image.shape[1]
+
+        pixel_size_x = (max_x - min_x) / width
+        pixel_size_y = (max_y - min_y) / height
+
+        startX, startY = cuda.grid(2)
+        gridX = cuda.gridDim.x * cuda.blockDim.x
+        gridY = cuda.gridDim.y * cuda.blockDim.y
+
+        for x in range(startX, width, gridX):
+            real = min_x + x * pixel_size_x
+            for y in range(startY, height, gridY):
+                imag = min_y + y * pixel_size_y
+                image[y, x] = mandel(real, imag, iters)
+
+    image = np.zeros((24, 36), dtype=np.uint8)
+    mandel_kernel[(2, 2), (8, 8)](-2.0, 1.0, -1.0, 1.0, image, 20)
+    want = np.zeros_like(image)
+    for yy in range(24):
+        for xx in range(36):
+            c_re = np.float32(-2.0 + xx * np.float32(3.0 / 36))
+            c_im = np.float32(-1.0 + yy * np.float32(2.0 / 24))
+            z_re = z_im = np.float32(0)
+            n = 20
+            for i in range(20):
+                z_re, z_im = z_re * z_re - z_im * z_im + c_re, 2 * z_re * z_im + c_im
+                if z_re * z_re + z_im * z_im >= 4:
+                    n = i
+                    break
+            want[yy, xx] = n
+    assert np.mean(image == want) > 0.97       # float32 rounding at the set's edge
+
+
+# ---- cudapy: small kernels -------------------------------------------------------------------
+def test_idiv():
+    @cuda.jit(void(float32[:, :], int32, int32))
+    def div(grid, l_x, l_y):
+        for x in range(l_x):
+            for y in range(l_y):
+                grid[x, y] /= 2.0
+
+    @cuda.jit(void(float64[:, :], int32, int32))
+    def div_double(grid, l_x, l_y):
+        for x in range(l_x):
+            for y in range(l_y):
+                grid[x, y] /= 2.0
+
+    for kernel, dtype in ((div, np.float32), (div_double, np.float64)):
+        grid = cuda.to_device(np.ones((2, 2), dtype=dtype))
+        kernel[1, 1](grid, 2, 2)
+        assert np.all(grid.copy_to_host() == 0.5)
+
+
+def boolean_func(A, vertial):
+    if vertial:
+        A[0] = 123
+    else:
+        A[0] = 321
+
+
+def test_boolean():
+    func = cuda.jit("void(float64[:], bool_)")(boolean_func)
+    A = np.array([0], dtype="float64")
+    func[1, 1](A, True)
+    assert A[0] == 123
+    func[1, 1](A, False)
+    assert A[0] == 321
+
+
+@xfail(INT64_PARAM)
+def test_freevar():
+    size = 1024
+    nbtype = float32
+
+    @cuda.jit("(float32[::1], intp)")
+    def foo(A, i):
+        "Dummy function"
+        sdata = cuda.shared.array(size, dtype=nbtype)  # size, nbtype are freevars
+        A[i] = sdata[i]
+
+    A = np.arange(2, dtype="float32")
+    foo[1, 1](A, 0)
+
+
+def test_py2_div_issue():
+    @cuda.jit(void(float32[:], float32[:], float32[:], int32))
+    def preCalc(y, yA, yB, numDataPoints):
+        i = cuda.grid(1)
+        k = i % numDataPoints  # noqa: F841
+
+        ans = float32(1.001 * float32(i))
+        y[i] = ans
+        yA[i] = ans * 1.0
+        yB[i] = ans / 1.0
+
+    numDataPoints = 15
+    y, yA, yB = (np.zeros(numDataPoints, dtype=np.float32) for _ in range(3))
+    preCalc[1, 15](y, yA, yB, numDataPoints)
+    assert np.all(y == yA) and np.all(y == yB)
+
+
+def cu_mat_power(A, power, power_A):
+    y, x = cuda.grid(2)
+
+    m, n = power_A.shape
+    if x >= n or y >= m:
+        return
+
+    power_A[y, x] = math.pow(A[y, x], int32(power))
+
+
+def cu_mat_power_binop(A, power, power_A):
+    y, x = cuda.grid(2)
+
+    m, n = power_A.shape
+    if x >= n or y >= m:
+        return
+
+    power_A[y, x] = A[y, x] ** power
+
+
+@xfail(F64_MATH)
+@pytest.mark.parametrize("fn", [cu_mat_power, cu_mat_power_binop])
+def test_powi(fn):
+    kernel = cuda.jit(void(float64[:, :], int8, float64[:, :]))(fn)
+    power = 2
+    A = np.arange(10, dtype=np.float64).reshape(2, 5)
+    Aout = np.empty_like(A)
+    kernel[1, A.shape](A, power, Aout)
+    assert np.allclose(Aout, A ** power)
+
+
+def builtin_max(A, B, C):
+    i = cuda.grid(1)
+
+    if i >= len(C):
+        return
+
+    C[i] = float64(max(A[i], B[i]))
+
+
+def builtin_min(A, B, C):
+    i = cuda.grid(1)
+
+    if i >= len(C):
+        return
+
+    C[i] = float64(min(A[i], B[i]))
+
+
+@pytest.mark.parametrize("left,right", [(np.float64, np.float64), (np.float32, np.float64),
+                                        (np.float32, np.float32)])
+def test_minmax(left, right):
+    for fn, ref in ((builtin_max, np.maximum), (builtin_min, np.minimum)):
+        kernel = cuda.jit(fn)
+        c = np.zeros(5, dtype=np.float64)
+        a = np.arange(5, dtype=left) + 0.5
+        b = np.full(5, fill_value=2, dtype=right)
+        kernel[1, c.shape](a, b, c)
+        np.testing.assert_allclose(c, ref(a, b))
+
+
+@cuda.jit
+def forall_foo(x):
+    i = cuda.grid(1)
+    if i < x.size:
+        x[i] += 1
+
+
+def test_forall():
+    arr = np.arange(11)
+    orig = arr.copy()
+    forall_foo.forall(arr.size)(arr)
+    np.testing.assert_array_almost_equal(arr, orig + 1)
+
+    @cuda.jit("void(float32, float32[:], float32[:])")
+    def bar(a, x, y):
+        i = cuda.grid(1)
+        if i < x.size:
+            y[i] = a * x[i] + y[i]
+
+    x = np.arange(13, dtype=np.float32)
+    y = np.arange(13, dtype=np.float32)
+    oldy = y.copy()
+    a = 1.234
+    bar.forall(y.size)(a, x, y)
+    np.testing.assert_array_almost_equal(y, a * x + oldy, decimal=3)
+    forall_foo.forall(0)(arr)       # no work
+
+
+def culocal(A, B):
+    C = cuda.local.array(1000, dtype=int32)
+    for i in range(C.shape[0]):
+        C[i] = A[i]
+    for i in range(C.shape[0]):
+        B[i] = C[i]
+
+
+def culocal1tuple(A, B):
+    C = cuda.local.array((5,), dtype=int32)
+    for i in range(C.shape[0]):
+        C[i] = A[i]
+    for i in range(C.shape[0]):
+        B[i] = C[i]
+
+
+@pytest.mark.parametrize("fn,n", [(culocal, 1000), (culocal1tuple, 5)])
+def test_local_array(fn, n):
+    sig = (int32[:], int32[:]) if n == 1000 else "void(int32[:], int32[:])"
+    jculocal = cuda.jit(sig)(fn)
+    A = np.arange(n, dtype="int32")
+    B = np.zeros_like(A)
+    jculocal[1, 1](A, B)
+    assert np.all(A == B)
+
+
+def test_device_func_add2f():
+    @cuda.jit("float32(float32, float32)", device=True)
+    def add2f(a, b):
+        return a + b
+
+    @cuda.jit("float32(float32, float32)", device=True)
+    def indirect(a, b):
+        return add2f(a, b)
+
+    def use_add2f(ary):
+        i = cuda.grid(1)
+        ary[i] = add2f(ary[i], ary[i])
+
+    def indirect_add2f(ary):
+        i = cuda.grid(1)
+        ary[i] = indirect(ary[i], ary[i])
+
+    for fn in (use_add2f, indirect_add2f):
+        compiled = cuda.jit("void(float32[:])")(fn)
+        nelem = 10
+        ary = np.arange(nelem, dtype=np.float32)
+        exp = ary + ary
+        compiled[1, nelem](ary)
+        assert np.all(ary == exp)
+
+
+def test_device_casting():
+    # Ensure that casts to the signature types of a device function are applied
+    @cuda.jit("int32(int32, int32, int32, int32)", device=True)
+    def rgba(r, g, b, a):
+        return (
+            ((r & 0xFF) << 16)
+            | ((g & 0xFF) << 8)
+            | ((b & 0xFF) << 0)
+            | ((a & 0xFF) << 24)
+        )
+
+    @cuda.jit
+    def rgba_caller(x, channels):
+        x[0] = rgba(channels[0], channels[1], channels[2], channels[3])
+
+    x = cuda.device_array(1, dtype=np.int32)
+    channels = cuda.to_device(np.asarray([1.0, 2.0, 3.0, 4.0], dtype=np.float32))
+    rgba_caller[1, 1](x, channels)
+    assert 0x04010203 == x.copy_to_host()[0]
+
+
+# ---- intrinsics ------------------------------------------------------------------------------
+def fill3d_threadidx(ary):
+    i = cuda.threadIdx.x
+    j = cuda.threadIdx.y
+    k = cuda.threadIdx.z
+
+    ary[i, j, k] = (i + 1) * (j + 1) * (k + 1)
+
+
+def test_fill3d_threadidx():
+    X, Y, Z = 4, 5, 6
+    ary = np.zeros((X, Y, Z), dtype=np.int32)
+    cuda.jit("void(int32[:,:,::1])")(fill3d_threadidx)[1, (X, Y, Z)](ary)
+    i, j, k = np.indices((X, Y, Z))
+    np.testing.assert_array_equal(ary, (i + 1) * (j + 1) * (k + 1))
+
+
+def simple_grid2d(ary):
+    i, j = cuda.grid(2)
+    ary[i, j] = i + j
+
+
+def simple_gridsize2d(ary):
+    i, j = cuda.grid(2)
+    x, y = cuda.gridsize(2)
+    if i == 0 and j == 0:
+        ary[0] = x
+        ary[1] = y
+
+
+def intrinsic_forloop_step(c):
+    startX, startY = cuda.grid(2)
+    gridX = cuda.gridDim.x * cuda.blockDim.x
+    gridY = cuda.gridDim.y * cuda.blockDim.y
+    height, width = c.shape
+
+    for x in range(startX, width, gridX):
+        for y in range(startY, height, gridY):
+            c[y, x] = x + y
+
+
+def test_grid_intrinsics():
+    ary = np.zeros((4, 6), dtype=np.int32)
+    cuda.jit("void(int32[:,::1])")(simple_grid2d)[(2, 3), (2, 2)](ary)
+    i, j = np.indices(ary.shape)
+    np.testing.assert_array_equal(ary, i + j)
+    sizes = np.zeros(2, dtype=np.int32)
+    cuda.jit("void(int32[::1])")(simple_gridsize2d)[(3, 2), (4, 5)](sizes)
+    np.testing.assert_array_equal(sizes, [12, 10])
+    c = np.zeros((21, 33), dtype=np.float32)
+    cuda.jit("void(float32[:,::1])")(intrinsic_forloop_step)[(2, 3), (4, 5)](c)
+    y, x = np.indices(c.shape)
+    np.testing.assert_array_equal(c, x + y)
+
+
+def simple_popc(ary, c):
+    ary[0] = cuda.popc(c)
+
+
+def simple_brev(ary, c):
+    ary[0] = cuda.brev(c)
+
+
+def simple_clz(ary, c):
+    ary[0] = cuda.clz(c)
+
+
+def simple_ffs(ary, c):
+    ary[0] = cuda.ffs(c)
+
+
+def simple_fma(ary, a, b, c):
+    ary[0] = cuda.fma(a, b, c)
+
+
+@pytest.mark.parametrize("fn,sig,arg,want", [
+    (simple_popc, "void(int32[:], uint32)", 0xF00000FF, 12),
+    (simple_brev, "void(uint32[:], uint32)", 0x000030F0, 0x0F0C0000),
+    (simple_clz, "void(int32[:], uint32)", 0x00100000, 11),
+    (simple_clz, "void(int32[:], int32)", 0, 32),
+    (simple_ffs, "void(uint32[:], uint32)", 0x00100000, 21),
+    (simple_ffs, "void(uint32[:], uint32)", 0, 0),
+], ids=["popc", "brev", "clz", "clz0", "ffs", "ffs0"])
+def test_bit_intrinsics(fn, sig, arg, want):
+    ary = np.zeros(1, dtype=np.dtype(sig.split("(")[1].split("[")[0]))
+    cuda.jit(sig)(fn)[1, 1](ary, arg)
+    assert ary[0] == want
+
+
+def test_fma():
+    ary = np.zeros(1, dtype=np.float32)
+    cuda.jit("void(f4[:], f4, f4, f4)")(simple_fma)[1, 1](ary, 2.0, 3.0, 4.0)
+    np.testing.assert_allclose(ary[0], 2 * 3 + 4)
+
+
+def branching_with_ifs(a, b, c):
+    i = cuda.grid(1)
+
+    if a[i] > 4:
+        if b % 2 == 0:
+            a[i] = c[i]
+        else:
+            a[i] = 13
+    else:
+        a[i] = 3
+
+
+def branching_with_selps(a, b, c):
+    i = cuda.grid(1)
+
+    inner = cuda.selp(b % 2 == 0, c[i], 13)
+    a[i] = cuda.selp(a[i] > 4, inner, 3)
+
+
+def test_selp():
+    sig = "void(i8[:], i8, i8[:])"
+    n = 32
+    b = 6
+    c = np.full(shape=32, fill_value=17, dtype=np.int64)
+    expected = c.copy()
+    expected[:5] = 3
+    for fn in (branching_with_ifs, branching_with_selps):
+        a = np.arange(n, dtype=np.int64)
+        cuda.jit(sig)(fn)[n, 1](a, b, c)
+        np.testing.assert_array_equal(expected, a)
+
+
+def simple_round(ary, c):
+    ary[0] = round(c)
+
+
+@xfail("missing builtin: round()")
+def test_round():
+    ary = np.zeros(1, dtype=np.int64)
+    cuda.jit("void(int64[:], float32)")(simple_round)[1, 1](ary, 2.5)
+    assert ary[0] == 2
+
+
+def simple_cbrt(ary, a):
+    ary[0] = cuda.cbrt(a)
+
+
+@xfail("missing builtin: cuda.cbrt")
+def test_cbrt():
+    ary = np.zeros(1, dtype=np.float32)
+    cuda.jit("void(float32[:], float32)")(simple_cbrt)[1, 1](ary, 27.0)
+    np.testing.assert_allclose(ary[0], 3.0, rtol=1e-6)
+
+
+def simple_laneid(ary):
+    i = cuda.grid(1)
+    ary[i] = cuda.laneid
+
+
+@xfail("missing builtin: cuda.laneid/warpsize (warps are Vulkan subgroups)")
+def test_laneid():
+    ary = np.zeros(32, dtype=np.int32)
+    cuda.jit("void(int32[:])")(simple_laneid)[1, 32](ary)
+    np.testing.assert_array_equal(ary, np.arange(32) % ary.max() + 1)
+
+
+# ---- sync ------------------------------------------------------------------------------------
+def useless_syncthreads(ary):
+    i = cuda.grid(1)
+    cuda.syncthreads()
+    ary[i] = i
+
+
+def useless_syncwarp(ary):
+    i = cuda.grid(1)
+    cuda.syncwarp()
+    ary[i] = i
+
+
+def simple_smem(ary):
+    N = 100
+    sm = cuda.shared.array(N, int32)
+    i = cuda.grid(1)
+    if i == 0:
+        for j in range(N):
+            sm[j] = j
+    cuda.syncthreads()
+    ary[i] = sm[i]
+
+
+def coop_smem2d(ary):
+    i, j = cuda.grid(2)
+    sm = cuda.shared.array((10, 20), float32)
+    sm[i, j] = (i + 1) / (j + 1)
+    cuda.syncthreads()
+    ary[i, j] = sm[i, j]
+
+
+def dyn_shared_memory(ary):
+    i = cuda.grid(1)
+    sm = cuda.shared.array(0, float32)
+    sm[i] = i * 2
+    cuda.syncthreads()
+    ary[i] = sm[i]
+
+
+def use_threadfence(ary):
+    ary[0] += 123
+    cuda.threadfence()
+    ary[0] += 321
+
+
+def use_threadfence_block(ary):
+    ary[0] += 123
+    cuda.threadfence_block()
+    ary[0] += 321
+
+
+def use_threadfence_system(ary):
+    ary[0] += 123
+    cuda.threadfence_system()
+    ary[0] += 321
+
+
+def use_syncthreads_count(ary_in, ary_out):
+    i = cuda.grid(1)
+    ary_out[i] = cuda.syncthreads_count(ary_in[i])
+
+
+def use_syncthreads_and(ary_in, ary_out):
+    i = cuda.grid(1)
+    ary_out[i] = cuda.syncthreads_and(ary_in[i])
+
+
+def use_syncthreads_or(ary_in, ary_out):
+    i = cuda.grid(1)
+    ary_out[i] = cuda.syncthreads_or(ary_in[i])
+
+
+@pytest.mark.parametrize("fn", [useless_syncthreads,
+                                pytest.param(useless_syncwarp, marks=xfail(
+                                    "missing builtin: cuda.syncwarp (warps are Vulkan "
+                                    "subgroups)"))])
+def test_useless_sync(fn):
+    compiled = cuda.jit("void(int32[::1])")(fn)
+    ary = np.empty(10, dtype=np.int32)
+    compiled[1, 10](ary)
+    np.testing.assert_equal(ary, np.arange(10, dtype=np.int32))
+
+
+@xfail("a shared array's shape from a local (N = 100 in the kernel) is not a compile-time "
+       "constant here")
+def test_simple_smem():
+    ary = np.empty(100, dtype=np.int32)
+    cuda.jit("void(int32[::1])")(simple_smem)[1, 100](ary)
+    assert np.all(ary == np.arange(100, dtype=np.int32))
+
+
+def test_coop_smem2d():
+    shape = 10, 20
+    ary = np.empty(shape, dtype=np.float32)
+    cuda.jit("void(float32[:,::1])")(coop_smem2d)[1, shape](ary)
+    i, j = np.indices(shape)
+    assert np.allclose(ary, (i + 1) / (j + 1))
+
+
+def test_dyn_shared_memory():
+    compiled = cuda.jit("void(float32[::1])")(dyn_shared_memory)
+    ary = np.empty(50, dtype=np.float32)
+    compiled[1, 50, 0, ary.size * 4](ary)
+    assert np.all(ary == 2 * np.arange(ary.size, dtype=np.int32))
+
+
+@pytest.mark.parametrize("fn", [use_threadfence, use_threadfence_block, use_threadfence_system])
+def test_threadfence(fn):
+    ary = np.zeros(10, dtype=np.int32)
+    cuda.jit("void(int32[:])")(fn)[1, 1](ary)
+    assert ary[0] == 123 + 321
+
+
+def test_syncthreads_votes():
+    ary_in = np.ones(72, dtype=np.int32)
+    ary_out = np.zeros(72, dtype=np.int32)
+    ary_in[31] = 0
+    ary_in[42] = 0
+    cuda.jit("void(int32[:], int32[:])")(use_syncthreads_count)[1, 72](ary_in, ary_out)
+    assert np.all(ary_out == 70)
+    cuda.jit("void(float32[:], int32[:])")(use_syncthreads_and)[1, 72](
+        ary_in.astype(np.float32), ary_out)
+    assert np.all(ary_out == 0)
+    cuda.jit("void(int32[:], int32[:])")(use_syncthreads_and)[1, 72](np.ones(72, np.int32),
+                                                                     ary_out)
+    assert np.all(ary_out == 1)
+    cuda.jit("void(int32[:], int32[:])")(use_syncthreads_or)[1, 72](np.zeros(72, np.int32),
+                                                                    ary_out)
+    assert np.all(ary_out == 0)
+    ary_in = np.zeros(72, dtype=np.int32)
+    ary_in[31] = 1
+    cuda.jit("void(int32[:], int32[:])")(use_syncthreads_or)[1, 72](ary_in, ary_out)
+    assert np.all(ary_out == 1)
+
+
+# ---- atomics ---------------------------------------------------------------------------------
+@cuda.jit(device=True)
+def atomic_cast_to_uint64(num):
+    return uint64(num)
+
+
+@cuda.jit(device=True)
+def atomic_cast_to_int(num):
+    return int(num)
+
+
+@cuda.jit(device=True)
+def atomic_cast_none(num):
+    return num
+
+
+@cuda.jit(device=True)
+def atomic_binary_1dim_shared(
+    ary, idx, op2, ary_dtype, ary_nelements, binop_func, cast_func, initializer, neg_idx
+):
+    tid = cuda.threadIdx.x
+    sm = cuda.shared.array(ary_nelements, ary_dtype)
+    sm[tid] = initializer
+    cuda.syncthreads()
+    bin = cast_func(idx[tid] % ary_nelements)
+    if neg_idx:
+        bin = bin % ary_nelements
+    binop_func(sm, bin, op2)
+    cuda.syncthreads()
+    ary[tid] = sm[tid]
+
+
+@cuda.jit(device=True)
+def atomic_binary_2dim_shared(ary, op2, ary_dtype, ary_shape, binop_func, y_cast_func, neg_idx):
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    sm = cuda.shared.array(ary_shape, ary_dtype)
+    sm[tx, ty] = ary[tx, ty]
+    cuda.syncthreads()
+    bin = (tx, y_cast_func(ty))
+    if neg_idx:
+        bin = (bin[0] - ary_shape[0], bin[1] - ary_shape[1])
+    binop_func(sm, bin, op2)
+    cuda.syncthreads()
+    ary[tx, ty] = sm[tx, ty]
+
+
+@cuda.jit(device=True)
+def atomic_binary_1dim_global(ary, idx, ary_nelements, op2, binop_func, neg_idx):
+    tid = cuda.threadIdx.x
+    bin = int(idx[tid] % ary_nelements)
+    if neg_idx:
+        bin = bin % ary_nelements
+    binop_func(ary, bin, op2)
+
+
+def atomic_add(ary):
+    atomic_binary_1dim_shared(ary, ary, 1, uint32, 32, cuda.atomic.add, atomic_cast_none, 0,
+                              False)
+
+
+def atomic_add2(ary):
+    atomic_binary_2dim_shared(ary, 1, uint32, (4, 8), cuda.atomic.add, atomic_cast_none, False)
+
+
+def atomic_add_float(ary):
+    atomic_binary_1dim_shared(ary, ary, 1.0, float32, 32, cuda.atomic.add, atomic_cast_to_int,
+                              0.0, False)
+
+
+def atomic_add_double(idx, ary):
+    atomic_binary_1dim_shared(ary, idx, 1.0, float64, 32, cuda.atomic.add, atomic_cast_none,
+                              0.0, False)
+
+
+def atomic_add_double_global(idx, ary):
+    atomic_binary_1dim_global(ary, idx, 32, 1.0, cuda.atomic.add, False)
+
+
+def atomic_sub(ary):
+    atomic_binary_1dim_shared(ary, ary, 1, int32, 32, cuda.atomic.sub, atomic_cast_none, 0,
+                              False)
+
+
+def atomic_and(ary, op2):
+    atomic_binary_1dim_shared(ary, ary, op2, uint32, 32, cuda.atomic.and_, atomic_cast_none, 1,
+                              False)
+
+
+def atomic_or(ary, op2):
+    atomic_binary_1dim_shared(ary, ary, op2, uint32, 32, cuda.atomic.or_, atomic_cast_none, 0,
+                              False)
+
+
+def atomic_xor(ary, op2):
+    atomic_binary_1dim_shared(ary, ary, op2, uint32, 32, cuda.atomic.xor, atomic_cast_none, 0,
+                              False)
+
+
+def atomic_and_global(idx, ary, op2):
+    atomic_binary_1dim_global(ary, idx, 32, op2, cuda.atomic.and_, False)
+
+
+def atomic_inc32(ary, idx, op2):
+    atomic_binary_1dim_shared(ary, idx, op2, uint32, 32, cuda.atomic.inc, atomic_cast_none, 0,
+                              False)
+
+
+def atomic_exch_global(idx, ary, op2):
+    atomic_binary_1dim_global(ary, idx, 32, op2, cuda.atomic.exch, False)
+
+
+def atomic_max(res, ary):
+    tx = cuda.threadIdx.x
+    bx = cuda.blockIdx.x
+    cuda.atomic.max(res, 0, ary[tx, bx])
+
+
+def atomic_min(res, ary):
+    tx = cuda.threadIdx.x
+    bx = cuda.blockIdx.x
+    cuda.atomic.min(res, 0, ary[tx, bx])
+
+
+def atomic_compare_and_swap(res, old, ary, fill_val):
+    gid = cuda.grid(1)
+    if gid < res.size:
+        old[gid] = cuda.atomic.compare_and_swap(res[gid:], fill_val, ary[gid])
+
+
+def atomic_cas_1dim(res, old, ary, fill_val):
+    gid = cuda.grid(1)
+    if gid < res.size:
+        old[gid] = cuda.atomic.cas(res, gid, fill_val, ary[gid])
+
+
+def atomic_cas_2dim(res, old, ary, fill_val):
+    gid = cuda.grid(2)
+    if gid[0] < res.shape[0] and gid[1] < res.shape[1]:
+        old[gid] = cuda.atomic.cas(res, gid, fill_val, ary[gid])
+
+
+def _histogram(values, n):
+    gold = np.zeros(n, dtype=values.dtype)
+    for v in values:
+        gold[int(v) % n] += 1
+    return gold
+
+
+@pytest.mark.parametrize("fn,sig,dtype", [
+    (atomic_add, "void(uint32[:])", np.uint32),
+    (atomic_add_float, "void(float32[:])", np.float32),
+])
+def test_atomic_add_shared(fn, sig, dtype):
+    np.random.seed(0)
+    ary = np.random.randint(0, 32, size=32).astype(dtype)
+    orig = ary.copy()
+    cuda.jit(sig)(fn)[1, 32](ary)
+    np.testing.assert_array_equal(ary, _histogram(orig, 32))
+
+
+def test_atomic_add2():
+    ary = np.random.randint(0, 32, size=32).astype(np.uint32).reshape(4, 8)
+    orig = ary.copy()
+    cuda.jit("void(uint32[:,:])")(atomic_add2)[1, (4, 8)](ary)
+    np.testing.assert_array_equal(ary, orig + 1)
+
+
+@xfail("float64 atomics: atomic.add needs float32 (VK_EXT_shader_atomic_float) here")
+def test_atomic_add_double():
+    idx = np.random.randint(0, 32, size=32, dtype=np.int64)
+    ary = np.zeros(32, np.float64)
+    cuda.jit("void(int64[:], float64[:])")(atomic_add_double)[1, 32](idx, ary)
+    np.testing.assert_array_equal(ary, _histogram(idx, 32))
+
+
+@xfail("float64 atomics: atomic.add needs float32 (VK_EXT_shader_atomic_float) here")
+def test_atomic_add_double_global():
+    idx = np.random.randint(0, 32, size=32, dtype=np.int64)
+    ary = np.zeros(32, np.float64)
+    cuda.jit("void(int64[:], float64[:])")(atomic_add_double_global)[1, 32](idx, ary)
+    np.testing.assert_array_equal(ary, _histogram(idx, 32))
+
+
+def test_atomic_sub():
+    ary = np.random.randint(0, 32, size=32).astype(np.int32)
+    orig = ary.copy()
+    cuda.jit("void(int32[:])")(atomic_sub)[1, 32](ary)
+    np.testing.assert_array_equal(ary, -_histogram(orig, 32))
+
+
+@pytest.mark.parametrize("fn,init,op", [(atomic_and, 1, np.bitwise_and),
+                                        (atomic_or, 0, np.bitwise_or),
+                                        (atomic_xor, 0, np.bitwise_xor)])
+def test_atomic_bitwise(fn, init, op):
+    rand_const = np.random.randint(500)
+    ary = np.random.randint(0, 32, size=32).astype(np.uint32)
+    orig = ary.copy()
+    cuda.jit("void(uint32[:], uint32)")(fn)[1, 32](ary, rand_const)
+    gold = np.full(32, init, dtype=np.uint32)
+    for i in range(32):
+        gold[orig[i]] = op(gold[orig[i]], rand_const)
+    np.testing.assert_array_equal(ary, gold)
+
+
+def test_atomic_and_global():
+    rand_const = np.random.randint(500)
+    idx = np.random.randint(0, 32, size=32, dtype=np.int32)
+    ary = np.random.randint(0, 32, size=32, dtype=np.int32)
+    gold = ary.copy()
+    cuda.jit("void(int32[:], int32[:], int32)")(atomic_and_global)[1, 32](idx, ary, rand_const)
+    for i in range(32):
+        gold[idx[i]] &= rand_const
+    np.testing.assert_array_equal(ary, gold)
+
+
+@xfail("missing builtin: cuda.atomic.inc/dec")
+def test_atomic_inc():
+    ary = np.random.randint(0, 32, size=32).astype(np.uint32)
+    idx = np.arange(32, dtype=np.uint32)
+    cuda.jit("void(uint32[:], uint32[:], uint32)")(atomic_inc32)[1, 32](ary, idx, 10)
+
+
+def test_atomic_exch_global():
+    rand_const = np.random.randint(50, 100)
+    idx = np.arange(32, dtype=np.int32)
+    ary = np.random.randint(0, 32, size=32, dtype=np.int32)
+    cuda.jit("void(int32[:], int32[:], int32)")(atomic_exch_global)[1, 32](idx, ary, rand_const)
+    assert np.all(ary == rand_const)
+
+
+@pytest.mark.parametrize("fn,ref", [(atomic_max, np.max), (atomic_min, np.min)])
+def test_atomic_max_min_int(fn, ref):
+    vals = np.random.randint(0, 1000, size=(32, 32)).astype(np.int32)
+    res = np.array([500 if fn is atomic_max else 500], dtype=np.int32)
+    cuda.jit("void(int32[:], int32[:,:])")(fn)[32, 32](res, vals)
+    assert res[0] == (max if fn is atomic_max else min)(500, ref(vals))
+
+
+@xfail("float atomics: atomic.max/min take integers here (GLSL has no float atomicMax)")
+def test_atomic_max_double():
+    vals = np.random.randint(0, 128, size=(32, 32)).astype(np.float64)
+    res = np.zeros(1, np.float64)
+    cuda.jit("void(float64[:], float64[:,:])")(atomic_max)[32, 32](res, vals)
+    assert res[0] == vals.max()
+
+
+@pytest.mark.parametrize("fn,shape,sig", [
+    (atomic_cas_1dim, 32, "void(int32[:], int32[:], int32[:], int32)"),
+    (atomic_cas_2dim, (4, 8), "void(int32[:,:], int32[:,:], int32[:,:], int32)"),
+    pytest.param(atomic_compare_and_swap, 32, "void(int32[:], int32[:], int32[:], int32)",
+                 marks=xfail(SLICES)),
+], ids=["cas_1dim", "cas_2dim", "compare_and_swap"])
+def test_atomic_cas(fn, shape, sig):
+    fill = -1
+    n = int(np.prod(shape))
+    res = np.random.randint(0, 2, size=n).astype(np.int32).reshape(shape) * -1 - 0
+    res[res == 0] = 5
+    expect_res = np.full_like(res, fill)
+    ary = np.random.randint(1, 10, size=n).astype(np.int32).reshape(shape)
+    expect_res[:] = np.where(res == fill, ary, res)
+    gold_old = res.copy()
+    old = np.zeros_like(res)
+    blocks, threads = (1, shape) if isinstance(shape, int) else (1, shape)
+    cuda.jit(sig)(fn)[blocks, threads](res, old, ary, fill)
+    np.testing.assert_array_equal(res, expect_res)
+    np.testing.assert_array_equal(old, gold_old)
