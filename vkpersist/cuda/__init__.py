@@ -145,9 +145,7 @@ def jit(func_or_sig=None, device: bool = False, **options):
 
 
 def _make(fn, sig, device):
-    if device:
-        return func(fn)
-    k = CudaKernel(fn)
+    k = func(fn) if device else CudaKernel(fn)
     if isinstance(sig, tuple) and all(isinstance(t, (T.Scalar, T.ArrayType)) or
                                       hasattr(t, "scalar") for t in sig):
         sig = Signature(None, [getattr(t, "scalar", t) for t in sig])   # argument types
@@ -165,7 +163,10 @@ def _make(fn, sig, device):
     if len(types) != len(k.param_names):
         raise TypeError(f"{k.__name__}: signature {sig!r} has {len(types)} parameters, the "
                         f"function {len(k.param_names)}")
-    k.annotations = [ann if ann is not None else t for ann, t in zip(k.annotations, types)]
+    if device:          # the arguments are converted to these types, as numba does
+        k.param_types = list(types)
+    else:
+        k.annotations = [ann if ann is not None else t for ann, t in zip(k.annotations, types)]
     return k
 
 

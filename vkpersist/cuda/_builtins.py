@@ -199,6 +199,8 @@ atomic = types.SimpleNamespace(
                                "old ary[0]."))
 B._register(B.Entry("cuda.atomic.compare_and_swap", None, _lower_compare_and_swap),
             atomic.compare_and_swap)
+atomic.__name__ = "cuda.atomic"           # messages: 'cuda.atomic' has no attribute 'inc'
+const.__name__ = "cuda.const"
 
 
 # ---- bit intrinsics ----------------------------------------------------------------------------

@@ -72,5 +72,16 @@ def xoroshiro128p_normal_float32(states, index):
     return z0
 
 
-__all__ = ["create_xoroshiro128p_states", "xoroshiro128p_next", "xoroshiro128p_normal_float32",
+TWO_PI_FLOAT64 = np.float64(2 * math.pi)
+
+
+@_kernel.func
+def xoroshiro128p_normal_float64(states, index):
+    u1 = xoroshiro128p_uniform_float64(states, index)
+    u2 = xoroshiro128p_uniform_float64(states, index)
+    z0 = math.sqrt(-2.0 * math.log(1.0 - u1)) * math.cos(TWO_PI_FLOAT64 * u2)
+    return z0
+
+
+__all__ = ["xoroshiro128p_normal_float64", "create_xoroshiro128p_states", "xoroshiro128p_next", "xoroshiro128p_normal_float32",
            "xoroshiro128p_uniform_float32", "xoroshiro128p_uniform_float64"]
