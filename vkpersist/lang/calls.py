@@ -192,7 +192,7 @@ def _static(value):
         for x in value:
             if isinstance(x, ir.Const):
                 x = x.value
-            elif isinstance(x, ir.Expr):
+            elif isinstance(x, (ir.Expr, ArrayHandle)):
                 return _RUNTIME
             elif isinstance(x, tuple):
                 x = _static(x)
