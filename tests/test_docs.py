@@ -47,3 +47,8 @@ def test_programs_example_runs(tmp_path):
     out = _run_script(tmp_path, "programs_example.py", "\n".join(blocks))
     assert "step 50: mid-plane mean" in out
     assert "alpha changed before step" in out and "500 steps done" in out
+
+
+def test_cuda_porting_example_runs(tmp_path):
+    block = _python_blocks(ROOT / "docs" / "cuda.md")[0]
+    _run_script(tmp_path, "cuda_example.py", block)

@@ -18,6 +18,7 @@ from ._kernel import Kernel, func, kernel
 from .lang.source import compile_source
 from .scheduler import Program, QueueOverflow, every, when
 from . import lowlevel
+from . import cuda
 from .lang.builtins import (acos, acosh, asin, asinh, atan, atan2, atanh, atomic, barrier, ceil,
                             clamp, copysign, cos, cosh, cross, distance, dot, exp, exp2, expm1,
                             fabs,
@@ -59,6 +60,8 @@ __all__ = [
     "copysign", "hypot", "sign", "select", "dot", "cross", "length", "normalize", "distance",
     # the layer underneath: raw GLSL kernels, host pages, device details
     "lowlevel",
+    # numba.cuda's API (`from vkpersist import cuda`, docs/cuda.md)
+    "cuda",
 ]
 
 

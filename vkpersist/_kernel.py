@@ -135,11 +135,11 @@ class Kernel:
             types = (None,) * len(self.param_names)
         return self._compile(self._types_for(types), target_of(device)).glsl_kernel.spirv()
 
-    def _compile(self, types, target) -> "_Compiled":
-        key = (tuple(types), target)
+    def _compile(self, types, target, dynamic_shared: int = 0) -> "_Compiled":
+        key = (tuple(types), target, dynamic_shared)
         compiled = self._compiled.get(key)
         if compiled is None:
-            compiled = _Compiled(self, list(types), target)
+            compiled = _Compiled(self, list(types), target, dynamic_shared)
             self._compiled[key] = compiled
         return compiled
 
@@ -167,7 +167,7 @@ class Kernel:
         local = launch_dims(local, "local size", self.__name__, 1)[0]
         return _Launcher(self, ((int(n) + local - 1) // local, 1, 1), (local, 1, 1))
 
-    def _launch(self, groups, local, args):
+    def _launch(self, groups, local, args, dynamic_shared=0):
         if len(args) != len(self.param_names):
             raise TypeError(f"{self.__name__}() takes {len(self.param_names)} arguments "
                             f"({', '.join(self.param_names)}), got {len(args)}")
@@ -181,10 +181,10 @@ class Kernel:
         core = ctx._core
         if core.device is None:
             ctx._core_alive()                    # raises: the context is closed
-        key = (core, local, *[_arg_key(a) for a in args])
+        key = (core, local, dynamic_shared, *[_arg_key(a) for a in args])
         plan = self._plans.get(key)
         if plan is None:
-            plan = _Plan(self, ctx, args, local)
+            plan = _Plan(self, ctx, args, local, dynamic_shared)
             self._plans[key] = plan
         plan.launch(ctx, args, groups)
 
@@ -208,8 +208,9 @@ def _arg_key(a):
 class _Compiled:
     """One specialisation: GLSL source and its GLSLKernel (SPIR-V, reflection, pipelines)."""
 
-    def __init__(self, kern: Kernel, types: list, target):
+    def __init__(self, kern: Kernel, types: list, target, dynamic_shared: int = 0):
         unit = Unit(target)
+        unit.dynamic_shared = dynamic_shared     # bytes for shared.array(0, ...) (vkp.cuda)
         fn = unit.compile_kernel(kern.pyfunc, types)
         ir.assign_bindings(fn.array_params)      # in parameter order, as launches bind them
         writer = Writer(fn, unit, kernel_id=kern.kernel_id)
@@ -224,13 +225,13 @@ class _Compiled:
 class _Plan:
     """Everything a repeated launch with the same argument signature can reuse."""
 
-    def __init__(self, kern: Kernel, ctx: Context, args, local):
+    def __init__(self, kern: Kernel, ctx: Context, args, local, dynamic_shared=0):
         self.kern = kern
         types = []
         for name, ann, a in zip(kern.param_names, kern.annotations, args):
             types.append(_param_type(kern.__name__, name, ann, a))
         self.types = types
-        self.compiled = kern._compile(types, ctx.target)
+        self.compiled = kern._compile(types, ctx.target, dynamic_shared)
         self.pipeline = self.compiled.glsl_kernel._pipeline(ctx, local)
         self.packer = push_struct(self.compiled.glsl_kernel.reflection,
                                   [name for name, _ in self.compiled.push_fields])
@@ -380,11 +381,12 @@ def _param_type(kname, name, ann, value):
 
 
 class _Launcher:
-    __slots__ = ("kernel", "groups", "local")
+    __slots__ = ("kernel", "groups", "local", "dynamic_shared")
 
-    def __init__(self, kernel, groups, local):
+    def __init__(self, kernel, groups, local, dynamic_shared=0):
         self.kernel, self.groups, self.local = kernel, groups, local
+        self.dynamic_shared = dynamic_shared
 
     @user_frames_only
     def __call__(self, *args):
-        self.kernel._launch(self.groups, self.local, args)
+        self.kernel._launch(self.groups, self.local, args, self.dynamic_shared)

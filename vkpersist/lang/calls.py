@@ -3,6 +3,7 @@ casts, vector constructors, len, and @vkp.func device functions. Anything else c
 Python the GPU cannot run."""
 from __future__ import annotations
 
+import ast
 import builtins as py_builtins
 
 import numpy as np
@@ -12,7 +13,8 @@ from . import ir
 from . import types as T
 from .semantics import const
 from .channels import ChannelValue
-from .values import ArrayHandle, DeviceFunction, PyValue
+from .source import parse_function
+from .values import ArrayHandle, CompileTimeArg, DeviceFunction, PyValue
 
 
 def lower_call(c, target, node):
@@ -126,8 +128,14 @@ def _device_call(c, devfunc, node):
     if len(node.args) != len(params):
         raise c.src.error(node, f"{devfunc.__name__}() takes {len(params)} argument(s), got "
                           f"{len(node.args)}")
-    for pname, a in zip(params, node.args):
+    declared = devfunc.param_types or [None] * len(params)
+    shapes = _shape_params(devfunc)
+    for pname, a, want in zip(params, node.args, declared):
         v = c.expr(a)
+        if pname in shapes:     # sizes a shared/local array: the callee needs its value
+            arg_types.append(CompileTimeArg(c.constant_value(
+                a, f"argument {pname!r} (it sizes an array in {devfunc.__name__})")))
+            continue
         if isinstance(v, PyValue) and isinstance(v.value, ArrayHandle):
             var = v.value.var
             if var.role == "local_array":
@@ -136,7 +144,13 @@ def _device_call(c, devfunc, node):
             bound[pname] = var
             arg_types.append(var.type)
             continue
+        static = _static(v.value) if isinstance(v, PyValue) else _RUNTIME
+        if static is not _RUNTIME:
+            arg_types.append(CompileTimeArg(static))
+            continue
         v = c.value(v, a)
+        if isinstance(want, T.Scalar) and isinstance(v.type, T.Scalar):
+            v = c.convert(v, T.arithmetic(want), a)
         t = v.type
         arg_types.append(t)
         values.append(v)
@@ -147,3 +161,51 @@ def _device_call(c, devfunc, node):
         return ir.Call(fn.returns[0] if fn.returns else T.void, loc, fn, values)
     outs = [c._temp(t, "r") for t in fn.returns]
     return ir.Call(T.void, loc, fn, values, outs)
+
+
+_RUNTIME = object()
+
+
+def _static(value):
+    """A Python value met as a call argument, as the compile-time value the callee is
+    specialised on; _RUNTIME for numbers (runtime arguments) and tuples holding runtime
+    values."""
+    if isinstance(value, (bool, int, float, np.generic)):
+        return _RUNTIME
+    if isinstance(value, tuple):
+        items = []
+        for x in value:
+            if isinstance(x, ir.Const):
+                x = x.value
+            elif isinstance(x, (ir.Expr, ArrayHandle)):
+                return _RUNTIME
+            elif isinstance(x, tuple):
+                x = _static(x)
+                if x is _RUNTIME:
+                    return _RUNTIME
+            items.append(x)
+        return tuple(items)
+    return value
+
+
+_SHAPE_PARAMS: dict = {}
+
+
+def _shape_params(devfunc) -> frozenset:
+    """The parameters of a device function that give the shape of a shared or local array
+    it declares (`cuda.shared.array(n, dtype)`): compile-time parameters, whose argument
+    must be a constant, as numba makes them."""
+    found = _SHAPE_PARAMS.get(devfunc)
+    if found is None:
+        fn, _ = parse_function(devfunc.pyfunc)
+        params = {a.arg for a in fn.args.args}
+        names = set()
+        for n in ast.walk(fn):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
+                    and n.func.attr == "array":
+                shape = n.args[0] if n.args else next(
+                    (k.value for k in n.keywords if k.arg == "shape"), None)
+                items = shape.elts if isinstance(shape, ast.Tuple) else [shape]
+                names |= {i.id for i in items if isinstance(i, ast.Name)} & params
+        found = _SHAPE_PARAMS[devfunc] = frozenset(names)
+    return found

@@ -26,7 +26,8 @@ from .channels import ChannelValue, channel_frontend, channel_frontends
 from .statements import BINOPS, Restart, StatementLowering, elem_type
 from .semantics import Semantics, TypingError, const, literal
 from .source import describe_expr, describe_stmt, glsl_name, parse_function
-from .values import ArrayHandle, PyValue, describe_value, pydescribe
+from .values import (ArrayHandle, CompileTimeArg, KernelValue, PyValue, describe_value,
+                     pydescribe)
 
 class FunctionCompiler(StatementLowering):
     MAX_PASSES = 8
@@ -41,6 +42,8 @@ class FunctionCompiler(StatementLowering):
         self.glsl_fn_name = glsl_fn_name
         self.bound_arrays = bound_arrays or {}
         self.local_types: dict[str, T.Type] = {}
+        self.tuple_locals: dict[str, int] = {}     # name -> items of the tuple it holds
+        self.static_args: dict = {}
         self.return_types: list | None = None
         self.temps = 0
 
@@ -78,7 +81,11 @@ class FunctionCompiler(StatementLowering):
         if len(names) != len(self.param_types):
             raise self.src.error(self.node, f"{self.pyfunc.__name__} takes {len(names)} "
                                  f"parameters, {len(self.param_types)} types were given")
+        self.static_args = {}
         for name, t in zip(names, self.param_types):
+            if isinstance(t, CompileTimeArg):        # a type, builtin, function, tuple
+                self.static_args[name] = t.value
+                continue
             channel = channel_frontend(t)
             if channel is not None:          # controls, memsocks, queues: their own
                 var = channel.parameter(self, name, t)
@@ -178,9 +185,15 @@ class FunctionCompiler(StatementLowering):
                     or channel_frontend(var.type) is not None:
                 return PyValue(ArrayHandle(var))
             return ir.Ref(var.type, self.src.loc(node), var)
+        if node.id in self.static_args:
+            return PyValue(self.static_args[node.id])
+        if node.id in self.tuple_locals:
+            return self.tuple_local(node.id, node)
         if node.id in self.local_types:
             raise self.src.error(node, f"local {node.id!r} is used before it is assigned")
         value = self.lookup_global(node.id, node)
+        if isinstance(value, KernelValue):
+            return value.lower(self, node)
         return value if isinstance(value, ir.Expr) else PyValue(value)
 
     def program_resource(self, value, node):
@@ -249,6 +262,8 @@ class FunctionCompiler(StatementLowering):
                 value = getattr(obj, node.attr)
             except AttributeError:
                 raise self.src.error(node, f"{pydescribe(obj)} has no attribute {node.attr!r}") from None
+            if isinstance(value, KernelValue):                 # cuda.threadIdx.x
+                return value.lower(self, node)
             resource = self.program_resource(value, node)      # prog.step, self.field...
             if resource is None:
                 return PyValue(value)
@@ -334,6 +349,14 @@ class FunctionCompiler(StatementLowering):
 
     def array_index(self, var, slice_node, node) -> list:
         items = slice_node.elts if isinstance(slice_node, ast.Tuple) else [slice_node]
+        values = None
+        if not isinstance(slice_node, ast.Tuple) and not isinstance(slice_node, ast.Slice):
+            v = self.expr(slice_node)
+            if isinstance(v, PyValue) and isinstance(v.value, tuple):   # a[idx], idx a tuple
+                values = list(v.value)
+                items = [slice_node] * len(values)
+            else:
+                values = [v]
         t = var.type
         ndim = t.ndim if isinstance(t, T.ArrayType) else len(t.shape)
         if any(isinstance(i, ast.Slice) for i in items):
@@ -343,7 +366,7 @@ class FunctionCompiler(StatementLowering):
                                  f"{len(items)} index(es)")
         out = []
         for axis, item in enumerate(items):
-            e = self.value(self.expr(item), item)
+            e = self.value(values[axis] if values is not None else self.expr(item), item)
             if not (isinstance(e.type, T.Scalar) and (e.type.is_int or e.type == T.bool_)):
                 raise self.src.error(item, f"array indices must be integers, got {e.type}")
             known = t.shape if isinstance(t, T.FixedArray) else var.static_shape

@@ -253,6 +253,11 @@ class StatementLowering:
     def assign_to(self, target, value, node):
         loc = self.src.loc(node)
         if isinstance(target, ast.Name):
+            if isinstance(value, PyValue) and isinstance(value.value, tuple):
+                return self._assign_tuple(target.id, value.value, node)
+            if target.id in self.tuple_locals:
+                raise self.src.error(node, f"{target.id!r} holds a tuple; it cannot also hold "
+                                     "a single value: use a new name")
             value = self.value(value, node)
             var = self.assign_var(target.id, value.type, target)
             if var.fixed and isinstance(var.type, T.Scalar) and var.type.is_int \
@@ -347,10 +352,50 @@ class StatementLowering:
                 raise Restart()
         return self._local(name, node)
 
+    def _assign_tuple(self, name, items, node) -> list:
+        """`idx = (i, j)`: a local tuple is one local per item ("idx.0", "idx.1"), each
+        with its own type; the items are evaluated before any is assigned."""
+        if name in self.local_types or name in self.vars:
+            raise self.src.error(node, f"{name!r} holds a single value; it cannot also hold a "
+                                 "tuple: use a new name")
+        if self.tuple_locals.get(name, len(items)) != len(items):
+            raise self.src.error(node, f"{name!r} holds a tuple of {self.tuple_locals[name]} "
+                                 f"items; here it is given {len(items)}")
+        values = []
+        for item in items:
+            if isinstance(item, PyValue) or not isinstance(item, (ir.Expr, bool, int, float,
+                                                                   np.generic)):
+                raise self.src.error(node, "local tuples hold numbers only (not arrays, "
+                                     "nested tuples or functions)")
+            values.append(item if isinstance(item, ir.Expr) else self.pyconst(item, node))
+        self.tuple_locals[name] = len(items)
+        loc = self.src.loc(node)
+        out, refs = [], []
+        for v in values:
+            if isinstance(v, ir.Const):
+                refs.append(v)
+                continue
+            tmp = self._temp(v.type, "t")
+            out.append(ir.Assign(loc, tmp, v))
+            refs.append(ir.Ref(tmp.type, loc, tmp))
+        for i, v in enumerate(refs):
+            var = self.assign_var(f"{name}.{i}", v.type, node)
+            out.append(ir.Assign(loc, var, self.convert(v, var.type, node)))
+        return out
+
+    def tuple_local(self, name, node):
+        loc = self.src.loc(node)
+        items = [self.vars.get(f"{name}.{i}") for i in range(self.tuple_locals[name])]
+        if any(v is None for v in items):
+            raise self.src.error(node, f"local {name!r} is used before it is assigned")
+        return PyValue(tuple(ir.Ref(v.type, loc, v) for v in items))
+
     def _local(self, name, node) -> ir.Var:
         var = self.vars.get(name)
         if var is None:
-            var = ir.Var(glsl_name(name), self.local_types[name], "local", py_name=name)
+            base, _, item = name.partition(".")      # "idx.0": item 0 of a local tuple
+            gname = f"{glsl_name(base)}_t{item}" if item else glsl_name(name)
+            var = ir.Var(gname, self.local_types[name], "local", py_name=name)
             self.vars[name] = var
         var.type = self.local_types[name]
         return var
@@ -379,10 +424,12 @@ class StatementLowering:
         dtype_node = args[1] if len(args) > 1 else kw["dtype"]
         shape = self.constant_value(shape_node, "the shape")
         shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        elem = self._resolve_type_annotation(dtype_node)
+        if space == "shared" and shape == (0,):
+            shape = self._dynamic_shared_shape(call, elem)
         if not shape or not all(isinstance(n, (int, np.integer)) and n > 0 for n in shape):
             raise self.src.error(shape_node, f"{space}.array shape must be positive integer "
                                  f"constants, got {shape!r}")
-        elem = self._resolve_type_annotation(dtype_node)
         if not isinstance(elem, (T.Scalar, T.Vector)):
             raise self.src.error(dtype_node, f"{space}.array dtype must be a scalar or vector type")
         name = target.id
@@ -396,12 +443,28 @@ class StatementLowering:
         if space == "shared" and self.unit.resources:
             raise self.src.error(call, "program stages cannot use shared arrays: a stage runs "
                                  "once per index, with no workgroup to share with")
+        gname = glsl_name(name)
         if space == "shared" and not self.is_kernel:
-            raise self.src.error(call, "shared arrays must be declared in the kernel and passed "
-                                 "to functions")
-        var = ir.Var(glsl_name(name), t, role)
+            # one per workgroup and function specialisation, as CUDA's __shared__ in a
+            # __device__ function
+            gname = f"{self.glsl_fn_name}_{gname}"
+        var = ir.Var(gname, t, role)
         self.vars[name] = var
         if space == "shared":
             self.declared_shared.append(var)
         return None
 
+    def _dynamic_shared_shape(self, call, elem) -> tuple:
+        """numba.cuda's dynamic shared memory: shared.array(0, dtype) takes the bytes the
+        launch gives (vkpersist.cuda: k[blocks, threads, stream, nbytes])."""
+        nbytes = self.unit.dynamic_shared
+        size = elem.dtype.itemsize if isinstance(elem, T.Scalar) else 0
+        if not nbytes:
+            raise self.src.error(call, "shared.array(0, dtype) is dynamic shared memory: its "
+                                 "size comes from the launch, which gave none; launch with "
+                                 "k[blocks, threads, 0, nbytes] (vkpersist.cuda), or give a "
+                                 "constant shape")
+        if not size or nbytes % size:
+            raise self.src.error(call, f"dynamic shared memory of {nbytes} bytes does not hold "
+                                 f"a whole number of {elem} elements")
+        return (nbytes // size,)

@@ -17,6 +17,41 @@ class PyValue:
         self.value = value
 
 
+class KernelValue:
+    """A Python object that kernel code reads as a value rather than calls (numba.cuda's
+    `cuda.threadIdx.x`): `lower(compiler, node)` gives its IR."""
+
+    def lower(self, c, node):
+        raise NotImplementedError
+
+
+class CompileTimeArg:
+    """A compile-time Python value passed to a @vkp.func (a type, a builtin such as
+    cuda.atomic.add, another device function, a tuple of constants): the callee is
+    specialised on it, as numba specialises on such arguments."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def _key(self):
+        v = self.value
+        try:
+            hash(v)
+        except TypeError:
+            return ("id", id(v))
+        return ("value", type(v), v)
+
+    def __eq__(self, other):
+        return isinstance(other, CompileTimeArg) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"compile-time {pydescribe(self.value)}"
+
+
 class ArrayHandle:
     __slots__ = ("var",)
 
@@ -55,6 +90,9 @@ class DeviceFunction:
         self.__doc__ = pyfunc.__doc__
         self.__wrapped__ = pyfunc
         self.param_names = list(inspect.signature(pyfunc).parameters)
+        # types the arguments are converted to before the call (vkpersist.cuda's signatures:
+        # cuda.jit("int32(int32, int32)", device=True)); None: the arguments' own types
+        self.param_types: list | None = None
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(f"@vkp.func {self.__name__} runs only on the GPU: call it from a "

@@ -175,6 +175,15 @@ class Array:
         view = self.buffer.host_view(keep_mapped=True)
         return view[:self.nbytes].view(self.dtype).reshape(self.shape)
 
+    def copy_to_host(self, ary=None, stream=0) -> np.ndarray:
+        """numba.cuda's spelling of `.numpy()`: a NumPy copy, or the contents written into
+        the NumPy array `ary` (returned). `stream` is accepted and ignored."""
+        out = self.numpy()
+        if ary is None:
+            return out
+        ary[...] = out
+        return ary
+
     # ---- writing ---------------------------------------------------------------------
     def copy_from(self, src) -> "Array":
         """Copy `src` (an Array or anything NumPy accepts) into this array. Shapes must match;
@@ -203,6 +212,10 @@ class Array:
         raw = np.ascontiguousarray(data, dtype=self.dtype).reshape(-1).view(np.uint8)
         self._write_bytes(raw)
         return self
+
+    def copy_to_device(self, ary, stream=0) -> "Array":
+        """numba.cuda's spelling of `copy_from` (`stream` is accepted and ignored)."""
+        return self.copy_from(ary)
 
     def fill(self, value) -> "Array":
         """Set every element to `value` (converted to the array's dtype)."""

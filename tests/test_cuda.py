@@ -1,0 +1,232 @@
+"""vkpersist.cuda, numba.cuda's API: its host side (cuda.jit, launch configurations, device
+arrays, devices) and the compiler features it relies on (tuple locals, compile-time
+arguments of device functions, shared arrays in device functions). The ports of numba's
+own examples and tests are in test_numba_ports.py."""
+import numpy as np
+import pytest
+
+import vkpersist as vkp
+from vkpersist import cuda
+from vkpersist.cuda import float32, int32, void
+from vkpersist.lang import types as T
+from vkpersist.vk import context as _context
+
+
+@pytest.fixture(autouse=True)
+def on_device(ctx, monkeypatch):
+    monkeypatch.setattr(_context, "_default", ctx)
+    return ctx
+
+
+def test_signatures():
+    assert cuda.parse_signature("void(float32[:], int32, float64[:, ::1])") == [
+        T.ArrayType(T.f32, 1), T.i32, T.ArrayType(T.f64, 2)]
+    assert cuda.parse_signature("(u4[:,:,:], b1)") == [T.ArrayType(T.u32, 3), T.bool_]
+    with pytest.raises(ValueError, match="complex64"):
+        cuda.parse_signature("void(complex64[:])")
+    sig = void(float32[:, ::1], int32)
+    assert sig.args == [T.ArrayType(T.f32, 2), T.i32] and sig.ret is None
+    assert float32(float32, float32).ret == T.f32
+    assert float32(1.5) == np.float32(1.5)          # on the host, a NumPy scalar
+    assert np.dtype(float32) == np.float32
+
+
+def test_jit_forms():
+    def body(x):
+        x[cuda.grid(1)] += 1
+
+    for k in (cuda.jit(body), cuda.jit()(body), cuda.jit("void(int32[:])")(body),
+              cuda.jit(void(int32[:]))(body), cuda.jit((int32[:],))(body),
+              cuda.jit(["void(int32[:])"], debug=True, fastmath=True)(body)):
+        x = np.zeros(4, np.int32)
+        k[1, 4](x)
+        assert list(x) == [1, 1, 1, 1], k
+    assert isinstance(cuda.jit(device=True)(body), type(vkp.func(body)))
+    with pytest.raises(vkp.UnsupportedError, match="link"):
+        cuda.jit(link=["f.cu"])
+    with pytest.raises(TypeError, match="2 parameters"):
+        cuda.jit("void(int32[:], int32)")(body)
+    with pytest.raises(TypeError, match="expects int32 elements"):
+        cuda.jit("void(int32[:])")(body)[1, 4](np.zeros(4, np.float32))
+
+
+def test_launch_configurations():
+    @cuda.jit
+    def k(x):
+        x[cuda.grid(1)] = cuda.blockDim.x * 100 + cuda.gridDim.x
+
+    x = np.zeros(8, np.int32)
+    k[2, 4, 0](x)
+    assert set(x) == {402}
+    k[2, 4, cuda.stream(), 0](x)
+    k[(2,), (4,), None](x)
+    with pytest.raises(TypeError, match="stream"):
+        k[2, 4, "s"]
+    with pytest.raises(ValueError, match="negative"):
+        k[2, 4, 0, -1]
+    with pytest.raises(TypeError, match=r"\[blocks, threads\]"):
+        k[2]
+    k.forall(8)(x)
+    k.forall(8, tpb=8)(x)
+    assert set(x) == {801}
+
+
+def test_dynamic_shared_memory():
+    @cuda.jit
+    def reverse(x):
+        s = cuda.shared.array(0, dtype=np.float32)
+        t = cuda.threadIdx.x
+        s[t] = x[t]
+        cuda.syncthreads()
+        x[t] = s[cuda.blockDim.x - 1 - t]
+
+    x = np.arange(16, dtype=np.float32)
+    reverse[1, 16, 0, 64](x)
+    np.testing.assert_array_equal(x, np.arange(16)[::-1])
+    with pytest.raises(vkp.CompileError, match=r"k\[blocks, threads, 0, nbytes\]"):
+        reverse[1, 16](x)
+    with pytest.raises(vkp.CompileError, match="whole number"):
+        reverse[1, 16, 0, 6](x)
+
+
+def test_device_arrays(ctx):
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    d = cuda.to_device(a)
+    assert isinstance(d, vkp.Array) and d.ctx is ctx and cuda.is_cuda_array(d)
+    out = np.zeros_like(a)
+    assert d.copy_to_host(out) is out
+    np.testing.assert_array_equal(out, a)
+    d.copy_to_device(a + 1)
+    np.testing.assert_array_equal(d.copy_to_host(), a + 1)
+    assert cuda.to_device(a * 2, to=d) is d
+    np.testing.assert_array_equal(d.copy_to_host(), a * 2)
+    e = cuda.device_array((3, 4))
+    assert e.dtype == np.float64 and e.shape == (3, 4)
+    assert cuda.device_array_like(a).dtype == np.float32
+    with pytest.raises(vkp.UnsupportedError, match="C-contiguous"):
+        cuda.device_array(4, order="F")
+    assert cuda.pinned_array(3, np.int32).dtype == np.int32
+
+
+def test_devices(capsys, ctx):
+    assert cuda.is_available()
+    assert cuda.detect()
+    assert "Vulkan device" in capsys.readouterr().out
+    assert cuda.get_current_device() is ctx.info
+    assert cuda.select_device(ctx.info.index) is ctx
+
+
+def test_kernel_names_outside_kernels():
+    assert "kernel code" in repr(cuda.threadIdx.x)
+    with pytest.raises(RuntimeError, match="inside a @vkp.kernel"):
+        cuda.grid(1)
+    with pytest.raises(vkp.CompileError, match="constant 1, 2 or 3"):
+        @cuda.jit
+        def k(x):
+            x[0] = cuda.grid(4)
+        k[1, 1](np.zeros(1, np.int32))
+    with pytest.raises(vkp.CompileError, match="'cuda.atomic' has no attribute 'inc'"):
+        @cuda.jit
+        def k2(x):
+            cuda.atomic.inc(x, 0, 1)
+        k2[1, 1](np.zeros(1, np.uint32))
+
+
+def test_atomic_compare_and_swap_first_element():
+    @cuda.jit
+    def k(x, old):
+        old[0] = cuda.atomic.compare_and_swap(x, 5, 7)
+
+    x, old = np.array([5, 1], np.int32), np.zeros(1, np.int32)
+    k[1, 1](x, old)
+    assert list(x) == [7, 1] and old[0] == 5
+
+
+# ---- the compiler features numba code leans on ---------------------------------------------------
+def test_tuple_locals():
+    @vkp.kernel
+    def k(out: vkp.Array[vkp.i32, 2], flat: vkp.Array[vkp.f32]):
+        idx = (vkp.local_id(0), vkp.local_id(1))
+        if idx[0] == 1:
+            idx = (idx[1], idx[0])               # rebinding: the items swap
+        out[idx] = idx[0] * 10 + idx[1]
+        pair = (1, 2.5)
+        a, b = pair
+        flat[vkp.local_id(0) * 4 + vkp.local_id(1)] = a + b
+        vkp.atomic.add(out, (0, 0), 0)
+
+    out = np.zeros((4, 4), np.int32)
+    flat = np.zeros(16, np.float32)
+    k[1, (4, 4)](out, flat)
+    want = np.zeros((4, 4), np.int32)
+    for i in range(4):
+        for j in range(4):
+            r, c = (j, i) if i == 1 else (i, j)
+            want[r, c] = r * 10 + c
+    np.testing.assert_array_equal(out, want)
+    assert np.all(flat == 3.5)
+
+
+def test_tuple_locals_refused_mixtures():
+    def scalar_then_tuple(x: vkp.Array[vkp.i32]):
+        t = 1
+        t = (1, 2)
+        x[0] = t[0]
+
+    def tuple_lengths(x: vkp.Array[vkp.i32]):
+        t = (1, 2)
+        t = (1, 2, 3)
+        x[0] = t[0]
+
+    for fn, msg in ((scalar_then_tuple, "holds a single value"),
+                    (tuple_lengths, "tuple of 2 items")):
+        with pytest.raises(vkp.CompileError, match=msg):
+            vkp.kernel(fn).glsl()
+
+
+@vkp.func
+def _apply(op, arr, i, v, cast, shape):
+    s = vkp.shared.array(shape, vkp.i32)       # a shared array in a device function
+    s[0] = 0
+    vkp.barrier()
+    op(s, 0, cast(v))
+    vkp.barrier()
+    arr[i] = s[0] + shape[0] * 0
+
+
+@vkp.func
+def _as_int(x):
+    return int(x)
+
+
+def test_compile_time_arguments_of_device_functions():
+    @vkp.kernel
+    def k(x: vkp.Array[vkp.i32], y: vkp.Array[vkp.i32]):
+        i = vkp.global_id(0)
+        _apply(vkp.atomic.add, x, i, 1.5, _as_int, (1,))
+        _apply(vkp.atomic.max, y, i, i, _as_int, (2,))
+
+    x, y = np.zeros(8, np.int32), np.zeros(8, np.int32)
+    k[1, 8](x, y)
+    assert np.all(x == 8) and np.all(y == 7)
+    glsl = k.glsl()
+    assert glsl.count("shared int") == 2      # one per specialisation
+    with pytest.raises(vkp.CompileError, match="sizes an array"):
+        @vkp.kernel
+        def bad(x: vkp.Array[vkp.i32], n: vkp.i32):
+            _apply(vkp.atomic.add, x, 0, 1, _as_int, n)
+        bad.glsl()
+
+
+def test_device_function_signature_converts_arguments():
+    @cuda.jit("int32(int32, int32)", device=True)
+    def band(a, b):
+        return a & b
+
+    @cuda.jit
+    def k(out, v):
+        out[0] = band(v[0], v[1])
+
+    out = np.zeros(1, np.int32)
+    k[1, 1](out, np.array([7.9, 13.2], np.float32))
+    assert out[0] == 7 & 13
