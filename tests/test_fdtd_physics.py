@@ -53,3 +53,27 @@ def test_headless_cli_writes_its_pictures_and_results(tmp_path):
         assert h5.attrs["steps"] == 300
         assert h5["probes/forward/ez"].shape == (300,)
         assert h5["dft/boxx+/e_tangential"].shape[0] == 4
+
+
+def test_cpml_reflection_against_a_grid_too_large_to_reflect(ctx):
+    """Taflove & Hagness §7.11.1 in 3-D: a broadband dipole at the centre of a 20-cell
+    interior with a 10-cell CPML; probes 2 cells from the layer (on a face axis, an edge
+    and the corner diagonal), against the same source in a grid whose walls are 55 cells
+    away, from where nothing returns to the probes within the 150 steps. Measured on
+    lavapipe: 1.3e-5 (face) .. 3e-5 (corner) of the peak; the target is 1e-4 (-80 dB)."""
+    d = 1e-3
+
+    def run(n_half):
+        sim = fd.Simulation(shape=(2 * n_half,) * 3, spacing=d, ctx=ctx)
+        c = n_half * d
+        sim.add_source(fd.Dipole((c, c, c), "z", "ricker", 1.5e10))
+        for name, off in (("face", (8, 0, 0)), ("edge", (0, 8, 8)), ("corner", (8, 8, 8))):
+            sim.add_probe(tuple(c + o * d for o in off), ("ez", "ex"), name=name)
+        sim.run(150)
+        return sim
+    small, big = run(20), run(65)
+    for name in ("face", "edge", "corner"):
+        for comp in ("ez", "ex"):
+            ref = big.probe(name)[comp]
+            err = np.max(np.abs(small.probe(name)[comp] - ref)) / np.max(np.abs(ref))
+            assert err < 1e-4, (name, comp, err)

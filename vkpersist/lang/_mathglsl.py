@@ -362,8 +362,10 @@ _fn("sinh", ["expm1", "exp"], """$F _vkp_sinh${S}($F x) {
         r = 0.5 * (t + t / (t + 1.0));
     } else if (ax < $EXP_OVER) r = 0.5 * _vkp_exp${S}(ax);
     else {
-        $F w = _vkp_exp${S}(0.5 * ax);
-        r = (0.5 * w) * w;
+        // e**ax / 2 = w * (e**2 / 2) * w with w = e**(ax/2 - 1): no product of any order
+        // overflows (NVIDIA's compiler reassociated (0.5 * w) * w into an inf)
+        $F w = _vkp_exp${S}(0.5 * ax - 1.0);
+        r = (w * $HALF_E2) * w;
     }
     return x < 0.0 ? -r : r;
 }""")
@@ -380,8 +382,8 @@ _fn("cosh", ["expm1", "exp"], """$F _vkp_cosh${S}($F x) {
         return 0.5 * t + 0.5 / t;
     }
     if (ax < $EXP_OVER) return 0.5 * _vkp_exp${S}(ax);
-    $F w = _vkp_exp${S}(0.5 * ax);
-    return (0.5 * w) * w;
+    $F w = _vkp_exp${S}(0.5 * ax - 1.0);        // as in sinh: no product overflows
+    return (w * $HALF_E2) * w;
 }""")
 _fn("tanh", ["expm1"], """$F _vkp_tanh${S}($F x) {
     if (isnan(x)) return x;

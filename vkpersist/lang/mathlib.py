@@ -92,6 +92,7 @@ def _constants(prec: str) -> dict:
     c["TINY"] = 2.0 ** (-28 if f64 else -13)
     c["BIG"] = 2.0 ** (28 if f64 else 13)
     c["HUGE_EXP"] = 22.0 if f64 else 9.0
+    c["HALF_E2"] = _round(Fraction(3694528049465325, 10 ** 15), prec)   # e**2 / 2
     c["MIN_NORMAL"] = 2.0 ** (-1022 if f64 else -126)
     return c
 
