@@ -112,20 +112,21 @@ def time_steps(run, seconds):
         steps *= 2 if wall < seconds / 8 else max(2, int(seconds / wall) + 1)
 
 
-def bench_program(ctx, n, mode, seconds, monitors=False):
+def bench_program(ctx, n, mode, seconds, monitors=False, groups=None, local=None):
     sim, init = scene(ctx, n, monitors)
+    launch = {"groups": groups, "local": local} if mode == "persistent" else {}
     if monitors:
         def run(steps):
             sim.run(steps, mode=mode, keep_frames=False)
             return steps
     else:
         def run(steps):
-            sim.prog.run(steps, mode=mode)
+            sim.prog.run(steps, mode=mode, **launch)
             return steps
     run(16)
     rate = time_steps(run, seconds)
     sim2, _ = scene(ctx, n)
-    sim2.prog.run(100, mode=mode)
+    sim2.prog.run(100, mode=mode, **launch)
     return rate, {f: sim2.field(f) for f in ("ex", "ez", "hy")}, sim2
 
 
@@ -195,6 +196,9 @@ def main() -> None:
                     help="cells per side (default: 32 .. 512 on GPUs, 32 48 on CPUs)")
     ap.add_argument("--seconds", type=float, default=2.0)
     ap.add_argument("--monitors", action="store_true")
+    ap.add_argument("--groups", type=int, nargs="*", default=[],
+                    help="extra persistent rows with these workgroup counts")
+    ap.add_argument("--local", type=int, default=None, help="invocations per workgroup")
     args = ap.parse_args()
     ctx = vkp.Context(args.device)
     sizes = args.sizes or ([32, 64, 128, 256, 512] if ctx.info.kind != "cpu" else [32, 48])
@@ -206,6 +210,10 @@ def main() -> None:
         for mode in ("persistent", "launch"):
             rate, states[mode], sim = bench_program(ctx, n, mode, args.seconds)
             rows.append((mode, rate))
+        for gr in args.groups:
+            rate, _, _ = bench_program(ctx, n, "persistent", args.seconds, groups=gr,
+                                       local=args.local)
+            rows.append((f"persistent g={gr}", rate))
         if args.monitors:
             rate, _, _ = bench_program(ctx, n, "persistent", args.seconds, monitors=True)
             rows.append(("persistent+monitors", rate))

@@ -37,6 +37,13 @@ LAVAPIPE_LOCAL = 128
 GPU_LOCAL = 512
 GPU_GROUPS = 256             # at most this many participants on GPUs (barriers cost more
                              # with more; see docs/benchmarks.md), co-resident ones join
+GPU_FILL = (1056, 256)       # stages of more than GPU_FILL_FROM indices: bandwidth-bound,
+                             # fill the GPU (H200: 132 SMs x 8 workgroups of 256, every SM
+                             # full: the 256³ FDTD ran 42.0 instead of 27.3 Gcells/s)
+GPU_FILL_FROM = 1 << 21      # measured on the H200: filling lost below it (the 64³ FDTD
+                             # 25.9 -> 19.4 Gcells/s, the 128³ heat stencil's 2²¹ indices
+                             # 37.6k -> 32.0k steps/s) and won above (129³ FDTD nodes:
+                             # 24.8 -> 37.2 Gcells/s)
 EPOCH_TARGET_S = 0.25
 BATCH_TARGET_S = 0.05
 MAX_BATCH = 256
@@ -62,7 +69,8 @@ def default_launch(prog: Program, ctx) -> tuple[int, int]:
     """(groups, local) for the megakernel when the caller does not choose. Measured on the
     H200 (docs/benchmarks.md): 512 invocations per workgroup and about one workgroup per
     512 indices of the largest stage, up to 256 workgroups, were within 10% of the best
-    settings for 32³ and 64³ stencils. Where participant 0 plans instead of computing
+    settings for 32³ and 64³ stencils; larger stages get GPU_FILL, enough workgroups to
+    fill every SM. Where participant 0 plans instead of computing
     (target.dedicated_planner_from participants or more), it comes on top. On a device
     that runs a known number of workgroups at once (lavapipe: one per pool thread), that
     many."""
@@ -72,6 +80,12 @@ def default_launch(prog: Program, ctx) -> tuple[int, int]:
     local = min(GPU_LOCAL, ctx.info.max_workgroup_invocations)
     largest = max(stage.size for stage, _ in prog.schedule) if prog.schedule else 1
     groups = max(1, min(GPU_GROUPS, -(-largest // local)))
+    if largest > GPU_FILL_FROM:
+        # this much work per stage: memory bandwidth, not barriers, bounds a step, and it
+        # takes every SM full of workgroups to reach it
+        fill_groups, fill_local = GPU_FILL
+        local = min(fill_local, ctx.info.max_workgroup_invocations)
+        groups = min(fill_groups, -(-largest // local))
     planner = target.dedicated_planner_from
     if planner is not None and groups + 1 >= planner:   # one more for the planner
         groups += 1
