@@ -204,3 +204,24 @@ def test_bad_placements_are_refused(ctx):
         sim.build()
     with pytest.raises(vkp.OutOfDeviceMemory, match="needs about .* GiB of device memory"):
         fd.Simulation(shape=(4000, 4000, 4000), spacing=CM, boundaries="pec", ctx=ctx)
+
+
+@pytest.mark.parametrize("mode", ["launch", "persistent"])
+def test_hot_cells_are_the_cells_above_the_threshold_and_overflow_is_counted(ctx, mode):
+    sim = fd.Simulation(shape=(24,) * 3, spacing=1e-3, snap_every=10, ctx=ctx)
+    c = 12e-3
+    sim.add_source(fd.Dipole((c,) * 3, "z", "ricker", 3e10))
+    sim.add_hot_cells("z", c, threshold=50.0, capacity=2048)
+    sim.run(31, mode=mode)                   # the frame of step 30 holds E after 31 steps
+    step, cells = sim.hot_frames[-1]
+    e2 = sum(sim.field(f)[:, :, 12] ** 2 for f in ("ex", "ey", "ez"))
+    expect = {tuple(x) for x in np.argwhere(e2 > 50.0 ** 2)}
+    assert step == 30 and len(expect) > 50
+    assert {tuple(x) for x in cells} == expect and sim.hot_dropped == 0
+    small = fd.Simulation(shape=(24,) * 3, spacing=1e-3, snap_every=10, ctx=ctx)
+    small.add_source(fd.Dipole((c,) * 3, "z", "ricker", 3e10))
+    small.add_hot_cells("z", c, threshold=50.0, capacity=16)
+    with pytest.warns(vkp.QueueOverflow, match="hot_queue"):
+        small.run(31, mode=mode)
+    assert all(len(cells) == 16 for _, cells in small.hot_frames[2:])
+    assert small.hot_dropped > 0

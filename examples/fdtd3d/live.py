@@ -3,7 +3,7 @@ runs, under trio; keys steer the run through the program's commands.
 
     space  pause / resume          + / -  source frequency x1.1 / /1.1
     a / z  amplitude x2 / /2       ] / [  snapshot interval /2 / x2
-    q      stop
+    h / n  hot-cell threshold x1.25 / /1.25                q  stop
 """
 from __future__ import annotations
 
@@ -38,6 +38,7 @@ def live(sim, args):
         freq = float(sim.sources[0].frequency)
         amp = float(sim.sources[0].amplitude)
         snap = sim.snap_every
+        thresh = sim.hot.threshold if sim.hot is not None else None
         paused = False
         async with sim.session(args.steps, mode=args.mode, keep_frames=False,
                                on_slice=on_slice) as run:
@@ -60,6 +61,9 @@ def live(sim, args):
                     elif key in ("]", "["):
                         snap = max(1, snap // 2) if key == "]" else snap * 2
                         await run.send(snap_every=snap)
+                    elif key in ("h", "n") and thresh is not None:
+                        thresh = thresh * 1.25 if key == "h" else thresh / 1.25
+                        await run.send(hot_threshold=thresh)
                     elif key == "q":
                         await run.stop()
                         return
@@ -71,6 +75,10 @@ def live(sim, args):
                         ax.imshow(data.T, origin="lower", cmap="inferno" if "|" in field
                                   else "RdBu_r", interpolation="nearest")
                         ax.set_title(f"{name} at step {step}")
+                        hot = sim.hot_frames[-1] if sim.hot_frames else None
+                        sl = next(x for x in sim.slices if x.name == name)
+                        if hot is not None and sim.hot.axis == sl.axis and len(hot[1]):
+                            ax.scatter(hot[1][:, 0], hot[1][:, 1], s=4, c="lime", marker="s")
                 p = sim.probe("forward")
                 if "ez" in p and len(p["ez"]):
                     trace_ax.clear()
@@ -81,6 +89,7 @@ def live(sim, args):
                 t0, s0 = now, run.steps_done
                 status.set_text(f"step {run.steps_done}/{args.steps}  {rate:9.0f} steps/s  "
                                 f"f = {freq / 1e9:.3f} GHz  amp = {amp:g}  snap every {snap}"
+                                f"  hot > {thresh or 0:.3g} V/m"
                                 f"{'  PAUSED' if paused else ''}")
                 fig.canvas.draw_idle()
                 fig.canvas.flush_events()

@@ -375,3 +375,76 @@ class DFTResults:
         raw = self.acc.numpy().astype(np.float64)[lay.inc_base:].reshape(lay.nf, 8)
         return {"freqs": self.freqs, "e": raw[:, 0] + 1j * raw[:, 1],
                 "h": raw[:, 4] + 1j * raw[:, 5]}
+
+
+@dataclass
+class HotCells:
+    """Cells of the plane `axis` = `position` whose |E| exceeds the steerable threshold
+    `hot_threshold` (V/m), found on the GPU every `every` steps (or `snap_every`), pushed
+    on a bounded work queue of `capacity` items and streamed to the host as an overlay
+    (frames of plane indices). Pushes past the capacity are dropped and counted."""
+    axis: str = "z"
+    position: float | None = None
+    threshold: float = 1.0
+    capacity: int = 4096
+    every: int | None = None
+
+    def __post_init__(self):
+        if self.axis not in AXES:
+            raise ValueError(f"hot-cell axis must be 'x', 'y' or 'z', got {self.axis!r}")
+        if int(self.capacity) != self.capacity or not 1 <= self.capacity <= 1 << 20:
+            raise ValueError(f"hot-cell capacity must be 1 .. {1 << 20}, got {self.capacity}")
+
+
+def add_hot_cell_stages(prog, hot, index, plane_shape, arrays, ctl, period):
+    """find_hot pushes the plane's cells above the threshold onto a queue; collect_hot (a
+    queue stage) drains it into a list; emit_hot streams the list with its length."""
+    A = AXES.index(hot.axis)
+    P = index
+    NC = plane_shape[1]
+    CAP = int(hot.capacity)
+    ex, ey, ez = arrays["ex"], arrays["ey"], arrays["ez"]
+    queue = prog.queue("hot_queue", vkp.i32, capacity=CAP)
+    found = prog.array("hot_list", (CAP + 1,), np.int32)       # [0]: count, then cells
+    sock = prog.memsock("hot_cells", np.int32, (CAP,), capacity=8, policy="block",
+                        payload={"step": vkp.u32, "count": vkp.i32})
+
+    @prog.stage(domain=plane_shape)
+    def find_hot(u, v):
+        i = P
+        j = u
+        k = v
+        if A == 1:
+            i = v
+            j = P
+            k = u
+        if A == 2:
+            i = u
+            j = v
+            k = P
+        e2 = ex[i, j, k] * ex[i, j, k] + ey[i, j, k] * ey[i, j, k] + ez[i, j, k] * ez[i, j, k]
+        t = ctl.hot_threshold
+        if e2 > t * t:
+            queue.push(u * NC + v)
+
+    @prog.stage(consumes=queue)
+    def collect_hot(cell):
+        slot = vkp.atomic.add(found, 0, 1)
+        if slot < CAP:
+            found[slot + 1] = cell
+
+    @prog.stage(domain=(CAP,))
+    def emit_hot(n):
+        count = min(found[0], CAP)
+        if n < count:
+            sock.frame[n] = found[n + 1]
+        if n == 0:
+            sock.count = count
+            sock.step = prog.step
+
+    @prog.stage(domain=(1,))
+    def reset_hot(n):
+        found[0] = 0
+
+    return [vkp.every(period, find_hot), collect_hot, vkp.every(period, emit_hot),
+            vkp.every(period, reset_hot)], sock, queue

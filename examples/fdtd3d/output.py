@@ -22,10 +22,17 @@ def slice_pngs(sim, out: pathlib.Path, name: str, every: int = 1) -> list[pathli
         return []
     sl = next(s for s in sim.slices if s.name == name)
     vmax = max(float(np.abs(f).max()) for _, f in frames) or 1.0
+    hot = dict(sim.hot_frames) if sim.hot is not None and sim.hot.axis == sl.axis \
+        and sim.hot.index == sl.index else {}
     paths = []
     for step, data in frames:
         fig, ax = plt.subplots(figsize=(5, 4.4))
         _draw_slice(ax, sim, sl, data, vmax)
+        cells = hot.get(step)
+        if cells is not None and len(cells):
+            ax.scatter(cells[:, 0], cells[:, 1], s=4, c="lime", marker="s", linewidths=0,
+                       label=f"|E| > {sim.hot.threshold:g} V/m ({len(cells)} cells)")
+            ax.legend(loc="upper right", fontsize=7)
         ax.set_title(f"{sl.field} on {sl.axis} = {sl.index} cells, t = {step * sim.grid.dt * 1e9:.3f} ns")
         path = out / f"{name}_{step:06d}.png"
         fig.savefig(path, dpi=90)

@@ -13,10 +13,11 @@ MIE_WAVELENGTHS = (20, 25, 30, 40)        # in cells, vacuum
 
 def mie_sphere(size: int = 52, *, radius_cells: float = 8, spacing: float = 1e-3,
                smoothing: bool = True, eps_r: float = 4.0, ctx=None, precision="float32",
-               snap_every: int = 20):
+               snap_every: int = 20, hot_threshold: float = 0.4):
     """A lossless dielectric sphere (refractive index 2 by default) in a plane wave from
     -x, polarised along z, inside a TFSF box, with a DFT flux box around it at the
-    wavelengths MIE_WAVELENGTHS (cells), a probe behind it and slices through its centre:
+    wavelengths MIE_WAVELENGTHS (cells), a probe behind it, slices through its centre and
+    the cells of the z slice where |E| exceeds `hot_threshold` times the incident field:
     the scattering validation against the Mie series."""
     n = int(size)
     need = 2 * radius_cells + 2 * 3 + 2 * 2 + 2 * 3 + 2 * 10
@@ -38,6 +39,7 @@ def mie_sphere(size: int = 52, *, radius_cells: float = 8, spacing: float = 1e-3
     sim.add_probe((c + fb + 2 * spacing, c, c), ("ez",), name="forward")
     sim.add_probe((c - fb - 2 * spacing, c, c), ("ez",), name="back")
     sim.add_slice("ez", "z", c, name="ez_z")
+    sim.add_hot_cells("z", c, threshold=hot_threshold, capacity=2048)
     sim.add_slice("|e|", "y", c, name="abs_e_y")
     sim.mie = {"radius": r, "eps_r": eps_r, "freqs": freqs, "wavelengths": MIE_WAVELENGTHS}
     return sim

@@ -17,8 +17,9 @@ from . import boundaries as bnd
 from .grid import AXES, E_COMPONENTS, EPS0, FIELDS, MU0, Grid
 from .kernels import COEF_AUX, COEF_AXIS, COEF_MAT, COEF_PHASOR, add_update_stages
 from .materials import VACUUM, Material, MaterialMap, Shape
-from .monitors import (DFTPlane, Probe, Slice, add_dft_stages, add_probe_stages,
-                       add_slice_stage, cyclic, phasor_tables)
+from .monitors import (DFTPlane, HotCells, Probe, Slice, add_dft_stages,
+                       add_hot_cell_stages, add_probe_stages, add_slice_stage, cyclic,
+                       phasor_tables)
 from .sources import WAVEFORMS, Dipole, PlaneWave
 from .tfsf import AuxGrid
 
@@ -65,6 +66,8 @@ class Simulation:
         self.probes: list[Probe] = []
         self.slices: list[Slice] = []
         self.dfts: list[DFTPlane] = []
+        self.hot: HotCells | None = None
+        self.hot_frames: list = []
         self.prog = None
         self.frames: dict[str, list] = {}
         self._probe_rows: dict[int, np.ndarray] = {}
@@ -111,6 +114,23 @@ class Simulation:
         d = DFTPlane(axis, float(position), frequencies, lo, hi, name or f"dft{len(self.dfts)}")
         self.dfts.append(d)
         return d
+
+    def add_hot_cells(self, axis="z", position=None, threshold=1.0, capacity=4096,
+                      every=None) -> HotCells:
+        """Stream the cells of a plane whose |E| exceeds `threshold` V/m (steerable as
+        `hot_threshold`) every `every` steps (default `snap_every`): `sim.hot_frames` holds
+        (step, (count, 2) plane indices); queue overflow is counted in `hot_dropped`."""
+        self._scene("add hot cells")
+        if self.hot is not None:
+            raise ValueError("one hot-cell plane per simulation")
+        if not threshold > 0:
+            raise ValueError(f"the hot-cell threshold is a field strength > 0 V/m, got {threshold}")
+        self.hot = HotCells(axis, position, float(threshold), capacity, every)
+        return self.hot
+
+    @property
+    def hot_dropped(self) -> int:
+        return self._hot_queue.dropped if self.hot is not None and self.prog is not None else 0
 
     def add_flux_box(self, lo, hi, frequencies, name="box") -> list[DFTPlane]:
         """Six DFT planes on the faces of the box [lo, hi] (metres), for the net outward
@@ -242,7 +262,8 @@ class Simulation:
         primary = self.sources[0] if self.sources else None
         ctl = prog.controls(freq=vkp.f32(primary.frequency if primary else 1.0),
                             amp=vkp.f32(primary.amplitude if primary else 0.0),
-                            snap_every=vkp.u32(self.snap_every))
+                            snap_every=vkp.u32(self.snap_every),
+                            hot_threshold=vkp.f32(self.hot.threshold if self.hot else 1.0))
         phase1, phase2 = add_update_stages(prog, g, arrays, pml, srcs, aux, ctl)
         first, second = [], []
         probes_e, probes_h = [], []
@@ -303,7 +324,21 @@ class Simulation:
                                        COEF_PHASOR)
             first.append(self._dft.stage_e)
             second.append(self._dft.stage_h)
-        prog.loop(*first, *phase1, *phase2, *second)
+        last = []
+        if self.hot is not None:
+            h = self.hot
+            a = AXES.index(h.axis)
+            point = [0.0, 0.0, 0.0]
+            point[a] = h.position if h.position is not None else 0.5 * g.shape[a] * g.spacing[a]
+            index = g.index_of(point, "the hot-cell plane")[a]
+            b, c = cyclic(a)
+            shape = (g.nodes[b], g.nodes[c])
+            period = h.every if h.every is not None else ctl.snap_every
+            last, sock, self._hot_queue = add_hot_cell_stages(prog, h, index, shape, arrays,
+                                                              ctl, period)
+            self._sockets["hot_cells"] = sock
+            h.index, h.plane_shape, h.plane_axes = index, shape, (AXES[b], AXES[c])
+        prog.loop(*first, *phase1, *phase2, *second, *last)
         for name, sock in self._sockets.items():
             sock.on("frame")(self._on_frame(name))
         self.prog, self.arrays, self.ctl, self.aux = prog, arrays, ctl, aux
@@ -342,6 +377,13 @@ class Simulation:
         def handle(frame):
             if name == "probes":
                 self._take_probe_frame(frame)
+                return
+            if name == "hot_cells":
+                count = int(frame.payload["count"])
+                cells = np.array(frame.data[:count], copy=True)
+                nc = self.hot.plane_shape[1]
+                self.hot_frames.append((int(frame.payload["step"]),
+                                        np.stack([cells // nc, cells % nc], axis=1)))
                 return
             step = int(frame.payload["step"])
             if self._keep_frames:
