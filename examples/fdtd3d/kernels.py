@@ -145,6 +145,27 @@ def add_update_stages(prog, grid: Grid, arrays, pml, sources, aux, ctl):
                     curl += weight * inc[0, base + mul * pos]
             hz[i, j, k] = hz[i, j, k] - CH * curl
 
+    E_CORR_ALL = tuple((c, *r) for c in range(3) for r in E_CORR[c])
+
+    @vkp.func
+    def e_extra(c, i, j, k, pos, t):
+        """What E component `c` at (i, j, k) gets beyond the curl: the TFSF corrections
+        of the faces it lies on and minus the dipole currents through it."""
+        extra = 0.0
+        for (cc, a0, a1, b0, b1, c0, c1, weight, base, mul) in E_CORR_ALL:
+            if c == cc and a0 <= i and i <= a1 and b0 <= j and j <= b1 and c0 <= k \
+                    and k <= c1:
+                extra += weight * inc[1, base + mul * pos]
+        for (sc, si, sj, sk, kind, f0, a0, bw, ramp, inv_area, primary) in SOURCES:
+            if c == sc and i == si and j == sj and k == sk:
+                f = f0
+                amp = a0
+                if primary:
+                    f = ctl.freq
+                    amp = ctl.amp
+                extra -= amp * waveform(kind, t, f, bw, ramp) * inv_area
+        return extra
+
     @prog.stage(domain=grid.nodes)
     def update_e(i, j, k):
         im = i - 1
@@ -178,18 +199,7 @@ def add_update_stages(prog, grid: Grid, arrays, pml, sources, aux, ctl):
                     p = k if k < PLO[2] else k - NZ + PLO[2] + PHI[2]
                     dhy = stretched(dhy, psi_z, i, j, p, coef, k, 12)
             curl = dhz - dhy
-            for (a0, a1, b0, b1, c0, c1, weight, base, mul) in E_CORR[0]:
-                if a0 <= i and i <= a1 and b0 <= j and j <= b1 and c0 <= k and k <= c1:
-                    curl += weight * inc[1, base + mul * pos]
-            for (sc, si, sj, sk, kind, f0, a0, bw, ramp, inv_area, primary) in SOURCES:
-                if sc == 0:
-                    if i == si and j == sj and k == sk:
-                        f = f0
-                        amp = a0
-                        if primary:
-                            f = ctl.freq
-                            amp = ctl.amp
-                        curl -= amp * waveform(kind, t, f, bw, ramp) * inv_area
+            curl += e_extra(0, i, j, k, pos, t)
             m = ids[i, j, k]
             ex[i, j, k] = coef[MAT, m] * ex[i, j, k] + coef[MAT + 1, m] * curl
         # Ey at (i, j+½, k): curl_y = dHx/dz - dHz/dx
@@ -205,18 +215,7 @@ def add_update_stages(prog, grid: Grid, arrays, pml, sources, aux, ctl):
                     p = i if i < PLO[0] else i - NX + PLO[0] + PHI[0]
                     dhz = stretched(dhz, psi_x, p, j, k, coef, i, 0)
             curl = dhx - dhz
-            for (a0, a1, b0, b1, c0, c1, weight, base, mul) in E_CORR[1]:
-                if a0 <= i and i <= a1 and b0 <= j and j <= b1 and c0 <= k and k <= c1:
-                    curl += weight * inc[1, base + mul * pos]
-            for (sc, si, sj, sk, kind, f0, a0, bw, ramp, inv_area, primary) in SOURCES:
-                if sc == 1:
-                    if i == si and j == sj and k == sk:
-                        f = f0
-                        amp = a0
-                        if primary:
-                            f = ctl.freq
-                            amp = ctl.amp
-                        curl -= amp * waveform(kind, t, f, bw, ramp) * inv_area
+            curl += e_extra(1, i, j, k, pos, t)
             m = ids[NX1 + i, j, k]
             ey[i, j, k] = coef[MAT, m] * ey[i, j, k] + coef[MAT + 1, m] * curl
         # Ez at (i, j, k+½): curl_z = dHy/dx - dHx/dy
@@ -232,18 +231,7 @@ def add_update_stages(prog, grid: Grid, arrays, pml, sources, aux, ctl):
                     p = j if j < PLO[1] else j - NY + PLO[1] + PHI[1]
                     dhx = stretched(dhx, psi_y, i, QY + p, k, coef, j, 6)
             curl = dhy - dhx
-            for (a0, a1, b0, b1, c0, c1, weight, base, mul) in E_CORR[2]:
-                if a0 <= i and i <= a1 and b0 <= j and j <= b1 and c0 <= k and k <= c1:
-                    curl += weight * inc[1, base + mul * pos]
-            for (sc, si, sj, sk, kind, f0, a0, bw, ramp, inv_area, primary) in SOURCES:
-                if sc == 2:
-                    if i == si and j == sj and k == sk:
-                        f = f0
-                        amp = a0
-                        if primary:
-                            f = ctl.freq
-                            amp = ctl.amp
-                        curl -= amp * waveform(kind, t, f, bw, ramp) * inv_area
+            curl += e_extra(2, i, j, k, pos, t)
             m = ids[2 * NX1 + i, j, k]
             ez[i, j, k] = coef[MAT, m] * ez[i, j, k] + coef[MAT + 1, m] * curl
 
