@@ -34,6 +34,7 @@ import numpy as np
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 import vkpersist as vkp                            # noqa: E402
 import examples.fdtd3d as fd                       # noqa: E402
+from programs import _cupy                         # noqa: E402  (benchmarks/programs.py)
 
 BYTES_PER_CELL = 18 * 4 + 3
 
@@ -128,16 +129,6 @@ def bench_program(ctx, n, mode, seconds, monitors=False, groups=None, local=None
     sim2, _ = scene(ctx, n)
     sim2.prog.run(100, mode=mode, **launch)
     return rate, {f: sim2.field(f) for f in ("ex", "ez", "hy")}, sim2
-
-
-def _cupy():
-    try:
-        import cupy as cp
-        if cp.cuda.runtime.getDeviceCount() == 0:
-            return None
-    except Exception:
-        return None
-    return cp
 
 
 def bench_cupy(cp, sim, init, seconds, graph):

@@ -117,6 +117,35 @@ def phasor(ph, tab, row):
     return cr * c3 - sr * s3, sr * c3 + cr * s3
 
 
+@vkp.func
+def plane_node(u, v, A, P):
+    """Node (i, j, k) of a plane across axis A at index P, with (u, v) along the plane's
+    two axes in right-handed order (A = 0: y, z; 1: z, x; 2: x, y), as `cyclic` orders
+    them."""
+    i = P
+    j = u
+    k = v
+    if A == 1:
+        i = v
+        j = P
+        k = u
+    if A == 2:
+        i = u
+        j = v
+        k = P
+    return i, j, k
+
+
+@vkp.func
+def accumulate(acc, at, stride, fb, fc, cs, sn):
+    """One DFT term: acc[at + q·stride], q = 0 .. 3, += the real and imaginary parts of
+    fb·e^(-iθ) and fc·e^(-iθ), with (cs, sn) = (cos θ, sin θ)."""
+    acc[at] += fb * cs
+    acc[at + stride] -= fb * sn
+    acc[at + 2 * stride] += fc * cs
+    acc[at + 3 * stride] -= fc * sn
+
+
 def cyclic(axis: int) -> tuple[int, int]:
     """The two axes across `axis`, in right-handed order (x: y, z; y: z, x; z: x, y)."""
     return (axis + 1) % 3, (axis + 2) % 3
@@ -184,20 +213,7 @@ def add_slice_stage(prog, sl, index, plane_shape, arrays, period, name):
                         payload={"step": vkp.u32})
 
     def emit_slice(u, v):
-        i = P
-        j = u
-        k = v
-        if A == 0:
-            j = u
-            k = v
-        if A == 1:          # (B, C) = (z, x): u runs along z, v along x
-            i = v
-            j = P
-            k = u
-        if A == 2:          # (B, C) = (x, y)
-            i = u
-            j = v
-            k = P
+        i, j, k = plane_node(u, v, A, P)
         val = 0.0
         if FIELD == 0:
             val = ex[i, j, k]
@@ -266,30 +282,11 @@ def add_dft_stages(prog, planes, freqs, dt, arrays, aux, centre, phasor_row):
         base, mul = aux.node_index()
         M = base + mul * centre
 
-    @vkp.func
-    def plane_point(n, off, A, P, LB, LC, NC):
-        """Node (i, j, k) of entry n of a plane across axis A at index P; (u, v) run along
-        the plane's two axes in right-handed order."""
-        u = (n - off) // NC
-        v = (n - off) % NC
-        i = P
-        j = LB + u
-        k = LC + v
-        if A == 1:
-            i = LC + v
-            j = P
-            k = LB + u
-        if A == 2:
-            i = LB + u
-            j = LC + v
-            k = P
-        return i, j, k
-
     @prog.stage(domain=(CELLS,))
     def dft_e(n):
         for (off, A, P, LB, LC, NB, NC) in PLANES:
             if off <= n and n < off + NB * NC:
-                i, j, k = plane_point(n, off, A, P, LB, LC, NC)
+                i, j, k = plane_node(LB + (n - off) // NC, LC + (n - off) % NC, A, P)
                 fb = 0.0
                 fc = 0.0
                 if A == 0:
@@ -303,11 +300,7 @@ def add_dft_stages(prog, planes, freqs, dt, arrays, aux, centre, phasor_row):
                     fc = ey[i, j, k]
                 for (f, w) in W:
                     cs, sn = phasor(vkp.u32(prog.step) * vkp.u32(w), coef, PH)
-                    at = (4 * f) * CELLS + n
-                    acc[at] += fb * cs
-                    acc[at + CELLS] -= fb * sn
-                    acc[at + 2 * CELLS] += fc * cs
-                    acc[at + 3 * CELLS] -= fc * sn
+                    accumulate(acc, (4 * f) * CELLS + n, CELLS, fb, fc, cs, sn)
         if INC:
             if n == 0:
                 fe = inc[0, M]
@@ -320,7 +313,7 @@ def add_dft_stages(prog, planes, freqs, dt, arrays, aux, centre, phasor_row):
     def dft_h(n):
         for (off, A, P, LB, LC, NB, NC) in PLANES:
             if off <= n and n < off + NB * NC:
-                i, j, k = plane_point(n, off, A, P, LB, LC, NC)
+                i, j, k = plane_node(LB + (n - off) // NC, LC + (n - off) % NC, A, P)
                 fb = 0.0
                 fc = 0.0
                 if A == 0:
@@ -335,11 +328,7 @@ def add_dft_stages(prog, planes, freqs, dt, arrays, aux, centre, phasor_row):
                 for (f, w) in W:
                     ph = vkp.u32(prog.step) * vkp.u32(w) + vkp.u32(w // 2)
                     cs, sn = phasor(ph, coef, PH)
-                    at = HB + (4 * f) * CELLS + n
-                    acc[at] += fb * cs
-                    acc[at + CELLS] -= fb * sn
-                    acc[at + 2 * CELLS] += fc * cs
-                    acc[at + 3 * CELLS] -= fc * sn
+                    accumulate(acc, HB + (4 * f) * CELLS + n, CELLS, fb, fc, cs, sn)
         if INC:
             if n == 0:
                 fh = 0.5 * (inc[1, M] + inc[1, M - 1])
@@ -411,17 +400,7 @@ def add_hot_cell_stages(prog, hot, index, plane_shape, arrays, ctl, period):
 
     @prog.stage(domain=plane_shape)
     def find_hot(u, v):
-        i = P
-        j = u
-        k = v
-        if A == 1:
-            i = v
-            j = P
-            k = u
-        if A == 2:
-            i = u
-            j = v
-            k = P
+        i, j, k = plane_node(u, v, A, P)
         e2 = ex[i, j, k] * ex[i, j, k] + ey[i, j, k] * ey[i, j, k] + ez[i, j, k] * ez[i, j, k]
         t = ctl.hot_threshold
         if e2 > t * t:

@@ -137,18 +137,13 @@ class Simulation:
         Poynting flux `flux_box(name)`."""
         planes = []
         for a, axis in enumerate(AXES):
-            others = [b for b in range(3) if b != a]
-            plo = tuple(lo[b] for b in range(3))
-            phi = tuple(hi[b] for b in range(3))
             for side, pos in (("-", lo[a]), ("+", hi[a])):
-                planes.append(self.add_dft_plane(axis, pos, frequencies, plo, phi,
+                planes.append(self.add_dft_plane(axis, pos, frequencies, tuple(lo), tuple(hi),
                                                  name=f"{name}{axis}{side}"))
-            del others
         return planes
 
     # ---- building ---------------------------------------------------------------------------
     def _pml_layout(self):
-        g = self.grid
         out = {"periodic": [], "has": [], "lo": [], "hi": []}
         for a, axis in enumerate(AXES):
             lo, hi = self.boundaries[axis + "-"], self.boundaries[axis + "+"]
@@ -158,7 +153,6 @@ class Simulation:
             out["lo"].append(plo)
             out["hi"].append(phi)
             out["has"].append(plo + phi > 0)
-        del g
         return out
 
     def _source_records(self):

@@ -51,6 +51,13 @@ def waveform_host(name: str, t, f: float, amplitude: float = 1.0, bandwidth: flo
     return amplitude * w
 
 
+def check_drive(source) -> None:
+    """What every source's waveform fields must satisfy."""
+    check_waveform(source.waveform)
+    if not source.frequency > 0:
+        raise ValueError(f"source frequency must be > 0 Hz, got {source.frequency}")
+
+
 @vkp.func
 def waveform(kind: vkp.i32, t, f, bandwidth, ramp):
     """The kernel version of waveform_host (kind: the index in WAVEFORMS, a constant)."""
@@ -88,11 +95,9 @@ class Dipole:
     ramp: float = 2.0
 
     def __post_init__(self):
-        check_waveform(self.waveform)
+        check_drive(self)
         if self.polarization not in AXES:
             raise ValueError(f"dipole polarization must be 'x', 'y' or 'z', got {self.polarization!r}")
-        if not self.frequency > 0:
-            raise ValueError(f"source frequency must be > 0 Hz, got {self.frequency}")
 
 
 DIRECTIONS = ("+x", "-x", "+y", "-y", "+z", "-z")
@@ -114,7 +119,7 @@ class PlaneWave:
     ramp: float = 2.0
 
     def __post_init__(self):
-        check_waveform(self.waveform)
+        check_drive(self)
         if self.direction not in DIRECTIONS:
             raise ValueError(f"plane-wave direction must be one of {', '.join(DIRECTIONS)}, "
                              f"got {self.direction!r}")
@@ -122,8 +127,6 @@ class PlaneWave:
             ok = [a for a in AXES if a != self.direction[1]]
             raise ValueError(f"a plane wave along {self.direction} has E along {ok[0]!r} or "
                              f"{ok[1]!r}, got {self.polarization!r}")
-        if not self.frequency > 0:
-            raise ValueError(f"source frequency must be > 0 Hz, got {self.frequency}")
 
     @property
     def axis(self) -> int:

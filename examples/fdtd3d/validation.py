@@ -52,15 +52,21 @@ def esprit_frequencies(signal, dt, order):
     return np.sort(f[f > 0])
 
 
-def field_energy(sim) -> float:
-    """½Σ(ε|E|² + μ₀|H|²)·ΔV over the grid, with each E component's own permittivity."""
-    g = sim.grid
-    dv = float(np.prod(g.spacing))
+def _electric_energy(sim, e) -> float:
+    """½Σ ε|E|²·ΔV, each E component with its own permittivity; `e`: dict by component."""
+    dv = float(np.prod(sim.grid.spacing))
+    eps_r = np.array([t[0] for t in sim.materials.table])
     total = 0.0
     for comp in ("ex", "ey", "ez"):
-        eps = EPS0 * np.array([t[0] for t in sim.materials.table])[sim.materials.ids[comp]]
-        e = sim.field(comp).astype(np.float64)
-        total += 0.5 * float(np.sum(eps * e * e)) * dv
+        x = e[comp].astype(np.float64)
+        total += 0.5 * float(np.sum(EPS0 * eps_r[sim.materials.ids[comp]] * x * x)) * dv
+    return total
+
+
+def field_energy(sim) -> float:
+    """½Σ(ε|E|² + μ₀|H|²)·ΔV over the grid, with each E component's own permittivity."""
+    dv = float(np.prod(sim.grid.spacing))
+    total = _electric_energy(sim, {c: sim.field(c) for c in ("ex", "ey", "ez")})
     for comp in ("hx", "hy", "hz"):
         h = sim.field(comp).astype(np.float64)
         total += 0.5 * MU0 * float(np.sum(h * h)) * dv
@@ -72,11 +78,7 @@ def yee_energy_of(sim, e, h_before, h_after) -> float:
     update): ½Σ ε|Eⁿ|² + ½Σ μ₀ Hⁿ⁻½·Hⁿ⁺½, from E at n·dt (`e`) and H on either side
     (`h_before`, `h_after`: dicts by component)."""
     dv = float(np.prod(sim.grid.spacing))
-    total = 0.0
-    for comp in ("ex", "ey", "ez"):
-        eps = EPS0 * np.array([t[0] for t in sim.materials.table])[sim.materials.ids[comp]]
-        x = e[comp].astype(np.float64)
-        total += 0.5 * float(np.sum(eps * x * x)) * dv
+    total = _electric_energy(sim, e)
     for comp in ("hx", "hy", "hz"):
         total += 0.5 * MU0 * float(np.sum(h_before[comp].astype(np.float64)
                                           * h_after[comp].astype(np.float64))) * dv
