@@ -15,6 +15,7 @@ from .vk.devices import list_devices
 from .control import Ack, ControlBuffer, ControlField
 from .memsock import Frame, MemSock
 from ._kernel import Kernel, func, kernel
+from . import _copies  # noqa: F401  (device-side copies for views and astype)
 from .lang.source import compile_source
 from .scheduler import Program, QueueOverflow, every, when
 from . import lowlevel

@@ -25,7 +25,7 @@ import struct
 
 import numpy as np
 
-from ._errors import CompileError, VkPersistError, internal_error, user_frames_only
+from ._errors import CompileError, UnsupportedError, VkPersistError, internal_error, user_frames_only
 from .lang import ir
 from .lang import types as T
 from .lang.compiler import DeviceFunction, Unit
@@ -66,7 +66,9 @@ def _type_of_value(value):
     t = getattr(value, "type", None)
     if isinstance(t, (T.ControlsType, T.SocketType)):   # a ControlBuffer or MemSock
         return t
-    if isinstance(value, (Array, np.ndarray)):
+    if isinstance(value, Array):
+        return T.ArrayType(T.scalar_of_dtype(value.dtype), value.ndim, not value._plain)
+    if isinstance(value, np.ndarray):
         return T.ArrayType(T.scalar_of_dtype(value.dtype), value.ndim)
     if isinstance(value, (bool, np.bool_)):
         return T.bool_
@@ -196,7 +198,7 @@ def _arg_key(a):
     if cls is float or cls is int or cls is bool:
         return cls
     if cls is Array:
-        return (cls, a.dtype, len(a.shape))
+        return (cls, a.dtype, len(a.shape), a._plain)
     if cls is np.ndarray:
         return (cls, a.dtype, a.ndim)
     if isinstance(a, np.generic):
@@ -240,11 +242,12 @@ class _Plan:
         bound_types = (T.ArrayType, T.ControlsType, T.SocketType)
         self.scalar_slots = [i for i, t in enumerate(types) if not isinstance(t, bound_types)]
         self.vector_slots = {i for i, t in enumerate(types) if isinstance(t, T.Vector)}
-        # (argument index, number of leading axes that are the array's shape)
-        self.array_slots = [(i, getattr(t, "ndim", 0)) for i, t in enumerate(types)
-                            if isinstance(t, bound_types)]
+        # (argument index, number of leading axes that are the array's shape, whether its
+        # element offset and strides follow: a view, see ArrayType.strided)
+        self.array_slots = [(i, getattr(t, "ndim", 0), getattr(t, "strided", False))
+                            for i, t in enumerate(types) if isinstance(t, bound_types)]
         written = {v.name for v in self.compiled.array_params if v.written}
-        self.copy_back = {i for i, _ in self.array_slots
+        self.copy_back = {i for i, _, _ in self.array_slots
                           if glsl_name(kern.param_names[i]) in written}
         self.status = loop_status_array(ctx) if self.compiled.loop_guard else None
 
@@ -256,7 +259,7 @@ class _Plan:
         buffers = []
         shapes = []
         host_copies = None
-        for i, ndim in self.array_slots:
+        for i, ndim, strided in self.array_slots:
             a = args[i]
             cls = a.__class__
             if cls is Array:
@@ -264,6 +267,9 @@ class _Plan:
                     self._refuse_array(ctx, i, a)
                 buffers.append(a.buffer)
                 shapes += a.shape[:ndim]
+                if strided:
+                    shapes.append(a._offset)
+                    shapes += a._estrides[:ndim]
             elif cls is np.ndarray:
                 a, host_copies = self._from_numpy(ctx, i, a, host_copies)
                 buffers.append(a.buffer)
@@ -355,7 +361,12 @@ def _param_type(kname, name, ann, value):
             raise TypeError(f"{kname}: parameter {name!r} expects an array "
                             f"({ann}), got {type(value).__name__}")
         elem = ann.elem
+        strided = isinstance(value, Array) and not value._plain
         if isinstance(elem, T.Vector):
+            if strided:
+                raise UnsupportedError(f"{kname}: parameter {name!r} ({ann}) takes a whole "
+                                       "array of vectors, and this is a strided view; pass "
+                                       "view.copy() (a contiguous copy)")
             want_dtype, ndim = elem.elem.dtype, value.ndim - 1
             if value.ndim < 2 or value.shape[-1] != elem.n:
                 raise ValueError(f"{kname}: parameter {name!r} ({ann}) needs an array whose last "
@@ -368,7 +379,7 @@ def _param_type(kname, name, ann, value):
         if ann.ndim is not None and ndim != ann.ndim:
             raise ValueError(f"{kname}: parameter {name!r} expects a {ann.ndim}-d array, got "
                              f"{ndim}-d (shape {value.shape})")
-        return T.ArrayType(elem, ndim)
+        return T.ArrayType(elem, ndim, strided)
     if ann is not None:
         if isinstance(value, (Array, np.ndarray)) and not isinstance(ann, T.Vector):
             raise TypeError(f"{kname}: parameter {name!r} is annotated {ann} but got an array")

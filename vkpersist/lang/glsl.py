@@ -173,6 +173,9 @@ class Writer:
                 ndim = getattr(var.type, "ndim", 0)
             if var.static_shape is None:     # see extent()
                 fields += [(f"{var.name}_shape{a}", T.i32) for a in range(ndim)]
+            if getattr(var.type, "strided", False):      # see linear()
+                fields += [(f"{var.name}_offset", T.i32)]
+                fields += [(f"{var.name}_stride{a}", T.i32) for a in range(ndim)]
             for name, t in fields:
                 push.append(f"    {glsl_type(t)} {name};")
                 self.push_fields.append((name, t))
@@ -568,8 +571,13 @@ class Writer:
         return str(static[axis]) if static is not None else f"{var.name}_shape{axis}"
 
     def linear(self, var, index) -> str:
-        """The flat index of element `index` of `var`, row-major."""
+        """The flat index of element `index` of `var`: row-major, or for a strided view
+        (an array argument that is a slice, a transpose, ...) its element offset plus the
+        index times its element strides, all push constants of the launch."""
         idx = [self.index_expr(i) for i in index]
+        if getattr(var.type, "strided", False):
+            terms = [f"({i}) * {var.name}_stride{a}" for a, i in enumerate(idx)]
+            return " + ".join([f"{var.name}_offset"] + terms)
         out = idx[0]
         for axis in range(1, len(idx)):
             out = f"({out}) * {self.extent(var, axis)} + {idx[axis]}"

@@ -125,12 +125,15 @@ VECTORS = (vec2, vec3, vec4, ivec2, ivec3, ivec4, uvec2, uvec3, uvec4, dvec2, dv
 @dataclass(frozen=True)
 class ArrayType(Type):
     """A kernel parameter backed by a device buffer. `ndim` None matches any rank
-    (annotation only; specialisation fixes it)."""
+    (annotation only; specialisation fixes it). `strided`: the argument is a view indexed
+    through an element offset and strides (push constants) instead of row-major from the
+    buffer's start; launches specialise on it, annotations never say it."""
     elem: Type            # Scalar or Vector
     ndim: int | None = 1
+    strided: bool = False
 
     def __repr__(self) -> str:
-        return f"vkp.Array[{self.elem!r}, {self.ndim}]"
+        return f"vkp.Array[{self.elem!r}, {self.ndim}{', strided' if self.strided else ''}]"
 
     __str__ = __repr__
 

@@ -1,8 +1,14 @@
-"""Arrays: N-d, C-contiguous, typed views of one Buffer, with NumPy in and out.
+"""Arrays: N-d typed views of one Buffer, with NumPy in and out.
+
+An Array owns its buffer, or is a view of one that another Array owns (`base`): basic
+indexing, `.T`, `transpose()` and `reshape()` make views with their own shape, element
+strides and element offset, never a copy. Kernels take views as they are (a strided view
+specialises the kernel to index through its strides: vkpersist/lang/glsl.py).
 
 Reads (`numpy()`, `numpy_view()`) first wait for the context's pending launches, so a
 result is never read half-written. Device-memory arrays move through a staging buffer;
-host-visible ones are read and written in place.
+host-visible ones are read and written in place. A strided view is read and written as
+the smallest byte range of the buffer that holds it, after the context's pending work.
 """
 from __future__ import annotations
 
@@ -14,6 +20,7 @@ import numpy as np
 
 from .._errors import UnsupportedError, VkPersistError
 from . import commands
+from . import indexing
 from .memory import check_kind
 
 # dtype -> the DeviceInfo flag it needs (None: every device can store it)
@@ -113,6 +120,10 @@ class Array:
     # Array[elem, ndim] -> the kernel type it names: set by the kernel language
     # (lang/types.py), which sits above this runtime layer
     _annotation = None
+    # (src view, dst contiguous Array) -> None: a device-side copy through a kernel, for
+    # views too strided for a buffer copy and for dtype conversions; set by vkpersist/
+    # _copies.py, above this layer. None: go through the host.
+    _kernel_copy = None
 
     def __class_getitem__(cls, item):
         if cls._annotation is None:
@@ -129,6 +140,30 @@ class Array:
         self.size = math.prod(self.shape)
         self.nbytes = self.size * self.dtype.itemsize
         self.buffer = ctx._core_alive().allocate(self.nbytes, memory)
+        self.base = None                          # the Array owning the memory, for views
+        self._offset = 0                          # in elements
+        self._estrides = indexing.c_strides(self.shape)
+        # row-major without gaps; _plain: and from the buffer's first byte, which is what
+        # kernels index without strides (views are specialised: see ArrayType.strided)
+        self._contiguous = self._plain = True
+
+    def _view(self, shape, estrides, offset) -> "Array":
+        view = object.__new__(Array)
+        view.ctx, view.dtype, view.memory, view.buffer = (self.ctx, self.dtype, self.memory,
+                                                          self.buffer)
+        view.shape, view._estrides, view._offset = tuple(shape), tuple(estrides), offset
+        view.size = math.prod(view.shape)
+        view.nbytes = view.size * self.dtype.itemsize
+        view.base = self.base if self.base is not None else self
+        view._contiguous = indexing.is_c_contiguous(view.shape, view._estrides)
+        view._plain = view._offset == 0 and view._contiguous
+        return view
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Bytes to step along each axis, as NumPy's."""
+        return tuple(s * self.dtype.itemsize for s in self._estrides)
+
 
     @property
     def ndim(self) -> int:
@@ -152,11 +187,24 @@ class Array:
         """A NumPy copy of the contents (waits for pending launches first)."""
         self._check_alive()
         self.ctx.synchronize()
+        lo, hi = self._byte_span()
         if self.buffer.host_visible:
-            raw = self.buffer.host_view()[:self.nbytes].copy()
+            raw = self.buffer.host_view()[lo:hi].copy()
         else:
-            raw = self.ctx._staging().download(self.buffer, self.nbytes)
-        return raw.view(self.dtype).reshape(self.shape)
+            raw = self.ctx._staging().download(self.buffer, hi - lo, offset=lo)
+        if self._contiguous:
+            return raw.view(self.dtype).reshape(self.shape)
+        return self._strided(raw, lo).copy()
+
+    def _byte_span(self) -> tuple[int, int]:
+        lo, hi = indexing.span(self.shape, self._estrides, self._offset)
+        return lo * self.dtype.itemsize, hi * self.dtype.itemsize
+
+    def _strided(self, raw: np.ndarray, lo: int) -> np.ndarray:
+        """This view over `raw`, the bytes of the buffer from byte `lo` on."""
+        first = self._offset * self.dtype.itemsize - lo
+        return np.lib.stride_tricks.as_strided(raw[first:].view(self.dtype), self.shape,
+                                               self.strides)
 
     def numpy_view(self) -> np.ndarray:
         """A zero-copy NumPy view of host-visible memory ('host', 'cached', 'rebar').
@@ -173,7 +221,10 @@ class Array:
                 "'cached' or 'rebar'")
         self.ctx.synchronize()
         view = self.buffer.host_view(keep_mapped=True)
-        return view[:self.nbytes].view(self.dtype).reshape(self.shape)
+        lo, hi = self._byte_span()
+        if self._contiguous:
+            return view[lo:hi].view(self.dtype).reshape(self.shape)
+        return self._strided(view[lo:hi], lo)
 
     def copy_to_host(self, ary=None, stream=0) -> np.ndarray:
         """numba.cuda's spelling of `.numpy()`: a NumPy copy, or the contents written into
@@ -197,9 +248,12 @@ class Array:
             if src.shape != self.shape or src.dtype != self.dtype:
                 raise ValueError(f"copy_from(): source is {src.shape} {src.dtype}, this array is "
                                  f"{self.shape} {self.dtype}; they must match")
-            n = self.nbytes
+            if not (src._contiguous and self._contiguous):
+                return self.copy_from(src.numpy())
+            n, so, do = self.nbytes, src._byte_span()[0], self._byte_span()[0]
             commands.run_now(self.ctx._core_alive(),
-                             lambda cb: n and commands.copy(cb, src.buffer, self.buffer, n),
+                             lambda cb: n and commands.copy(cb, src.buffer, self.buffer, n,
+                                                            src_offset=so, dst_offset=do),
                              keep=(src, self))
             return self
         data = np.asarray(src)
@@ -209,8 +263,7 @@ class Array:
         if data.dtype != self.dtype and not np.can_cast(data.dtype, self.dtype, "same_kind"):
             raise TypeError(f"copy_from(): cannot convert {data.dtype} to {self.dtype} "
                             "safely; convert it explicitly with .astype()")
-        raw = np.ascontiguousarray(data, dtype=self.dtype).reshape(-1).view(np.uint8)
-        self._write_bytes(raw)
+        self._write(np.asarray(data, dtype=self.dtype))
         return self
 
     def copy_to_device(self, ary, stream=0) -> "Array":
@@ -222,7 +275,9 @@ class Array:
         self._check_alive()
         item = to_scalar(value, self.dtype, "fill()")
         pattern = np.full(4 // self.dtype.itemsize or 1, item, dtype=self.dtype).view(np.uint8)
-        if self.buffer.host_visible:
+        if not self._plain:
+            self._write(np.broadcast_to(item, self.shape))
+        elif self.buffer.host_visible:
             self.ctx.synchronize()
             self.buffer.host_view()[:self.nbytes].view(self.dtype)[:] = item
         elif self.dtype.itemsize <= 4:
@@ -235,18 +290,130 @@ class Array:
             self._write_bytes(np.full(self.size, item, dtype=self.dtype).view(np.uint8))
         return self
 
-    def _write_bytes(self, raw: np.ndarray) -> None:
+    def _write(self, data: np.ndarray) -> None:
+        """Store `data` (this array's shape and dtype): a contiguous view as its bytes, a
+        strided one by reading its byte span, writing through the strides and storing the
+        span back (after the context's pending work, so no launch writes between)."""
+        if self._contiguous:
+            self._write_bytes(np.ascontiguousarray(data).reshape(-1).view(np.uint8),
+                              self._byte_span()[0])
+            return
+        self.ctx.synchronize()
+        lo, hi = self._byte_span()
+        if self.buffer.host_visible:
+            self._strided(self.buffer.host_view()[lo:hi], lo)[...] = data
+            return
+        raw = self.ctx._staging().download(self.buffer, hi - lo, offset=lo)
+        self._strided(raw, lo)[...] = data
+        self._write_bytes(raw, lo)
+
+    def _write_bytes(self, raw: np.ndarray, offset: int = 0) -> None:
         if self.buffer.host_visible:
             self.ctx.synchronize()
-            self.buffer.host_view()[:raw.size] = raw
+            self.buffer.host_view()[offset:offset + raw.size] = raw
         else:
-            self.ctx._staging().upload(self.buffer, raw)
+            self.ctx._staging().upload(self.buffer, raw, offset=offset)
+
+    # ---- views and copies ------------------------------------------------------------
+    def __getitem__(self, key) -> "Array":
+        """Basic indexing as NumPy's (integers, slices, ..., None): a view, never a copy;
+        a full integer index gives a 0-d view (`float(a[3])`, `a[3].item()` read it)."""
+        self._check_alive()
+        shape, strides, offset = indexing.index(self.shape, self._estrides, self._offset, key)
+        return self._view(shape, strides, offset)
+
+    def __setitem__(self, key, value) -> None:
+        """`a[key] = value` with NumPy's broadcasting and casting (NumPy's rules for what
+        converts: `int_array[0] = 1.7` stores 1, 300 into uint8 raises OverflowError)."""
+        view = self[key]
+        if isinstance(value, Array) and value.ctx is self.ctx and value.shape == view.shape \
+                and value.dtype == view.dtype:
+            view.copy_from(value)
+            return
+        data = value.numpy() if isinstance(value, Array) else value
+        host = np.empty(view.shape, view.dtype)
+        host[...] = data
+        view._write(host)
+
+    @property
+    def T(self) -> "Array":
+        return self.transpose()
+
+    def transpose(self, *axes) -> "Array":
+        """A view with the axes permuted (reversed when none are given), as NumPy's."""
+        self._check_alive()
+        shape, strides = indexing.transpose(self.shape, self._estrides, axes)
+        return self._view(shape, strides, self._offset)
+
+    def reshape(self, *shape, order: str = "C") -> "Array":
+        """A view with a new shape (one axis may be -1) where the elements are contiguous;
+        a reshaped copy otherwise, as NumPy does. Only order='C'."""
+        if order != "C":
+            raise ValueError(f"reshape(order={order!r}): vkpersist arrays are row-major; "
+                             "only order='C' is supported")
+        self._check_alive()
+        new = indexing.reshape_shape(self.size, shape)
+        src = self if self._contiguous else self.copy()
+        return src._view(new, indexing.c_strides(new), src._offset)
+
+    def ravel(self) -> "Array":
+        return self.reshape(-1)
+
+    def copy(self) -> "Array":
+        """A new contiguous array on the device holding this one's elements."""
+        return self.astype(self.dtype)
+
+    def astype(self, dtype, copy: bool = True) -> "Array":
+        """A contiguous copy converted to `dtype` on the device, with NumPy's conversions
+        (float to int truncates; out-of-range values are as undefined as in NumPy). With
+        copy=False the array itself is returned when nothing needs converting."""
+        self._check_alive()
+        dtype = check_dtype(dtype, self.ctx.info)
+        if not copy and dtype == self.dtype and self._contiguous:
+            return self
+        out = Array(self.ctx, self.shape, dtype, self.memory)
+        if dtype == self.dtype and self._contiguous:
+            out.copy_from(self)
+        elif self.size and Array._kernel_copy is not None and 1 <= self.ndim <= 3 \
+                and self.buffer.nbytes < 2**31 * self.dtype.itemsize:
+            Array._kernel_copy(self, out)
+        else:
+            out.copy_from(self.numpy().astype(dtype))
+        return out
+
+    def item(self):
+        """The one element of a size-1 array, as a Python scalar."""
+        if self.size != 1:
+            raise ValueError("can only convert an array of size 1 to a Python scalar")
+        return self.numpy().item()
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self.size != 1:
+            raise ValueError("The truth value of an array with more than one element is "
+                             "ambiguous. Use a.any() or a.all()")
+        return bool(self.item())
+
+    def _require_plain(self, what: str) -> None:
+        """For consumers that bind the whole buffer (raw GLSL kernels, programs)."""
+        if self.base is not None and not self._plain:
+            raise UnsupportedError(f"{what} takes whole arrays, and this is a view with offset "
+                                   f"{self._offset} and strides {self.strides}; pass "
+                                   "view.copy() (a contiguous copy) instead")
 
     # ---- lifetime --------------------------------------------------------------------
     def free(self) -> None:
         """Release the memory now instead of at garbage collection. Waits for pending
         launches first. Memory that views from numpy_view() still show is freed when the
         last of them is gone; until then they read the last contents."""
+        if self.base is not None:
+            raise VkPersistError("free() on a view: the memory belongs to its base array "
+                                 f"{self.base!r}; free that one (every view of it ends too)")
         self.buffer.free()
 
     def _check_alive(self) -> None:

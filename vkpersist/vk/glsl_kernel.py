@@ -223,6 +223,7 @@ class GLSLKernel:
                     raise VkPersistError(f"{self.name}: argument {spec.name!r} belongs to another "
                                          "Context; all arrays of a launch share one")
                 arg._check_alive()
+                arg._require_plain(f"{self.name}: argument {spec.name!r} (a raw GLSL kernel)")
                 dev = arg
             else:
                 dev = ctx.asarray(arg)

@@ -26,7 +26,7 @@ class Staging:
             self._buffer = Buffer(self._core, want, self._kind)
         return self._buffer
 
-    def download(self, src: Buffer, nbytes: int) -> np.ndarray:
+    def download(self, src: Buffer, nbytes: int, offset: int = 0) -> np.ndarray:
         out = np.empty(nbytes, np.uint8)
         with self._core.lock:
             stage = self._get(nbytes)
@@ -34,11 +34,12 @@ class Staging:
             for start in range(0, nbytes, stage.nbytes):
                 n = min(stage.nbytes, nbytes - start)
                 commands.run_now(self._core,
-                                 lambda cb: commands.copy(cb, src, stage, n, src_offset=start))
+                                 lambda cb: commands.copy(cb, src, stage, n,
+                                                           src_offset=offset + start))
                 out[start:start + n] = view[:n]
         return out
 
-    def upload(self, dst: Buffer, raw: np.ndarray) -> None:
+    def upload(self, dst: Buffer, raw: np.ndarray, offset: int = 0) -> None:
         with self._core.lock:
             stage = self._get(raw.size)
             view = stage.host_view()
@@ -46,4 +47,5 @@ class Staging:
                 n = min(stage.nbytes, raw.size - start)
                 view[:n] = raw[start:start + n]
                 commands.run_now(self._core,
-                                 lambda cb: commands.copy(cb, stage, dst, n, dst_offset=start))
+                                 lambda cb: commands.copy(cb, stage, dst, n,
+                                                           dst_offset=offset + start))
