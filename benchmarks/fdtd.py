@@ -1,7 +1,8 @@
 """Throughput of the fdtd3d Yee update: Mcells/s (cells x steps / s, gprMax's convention)
 and effective GB/s, persistent vs launch vs the same update in CuPy RawKernels.
 
-    python benchmarks/fdtd.py [--sizes 32 64 128 256 512] [--seconds 2] [--monitors]
+    python benchmarks/fdtd.py [--sizes 32 64 128 256 512] [--seconds 2]
+                              [--monitors [probe slices hot dft]]
 
 The scene: an n³-cell PEC box holding a dielectric block (two materials, so the material
 lookup is real), fields started from the same random state in every row; one step is the
@@ -19,8 +20,12 @@ GB/s counts the minimum traffic of a fused update: each step reads E and H twice
 each once and reads the three material-index bytes (75 bytes per cell in float32). After
 each size: whether persistent and launch end bit-identical after 100 steps, and the
 largest difference from CuPy's state (compilers may contract differently into FMAs).
-`--monitors` adds the live outputs (a probe, two slices every 20 steps, one DFT plane at
-2 frequencies) to a second persistent row, for their cost.
+`--monitors` adds persistent rows run as a session (frames streamed to the host, as a
+user's run): with no monitors ("session"), with each of the monitors named alone (probe: a
+probe of two components; slices: two slices every 20 steps; hot: the hot-cell queue on
+the z slice every 20 steps; dft: one DFT plane at 2 frequencies), and with all of them
+("session+all"); with no names: probe, slices and hot, the live outputs whose joint cost
+issue 14 bounds at 5 %.
 """
 from __future__ import annotations
 
@@ -83,15 +88,22 @@ extern "C" __global__ void update_e(float* ex, float* ey, float* ez, const float
 """
 
 
-def scene(ctx, n, monitors=False):
+MONITORS = ("probe", "slices", "hot", "dft")
+
+
+def scene(ctx, n, monitors=()):
     d = 1e-3
     sim = fd.Simulation(shape=(n, n, n), spacing=d, boundaries="pec", ctx=ctx)
     sim.add(fd.Box((n * d / 4,) * 3, (n * d / 2,) * 3), fd.Material(eps_r=4.0, sigma=0.01))
-    if monitors:
-        c = n * d / 2
+    c = n * d / 2
+    if "probe" in monitors:
         sim.add_probe((c, c, c), ("ez", "hx"))
+    if "slices" in monitors:
         sim.add_slice("ez", "z", c, every=20)
         sim.add_slice("|e|", "x", c, every=20)
+    if "hot" in monitors:
+        sim.add_hot_cells("z", c, threshold=3e-3, capacity=4096, every=20)
+    if "dft" in monitors:
         sim.add_dft_plane("z", c, (10e9, 20e9))
     sim.build()
     rng = np.random.default_rng(1)
@@ -113,10 +125,12 @@ def time_steps(run, seconds):
         steps *= 2 if wall < seconds / 8 else max(2, int(seconds / wall) + 1)
 
 
-def bench_program(ctx, n, mode, seconds, monitors=False, groups=None, local=None):
-    sim, init = scene(ctx, n, monitors)
+def bench_program(ctx, n, mode, seconds, monitors=None, groups=None, local=None):
+    """Steps/s of `mode`: through prog.run when `monitors` is None, else as a session
+    (sim.run) with those monitors."""
+    sim, init = scene(ctx, n, monitors or ())
     launch = {"groups": groups, "local": local} if mode == "persistent" else {}
-    if monitors:
+    if monitors is not None:
         def run(steps):
             sim.run(steps, mode=mode, keep_frames=False)
             return steps
@@ -186,7 +200,7 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=None,
                     help="cells per side (default: 32 .. 512 on GPUs, 32 48 on CPUs)")
     ap.add_argument("--seconds", type=float, default=2.0)
-    ap.add_argument("--monitors", action="store_true")
+    ap.add_argument("--monitors", nargs="*", choices=MONITORS, default=None)
     ap.add_argument("--groups", type=int, nargs="*", default=[],
                     help="extra persistent rows with these workgroup counts")
     ap.add_argument("--local", type=int, default=None, help="invocations per workgroup")
@@ -205,9 +219,12 @@ def main() -> None:
             rate, _, _ = bench_program(ctx, n, "persistent", args.seconds, groups=gr,
                                        local=args.local)
             rows.append((f"persistent g={gr}", rate))
-        if args.monitors:
-            rate, _, _ = bench_program(ctx, n, "persistent", args.seconds, monitors=True)
-            rows.append(("persistent+monitors", rate))
+        if args.monitors is not None:
+            kinds = args.monitors or ["probe", "slices", "hot"]
+            for name, mons in ([("session", ())] + [(f"session+{k}", (k,)) for k in kinds]
+                               + [("session+all", tuple(kinds))]):
+                rate, _, _ = bench_program(ctx, n, "persistent", args.seconds, monitors=mons)
+                rows.append((name, rate))
         ref = None
         if cp is not None:
             _, init = scene(ctx, n)
