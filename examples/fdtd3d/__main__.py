@@ -55,7 +55,7 @@ def headless(sim, args):
     print("    λ (cells)   2πr/λ    FDTD σ (mm²)   Mie σ (mm²)   error")
     x = 2 * np.pi * sim.mie["radius"] / (np.array(sim.mie["wavelengths"]) * g.spacing[0])
     for wl, xi, s, r in zip(sim.mie["wavelengths"], x, sigma, ref):
-        print(f"    {wl:9d}   {xi:6.3f}   {s * 1e6:12.4f}   {r * 1e6:11.4f}   {s / r - 1:+6.2%}")
+        print(f"    {wl:9.3g}   {xi:6.3f}   {s * 1e6:12.4f}   {r * 1e6:11.4f}   {s / r - 1:+6.2%}")
     paths = []
     paths += output.slice_pngs(sim, out, "ez_z", every=max(1, len(sim.frames["ez_z"]) // 8))
     paths += output.slice_pngs(sim, out, "abs_e_y", every=max(1, len(sim.frames["abs_e_y"]) // 4))
