@@ -19,6 +19,7 @@ import operator
 import numpy as np
 
 from .._errors import UnsupportedError, VkPersistError
+from .._numpy_table import HANDLED
 from . import commands
 from . import indexing
 from .memory import check_kind
@@ -181,6 +182,21 @@ class Array:
     def __array__(self, dtype=None, copy=None):
         out = self.numpy()
         return out if dtype is None else out.astype(dtype, copy=False)
+
+    def __array_function__(self, func, types, args, kwargs):
+        """NEP 18: `np.sum(dx)` and the other NumPy functions in vkpersist/_numpy_table.py
+        run on the device. Any other NumPy function is refused by name rather than run on a
+        silent host copy (`np.asarray(dx)` is the explicit copy)."""
+        if not all(issubclass(t, (Array, np.ndarray)) for t in types):
+            return NotImplemented
+        impl = HANDLED.get(func)
+        if impl is None:
+            name = f"{func.__module__}.{func.__name__}".replace("numpy.core.", "numpy.") \
+                if hasattr(func, "__name__") else repr(func)
+            raise TypeError(f"{name} has no device implementation for vkpersist arrays; "
+                            "call np.asarray(x) (a copy to the host) first, or see "
+                            "docs/arrays.md for the NumPy functions that run on the device")
+        return impl(*args, **kwargs)
 
     # ---- reading ---------------------------------------------------------------------
     def numpy(self) -> np.ndarray:
