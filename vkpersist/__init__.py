@@ -13,7 +13,8 @@ from .vk.context import Context, default_context, synchronize
 from .vk.devices import list_devices
 
 from .control import Ack, ControlBuffer, ControlField
-from .memsock import Frame, MemSock
+from .memsock import Frame, MemSock, Relay
+from .vk.shared_pages import SharedPages
 from ._kernel import Kernel, func, kernel
 from . import _copies  # noqa: F401  (device-side copies for views and astype)
 from .lang.source import compile_source
@@ -46,6 +47,8 @@ __all__ = [
     # kernels, programs and the channels to running kernels
     "Kernel", "kernel", "func", "compile_source", "Program", "every", "when", "QueueOverflow",
     "Ack", "ControlBuffer", "ControlField", "Controls", "MemSock", "Frame", "Socket",
+    # host pages several devices share, and pipelines between devices (docs/pipelines.md)
+    "SharedPages", "Relay",
     # kernel language: types and builtins (usable inside @vkp.kernel / @vkp.func). vkp.abs,
     # vkp.min, vkp.max and vkp.pow exist too but stay out of `import *`, which would
     # shadow Python's own.

@@ -6,5 +6,6 @@ the front-end side (what `sock.frame[i] = v`, `sock.commit()` in kernel code low
 `_frontend.py`, registered with the front end."""
 from . import _device, _frontend  # noqa: F401  (register the GPU side and the front end)
 from ._core import Frame, MemSock
+from ._relay import Relay
 
-__all__ = ["Frame", "MemSock"]
+__all__ = ["Frame", "MemSock", "Relay"]

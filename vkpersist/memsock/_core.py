@@ -36,6 +36,7 @@ from .._polling import poll_until, poll_until_async
 from ..lang import types as T
 from ..vk.buffer import Buffer, ImportedBuffer
 from ..vk.context import Context, default_context
+from ..vk.shared_pages import SharedPages
 
 POLICIES = ("drop", "block")
 EVENTS = ("frame", "message")
@@ -86,11 +87,12 @@ class Frame:
 class MemSock:
     def __init__(self, name: str, dtype, frame_shape, *, capacity: int = 8,
                  policy: str = "drop", payload: dict | None = None, ctx: Context | None = None,
-                 frames: np.ndarray | None = None):
-        """`frames`: host pages of your own to hold the ring, an array of shape (capacity,
-        *frame_shape) from `vkp.lowlevel.host_array` (the device writes frames straight into it;
-        needs VK_EXT_external_memory_host). By default the ring is allocated in
-        host-cached memory where the device has it."""
+                 frames=None):
+        """`frames`: host pages of your own to hold the ring: a `vkp.SharedPages` (the ring
+        starts at its first byte; other devices import the same pages, `vkp.Relay`), or an
+        array of shape (capacity, *frame_shape) from `vkp.lowlevel.host_array`. The device
+        writes frames straight into them (needs VK_EXT_external_memory_host). By default
+        the ring is allocated in host-cached memory where the device has it."""
         self.ctx = ctx if ctx is not None else default_context()
         self.name = name
         self.dtype = np.dtype(dtype)
@@ -123,9 +125,13 @@ class MemSock:
         self.frame_size = math.prod(self.frame_shape)
         core = self.ctx._core_alive()
         host_kind = "cached" if "cached" in self.ctx.info.memory_kinds else "host"
+        self.pages = frames if isinstance(frames, SharedPages) else None
         if frames is None:
             self.frame_buffer = Buffer(core, capacity * self.frame_size * self.dtype.itemsize,
                                        host_kind)
+        elif self.pages is not None:
+            self.pages.numpy(self.dtype, (capacity, *self.frame_shape))    # the ring fits
+            self.frame_buffer = self.pages.import_into(self.ctx, 0, f"MemSock {name!r} frames")
         else:
             want = (capacity, *self.frame_shape)
             if not isinstance(frames, np.ndarray) or frames.shape != want \

@@ -126,7 +126,7 @@ class Program:
 
     def memsock(self, name: str, dtype, frame_shape, *, capacity: int = 8,
                 policy: str = "drop", payload: dict | None = None,
-                frames: np.ndarray | None = None) -> ProgramSocket:
+                frames=None) -> ProgramSocket:
         """A MemSock one stage of this program writes (`sock.frame[...] = v`, payload fields
         `sock.step = prog.step`): one frame per step in which that stage runs. `frames`:
         your own host pages for the ring (see vkp.MemSock)."""

@@ -148,6 +148,18 @@ class Array:
         # kernels index without strides (views are specialised: see ArrayType.strided)
         self._contiguous = self._plain = True
 
+    @classmethod
+    def _over(cls, ctx, buffer, shape, dtype, memory: str) -> "Array":
+        """An Array owning `buffer`, memory made elsewhere (host pages a device imported:
+        vk/shared_pages.py) rather than allocated for it."""
+        out = object.__new__(cls)
+        out.ctx, out.shape, out.dtype, out.memory, out.buffer = ctx, shape, dtype, memory, buffer
+        out.size = math.prod(shape)
+        out.nbytes = out.size * dtype.itemsize
+        out.base, out._offset, out._estrides = None, 0, indexing.c_strides(shape)
+        out._contiguous = out._plain = True
+        return out
+
     def _view(self, shape, estrides, offset) -> "Array":
         view = object.__new__(Array)
         view.ctx, view.dtype, view.memory, view.buffer = (self.ctx, self.dtype, self.memory,

@@ -143,7 +143,9 @@ class ImportedBuffer(Buffer):
     """A Buffer over host pages the caller owns (a NumPy array): the device reads and writes
     the array's memory itself. The array is kept alive until the buffer is released."""
 
-    def __init__(self, core, array: np.ndarray, what: str = "array"):
+    def __init__(self, core, array: np.ndarray, what: str = "array", size: int | None = None):
+        """`size`: bytes to import from the array's start (default: to the end of the
+        memory object behind it); SharedPages give it, their mapping has slack after it."""
         info = core.info
         if not info.external_memory_host:
             raise UnsupportedError(f"{info.name} cannot import host memory "
@@ -153,7 +155,7 @@ class ImportedBuffer(Buffer):
             raise ValueError(f"{what} must be a writeable, C-contiguous NumPy array")
         align = info.host_pointer_alignment
         address = array.ctypes.data
-        pages = _pages_behind(array)
+        pages = _pages_behind(array) if size is None else size
         if address % align or pages is None or pages % align:
             raise ValueError(
                 f"{what} must start on a {align}-byte boundary of memory made of whole "
