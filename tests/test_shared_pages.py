@@ -321,3 +321,14 @@ def test_program_on_a_feeds_kernels_on_b(ctx, other, mode):
     relay.close()
     prog.free()
     pages.free()
+
+
+@pytest.mark.slow
+def test_fdtd_pipeline_example_writes_checked_pictures(tmp_path):
+    """examples/pipeline.py end to end (it checks B's images against NumPy itself)."""
+    if not vkp.list_devices()[0].external_memory_host:
+        pytest.skip("the device cannot import host memory")
+    from examples import pipeline
+    pipeline.main(["--out", str(tmp_path), "--size", "24", "--steps", "64"])
+    pngs = sorted(p.name for p in tmp_path.iterdir())
+    assert "strip.png" in pngs and len(pngs) == 64 // 8 + 1

@@ -43,12 +43,14 @@ class Probe:
 class Slice:
     """A 2-D slice of `field` (a component, "|e|" or "|h|") through the plane `axis` =
     `position` (metres), streamed every `every` steps (the steerable snapshot interval
-    `snap_every` when None)."""
+    `snap_every` when None). `frames`: a vkp.SharedPages to hold its ring of 8 frames, so
+    another device can read the slices in place (examples/pipeline.py)."""
     field: str = "ez"
     axis: str = "z"
     position: float | None = None
     every: int | None = None
     name: str = ""
+    frames: object = None
 
     def __post_init__(self):
         self.field = check_field(self.field)
@@ -210,7 +212,7 @@ def add_slice_stage(prog, sl, index, plane_shape, arrays, period, name):
     FIELD = SLICE_FIELDS.index(sl.field)      # compile-time: only its branch compiles
     ex, ey, ez, hx, hy, hz = (arrays[n] for n in ("ex", "ey", "ez", "hx", "hy", "hz"))
     sock = prog.memsock(name, np.float32, plane_shape, capacity=8, policy="block",
-                        payload={"step": vkp.u32})
+                        payload={"step": vkp.u32}, frames=sl.frames)
 
     def emit_slice(u, v):
         i, j, k = plane_node(u, v, A, P)

@@ -101,9 +101,10 @@ class Simulation:
         self.probes.append(p)
         return p
 
-    def add_slice(self, field="ez", axis="z", position=None, every=None, name="") -> Slice:
+    def add_slice(self, field="ez", axis="z", position=None, every=None, name="",
+                  frames=None) -> Slice:
         self._scene("add a slice")
-        s = Slice(field, axis, position, every, name or f"slice{len(self.slices)}")
+        s = Slice(field, axis, position, every, name or f"slice{len(self.slices)}", frames)
         if every is not None and (int(every) != every or every < 1):
             raise ValueError(f"slice interval must be a whole number of steps >= 1, got {every}")
         self.slices.append(s)
