@@ -13,6 +13,7 @@ import pytest
 import trio
 
 import vkpersist as vkp
+from test_docs import ROOT, _python_blocks, _run_script
 
 F = 16      # uint32 words per frame: small frames, so 10,000 of them take seconds
 
@@ -332,3 +333,10 @@ def test_fdtd_pipeline_example_writes_checked_pictures(tmp_path):
     pipeline.main(["--out", str(tmp_path), "--size", "24", "--steps", "64"])
     pngs = sorted(p.name for p in tmp_path.iterdir())
     assert "strip.png" in pngs and len(pngs) == 64 // 8 + 1
+
+
+def test_pipelines_doc_example_runs(tmp_path):
+    if not vkp.list_devices()[0].external_memory_host:
+        pytest.skip("the device cannot import host memory")
+    block = _python_blocks(ROOT / "docs" / "pipelines.md")[0]
+    assert "B's sums match NumPy: True" in _run_script(tmp_path, "pipelines_example.py", block)

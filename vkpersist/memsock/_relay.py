@@ -114,9 +114,7 @@ class Relay:
                 if self._stopped:
                     break
                 while sock.policy == "block" and sock.head - sock.tail >= sock.capacity:
-                    if not self._pending:
-                        self._hand(sock.wait())
-                    self._retire(wait=True)
+                    self._make_room()
                 produce(i)
                 self.pump()
             self.finish()
@@ -124,6 +122,15 @@ class Relay:
             self._shutdown()
             raise
         return self.consumed - start
+
+    def _make_room(self) -> None:
+        """The ring is full: hand B every frame A has published (at least the oldest,
+        waiting for it), then wait for B and release them, so A can queue several again."""
+        self.pump()
+        if self.sock.head - self.sock.tail >= self.sock.capacity:
+            if not self._pending:
+                self._hand(self.sock.wait())
+            self._retire(wait=True)
 
     def _shutdown(self) -> None:
         """After an error: let neither device touch the pages any more (each wait bounded),
