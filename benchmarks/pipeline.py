@@ -54,19 +54,18 @@ def consume(frame: vkp.Array[vkp.f32], out: vkp.Array[vkp.f32]):
         out[i] = 2.0 * frame[i]
 
 
-def pick_devices(producer, consumer):
-    """(producer, consumer) DeviceInfos: as asked, else the best two, else one twice."""
+def open_devices(producer, consumer):
+    """(A, B) Contexts: as asked, else the best device and the next best, else the best
+    device twice (two Contexts: two logical devices)."""
     def sel(s):
         return int(s) if s is not None and s.strip().isdigit() else s
-    infos = vkp.list_devices()
-    order = ("dgpu", "igpu", "cpu", "virtual", "other")
-    ranked = sorted(infos, key=lambda d: (order.index(d.kind), d.index))
-    a = vkp.Context(sel(producer)).info if producer is not None else ranked[0]
+    a = vkp.Context(sel(producer))           # None: the best device (dgpu > igpu > cpu)
     if consumer is not None:
-        b = vkp.Context(sel(consumer)).info
-    else:
-        b = next((d for d in ranked if d.index != a.index), a)
-    return a, b
+        return a, vkp.Context(sel(consumer))
+    order = ("dgpu", "igpu", "cpu", "virtual", "other")
+    rest = sorted((d for d in vkp.list_devices() if d.index != a.info.index),
+                  key=lambda d: (order.index(d.kind), d.index))
+    return a, vkp.Context(rest[0].index if rest else a.info.index)
 
 
 def timed(count, step, finish):
@@ -148,8 +147,8 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=200)
     parser.add_argument("--capacity", type=int, default=8)
     args = parser.parse_args()
-    ia, ib = pick_devices(args.producer, args.consumer)
-    a, b = vkp.Context(ia.index), vkp.Context(ib.index)
+    a, b = open_devices(args.producer, args.consumer)
+    ia, ib = a.info, b.info
     for ctx in (a, b):
         if not ctx.info.external_memory_host:
             raise SystemExit(f"{ctx.info.name} lacks VK_EXT_external_memory_host: no shared "
