@@ -340,3 +340,24 @@ def test_pipelines_doc_example_runs(tmp_path):
         pytest.skip("the device cannot import host memory")
     block = _python_blocks(ROOT / "docs" / "pipelines.md")[0]
     assert "B's sums match NumPy: True" in _run_script(tmp_path, "pipelines_example.py", block)
+
+
+def test_relay_mistakes_are_explained(ctx, other):
+    plain = vkp.MemSock("plain", np.uint32, (F,), capacity=4, ctx=ctx)
+    with pytest.raises(ValueError, match=r"must keep its ring in vkp.SharedPages"):
+        vkp.Relay(plain, other, lambda frame, data: None)
+    plain.free()
+    pages = vkp.SharedPages(4096)
+    sock = vkp.MemSock("s", np.uint32, (F,), capacity=4, ctx=ctx, frames=pages)
+    with pytest.raises(TypeError, match="consume must be a function"):
+        vkp.Relay(sock, other, None)
+    with pytest.raises(ValueError, match=r"window must be an int in 1..4"):
+        vkp.Relay(sock, other, lambda frame, data: None, window=5)
+    with pytest.raises(ValueError, match=r"needs 8.0 KiB, and the pages hold 4.0 KiB"):
+        vkp.MemSock("big", np.uint32, (512,), capacity=4, ctx=ctx, frames=pages)
+    relay = vkp.Relay(sock, other, lambda frame, data: None)
+    assert repr(relay).startswith("vkpersist.Relay('s': ")
+    relay.close()
+    relay.close()                                     # idempotent
+    sock.free()
+    pages.free()
