@@ -2,7 +2,7 @@
 and against device A's plain copy into host memory, measured in the same run.
 
     python3 benchmarks/pipeline.py [--producer SEL] [--consumer SEL] [--frame-mib 4]
-                                   [--frames 200] [--capacity 8]
+                                   [--frames 200] [--capacity 8] [--repeat 3]
 
 SEL: a device index, a kind (dgpu, igpu, cpu) or part of a name (e.g. `--producer 0
 --consumer llvmpipe`). Default: the best two devices found (dgpu > igpu > cpu), or the
@@ -146,6 +146,7 @@ def main() -> None:
     parser.add_argument("--frame-mib", type=float, default=4.0)
     parser.add_argument("--frames", type=int, default=200)
     parser.add_argument("--capacity", type=int, default=8)
+    parser.add_argument("--repeat", type=int, default=3, help="best of this many runs per row")
     args = parser.parse_args()
     a, b = open_devices(args.producer, args.consumer)
     ia, ib = a.info, b.info
@@ -157,10 +158,15 @@ def main() -> None:
     nbytes, count = n * 4, args.frames
     same = " (one device, two Contexts)" if ia.index == ib.index else ""
     print(f"A (producer): [{ia.index}] {ia.name}\nB (consumer): [{ib.index}] {ib.name}{same}")
-    print(f"{count} frames of {nbytes / (1 << 20):.2f} MiB, ring of {args.capacity}\n")
-    rows = [("A: copy into host memory", plain_copy(a, n, count)),
-            ("shared pages (Relay)", shared_pipeline(a, b, n, count, args.capacity)),
-            ("copy-based (A -> host -> B)", copy_pipeline(a, b, n, count, args.capacity))]
+    print(f"{count} frames of {nbytes / (1 << 20):.2f} MiB, ring of {args.capacity}, "
+          f"best of {args.repeat} runs per row\n")
+    def best(measure):
+        return min(measure() for _ in range(args.repeat))
+
+    rows = [("A: copy into host memory", best(lambda: plain_copy(a, n, count))),
+            ("shared pages (Relay)", best(lambda: shared_pipeline(a, b, n, count, args.capacity))),
+            ("copy-based (A -> host -> B)", best(lambda: copy_pipeline(a, b, n, count,
+                                                                       args.capacity)))]
     base = rows[0][1]
     print(f"{'row':30s} {'frames/s':>10s} {'GB/s':>8s} {'vs A copy':>10s} {'vs copy-based':>14s}")
     for name, dt in rows:
