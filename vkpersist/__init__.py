@@ -17,6 +17,7 @@ from .memsock import Frame, MemSock
 from ._kernel import Kernel, func, kernel
 from . import _copies  # noqa: F401  (device-side copies for views and astype)
 from ._array_math import FUNCTIONS as _F, clip, where
+from ._fusion import jit
 from .lang.source import compile_source
 from .scheduler import Program, QueueOverflow, every, when
 from . import lowlevel
@@ -72,7 +73,7 @@ __all__ = [
     "atanh", "floor", "ceil", "trunc", "fabs", "clamp", "mix", "fma", "isnan", "isinf",
     "copysign", "hypot", "sign", "select", "dot", "cross", "length", "normalize", "distance",
     # arrays: element-wise math (docs/arrays.md)
-    "where", "clip", *_ARRAY_FUNCTIONS,
+    "jit", "where", "clip", *_ARRAY_FUNCTIONS,
     # the layer underneath: raw GLSL kernels, host pages, device details
     "lowlevel",
     # numba.cuda's API (`from vkpersist import cuda`, docs/cuda.md)

@@ -267,15 +267,64 @@ def _check_scalars(node: Node) -> None:
         _check_scalars(a)
 
 
-def evaluate(root: Node, out=None, *, name: str = "operation", dtype=None):
+def evaluate(root: Node, out=None, *, name: str = "operation", sources: set | None = None):
     """Run a tree: the result as a new array (device or NumPy, see the module docs), or
     written into `out` (a device or NumPy array, views included) and `out` returned."""
+    plan = prepare(root, out, name=name)
+    if sources is not None:
+        sources.add(plan.source)
+    for args in plan.launches:
+        plan.kernel[plan.groups, LOCAL](*args)
+    if isinstance(out, np.ndarray):
+        out[...] = plan.out.numpy()
+        return out
+    if out is not None:
+        return out
+    if plan.resident:
+        return plan.out
+    host = plan.out.numpy()
+    return host[()] if host.ndim == 0 else host
+
+
+class Plan:
+    """A resolved tree ready to launch: its kernel source and kernel, the output array,
+    and the arguments of each launch (one, unless more than 3 axes stay unmerged)."""
+
+    def __init__(self, root, dev: dict, out: Array, shape, resident: bool):
+        self.out, self.resident, self.launches = out, resident, []
+        arrays = _leaves(root, [])
+        strides = [list(out._estrides)] + [_broadcast_strides(dev[id(a)], shape)
+                                           for a in arrays]
+        merged, strides = _merge_axes(list(shape), strides)
+        outer, inner = merged[:-3], merged[-3:]
+        self.source, em = source(root, out.dtype, len(inner))
+        self.kernel = compiled(self.source, em.functions)
+        self.groups = max(1, min(MAX_GROUPS, -(-math.prod(inner) // LOCAL)))
+        order = [next(i for i, a in enumerate(arrays) if a is x) for x in em.arrays]
+        scalars = [PARAM[COMPUTE[d]](v) for v, d in em.scalars]
+        operands = [out] + [dev[id(a)] for a in arrays]
+        for idx in itertools.product(*map(range, outer)) if out.size else ():
+            views = []
+            for op, st in zip(operands, strides):
+                offset = op._offset + sum(i * s for i, s in zip(idx, st))
+                views.append(op._view(inner, st[len(outer):], offset))
+            self.launches.append((views[0], *[views[1 + k] for k in order], *scalars))
+
+    def glsl(self) -> str:
+        from ._kernel import _type_of_value
+        args = self.launches[0] if self.launches else ()
+        return self.kernel.glsl(*[_type_of_value(a) for a in args])
+
+
+def prepare(root: Node, out=None, *, name: str = "operation") -> Plan:
+    """Resolve types, check them against NumPy's rules and the device, broadcast, and
+    allocate the result: everything but the launch."""
     resolve(root)
     _check_scalars(root)
     leaves = _leaves(root, [])
     ctx, resident = _context_of(leaves, out)
     for n in _all_nodes(root):
-        if n.op not in ("scalar",):
+        if n.op != "scalar":
             _check_device_dtype(n.dtype, ctx, name)
     shapes = [tuple(a.shape) for a in leaves]
     if out is not None:
@@ -286,23 +335,13 @@ def evaluate(root: Node, out=None, *, name: str = "operation", dtype=None):
         if not np.can_cast(root.dtype, out.dtype, "same_kind"):
             raise TypeError(f"Cannot cast ufunc '{name}' output from {root.dtype!r} to "
                             f"{out.dtype!r} with casting rule 'same_kind'")
+        _check_device_dtype(out.dtype, ctx, name)
     else:
         shape = broadcast_shape(shapes)
-    out_dtype = np.dtype(dtype) if dtype is not None else (out.dtype if out is not None
-                                                          else root.dtype)
-    dev_out = out if isinstance(out, Array) else Array(ctx, shape, out_dtype)
-    if dev_out.size:
-        dev = {id(a): _to_device(a, ctx, dev_out) for a in leaves}
-        _launch(root, dev, dev_out, shape)
-    if isinstance(out, np.ndarray):
-        out[...] = dev_out.numpy()
-        return out
-    if out is not None:
-        return out
-    if resident:
-        return dev_out
-    host = dev_out.numpy()
-    return host[()] if host.ndim == 0 else host
+    dev_out = out if isinstance(out, Array) else Array(ctx, shape, root.dtype if out is None
+                                                       else out.dtype)
+    dev = {id(a): _to_device(a, ctx, dev_out) for a in leaves}
+    return Plan(root, dev, dev_out, shape, resident)
 
 
 def _all_nodes(node):
@@ -328,23 +367,3 @@ def _to_device(a, ctx, out: Array) -> Array:
             (out.shape, out._estrides, out._offset):
         return a.copy()
     return a
-
-
-def _launch(root: Node, dev: dict, out: Array, shape) -> None:
-    arrays = _leaves(root, [])
-    strides = [list(out._estrides)] + [_broadcast_strides(dev[id(a)], shape) for a in arrays]
-    merged, strides = _merge_axes(list(shape), strides)
-    outer, inner = merged[:-3], merged[-3:]
-    text, em = source(root, out.dtype, len(inner))
-    kern = compiled(text, em.functions)
-    order = [next(i for i, a in enumerate(arrays) if a is x) for x in em.arrays]
-    scalars = [PARAM[COMPUTE[d]](v) for v, d in em.scalars]
-    groups = max(1, min(MAX_GROUPS, -(-math.prod(inner) // LOCAL)))
-    operands = [out] + [dev[id(a)] for a in arrays]
-    for idx in itertools.product(*map(range, outer)):
-        views = []
-        for op, st in zip(operands, strides):
-            offset = op._offset + sum(i * s for i, s in zip(idx, st))
-            views.append(op._view(inner, st[len(outer):], offset))
-        kern[groups, LOCAL](views[0], *[views[1 + k] for k in order], *scalars)
-
