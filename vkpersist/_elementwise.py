@@ -118,6 +118,12 @@ def _cast(expr: str, src: np.dtype, dst: np.dtype) -> str:
     return f"{d}({expr})"
 
 
+def convert(expr: str, dst: np.dtype) -> str:
+    """`expr` (any kernel type) converted to the compute type of `dst`."""
+    d = COMPUTE[dst]
+    return f"bool({expr})" if d == "bool" else f"{d}({expr})"
+
+
 class _Emitter:
     """Kernel source for one tree: each node a local, in evaluation order."""
 
@@ -148,7 +154,7 @@ class _Emitter:
                 expr = EMIT[node.op](*args, node.loop, node.dtype)
             else:
                 self.functions[node.op.glsl_name] = node.op.device_function
-                expr = node.op.call_expr(args)
+                expr = node.op.call_expr(args, node.dtype)
             name = self._let(expr)
             narrowed = wrap(node.dtype, name)
             if narrowed:
