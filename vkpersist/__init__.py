@@ -19,6 +19,7 @@ from . import _copies  # noqa: F401  (device-side copies for views and astype)
 from ._array_math import FUNCTIONS as _F, clip, where
 from ._fusion import jit
 from ._vectorize import vectorize
+from ._guvectorize import guvectorize
 from .lang.source import compile_source
 from .scheduler import Program, QueueOverflow, every, when
 from . import lowlevel
@@ -74,7 +75,7 @@ __all__ = [
     "atanh", "floor", "ceil", "trunc", "fabs", "clamp", "mix", "fma", "isnan", "isinf",
     "copysign", "hypot", "sign", "select", "dot", "cross", "length", "normalize", "distance",
     # arrays: element-wise math (docs/arrays.md)
-    "jit", "vectorize", "where", "clip", *_ARRAY_FUNCTIONS,
+    "jit", "vectorize", "guvectorize", "where", "clip", *_ARRAY_FUNCTIONS,
     # the layer underneath: raw GLSL kernels, host pages, device details
     "lowlevel",
     # numba.cuda's API (`from vkpersist import cuda`, docs/cuda.md)
