@@ -12,7 +12,7 @@ import numpy as np
 
 from ._elementwise import Node, as_node, evaluate
 from ._numpy_table import HANDLED, implements
-from ._ufunc_table import ALIASES, EMIT
+from ._ufunc_table import ALIASES, BY_UFUNC, EMIT
 from .lang import builtins as B
 from .vk.array import Array
 
@@ -106,8 +106,8 @@ def _array_ufunc(ufunc, method, inputs, kwargs):
     """Array.__array_ufunc__: NumPy's ufuncs and operators on device arrays."""
     if not all(isinstance(x, _OPERANDS) for x in inputs):
         return NotImplemented
-    name = ufunc.__name__
-    if method == "__call__" and name in EMIT:
+    name = BY_UFUNC.get(ufunc, ufunc.__name__)
+    if method == "__call__" and ufunc in BY_UFUNC:
         out = kwargs.pop("out", None)
         if kwargs:
             _refuse_kwargs(name, kwargs)
@@ -143,8 +143,8 @@ _BUILTIN_UFUNC = {n: n for n in EMIT} | {
 def _host_call(name, args, kwargs):
     """Builtin.host_call: `vkp.sin(x)`, `vkp.atan2(y, x)`, `vkp.min(a, b, c)`,
     `vkp.clamp(x, lo, hi)` outside a kernel, on arrays or numbers."""
-    if not args or not all(isinstance(a, _OPERANDS) for a in args) or \
-            set(kwargs) - {"out"}:
+    if not args or set(kwargs) - {"out"} or (name not in _BUILTIN_UFUNC and
+                                               name not in ("min", "max", "clamp", "rsqrt")):
         return NotImplemented
     out = kwargs.get("out")
     if name in ("min", "max") and len(args) >= 2:

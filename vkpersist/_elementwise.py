@@ -26,13 +26,18 @@ import math
 
 import numpy as np
 
-from ._ufunc_table import COMPUTE, EMIT, PARAM, UFUNCS, wrap
+from ._ufunc_table import BY_UFUNC, COMPUTE, EMIT, PARAM, UFUNCS, wrap
 from .vk.array import Array, check_dtype
 from .vk.context import default_context
 
 LOCAL = 256
 MAX_GROUPS = 65535
 _PY_SCALARS = (bool, int, float)
+
+
+def weak(node) -> bool:
+    """A Python bool, int or float operand (NumPy's own scalars are typed: NEP 50)."""
+    return node.op == "scalar" and type(node.value) in _PY_SCALARS
 
 
 class Node(np.lib.mixins.NDArrayOperatorsMixin):
@@ -49,9 +54,9 @@ class Node(np.lib.mixins.NDArrayOperatorsMixin):
         self.dtype = self.loop = None
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        if method != "__call__" or kwargs or ufunc.__name__ not in EMIT:
+        if method != "__call__" or kwargs or ufunc not in BY_UFUNC:
             return NotImplemented
-        return Node(ufunc.__name__, [as_node(x) for x in inputs])
+        return Node(BY_UFUNC[ufunc], [as_node(x) for x in inputs])
 
     def __bool__(self):
         raise TypeError("a traced array has no truth value while vkp.jit traces the function: "
@@ -78,7 +83,7 @@ def as_node(x) -> Node:
 def _dtype_probe(node: Node):
     """What NumPy's type resolution sees for `node`: a dtype, or for a Python scalar its
     type (weak, NEP 50)."""
-    if node.op == "scalar" and isinstance(node.value, _PY_SCALARS):
+    if weak(node) and type(node.value) is not bool:
         return type(node.value)
     return node.dtype
 
@@ -93,11 +98,9 @@ def resolve(node: Node) -> None:
         node.dtype = node.value.dtype
     elif node.op == "scalar":
         v = node.value
-        node.dtype = np.asarray(v).dtype if not isinstance(v, _PY_SCALARS) else \
-            np.result_type(v)
+        node.dtype = np.result_type(v) if weak(node) else np.asarray(v).dtype
     elif node.op == "where":
-        out = np.result_type(*[a.value if a.op == "scalar" and isinstance(a.value, _PY_SCALARS)
-                               else a.dtype for a in node.args[1:]])
+        out = np.result_type(*[a.value if weak(a) else a.dtype for a in node.args[1:]])
         node.loop, node.dtype = (np.dtype(np.bool_), out, out), out
     elif isinstance(node.op, str):
         dts = UFUNCS[node.op].resolve_dtypes(tuple(_dtype_probe(a) for a in node.args) + (None,))
@@ -265,8 +268,7 @@ def _leaves(node: Node, found: list) -> list:
 def _check_scalars(node: Node) -> None:
     """Python ints meeting a narrower integer loop: NumPy's OverflowError."""
     for a, want in zip(node.args, node.loop or ()):
-        if a.op == "scalar" and isinstance(a.value, int) and not isinstance(a.value, bool) \
-                and want.kind in "iu":
+        if weak(a) and type(a.value) is int and want.kind in "iu":
             info = np.iinfo(want)
             if not info.min <= a.value <= info.max:
                 raise OverflowError(f"Python integer {a.value} out of bounds for {want}")
@@ -304,7 +306,8 @@ class Plan:
         merged, strides = _merge_axes(list(shape), strides)
         outer, inner = merged[:-3], merged[-3:]
         self.source, em = source(root, out.dtype, len(inner))
-        self.kernel = compiled(self.source, em.functions)
+        # an empty result launches nothing, and compiles nothing either
+        self.kernel = compiled(self.source, em.functions) if out.size else None
         self.groups = max(1, min(MAX_GROUPS, -(-math.prod(inner) // LOCAL)))
         order = [next(i for i, a in enumerate(arrays) if a is x) for x in em.arrays]
         scalars = [PARAM[COMPUTE[d]](v) for v, d in em.scalars]

@@ -174,6 +174,8 @@ EMIT = {
 }
 
 UFUNCS = {name: getattr(np, name) for name in EMIT}
+# NumPy's ufunc object -> our name (np.true_divide.__name__ is "divide")
+BY_UFUNC = {ufunc: name for name, ufunc in UFUNCS.items()}
 # NumPy's other names for the same ufuncs
 ALIASES = {"divide": "true_divide", "mod": "remainder", "abs": "absolute",
            "degrees": "rad2deg", "radians": "deg2rad"}

@@ -25,7 +25,8 @@ import re
 import numpy as np
 
 from ._array_math import run
-from ._elementwise import LOCAL, MAX_GROUPS, Node, as_node, compiled, convert, resolve
+from ._elementwise import (LOCAL, MAX_GROUPS, Node, as_node, compiled, convert, resolve,
+                           weak)
 from .lang import types as T
 from .lang.compiler import Unit
 from .lang.values import DeviceFunction
@@ -74,7 +75,7 @@ def parse_signature(sig: str):
 
 def _fits(arg: Node, want: np.dtype) -> bool:
     """Whether an input converts to `want` safely (numba picks the first signature all do)."""
-    if arg.op == "scalar" and isinstance(arg.value, (bool, int, float)):
+    if weak(arg):
         kind = "b" if isinstance(arg.value, bool) else "i" if isinstance(arg.value, int) else "f"
         return {"b": "biuf", "i": "iuf", "f": "f"}[kind].find(want.kind) >= 0
     return np.can_cast(arg.dtype, want, "safe")
@@ -93,7 +94,7 @@ def pick(name: str, sigs: list, args) -> tuple:
 def _natural(arg: Node) -> np.dtype:
     """An input's own dtype, for a signature-less function (numba types a Python float as
     float64 and an int as int64)."""
-    if arg.op == "scalar" and isinstance(arg.value, (bool, int, float)):
+    if weak(arg):
         return np.dtype({bool: np.bool_, int: np.int64, float: np.float64}[type(arg.value)])
     return arg.dtype
 
