@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import vkpersist as vkp
-from vkpersist import _elementwise
+from vkpersist import _elementwise, _recipe
 
 RNG = np.random.default_rng(15)
 
@@ -349,7 +349,7 @@ def test_float64_refused_by_name_where_the_device_lacks_it():
     class Ctx:
         info = NoFloat64()
     with pytest.raises(vkp.UnsupportedError, match="Example GPU cannot use float64 arrays"):
-        _elementwise._check_device_dtype(np.dtype(np.float64), Ctx(), "add")
+        _recipe.check_device_dtype(np.dtype(np.float64), Ctx(), "add")
 
 
 def test_kernel_builtins_do_the_array_operation_outside_kernels(ctx):

@@ -5,18 +5,18 @@ import numpy as np
 import pytest
 
 import vkpersist as vkp
-from vkpersist import _elementwise
+from vkpersist import _elementwise, _recipe
 
 
 def _count_launches(monkeypatch):
-    """How many element-wise kernels launch (every one goes through Plan's launches)."""
+    """How many element-wise kernels each call launches (every call runs a Recipe)."""
     launched = []
-    real = _elementwise.Plan.__init__
+    real = _recipe.Recipe.run
 
-    def counting(self, *args, **kwargs):
-        real(self, *args, **kwargs)
-        launched.append(len(self.launches))
-    monkeypatch.setattr(_elementwise.Plan, "__init__", counting)
+    def counting(self, args, out):
+        launched.append(len(self.layouts))
+        return real(self, args, out)
+    monkeypatch.setattr(_recipe.Recipe, "run", counting)
     return launched
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._elementwise import Node, as_node, evaluate
+from ._elementwise import Node, as_node
+from ._recipe import call
 from ._numpy_table import HANDLED, implements
 from ._ufunc_table import ALIASES, BY_UFUNC, EMIT
 from .lang import builtins as B
@@ -30,20 +31,21 @@ def _single_out(out, name):
     return out
 
 
-def run(root: Node, out, name: str, args):
-    """Evaluate `root`; while `vkp.jit` traces a function (an argument is a Node), return
-    it instead, to become part of a bigger tree."""
+def run(key, build, args, out, name: str):
+    """`build(*argument_nodes)` evaluated on `args` through a cached Recipe; while
+    `vkp.jit` traces a function (an argument is a Node), the tree itself, to become part
+    of a bigger one."""
     if any(isinstance(a, Node) for a in args):
         if out is not None:
             raise TypeError(f"{name}: out= is not available inside vkp.jit; give it to the "
                             "jitted function's call instead")
-        return root
-    return evaluate(root, _single_out(out, name), name=name)
+        return build(*[as_node(a) for a in args])
+    return call(key, build, args, _single_out(out, name), name)
 
 
 def apply(name: str, args, out=None):
     """Run ufunc `name` on `args` (device/NumPy arrays, numbers, or traced Nodes)."""
-    return run(Node(name, [as_node(a) for a in args]), out, name, args)
+    return run(name, lambda *nodes: Node(name, nodes), args, out, name)
 
 
 class UFunc:
@@ -70,20 +72,24 @@ class UFunc:
 def where(condition, x, y, /):
     """`x` where `condition` is true, else `y`, broadcast together (NumPy's np.where with
     three arguments; the one-argument form, np.nonzero, is not supported)."""
-    return run(Node("where", [as_node(condition), as_node(x), as_node(y)]), None, "where",
-               (condition, x, y))
+    return run("where", lambda c, a, b: Node("where", [c, a, b]), (condition, x, y), None,
+               "where")
 
 
 def clip(a, a_min, a_max, out=None):
     """`a` limited to [a_min, a_max] (either may be None), as np.clip: NaN stays NaN."""
     if a_min is None and a_max is None:
         raise ValueError("clip(): one of a_min or a_max must be given")
-    node = as_node(a)
-    if a_min is not None:
-        node = Node("maximum", [node, as_node(a_min)])
-    if a_max is not None:
-        node = Node("minimum", [node, as_node(a_max)])
-    return run(node, out, "clip", (a, a_min, a_max))
+    bounds = [b for b in (a_min, a_max) if b is not None]
+
+    def build(node, *limits):
+        limits = list(limits)
+        if a_min is not None:
+            node = Node("maximum", [node, limits.pop(0)])
+        if a_max is not None:
+            node = Node("minimum", [node, limits.pop(0)])
+        return node
+    return run(("clip", a_min is None, a_max is None), build, (a, *bounds), out, "clip")
 
 
 implements(np.where)(lambda condition, x=None, y=None: where(condition, x, y)
@@ -148,15 +154,17 @@ def _host_call(name, args, kwargs):
         return NotImplemented
     out = kwargs.get("out")
     if name in ("min", "max") and len(args) >= 2:
-        node = as_node(args[0])
-        for a in args[1:]:
-            node = Node("minimum" if name == "min" else "maximum", [node, as_node(a)])
-        return run(node, out, name, args)
+        def fold(*nodes):
+            node = nodes[0]
+            for a in nodes[1:]:
+                node = Node("minimum" if name == "min" else "maximum", [node, a])
+            return node
+        return run((name, len(args)), fold, args, out, name)
     if name == "clamp" and len(args) == 3:
         return clip(*args, out=out)
     if name == "rsqrt" and len(args) == 1:
-        return run(Node("true_divide", [as_node(1), Node("sqrt", [as_node(args[0])])]),
-                   out, name, args)
+        return run(name, lambda x: Node("true_divide", [as_node(1), Node("sqrt", [x])]),
+                   args, out, name)
     op = _BUILTIN_UFUNC.get(name)
     if op is None or getattr(np, op).nin != len(args):
         return NotImplemented

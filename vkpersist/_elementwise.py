@@ -22,13 +22,11 @@ whole function into one tree, and so one kernel (vkpersist/_fusion.py). Either w
 from __future__ import annotations
 
 import itertools
-import math
 
 import numpy as np
 
 from ._ufunc_table import BY_UFUNC, COMPUTE, EMIT, PARAM, UFUNCS, wrap
-from .vk.array import Array, check_dtype
-from .vk.context import default_context
+from .vk.array import Array
 
 LOCAL = 256
 MAX_GROUPS = 65535
@@ -134,7 +132,7 @@ class _Emitter:
         self.index = index
         self.lines: list[str] = []
         self.arrays: list = []       # leaf arrays, one parameter each (deduplicated)
-        self.scalars: list = []      # (value, loop dtype) per use of a scalar
+        self.scalars: list = []      # (scalar Node, loop dtype) per use of a scalar
         self.functions: dict = {}    # name -> vectorized device function
         self.temps = itertools.count()
         self.seen: dict = {}
@@ -149,7 +147,7 @@ class _Emitter:
                 self.arrays.append(node.value)
             name = self._let(f"a{k}[{self.index}]")
         else:
-            args = [self._scalar(a.value, want) if a.op == "scalar" else
+            args = [self._scalar(a, want) if a.op == "scalar" else
                     _cast(self.emit(a), a.dtype, want) for a, want in zip(node.args, node.loop)]
             if node.op == "where":
                 expr = f"({args[1]} if {args[0]} else {args[2]})"
@@ -165,9 +163,9 @@ class _Emitter:
         self.seen[id(node)] = name
         return name
 
-    def _scalar(self, value, dtype) -> str:
+    def _scalar(self, node, dtype) -> str:
         """A scalar operand: a parameter (a push constant) of its loop dtype, per use."""
-        self.scalars.append((value, dtype))
+        self.scalars.append((node, dtype))
         return f"s{len(self.scalars) - 1}"
 
     def _let(self, expr: str) -> str:
@@ -212,167 +210,3 @@ def compiled(text: str, functions: dict):
         kern = compile_source(text, "elementwise", {"vkp": vkp, **functions})["_ew"]
         _KERNELS[text] = kern
     return kern
-
-
-# ---- shapes --------------------------------------------------------------------------------
-def broadcast_shape(shapes) -> tuple:
-    try:
-        return np.broadcast_shapes(*shapes)
-    except ValueError:
-        raise ValueError("operands could not be broadcast together with shapes "
-                         + " ".join(str(tuple(s)) for s in shapes)) from None
-
-
-def _broadcast_strides(a: Array, shape) -> list:
-    pad = len(shape) - a.ndim
-    return [0] * pad + [0 if n == 1 and shape[pad + k] != 1 else s
-                        for k, (n, s) in enumerate(zip(a.shape, a._estrides))]
-
-
-def _merge_axes(shape, strides: list[list]) -> tuple[list, list[list]]:
-    """Drop axes of length 1 and merge neighbours every operand walks as one."""
-    keep = [k for k, n in enumerate(shape) if n != 1]
-    shape = [shape[k] for k in keep]
-    strides = [[s[k] for k in keep] for s in strides]
-    k = len(shape) - 2
-    while k >= 0:
-        if all(s[k] == s[k + 1] * shape[k + 1] for s in strides):
-            shape[k:k + 2] = [shape[k] * shape[k + 1]]
-            for s in strides:
-                s[k:k + 2] = [s[k + 1]]
-        k -= 1
-    if not shape:
-        return [1], [[1] for _ in strides]
-    return shape, strides
-
-
-# ---- running -------------------------------------------------------------------------------
-def _context_of(leaves, out):
-    ctxs = {id(a.ctx): a.ctx for a in leaves + [out] if isinstance(a, Array)}
-    if len(ctxs) > 1:
-        from ._errors import VkPersistError
-        raise VkPersistError("element-wise operation on arrays of different Contexts; move "
-                             "them to one with ctx.asarray(...)")
-    return next(iter(ctxs.values())) if ctxs else default_context(), bool(ctxs)
-
-
-def _leaves(node: Node, found: list) -> list:
-    if node.op == "array":
-        if not any(x is node.value for x in found):
-            found.append(node.value)
-    for a in node.args:
-        _leaves(a, found)
-    return found
-
-
-def _check_scalars(node: Node) -> None:
-    """Python ints meeting a narrower integer loop: NumPy's OverflowError."""
-    for a, want in zip(node.args, node.loop or ()):
-        if weak(a) and type(a.value) is int and want.kind in "iu":
-            info = np.iinfo(want)
-            if not info.min <= a.value <= info.max:
-                raise OverflowError(f"Python integer {a.value} out of bounds for {want}")
-        _check_scalars(a)
-
-
-def evaluate(root: Node, out=None, *, name: str = "operation", sources: set | None = None):
-    """Run a tree: the result as a new array (device or NumPy, see the module docs), or
-    written into `out` (a device or NumPy array, views included) and `out` returned."""
-    plan = prepare(root, out, name=name)
-    if sources is not None:
-        sources.add(plan.source)
-    for args in plan.launches:
-        plan.kernel[plan.groups, LOCAL](*args)
-    if isinstance(out, np.ndarray):
-        out[...] = plan.out.numpy()
-        return out
-    if out is not None:
-        return out
-    if plan.resident:
-        return plan.out
-    host = plan.out.numpy()
-    return host[()] if host.ndim == 0 else host
-
-
-class Plan:
-    """A resolved tree ready to launch: its kernel source and kernel, the output array,
-    and the arguments of each launch (one, unless more than 3 axes stay unmerged)."""
-
-    def __init__(self, root, dev: dict, out: Array, shape, resident: bool):
-        self.out, self.resident, self.launches = out, resident, []
-        arrays = _leaves(root, [])
-        strides = [list(out._estrides)] + [_broadcast_strides(dev[id(a)], shape)
-                                           for a in arrays]
-        merged, strides = _merge_axes(list(shape), strides)
-        outer, inner = merged[:-3], merged[-3:]
-        self.source, em = source(root, out.dtype, len(inner))
-        # an empty result launches nothing, and compiles nothing either
-        self.kernel = compiled(self.source, em.functions) if out.size else None
-        self.groups = max(1, min(MAX_GROUPS, -(-math.prod(inner) // LOCAL)))
-        order = [next(i for i, a in enumerate(arrays) if a is x) for x in em.arrays]
-        scalars = [PARAM[COMPUTE[d]](v) for v, d in em.scalars]
-        operands = [out] + [dev[id(a)] for a in arrays]
-        for idx in itertools.product(*map(range, outer)) if out.size else ():
-            views = []
-            for op, st in zip(operands, strides):
-                offset = op._offset + sum(i * s for i, s in zip(idx, st))
-                views.append(op._view(inner, st[len(outer):], offset))
-            self.launches.append((views[0], *[views[1 + k] for k in order], *scalars))
-
-    def glsl(self) -> str:
-        from ._kernel import _type_of_value
-        args = self.launches[0] if self.launches else ()
-        return self.kernel.glsl(*[_type_of_value(a) for a in args])
-
-
-def prepare(root: Node, out=None, *, name: str = "operation") -> Plan:
-    """Resolve types, check them against NumPy's rules and the device, broadcast, and
-    allocate the result: everything but the launch."""
-    resolve(root)
-    _check_scalars(root)
-    leaves = _leaves(root, [])
-    ctx, resident = _context_of(leaves, out)
-    for n in _all_nodes(root):
-        if n.op != "scalar":
-            _check_device_dtype(n.dtype, ctx, name)
-    shapes = [tuple(a.shape) for a in leaves]
-    if out is not None:
-        shape = broadcast_shape(shapes + [out.shape])
-        if shape != tuple(out.shape):
-            raise ValueError(f"non-broadcastable output operand with shape {tuple(out.shape)} "
-                             f"doesn't match the broadcast shape {shape}")
-        if not np.can_cast(root.dtype, out.dtype, "same_kind"):
-            raise TypeError(f"Cannot cast ufunc '{name}' output from {root.dtype!r} to "
-                            f"{out.dtype!r} with casting rule 'same_kind'")
-        _check_device_dtype(out.dtype, ctx, name)
-    else:
-        shape = broadcast_shape(shapes)
-    dev_out = out if isinstance(out, Array) else Array(ctx, shape, root.dtype if out is None
-                                                       else out.dtype)
-    dev = {id(a): _to_device(a, ctx, dev_out) for a in leaves}
-    return Plan(root, dev, dev_out, shape, resident)
-
-
-def _all_nodes(node):
-    yield node
-    for a in node.args:
-        yield from _all_nodes(a)
-
-
-def _check_device_dtype(dtype, ctx, name):
-    try:
-        check_dtype(dtype, ctx.info)
-    except TypeError as e:
-        raise TypeError(f"{name}: {e}") from None
-
-
-def _to_device(a, ctx, out: Array) -> Array:
-    """A leaf as a device array: NumPy arrays are copied (contiguous); a device view that
-    overlaps `out` in another layout is copied first, as NumPy does, so that writing `out`
-    cannot change what is still to be read."""
-    if isinstance(a, np.ndarray):
-        return ctx.asarray(np.ascontiguousarray(a))
-    if a.buffer is out.buffer and (a.shape, a._estrides, a._offset) != \
-            (out.shape, out._estrides, out._offset):
-        return a.copy()
-    return a

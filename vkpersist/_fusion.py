@@ -22,7 +22,8 @@ import functools
 import numpy as np
 
 from ._array_math import _single_out
-from ._elementwise import Node, as_node, evaluate, prepare
+from ._elementwise import Node, as_node
+from ._recipe import Recipe, call
 
 
 
@@ -37,8 +38,8 @@ class JitFunction:
     def __repr__(self):
         return f"<vkpersist.jit {self.__name__}>"
 
-    def _trace(self, args) -> Node:
-        root = self.pyfunc(*[as_node(a) for a in args])
+    def _build(self, *nodes) -> Node:
+        root = self.pyfunc(*nodes)
         if not isinstance(root, Node) or root.op == "scalar":
             raise TypeError(f"vkp.jit({self.__name__}): the function must return an "
                             "element-wise expression of its array arguments, got "
@@ -47,17 +48,22 @@ class JitFunction:
 
     def __call__(self, *args, out=None):
         """The function's value on `args` (device arrays, NumPy arrays, numbers), computed
-        by one kernel: a new array, or written into `out`."""
-        return evaluate(self._trace(args), _single_out(out, self.__name__),
-                        name=self.__name__, sources=self.sources)
+        by one kernel: a new array, or written into `out`. The function is traced once per
+        argument signature (dtypes, shapes, layouts), as numba and JAX do."""
+        return call(self, self._build, args, _single_out(out, self.__name__), self.__name__,
+                    self.sources)
+
+    def _recipe(self, args) -> Recipe:
+        nodes = [as_node(a) for a in args]
+        return Recipe(self._build(*nodes), nodes, None, self.__name__)
 
     def source(self, *args) -> str:
         """The kernel-language source generated for these arguments."""
-        return prepare(self._trace(args), name=self.__name__).source
+        return self._recipe(args).source
 
     def glsl(self, *args) -> str:
         """The GLSL of the kernel these arguments run."""
-        return prepare(self._trace(args), name=self.__name__).glsl()
+        return self._recipe(args).glsl()
 
 
 def jit(pyfunc=None):

@@ -31,6 +31,7 @@ import textwrap
 import numpy as np
 
 from ._elementwise import LOCAL, MAX_GROUPS, Node, as_node, compiled, resolve
+from ._recipe import broadcast_shape
 from ._vectorize import parse_signature, pick
 from .lang.source import compile_source
 from .lang.values import DeviceFunction
@@ -236,7 +237,6 @@ class GUVectorized:
         if missing:
             raise ValueError(f"{self.__name__}: the output dimension(s) {', '.join(missing)} "
                              "of the layout appear in no input; pass out= arrays")
-        from ._elementwise import broadcast_shape
         return sizes, broadcast_shape(loops)
 
     def _launch(self, ins, outs, loop) -> None:

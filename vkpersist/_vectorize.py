@@ -142,7 +142,7 @@ class Vectorized:
     def __call__(self, *args, out=None):
         if len(args) != self.nin:
             raise TypeError(f"{self.__name__}() takes {self.nin} arguments, got {len(args)}")
-        return run(Node(self, [as_node(a) for a in args]), out, self.__name__, args)
+        return run(self, lambda *nodes: Node(self, nodes), args, out, self.__name__)
 
     # ---- the Node protocol (vkpersist/_elementwise.py) -----------------------------------
     def resolve(self, args) -> tuple:
