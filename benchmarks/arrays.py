@@ -26,17 +26,7 @@ import time
 import numpy as np
 
 import vkpersist as vkp
-
-COPY_GLSL = """#version 450
-layout(local_size_x = 256) in;
-layout(push_constant) uniform P { uint n; };
-layout(std430, binding = 0) readonly buffer Src { vec4 src[]; };
-layout(std430, binding = 1) writeonly buffer Dst { vec4 dst[]; };
-void main() {
-    uint stride = gl_NumWorkGroups.x * 256u;
-    for (uint i = gl_GlobalInvocationID.x; i < n; i += stride) dst[i] = src[i];
-}
-"""
+from vkpersist.vk.doctor import _COPY as COPY_GLSL   # the doctor's copy kernel
 
 
 def seconds(fn, sync, min_time: float) -> float:
