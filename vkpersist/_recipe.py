@@ -184,20 +184,23 @@ class Recipe:
         self.groups = max(1, min(MAX_GROUPS, -(-math.prod(self.inner) // LOCAL)))
         position = {id(n): k for k, n in enumerate(nodes)}
         arg_of = {id(n.value): k for k, n in enumerate(nodes) if n.op == "array"}
-        # per leaf array: (argument position or None, the array fixed in the function)
-        self.arrays = [(arg_of.get(id(a)), a) for a in arrays]
+        # per leaf array: (argument position, None) or (None, the array fixed in the
+        # function); arguments are not kept, so the recipe holds no memory of its first call
+        self.arrays = [(arg_of[id(a)], None) if id(a) in arg_of else (None, a) for a in arrays]
         self.order = [next(i for i, a in enumerate(arrays) if a is x) for x in em.arrays]
-        self.scalars = [(position.get(id(n)), n.value, d) for n, d in em.scalars]
+        self.scalars = [(position[id(n)], None, d) if id(n) in position else (None, n.value, d)
+                        for n, d in em.scalars]
         self.offsets = [out_layout[2]] + [_layout(a)[2] for a in arrays]
         self.dtypes = [self.dtype] + [a.dtype for a in arrays]
         self.layouts = [[(tuple(st[len(outer):]), sum(i * s for i, s in zip(idx, st)))
                          for st in strides] for idx in itertools.product(*map(range, outer))]
 
     def run(self, args, out):
-        ctx = self.ctx
+        # NumPy in, NumPy out: whatever the default context is now
+        ctx = self.ctx if self.resident else default_context()
         dev_out = out if isinstance(out, Array) else Array(ctx, self.shape, self.dtype)
         if self.kernel is not None:
-            operands = [dev_out] + [self._device(args[k] if k is not None else a)
+            operands = [dev_out] + [self._device(args[k] if k is not None else a, ctx)
                                     for k, a in self.arrays]
             scalars = []
             for k, value, dtype in self.scalars:
@@ -219,10 +222,11 @@ class Recipe:
         host = dev_out.numpy()
         return host[()] if host.ndim == 0 else host
 
-    def _device(self, a) -> Array:
+    @staticmethod
+    def _device(a, ctx) -> Array:
         """A leaf as a device array: NumPy arrays are copied (contiguous)."""
         if isinstance(a, np.ndarray):
-            return self.ctx.asarray(np.ascontiguousarray(a))
+            return ctx.asarray(np.ascontiguousarray(a))
         return a
 
     def glsl(self) -> str:
