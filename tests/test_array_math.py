@@ -151,6 +151,22 @@ def test_narrow_integers_wrap_like_numpy(ctx):
             np.testing.assert_array_equal(got.numpy(), want)
 
 
+def test_64_bit_and_float16_and_mixed_signedness(ctx):
+    i = np.array([2**40, -5, 7, -2**62, 0], np.int64)
+    u = np.array([2**63 + 5, 3, 7, 1, 0], np.uint64)
+    h = np.linspace(-2, 2, 5).astype(np.float16)
+    di, du, dh = ctx.asarray(i), ctx.asarray(u), ctx.asarray(h)
+    for got, want in [(di * 3 // 2, i * 3 // 2), (du >> 1, u >> 1), (du % 4, u % 4),
+                      (vkp.sign(di), np.sign(i)), (dh * 3 + 1, h * 3 + 1),
+                      (vkp.sin(dh), np.sin(h))]:
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got.numpy(), want)
+    for name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"):
+        for a, b, da, db in [(i, u, di, du), (u, i, du, di)]:
+            np.testing.assert_array_equal(getattr(vkp, name)(da, db).numpy(),
+                                          getattr(np, name)(a, b), err_msg=name)
+
+
 def test_bool_arithmetic_and_bitwise(ctx):
     a = np.array([True, True, False, False])
     b = np.array([True, False, True, False])

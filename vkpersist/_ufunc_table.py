@@ -50,10 +50,12 @@ def _int_div(op):
     def emit(a, b, ins, out):
         if _is_float(ins[0]):
             return f"({a} {op} {b})"
-        minus1 = (f"(-{a})" if op == "//" else "0")
+        zero = f"{COMPUTE[out]}(0)"            # typed: a bare 0 is int32 in kernel code
         if ins[0].kind == "u":
-            return f"(({a} {op} {b}) if {b} != 0 else 0)"
-        return f"(({a} {op} {b}) if ({b} != 0 and {b} != -1) else ({minus1} if {b} == -1 else 0))"
+            return f"(({a} {op} {b}) if {b} != 0 else {zero})"
+        minus1 = f"(-{a})" if op == "//" else zero
+        return (f"(({a} {op} {b}) if ({b} != 0 and {b} != -1) else "
+                f"({minus1} if {b} == -1 else {zero}))")
     return emit
 
 
@@ -85,9 +87,25 @@ def _minmax(cmp, nan_wins):
 def _sign(a, ins, out):
     if _is_float(ins[0]):
         return f"({a} if vkp.isnan({a}) else vkp.sign({a}))"
+    one, zero = f"{COMPUTE[out]}(1)", f"{COMPUTE[out]}(0)"
     if ins[0].kind == "u":
-        return f"(1 if {a} > 0 else 0)"
-    return f"(1 if {a} > 0 else (-1 if {a} < 0 else 0))"
+        return f"({one} if {a} > 0 else {zero})"
+    return f"({one} if {a} > 0 else ({COMPUTE[out]}(-1) if {a} < 0 else {zero}))"
+
+
+def _compare(op):
+    """a OP b; NumPy compares int64 with uint64 exactly (no common integer type exists)."""
+    def emit(a, b, ins, out):
+        if {ins[0].kind, ins[1].kind} != {"i", "u"}:
+            return f"({a} {op} {b})"
+        signed = a if ins[0].kind == "i" else b
+        exact = f"(vkp.u64({a}) {op} {b})" if ins[0].kind == "i" else f"({a} {op} vkp.u64({b}))"
+        # a negative signed operand is below every unsigned one
+        below = ("<", "<=") if ins[0].kind == "i" else (">", ">=")
+        if op == "!=" or op in below:
+            return f"({signed} < 0 or {exact})"
+        return f"({signed} >= 0 and {exact})"
+    return emit
 
 
 def _bool_or(op, bool_op):
@@ -155,12 +173,12 @@ EMIT = {
     "isinf": _float_only("vkp.isinf", lambda a: "False"),
     "isfinite": lambda a, ins, out: (f"(not (vkp.isnan({a}) or vkp.isinf({a})))"
                                      if _is_float(ins[0]) else "True"),
-    "equal": lambda a, b, ins, out: f"({a} == {b})",
-    "not_equal": lambda a, b, ins, out: f"({a} != {b})",
-    "less": lambda a, b, ins, out: f"({a} < {b})",
-    "less_equal": lambda a, b, ins, out: f"({a} <= {b})",
-    "greater": lambda a, b, ins, out: f"({a} > {b})",
-    "greater_equal": lambda a, b, ins, out: f"({a} >= {b})",
+    "equal": _compare("=="),
+    "not_equal": _compare("!="),
+    "less": _compare("<"),
+    "less_equal": _compare("<="),
+    "greater": _compare(">"),
+    "greater_equal": _compare(">="),
     "logical_and": lambda a, b, ins, out: f"({_bool(a, ins[0])} and {_bool(b, ins[1])})",
     "logical_or": lambda a, b, ins, out: f"({_bool(a, ins[0])} or {_bool(b, ins[1])})",
     "logical_xor": lambda a, b, ins, out: f"({_bool(a, ins[0])} != {_bool(b, ins[1])})",
