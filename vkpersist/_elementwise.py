@@ -25,7 +25,7 @@ import itertools
 
 import numpy as np
 
-from ._ufunc_table import BY_UFUNC, COMPUTE, EMIT, PARAM, UFUNCS, wrap
+from ._ufunc_table import BY_UFUNC, COMPUTE, EMIT, UFUNCS, wrap
 from .vk.array import Array
 
 LOCAL = 256

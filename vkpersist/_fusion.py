@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import functools
 
-import numpy as np
-
 from ._array_math import _single_out
 from ._elementwise import Node, as_node
 from ._recipe import Recipe, call

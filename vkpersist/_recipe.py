@@ -19,9 +19,9 @@ import math
 
 import numpy as np
 
-from ._elementwise import (COMPUTE, LOCAL, MAX_GROUPS, PARAM, Node, as_node, compiled, resolve,
-                           source, weak)
+from ._elementwise import LOCAL, MAX_GROUPS, Node, as_node, compiled, resolve, source
 from ._errors import VkPersistError
+from ._ufunc_table import COMPUTE, PARAM
 from .vk import indexing
 from .vk.array import Array, check_dtype
 from .vk.context import default_context

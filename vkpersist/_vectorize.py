@@ -25,8 +25,7 @@ import re
 import numpy as np
 
 from ._array_math import run
-from ._elementwise import (LOCAL, MAX_GROUPS, Node, as_node, compiled, convert, resolve,
-                           weak)
+from ._elementwise import LOCAL, MAX_GROUPS, Node, compiled, convert, resolve, weak
 from .lang import types as T
 from .lang.compiler import Unit
 from .lang.values import DeviceFunction
@@ -76,8 +75,7 @@ def parse_signature(sig: str):
 def _fits(arg: Node, want: np.dtype) -> bool:
     """Whether an input converts to `want` safely (numba picks the first signature all do)."""
     if weak(arg):
-        kind = "b" if isinstance(arg.value, bool) else "i" if isinstance(arg.value, int) else "f"
-        return {"b": "biuf", "i": "iuf", "f": "f"}[kind].find(want.kind) >= 0
+        return want.kind in {bool: "biuf", int: "iuf", float: "f"}[type(arg.value)]
     return np.can_cast(arg.dtype, want, "safe")
 
 
@@ -86,9 +84,9 @@ def pick(name: str, sigs: list, args) -> tuple:
         if all(_fits(a, d) for a, d in zip(args, ins)):
             return ins, ret
     got = ", ".join(type(a.value).__name__ if a.op == "scalar" else str(a.dtype) for a in args)
-    have = "; ".join(f"{r}({', '.join(map(str, i))})" for i, r in sigs)
-    raise TypeError(f"{name}: no signature takes inputs of types ({got}) safely; its "
-                    f"signatures: {have}")
+    have = "; ".join(f"({', '.join(map(str, i))})" for i, _ in sigs)
+    raise TypeError(f"{name}: no signature takes inputs of types ({got}) safely; the "
+                    f"signatures' inputs: {have}")
 
 
 def _natural(arg: Node) -> np.dtype:
