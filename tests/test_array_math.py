@@ -406,3 +406,24 @@ def test_one_kernel_per_signature_scalars_are_push_constants(ctx):
     for v in (3.0, -1.5, 7):
         np.testing.assert_array_equal((x * v).numpy(), np.arange(5, dtype=np.float32) * v)
     assert len(_elementwise._KERNELS) == before
+
+
+def test_dropped_results_lend_their_buffers_and_kept_ones_stay_intact(ctx):
+    host = np.linspace(-1, 1, 300, dtype=np.float32)
+    x = ctx.asarray(host)
+    kept = []
+    for i in range(12):
+        y = (x * 2.0 + i) * 0.5          # the temporary x * 2.0 + i is dropped at once
+        if i % 3 == 0:
+            kept.append((i, y))
+    for i, y in kept:
+        np.testing.assert_array_equal(y.numpy(), (host * 2.0 + i) * np.float32(0.5))
+    assert len({id(y.buffer) for _, y in kept}) == len(kept)
+    first = vkp.negative(x)
+    buffer = first.buffer
+    del first
+    again = vkp.negative(x)                  # same size: the dropped buffer comes back
+    assert again.buffer is buffer
+    np.testing.assert_array_equal(again.numpy(), -host)
+    again.free()                              # freed for good, never lent again
+    assert vkp.negative(x).buffer is not buffer

@@ -138,7 +138,9 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
                             "import vkpersist")
         return cls._annotation(item)
 
-    def __init__(self, ctx, shape, dtype, memory: str = "device"):
+    def __init__(self, ctx, shape, dtype, memory: str = "device", *, buffer=None):
+        """`buffer`: an existing Buffer of this context and kind, large enough, to use
+        instead of a new one (the element-wise layer reuses those of dropped results)."""
         check_kind(memory)
         self.ctx = ctx
         self.shape = check_shape(shape)
@@ -146,7 +148,8 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         self.memory = memory
         self.size = math.prod(self.shape)
         self.nbytes = self.size * self.dtype.itemsize
-        self.buffer = ctx._core_alive().allocate(self.nbytes, memory)
+        self.buffer = buffer if buffer is not None else \
+            ctx._core_alive().allocate(self.nbytes, memory)
         self.base = None                          # the Array owning the memory, for views
         self._offset = 0                          # in elements
         self._estrides = indexing.c_strides(self.shape)
