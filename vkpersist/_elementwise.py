@@ -183,7 +183,8 @@ _INDEX = {
 
 
 def source(root: Node, out_dtype: np.dtype, ndim: int) -> tuple[str, _Emitter]:
-    """The kernel source (`_ew(out, a0.., s0..)`) of a resolved tree over `ndim` axes."""
+    """The kernel source (`elementwise(out, a0.., s0..)`) of a resolved tree over `ndim`
+    axes."""
     count, unravel, index = _INDEX[ndim]
     em = _Emitter(index)
     result = _cast(em.emit(root), root.dtype, out_dtype)
@@ -192,7 +193,7 @@ def source(root: Node, out_dtype: np.dtype, ndim: int) -> tuple[str, _Emitter]:
     body = [f"n{k} = out.shape[{k}]" for k in range(1, ndim)]
     body += [f"while g < {count}:"]
     inner = unravel + em.lines + [f"out[{index}] = {result}", "g += vkp.global_size(0)"]
-    text = "\n".join(["@vkp.kernel", f"def _ew({', '.join(params)}):",
+    text = "\n".join(["@vkp.kernel", f"def elementwise({', '.join(params)}):",
                       "    g = vkp.global_id(0)"] + ["    " + b for b in body] +
                      ["        " + b for b in inner]) + "\n"
     return text, em
@@ -202,11 +203,13 @@ _KERNELS: dict = {}
 
 
 def compiled(text: str, functions: dict):
-    """The kernel of a generated source, compiled once per process."""
+    """The kernel of a generated source (one `@vkp.kernel`, named in its second line),
+    compiled once per process."""
     kern = _KERNELS.get(text)
     if kern is None:
         import vkpersist as vkp
         from .lang.source import compile_source
-        kern = compile_source(text, "elementwise", {"vkp": vkp, **functions})["_ew"]
+        name = text.split("\n")[1].split("def ")[1].split("(")[0]
+        kern = compile_source(text, name, {"vkp": vkp, **functions})[name]
         _KERNELS[text] = kern
     return kern

@@ -252,7 +252,7 @@ class GUVectorized:
         params = [f"x{k}" for k in range(len(views) + len(out_views))]
         call = [f"x{k}[g]" if k in self.scalar_inputs else f"x{k}" for k in range(len(params))]
         text = "\n".join([
-            "@vkp.kernel", f"def _ew({', '.join(params)}):", "    g = vkp.global_id(0)",
+            "@vkp.kernel", f"def {self.fname}_loop({', '.join(params)}):", "    g = vkp.global_id(0)",
             "    while g < x0.shape[0]:", f"        {self.fname}(g, {', '.join(call)})",
             "        g += vkp.global_size(0)"]) + "\n"
         kern = compiled(text, {self.fname: self.device_function})

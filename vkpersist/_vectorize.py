@@ -204,7 +204,7 @@ class Vectorized:
         step = convert(f"{self.glsl_name}({convert('acc', ins[0])}, "
                        f"{convert('a[g, k]', ins[1])})", ret)
         return "\n".join([
-            "@vkp.kernel", "def _ew(out, a):", "    g = vkp.global_id(0)",
+            "@vkp.kernel", f"def {self.glsl_name}_reduce(out, a):", "    g = vkp.global_id(0)",
             "    while g < out.shape[0]:", f"        acc = {convert('a[g, 0]', ret)}",
             "        k = 1", "        while k < a.shape[1]:", f"            acc = {step}",
             "            k += 1", "        out[g] = acc", "        g += vkp.global_size(0)"]) + "\n"
