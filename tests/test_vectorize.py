@@ -42,12 +42,14 @@ def test_broadcasting_out_and_device_arrays(ctx):
         add(a, np.ones(3, np.float32))
 
 
-def test_reduce_along_axes_as_numba(ctx):
+def test_reduce_and_accumulate_along_axes_as_numba(ctx):
     a = np.arange(12).reshape(3, 4)                   # numba's docs: f.reduce(a, axis=0)
     np.testing.assert_array_equal(add.reduce(a, axis=0), [12, 15, 18, 21])
     np.testing.assert_array_equal(add.reduce(a, axis=1), [6, 22, 38])
     np.testing.assert_array_equal(add.reduce(a, axis=-1), [6, 22, 38])
     assert add.reduce(a, axis=None) == 66
+    np.testing.assert_array_equal(add.accumulate(a), np.add.accumulate(a))   # numba's docs
+    np.testing.assert_array_equal(add.accumulate(a, axis=1), np.add.accumulate(a, axis=1))
     d = ctx.asarray(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
     got = add.reduce(d, axis=1)
     assert isinstance(got, vkp.Array)

@@ -20,6 +20,7 @@ arrays of the core dimensions and writes its outputs (vkpersist/_guvectorize.py)
 from __future__ import annotations
 
 import itertools
+import math
 import re
 
 import numpy as np
@@ -161,37 +162,53 @@ class Vectorized:
         """Fold the binary function along `axis` (None: every axis, in row-major order):
         r = f(f(a[0], a[1]), a[2]) ..., as numba's and NumPy's ufunc.reduce, one
         invocation per result element."""
+        return self._fold(array, axis, out, "reduce")
+
+    def accumulate(self, array, axis=0, out=None):
+        """The running fold along `axis`: r[0] = a[0], r[k] = f(r[k-1], a[k]), as
+        numba's and NumPy's ufunc.accumulate."""
+        return self._fold(array, axis, out, "accumulate")
+
+    def _fold(self, array, axis, out, how: str):
         if self.nin != 2:
-            raise ValueError(f"{self.__name__}.reduce: reduce only applies to binary "
+            raise ValueError(f"{self.__name__}.{how}: {how} only applies to binary "
                              f"functions; this one takes {self.nin} arguments")
         resident = isinstance(array, Array)
         ctx = array.ctx if resident else default_context()
         a = array if resident else ctx.asarray(np.ascontiguousarray(np.asarray(array)))
         if a.ndim == 0:
-            raise ValueError(f"{self.__name__}.reduce: cannot reduce a 0-d array")
+            raise ValueError(f"{self.__name__}.{how}: cannot {how} a 0-d array")
+        if axis is None and how == "accumulate" and a.ndim > 1:
+            raise ValueError(f"{self.__name__}.accumulate: axis=None is only for 1-d arrays")
+        axis = 0 if axis is None and a.ndim == 1 else axis
         if axis is None:
-            src, rest = a if a._contiguous else a.copy(), ()
+            src, rest, order = a if a._contiguous else a.copy(), (), None
         else:
             if not -a.ndim <= axis < a.ndim:
                 raise np.exceptions.AxisError(axis, a.ndim)
             axis %= a.ndim
-            others = [k for k in range(a.ndim) if k != axis]
-            src, rest = a.transpose(*others, axis), tuple(a.shape[k] for k in others)
+            order = [k for k in range(a.ndim) if k != axis] + [axis]
+            src, rest = a.transpose(*order), tuple(a.shape[k] for k in order[:-1])
             src = src if src._contiguous else src.copy()
-        n = a.size // max(1, int(np.prod(rest)))
+        n = a.size // max(1, math.prod(rest))
         leaf = Node("array", value=a)
         resolve(leaf)
         ins, ret = self.resolve([leaf, leaf])
-        result = Array(ctx, rest, ret)
-        if n == 0 and self.identity is None:
+        result = Array(ctx, rest + ((n,) if how == "accumulate" else ()), ret)
+        if n == 0 and how == "reduce" and self.identity is None:
             raise ValueError(f"zero-size array to reduction operation {self.__name__} which "
                              "has no identity")
-        if n == 0:
+        if n == 0 and how == "reduce":
             result.fill(self.identity)
         elif result.size:
-            kern = compiled(self._reduce_source(ins, ret), {self.glsl_name: self.device_function})
-            groups = max(1, min(MAX_GROUPS, -(-result.size // LOCAL)))
-            kern[groups, LOCAL](result.reshape(-1), src.reshape(result.size, n))
+            rows = math.prod(rest)
+            kern = compiled(self._fold_source(ins, ret, how),
+                            {self.glsl_name: self.device_function})
+            groups = max(1, min(MAX_GROUPS, -(-rows // LOCAL)))
+            kern[groups, LOCAL](result.reshape(rows, -1), src.reshape(rows, n))
+        if how == "accumulate" and order is not None:
+            result = result.transpose(*np.argsort(order))
+            result = result if result._contiguous else result.copy()
         if out is not None:
             out[...] = result if isinstance(out, Array) else result.numpy()
             return out
@@ -200,14 +217,18 @@ class Vectorized:
         host = result.numpy()
         return host[()] if host.ndim == 0 else host
 
-    def _reduce_source(self, ins, ret) -> str:
+    def _fold_source(self, ins, ret, how: str) -> str:
         step = convert(f"{self.glsl_name}({convert('acc', ins[0])}, "
                        f"{convert('a[g, k]', ins[1])})", ret)
+        keep = how == "accumulate"
         return "\n".join([
-            "@vkp.kernel", f"def {self.glsl_name}_reduce(out, a):", "    g = vkp.global_id(0)",
+            "@vkp.kernel", f"def {self.glsl_name}_{how}(out, a):", "    g = vkp.global_id(0)",
             "    while g < out.shape[0]:", f"        acc = {convert('a[g, 0]', ret)}",
+            *(["        out[g, 0] = acc"] if keep else []),
             "        k = 1", "        while k < a.shape[1]:", f"            acc = {step}",
-            "            k += 1", "        out[g] = acc", "        g += vkp.global_size(0)"]) + "\n"
+            *(["            out[g, k] = acc"] if keep else []),
+            "            k += 1", *([] if keep else ["        out[g, 0] = acc"]),
+            "        g += vkp.global_size(0)"]) + "\n"
 
 
 def vectorize(signatures=None, *, target=None, identity=None, nopython=True, cache=False):
