@@ -1,6 +1,8 @@
 """The tutorials run as a user runs them: each script in a fresh Python process, with no
 display (MPLBACKEND=Agg), on each Vulkan device in turn; the numbers it prints are checked
-here again against NumPy or the physics, and its pictures must exist."""
+here again against NumPy or the physics, and its pictures must exist. All but the first
+lesson are marked slow: they take ~80 s together on 2 CPU cores (lavapipe), plus ~75 s
+for the FDTD one."""
 import math
 import os
 import pathlib
@@ -52,6 +54,7 @@ def test_04_first_kernel(device_info, tmp_path):
     assert "void main()" in glsl and "y[i] = (a * x[i]) + y[i];" in glsl
 
 
+@pytest.mark.slow
 def test_05_shared_memory(device_info, tmp_path):
     out = run(device_info, tmp_path, "05_shared_memory.py", "--size", "300000")
     gpu = number(r"GPU NUM", out)
@@ -62,6 +65,7 @@ def test_05_shared_memory(device_info, tmp_path):
     assert (tmp_path / "05_histogram.png").stat().st_size > 10_000
 
 
+@pytest.mark.slow
 def test_06_particles_drift_at_e_cross_b(device_info, tmp_path):
     out = run(device_info, tmp_path, "06_particles.py", "--size", "20000", "--steps", "1000")
     for name in ("ions", "electrons"):
@@ -74,6 +78,7 @@ def test_06_particles_drift_at_e_cross_b(device_info, tmp_path):
     assert (tmp_path / "06_particles.png").exists()
 
 
+@pytest.mark.slow
 def test_07_control_buffer(device_info, tmp_path):
     out = run(device_info, tmp_path, "07_control_buffer.py", "--size", "128")
     counts = [number(p, out) for p in (r"max_iter=1000: NUM", r"max_iter=10000: NUM",
@@ -84,6 +89,7 @@ def test_07_control_buffer(device_info, tmp_path):
     assert (tmp_path / "07_control_buffer.png").exists()
 
 
+@pytest.mark.slow
 def test_08_memsock(device_info, tmp_path):
     out = run(device_info, tmp_path, "08_memsock.py", "--size", "64", "--steps", "200")
     assert "10 frames received of 10 sent, 0 dropped" in out
@@ -91,6 +97,7 @@ def test_08_memsock(device_info, tmp_path):
     assert (tmp_path / "08_memsock.png").exists()
 
 
+@pytest.mark.slow
 def test_09_persistent_program_decays_at_the_schemes_rate(device_info, tmp_path):
     n, steps, alpha = 32, 300, 0.24
     out = run(device_info, tmp_path, "09_persistent_program.py", "--size", str(n), "--steps",
@@ -108,6 +115,7 @@ def test_09_persistent_program_decays_at_the_schemes_rate(device_info, tmp_path)
     assert glsl.count("void main()") == 1 and "_vkp_grid_sync();" in glsl
 
 
+@pytest.mark.slow
 def test_10_work_queues(device_info, tmp_path):
     out = run(device_info, tmp_path, "10_work_queues.py", "--size", "40")
     assert "distances equal to a BFS in Python: True" in out
@@ -115,6 +123,7 @@ def test_10_work_queues(device_info, tmp_path):
     assert (tmp_path / "10_work_queues.png").exists()
 
 
+@pytest.mark.slow
 def test_11_trio_session_change_lands_at_the_acknowledged_step(device_info, tmp_path):
     out = run(device_info, tmp_path, "11_trio_session.py", "--size", "64", "--steps", "12")
     assert number(r"in effect from step NUM", out) > 0

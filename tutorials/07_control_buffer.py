@@ -99,20 +99,21 @@ def main():
     print(f"tiles rendered with max_iter={COARSE}: {tiles[COARSE]}, with max_iter={FINE}: "
           f"{tiles[FINE]}, skipped after stop: {tiles[-1]}")
     per_pixel = np.repeat(used, TILE, axis=1)
-    ys, xs = np.mgrid[:size, :size].astype(np.float32)
-    cr = np.float32(x0) + xs * np.float32(dx)
-    ci = np.float32(y0) + ys * np.float32(dx)
-    expect = np.full((size, size), -1, np.int32)
+    rows = np.unique(np.linspace(0, size - 1, min(size, 256)).astype(int))  # NumPy is slow
+    ys, xs = np.meshgrid(rows, np.arange(size), indexing="ij")
+    cr = np.float32(x0) + xs.astype(np.float32) * np.float32(dx)
+    ci = np.float32(y0) + ys.astype(np.float32) * np.float32(dx)
+    expect = np.full(xs.shape, -1, np.int32)
     for m in (COARSE, FINE):
-        sel = per_pixel == m
+        sel = per_pixel[rows] == m
         expect[sel] = mandelbrot_numpy(cr[sel], ci[sel], m)
     drawn = expect >= 0
-    same = float((got == expect)[drawn].mean())
+    same = float((got[rows] == expect)[drawn].mean())
     quick = drawn & (expect < 100)
-    same_quick = float((got == expect)[quick].mean())
+    same_quick = float((got[rows] == expect)[quick].mean())
     print(f"escape counts equal to NumPy's (float32, each tile's max_iter): {same:.1%} of the "
           f"pixels drawn, {same_quick:.2%} of those escaping within 100 iterations")
-    assert np.array_equal(got < 0, ~drawn), "a tile skipped after the stop was drawn"
+    assert np.array_equal(got < 0, per_pixel < 0), "a tile skipped after the stop was drawn"
     assert same > 0.8 and same_quick > 0.99, "the image disagrees with NumPy"
 
     plt = pyplot()

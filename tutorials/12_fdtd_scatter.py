@@ -52,7 +52,7 @@ async def steer(sim, live):
 
 
 def main():
-    args = parse(__doc__, size=48, steps=1200, size_help="cells per side (>= 46)",
+    args = parse(__doc__, size=48, steps=1000, size_help="cells per side (>= 46)",
                  steps_help="time steps")
     radius = (args.size - 36) / 2            # the largest sphere the scene fits (8 at 52)
     sim, r, wavelengths = scene(args.size, radius)
