@@ -75,8 +75,8 @@ def main():
     p, v = pos.numpy()[:, :3], vel.numpy()[:, :3]
 
     m = min(n, 2000)
-    p_ref, v_ref = boris_numpy(pos0[:m, :3].astype(float), vel0[:m, :3].astype(float),
-                               qm[:m], e, b, dt, steps)
+    p_ref, _ = boris_numpy(pos0[:m, :3].astype(float), vel0[:m, :3].astype(float),
+                           qm[:m], e, b, dt, steps)
     err = np.abs(p[:m] - p_ref).max()
     print(f"{n} particles, {steps} steps: max |GPU - NumPy float64| position = {err:.2e}")
     assert err < 1e-3 * max(1.0, np.abs(p_ref).max()), "the push disagrees with NumPy"
