@@ -52,3 +52,9 @@ def test_programs_example_runs(tmp_path):
 def test_cuda_porting_example_runs(tmp_path):
     block = _python_blocks(ROOT / "docs" / "cuda.md")[0]
     _run_script(tmp_path, "cuda_example.py", block)
+
+
+def test_arrays_example_runs(tmp_path):
+    block = _python_blocks(ROOT / "docs" / "arrays.md")[0]
+    out = _run_script(tmp_path, "arrays_example.py", block)
+    assert "float32" in out and "void main()" not in out and "@vkp.kernel" in out

@@ -16,6 +16,10 @@ from .control import Ack, ControlBuffer, ControlField
 from .memsock import Frame, MemSock
 from ._kernel import Kernel, func, kernel
 from . import _copies  # noqa: F401  (device-side copies for views and astype)
+from ._array_math import FUNCTIONS as _F, clip, where
+from ._fusion import jit
+from ._vectorize import vectorize
+from ._guvectorize import guvectorize
 from .lang.source import compile_source
 from .scheduler import Program, QueueOverflow, every, when
 from . import lowlevel
@@ -33,6 +37,17 @@ from .lang.types import (Array, Controls, Socket, bool_, bvec2, bvec3, bvec4, dv
                          i8, i16, i32, i64, ivec2, ivec3, ivec4, u8, u16, u32, u64, uvec2, uvec3,
                          uvec4, vec2, vec3, vec4)
 
+# NumPy-named element-wise functions on arrays (docs/arrays.md); the kernel builtins above
+# (vkp.sin, vkp.atan2, ...) do the same when called on arrays outside a kernel
+_ARRAY_FUNCTIONS = (
+    "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "remainder", "mod",
+    "power", "negative", "positive", "absolute", "square", "reciprocal", "arcsin", "arccos",
+    "arctan", "arctan2", "arcsinh", "arccosh", "arctanh", "deg2rad", "rad2deg", "degrees",
+    "radians", "minimum", "maximum", "fmin", "fmax", "isfinite", "equal", "not_equal", "less",
+    "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_xor",
+    "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift",
+    "right_shift")
+globals().update({_n: _F[_n] for _n in _ARRAY_FUNCTIONS})
 float16, float32, float64 = f16, f32, f64
 int8, int16, int32, int64, uint8, uint16, uint32, uint64 = i8, i16, i32, i64, u8, u16, u32, u64
 
@@ -59,6 +74,8 @@ __all__ = [
     "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh",
     "atanh", "floor", "ceil", "trunc", "fabs", "clamp", "mix", "fma", "isnan", "isinf",
     "copysign", "hypot", "sign", "select", "dot", "cross", "length", "normalize", "distance",
+    # arrays: element-wise math (docs/arrays.md)
+    "jit", "vectorize", "guvectorize", "where", "clip", *_ARRAY_FUNCTIONS,
     # the layer underneath: raw GLSL kernels, host pages, device details
     "lowlevel",
     # numba.cuda's API (`from vkpersist import cuda`, docs/cuda.md)

@@ -33,7 +33,16 @@ class Builtin:
         self.__doc__ = doc
         self.__name__ = name.rsplit(".", 1)[-1]
 
+    # (name, args, kwargs) -> result or NotImplemented: the array operation a call outside
+    # a kernel means (`vkp.sin(x)` of an array); set by vkpersist/_array_math.py, above
+    # this layer
+    host_call = None
+
     def __call__(self, *args, **kwargs):
+        if Builtin.host_call is not None:
+            result = Builtin.host_call(self.name, args, kwargs)
+            if result is not NotImplemented:
+                return result
         raise RuntimeError(f"vkp.{self.name}() can only be used inside a @vkp.kernel or "
                            "@vkp.func (it compiles to GPU code)")
 
@@ -423,3 +432,10 @@ def accessed(e: ir.Intrinsic) -> tuple[str | None, object]:
 __all__ = ["Builtin", "Entry", "REGISTRY", "accessed", "atomic", "barrier", "global_id",
            "global_size", "group_id", "local", "local_id", "local_size", "lookup",
            "math_functions", "num_groups", "shared", *math_functions]
+
+
+def alias(obj, name: str) -> None:
+    """Make `obj` call builtin `name` in kernel code: the NumPy-named array functions
+    (vkp.arctan2, vkp.power, ...) mean the kernel builtins of the same math there."""
+    _BY_OBJECT[id(obj)] = (REGISTRY[name], False)
+    _KEEP.append(obj)

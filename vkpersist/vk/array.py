@@ -112,7 +112,7 @@ def to_scalar(value, dtype: np.dtype, what: str) -> np.ndarray:
     return item
 
 
-class Array:
+class Array(np.lib.mixins.NDArrayOperatorsMixin):
     """A typed N-d array in device memory. Create with `ctx.asarray`, `ctx.empty`,
     `ctx.zeros`, `ctx.full` or `vkp.to_device`. The class is the kernel annotation too:
     `vkp.Array[vkp.f32]` (1-d), `vkp.Array[vkp.f32, 3]`, `vkp.Array[vkp.vec4]` (backed by
@@ -125,6 +125,12 @@ class Array:
     # views too strided for a buffer copy and for dtype conversions; set by vkpersist/
     # _copies.py, above this layer. None: go through the host.
     _kernel_copy = None
+    # (ufunc, method, inputs, kwargs) -> result or NotImplemented: NumPy ufuncs and the
+    # operators (`x + 1`, `np.sin(x)`, from NumPy's operator mixin) on the device; set by
+    # vkpersist/_array_math.py, above this layer
+    _ufunc = None
+    # arrays stay hashable by identity although `==` is element-wise (it returns an array)
+    __hash__ = object.__hash__
 
     def __class_getitem__(cls, item):
         if cls._annotation is None:
@@ -197,6 +203,11 @@ class Array:
                             "call np.asarray(x) (a copy to the host) first, or see "
                             "docs/arrays.md for the NumPy functions that run on the device")
         return impl(*args, **kwargs)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if Array._ufunc is None:
+            return NotImplemented
+        return Array._ufunc(ufunc, method, inputs, kwargs)
 
     # ---- reading ---------------------------------------------------------------------
     def numpy(self) -> np.ndarray:

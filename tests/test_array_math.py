@@ -1,0 +1,408 @@
+"""Element-wise math on arrays against NumPy: every function and operator, NumPy's dtype
+promotion (NEP 50), broadcasting, scalars, views, out=, NumPy-in/NumPy-out, and the errors.
+
+Tolerances: float32 and float64 transcendental functions within docs/language.md's bound
+for that function plus 1 ulp (of the exact result's magnitude, against NumPy float64 for
+float32 and NumPy's own float64 for float64, itself within about 1 ulp); +, -, *, /, sqrt,
+floor, comparisons, integer and bit operations exactly (Vulkan lets a device's division
+and sqrt be off by ~3 ulp: those get 3 ulp)."""
+import numpy as np
+import pytest
+
+import vkpersist as vkp
+from vkpersist import _elementwise, _recipe
+
+RNG = np.random.default_rng(15)
+
+# name -> (domain, float32 ulps, float64 ulps): 0 means exact
+UNARY = {
+    "sin": ((-10, 10), 2, 2), "cos": ((-10, 10), 2, 2), "tan": ((-1.5, 1.5), 3.5, 3.5),
+    "arcsin": ((-1, 1), 2, 2), "arccos": ((-1, 1), 2.5, 2.5), "arctan": ((-50, 50), 2.5, 2.5),
+    "sinh": ((-5, 5), 3.5, 3.5), "cosh": ((-5, 5), 3.5, 3.5), "tanh": ((-5, 5), 3.5, 3.5),
+    "arcsinh": ((-50, 50), 3, 3), "arccosh": ((1, 50), 4, 4), "arctanh": ((-0.99, 0.99), 3, 3),
+    "exp": ((-20, 20), 2, 2), "exp2": ((-20, 20), 2, 2), "expm1": ((-3, 3), 3, 3),
+    "log": ((1e-3, 1e3), 2, 2), "log2": ((1e-3, 1e3), 2, 2), "log10": ((1e-3, 1e3), 2, 2),
+    "log1p": ((-0.5, 10), 2, 2), "sqrt": ((0, 100), 3, 3), "reciprocal": ((0.5, 10), 3, 3),
+    "deg2rad": ((-360, 360), 1, 1), "rad2deg": ((-7, 7), 1, 1),
+    "floor": ((-5, 5), 0, 0), "ceil": ((-5, 5), 0, 0), "trunc": ((-5, 5), 0, 0),
+    "negative": ((-5, 5), 0, 0), "positive": ((-5, 5), 0, 0), "absolute": ((-5, 5), 0, 0),
+    "fabs": ((-5, 5), 0, 0), "square": ((-5, 5), 0, 0), "sign": ((-5, 5), 0, 0),
+}
+FLOAT64_TOO = {"sin", "exp", "log", "sqrt", "arctanh", "floor"}
+
+
+def _ulps(got, want, dtype):
+    """|got - want| in ulps of `dtype` at want's magnitude (want computed wider)."""
+    want = np.asarray(want, np.float64)
+    spacing = np.spacing(np.abs(want).astype(dtype)).astype(np.float64)
+    return np.abs(np.asarray(got, np.float64) - want) / spacing
+
+
+def _check(got, want, dtype, ulps):
+    assert got.dtype == np.dtype(dtype), (got.dtype, dtype)
+    if ulps == 0:
+        np.testing.assert_array_equal(got, want.astype(dtype))
+    else:
+        assert _ulps(got, want, dtype).max() <= ulps
+
+
+def _values(domain, n=64, dtype=np.float32):
+    lo, hi = domain
+    return np.concatenate([np.linspace(lo, hi, n - 8), RNG.uniform(lo, hi, 8)]).astype(dtype)
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_unary_functions_match_numpy(ctx, name):
+    domain, ulp32, ulp64 = UNARY[name]
+    fn, ref = getattr(vkp, name), getattr(np, name)
+    for dtype, ulps in [(np.float32, ulp32)] + ([(np.float64, ulp64)] if name in FLOAT64_TOO
+                                                else []):
+        x = _values(domain, dtype=dtype)
+        got = fn(ctx.asarray(x))
+        assert isinstance(got, vkp.Array) and got.ctx is ctx
+        _check(got.numpy(), ref(x.astype(np.float64)), dtype, ulps)
+
+
+# name -> (float32 ulps or None (not for floats), int32 too)
+BINARY = {
+    "add": (0, True), "subtract": (0, True), "multiply": (0, True), "true_divide": (3, True),
+    "floor_divide": (0, True), "remainder": (1, True), "power": (1.5, True),
+    "arctan2": (3, False), "hypot": (3, False), "copysign": (0, False),
+    "minimum": (0, True), "maximum": (0, True), "fmin": (0, True), "fmax": (0, True),
+    "equal": (0, True), "not_equal": (0, True), "less": (0, True), "less_equal": (0, True),
+    "greater": (0, True), "greater_equal": (0, True), "logical_and": (0, True),
+    "logical_or": (0, True), "logical_xor": (0, True),
+    "bitwise_and": (None, True), "bitwise_or": (None, True), "bitwise_xor": (None, True),
+    "left_shift": (None, True), "right_shift": (None, True),
+}
+
+
+def _binary_operands(name, dtype):
+    """(a, b) broadcasting (4, 1) against (5,), in each function's domain."""
+    if np.dtype(dtype).kind == "f":
+        a = RNG.uniform(0.5 if name == "power" else -4, 4, (4, 1)).astype(dtype)
+        b = RNG.uniform(-3, 3, 5).astype(dtype)
+        if name in ("floor_divide", "remainder", "true_divide"):
+            b[b == 0] = 1
+        a[0, 0], b[1] = 1.0, 1.0          # equal elements for the comparisons
+        return a, b
+    a = RNG.integers(-50, 50, (4, 1)).astype(dtype)
+    b = RNG.integers(-7, 8, 5).astype(dtype)
+    if name == "power":
+        a, b = np.abs(a) % 6, np.abs(b) % 5
+    if name in ("floor_divide", "remainder"):
+        b[b == 0] = 1
+    if name in ("left_shift", "right_shift"):
+        b = np.abs(b) % 16
+    a[0, 0], b[1] = 3, 3
+    return a, b
+
+
+@pytest.mark.parametrize("name", BINARY)
+def test_binary_functions_match_numpy_with_broadcasting(ctx, name):
+    ulps, ints = BINARY[name]
+    fn, ref = getattr(vkp, name), getattr(np, name)
+    for dtype in ([np.float32] if ulps is not None else []) + ([np.int32] if ints else []):
+        a, b = _binary_operands(name, dtype)
+        got = fn(ctx.asarray(a), ctx.asarray(b)).numpy()
+        want = ref(a, b)
+        assert got.shape == (4, 5) and got.dtype == want.dtype, (got.dtype, want.dtype)
+        if name == "remainder" and dtype == np.float32:   # see the operators' test
+            np.testing.assert_allclose(got, want, atol=4 * np.spacing(np.float32(4)))
+        elif want.dtype.kind == "f" and ulps:
+            assert _ulps(got, ref(a.astype(np.float64), b.astype(np.float64)),
+                         want.dtype).max() <= ulps
+        else:
+            np.testing.assert_array_equal(got, want)
+
+
+def test_integer_division_by_zero_and_minus_one_is_numpys(ctx):
+    a = np.array([7, -7, 0, np.iinfo(np.int32).min, 5, -5], np.int32)
+    b = np.array([0, 0, 0, -1, -1, 2], np.int32)
+    da, db = ctx.asarray(a), ctx.asarray(b)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal((da // db).numpy(), a // b)
+        np.testing.assert_array_equal((da % db).numpy(), a % b)
+        u = np.array([7, 0, 9], np.uint32)
+        np.testing.assert_array_equal((ctx.asarray(u) // np.uint32(0)).numpy(), u // np.uint32(0))
+
+
+def test_nan_handling_is_numpys(ctx):
+    a = np.array([np.nan, 1.0, np.nan, -np.inf, 2.0, -0.0], np.float32)
+    b = np.array([1.0, np.nan, np.nan, 3.0, np.inf, 0.0], np.float32)
+    da, db = ctx.asarray(a), ctx.asarray(b)
+    for name in ("minimum", "maximum", "fmin", "fmax"):
+        np.testing.assert_array_equal(getattr(vkp, name)(da, db).numpy(),
+                                      getattr(np, name)(a, b))
+    for name in ("isnan", "isinf", "isfinite", "sign"):
+        np.testing.assert_array_equal(getattr(vkp, name)(da).numpy(), getattr(np, name)(a))
+    np.testing.assert_array_equal(vkp.clip(da, -1, 1.5).numpy(), np.clip(a, -1, 1.5))
+
+
+def test_narrow_integers_wrap_like_numpy(ctx):
+    i8 = np.arange(-100, 100, 25, dtype=np.int8)
+    u8 = np.arange(0, 256, 37, dtype=np.uint8)
+    i16 = np.array([30000, -30000, 7], np.int16)
+    with np.errstate(all="ignore"):
+        for got, want in [(ctx.asarray(i8) * 3 + 7, i8 * 3 + 7), (ctx.asarray(u8) + 200, u8 + 200),
+                          (-ctx.asarray(u8), -u8), (ctx.asarray(i16) * 2, i16 * 2),
+                          (ctx.asarray(i8) // 3, i8 // 3)]:
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_64_bit_and_float16_and_mixed_signedness(ctx):
+    i = np.array([2**40, -5, 7, -2**62, 0], np.int64)
+    u = np.array([2**63 + 5, 3, 7, 1, 0], np.uint64)
+    h = np.linspace(-2, 2, 5).astype(np.float16)
+    di, du, dh = ctx.asarray(i), ctx.asarray(u), ctx.asarray(h)
+    for got, want in [(di * 3 // 2, i * 3 // 2), (du >> 1, u >> 1), (du % 4, u % 4),
+                      (vkp.sign(di), np.sign(i)), (dh * 3 + 1, h * 3 + 1),
+                      (vkp.sin(dh), np.sin(h))]:
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got.numpy(), want)
+    for name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"):
+        for a, b, da, db in [(i, u, di, du), (u, i, du, di)]:
+            np.testing.assert_array_equal(getattr(vkp, name)(da, db).numpy(),
+                                          getattr(np, name)(a, b), err_msg=name)
+
+
+def test_bool_arithmetic_and_bitwise(ctx):
+    a = np.array([True, True, False, False])
+    b = np.array([True, False, True, False])
+    da, db = ctx.asarray(a), ctx.asarray(b)
+    for got, want in [(da + db, a + b), (da * db, a * b), (da & db, a & b), (da | db, a | b),
+                      (da ^ db, a ^ b), (~da, ~a), (vkp.logical_not(da), ~a),
+                      (abs(da), abs(a))]:
+        assert got.dtype == np.bool_
+        np.testing.assert_array_equal(got.numpy(), want)
+    with pytest.raises(TypeError, match="subtract"):
+        da - db
+
+
+PROMOTION_DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.int32, np.uint32, np.int64,
+                    np.uint64, np.float16, np.float32, np.float64]
+OTHERS = [1, 1.5, True, np.float64(2), np.int32(3), np.float32(1)]
+
+
+@pytest.mark.parametrize("dtype", PROMOTION_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_result_dtypes_are_numpys(ctx, dtype):
+    """NEP 50 (checked on empty arrays: the type is known before any launch)."""
+    a = np.zeros(0, dtype)
+    da = ctx.asarray(a)
+    for other in OTHERS + [np.zeros(0, t) for t in PROMOTION_DTYPES]:
+        for name in ("add", "true_divide", "less", "maximum", "arctan2", "power"):
+            try:
+                want = getattr(np, name)(a, other).dtype
+            except (TypeError, OverflowError) as exc:
+                with pytest.raises(type(exc)):
+                    getattr(vkp, name)(da, other)
+                continue
+            assert getattr(vkp, name)(da, other).dtype == want, (name, other)
+    assert vkp.sin(da).dtype == np.sin(a).dtype and vkp.floor(da).dtype == np.floor(a).dtype
+
+
+def test_python_scalars_are_weak_nep50(ctx):
+    x = ctx.asarray(np.array([1, 2, 3], np.float32))
+    assert (x * 2.5).dtype == np.float32 and (2.5 * x).dtype == np.float32
+    assert (x + np.float64(1)).dtype == np.float64
+    i = ctx.asarray(np.array([1, 2, 3], np.int32))
+    np.testing.assert_array_equal((i + 1.5).numpy(), np.array([1, 2, 3], np.int32) + 1.5)
+    u = ctx.asarray(np.array([1, 2], np.uint8))
+    with pytest.raises(OverflowError, match="Python integer 300 out of bounds for uint8"):
+        u + 300
+    np.testing.assert_array_equal((u + 255).numpy(), np.array([1, 2], np.uint8) + 255)
+
+
+def test_operators_reflected_and_in_place(ctx):
+    a = RNG.uniform(1, 4, (3, 4)).astype(np.float32)
+    b = RNG.uniform(1, 4, 4).astype(np.float32)
+    da, db = ctx.asarray(a), ctx.asarray(b)
+    cases = [(da + db, a + b), (da - 1, a - 1), (2 - da, 2 - a), (da * db, a * b),
+             (3 * da, 3 * a), (da / db, a / b), (1 / da, 1 / a), (da // db, a // b),
+             (da ** 2, a ** 2), (2 ** da, 2 ** a),
+             (-da, -a), (+da, +a), (abs(-da), abs(-a)), (da == db, a == b),
+             (da != 2, a != 2), (da < db, a < b), (da <= db, a <= b), (da > 2, a > 2),
+             (da >= db, a >= b), (b + da, b + a), (a[0] * db, a[0] * b)]
+    for k, (got, want) in enumerate(cases):
+        assert isinstance(got, vkp.Array), k
+        np.testing.assert_allclose(got.numpy(), want, rtol=3e-7, err_msg=str(k))
+    # float %: a - b * floor(a / b), within a few ulps of |a| (NumPy's fmod is exact)
+    for got, want, scale in [(da % db, a % b, a), (7 % da, 7 % a, np.float32(7))]:
+        np.testing.assert_allclose(got.numpy(), want, atol=4 * np.spacing(np.max(scale)))
+    q, r = divmod(da, db)
+    np.testing.assert_array_equal(q.numpy(), a // b)
+    np.testing.assert_allclose(r.numpy(), a % b, atol=4 * np.spacing(np.max(a)))
+    i = np.arange(12, dtype=np.int32).reshape(3, 4)
+    di = ctx.asarray(i)
+    for got, want in [(di & 5, i & 5), (6 | di, 6 | i), (di ^ di.T.T, i ^ i), (~di, ~i),
+                      (di << 2, i << 2), (di >> 1, i >> 1), (1 << di, 1 << i)]:
+        np.testing.assert_array_equal(got.numpy(), want)
+    keep = da
+    da += db
+    da *= 2
+    da -= 1.5
+    assert da is keep
+    np.testing.assert_allclose(da.numpy(), (a + b) * 2 - 1.5, rtol=3e-7)
+    di //= 2
+    di <<= 1
+    np.testing.assert_array_equal(di.numpy(), (i // 2) << 1)
+    with pytest.raises(TypeError, match="Cannot cast ufunc 'add' output from dtype"):
+        di += 1.5
+
+
+def test_numpy_ufuncs_on_device_arrays_stay_on_the_device(ctx):
+    a = np.linspace(0, 3, 12, dtype=np.float32).reshape(3, 4)
+    da = ctx.asarray(a)
+    s = np.sin(da)
+    assert isinstance(s, vkp.Array)
+    dy = ctx.empty((3, 4), np.float32)
+    assert np.add(da, 1, out=dy) is dy
+    np.testing.assert_array_equal(dy.numpy(), a + 1)
+    np.testing.assert_array_equal(np.where(da > 1, da, -1.0).numpy(), np.where(a > 1, a, -1.0))
+    np.testing.assert_array_equal(np.clip(da, 0.5, 2).numpy(), np.clip(a, 0.5, 2))
+    np.testing.assert_array_equal(np.asarray(s), s.numpy())
+    assert isinstance(np.float32(2) * da, vkp.Array) and isinstance(a + da, vkp.Array)
+    with pytest.raises(TypeError, match=r"numpy.frexp has no device implementation"):
+        np.frexp(da)
+    with pytest.raises(TypeError, match=r"numpy.add.accumulate has no device implementation"):
+        np.add.accumulate(da)
+    with pytest.raises(TypeError, match="not supported on vkpersist arrays"):
+        np.add(da, 1, dtype=np.float64)
+
+
+def test_numpy_in_numpy_out_and_scalars(ctx):
+    a = np.linspace(0, 1, 10, dtype=np.float32)
+    y = vkp.sin(a) + vkp.exp(a)
+    assert type(y) is np.ndarray and y.dtype == np.float32
+    np.testing.assert_allclose(y, np.sin(a) + np.exp(a), rtol=1e-6)
+    r = vkp.arctan2(2.0, 1.0)
+    assert isinstance(r, np.float64) and abs(r - np.arctan2(2.0, 1.0)) < 1e-15
+    assert type(vkp.add([1, 2], [3, 4])) is np.ndarray
+    host_out = np.zeros(10, np.float64)
+    assert vkp.multiply(a, 2, out=host_out) is host_out
+    np.testing.assert_array_equal(host_out, a * 2)
+    z = vkp.add(np.zeros((0, 3), np.float32), 1)
+    assert z.shape == (0, 3) and z.dtype == np.float32
+
+
+def test_views_broadcasts_and_non_contiguous_inputs(ctx):
+    host = np.arange(4 * 5 * 6, dtype=np.float32).reshape(4, 5, 6)
+    dev = ctx.asarray(host)
+    cases = [(dev[1:, ::2, ::-1], host[1:, ::2, ::-1]), (dev.T, host.T),
+             (dev[:, 2], host[:, 2]), (dev[2, 3], host[2, 3]), (dev[..., None], host[..., None])]
+    for dview, hview in cases:
+        np.testing.assert_array_equal(vkp.sqrt(dview * 2 + dev[0, 0, 1]).numpy(),
+                                      np.sqrt(hview * 2 + host[0, 0, 1]))
+    # non-contiguous NumPy inputs are copied contiguous, not refused
+    np.testing.assert_array_equal(vkp.add(host[:, ::2, 1], host.T[1, ::2].T),
+                                  host[:, ::2, 1] + host.T[1, ::2].T)
+    # four axes that cannot merge: one launch per index of the outer one
+    h4 = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)
+    d4 = ctx.asarray(h4)
+    np.testing.assert_array_equal((d4[:, ::-1, :, ::2] - d4[0, 0, 0, ::2]).numpy(),
+                                  h4[:, ::-1, :, ::2] - h4[0, 0, 0, ::2])
+    # 0-d device arrays broadcast too
+    np.testing.assert_array_equal((dev[1, 1, 1] * dev[0]).numpy(), host[1, 1, 1] * host[0])
+    assert (dev[1, 1, 1] + 1).shape == ()
+
+
+def test_out_into_views_and_overlap(ctx):
+    host = np.zeros((4, 6), np.float32)
+    dev = ctx.asarray(host)
+    src = np.arange(12, dtype=np.float32).reshape(2, 6)
+    vkp.add(ctx.asarray(src), 1, out=dev[::2])
+    host[::2] = src + 1
+    np.testing.assert_array_equal(dev.numpy(), host)
+    vkp.multiply(dev[:, :3], 2.0, out=dev[:, 3:][:, ::-1])
+    host[:, 3:][:, ::-1] = host[:, :3] * 2
+    np.testing.assert_array_equal(dev.numpy(), host)
+    d = np.arange(10, dtype=np.float32)
+    dd = ctx.asarray(d)
+    dd[1:] += dd[:-1]          # overlapping in another layout: NumPy reads before writing
+    d[1:] += d[:-1].copy()
+    np.testing.assert_array_equal(dd.numpy(), d)
+
+
+def test_out_errors_are_numpys(ctx):
+    a = ctx.asarray(np.ones((2, 3), np.float32))
+    with pytest.raises(ValueError, match=r"non-broadcastable output operand with shape \(3,\) "
+                                         r"doesn't match the broadcast shape \(2, 3\)"):
+        vkp.add(a, 1, out=ctx.empty(3, np.float32))
+    with pytest.raises(TypeError, match="Cannot cast ufunc 'sin' output from dtype"):
+        vkp.sin(a, out=ctx.empty((2, 3), np.int32))
+    out = ctx.empty((4, 2, 3), np.float32)   # out may be larger than the inputs' shape
+    vkp.add(a, 1, out=out)
+    np.testing.assert_array_equal(out.numpy(), np.full((4, 2, 3), 2, np.float32))
+
+
+def test_broadcast_errors_and_bad_operands(ctx):
+    with pytest.raises(ValueError, match=r"operands could not be broadcast together with "
+                                         r"shapes \(3,\) \(4,\)"):
+        vkp.add(ctx.asarray(np.ones(3, np.float32)), ctx.asarray(np.ones(4, np.float32)))
+    with pytest.raises(ValueError, match=r"shapes \(2, 3\) \(4,\)"):
+        ctx.asarray(np.ones((2, 3), np.float32)) * np.ones(4, np.float32)
+    with pytest.raises(TypeError, match="take device arrays, NumPy arrays and numbers"):
+        vkp.sin("1.0")
+    with pytest.raises(TypeError, match="bitwise_and"):
+        vkp.bitwise_and(ctx.asarray(np.ones(3, np.float32)), 1)
+    with pytest.raises(TypeError, match="complex128"):
+        vkp.sin(np.ones(3, np.complex128))
+    with pytest.raises(TypeError, match=r"vkp.arctan2\(\) takes 2 array arguments, got 1"):
+        vkp.arctan2(np.ones(3))
+    other = vkp.Context(ctx.info.index)
+    try:
+        with pytest.raises(vkp.VkPersistError, match="different Contexts"):
+            ctx.asarray(np.ones(3, np.float32)) + other.asarray(np.ones(3, np.float32))
+    finally:
+        other.close()
+
+
+def test_float64_refused_by_name_where_the_device_lacks_it():
+    class NoFloat64:
+        name, float64, int64, storage16 = "Example GPU", False, True, True
+
+    class Ctx:
+        info = NoFloat64()
+    with pytest.raises(vkp.UnsupportedError, match="Example GPU cannot use float64 arrays"):
+        _recipe.check_device_dtype(np.dtype(np.float64), Ctx(), "add")
+
+
+def test_kernel_builtins_do_the_array_operation_outside_kernels(ctx):
+    y = np.array([1.0, -2.0, 3.0], np.float32)
+    x = np.array([2.0, 2.0, -1.0], np.float32)
+    dy, dx = ctx.asarray(y), ctx.asarray(x)
+    np.testing.assert_allclose(vkp.atan2(dy, dx).numpy(), np.arctan2(y, x), rtol=1e-6)
+    np.testing.assert_allclose(vkp.pow(dx, 2.0).numpy(), x ** 2)
+    np.testing.assert_array_equal(vkp.fabs(dy).numpy(), np.fabs(y))
+    np.testing.assert_array_equal(vkp.abs(dy).numpy(), np.abs(y))
+    np.testing.assert_array_equal(vkp.min(dx, dy, 0.5).numpy(), np.minimum(np.minimum(x, y), 0.5))
+    np.testing.assert_array_equal(vkp.max(dx, dy).numpy(), np.maximum(x, y))
+    np.testing.assert_array_equal(vkp.clamp(dy, -1, 1).numpy(), np.clip(y, -1, 1))
+    np.testing.assert_allclose(vkp.rsqrt(dx[:2]).numpy(), 1 / np.sqrt(x[:2]), rtol=1e-6)
+    with pytest.raises(RuntimeError, match=r"vkp.dot\(\) can only be used inside a @vkp.kernel"):
+        vkp.dot(dx, dy)
+    with pytest.raises(RuntimeError, match="can only be used inside"):
+        vkp.global_id(0)
+
+
+def test_numpy_names_work_inside_kernels_too(ctx):
+    @vkp.kernel
+    def k(y: vkp.Array[vkp.f32], x: vkp.Array[vkp.f32], out: vkp.Array[vkp.f32]):
+        i = vkp.global_id(0)
+        if i < out.shape[0]:
+            out[i] = vkp.arctan2(y[i], x[i]) + vkp.power(x[i], 2.0) + vkp.absolute(y[i])
+    y = np.array([1.0, -2.0], np.float32)
+    x = np.array([2.0, 3.0], np.float32)
+    out = np.zeros(2, np.float32)
+    k.forall(2)(y, x, out)
+    np.testing.assert_allclose(out, np.arctan2(y, x) + x ** 2 + np.abs(y), rtol=1e-6)
+
+
+def test_one_kernel_per_signature_scalars_are_push_constants(ctx):
+    x = ctx.asarray(np.arange(5, dtype=np.float32))
+    x * 2.0
+    before = len(_elementwise._KERNELS)
+    for v in (3.0, -1.5, 7):
+        np.testing.assert_array_equal((x * v).numpy(), np.arange(5, dtype=np.float32) * v)
+    assert len(_elementwise._KERNELS) == before

@@ -1,0 +1,174 @@
+"""The NumPy-named array functions (`vkp.arctan2`, `vkp.where`, ...), the operators and
+NumPy ufuncs on device arrays (`x + 1`, `np.sin(x)`), and the kernel builtins called on
+arrays outside a kernel (`vkp.sin(x)`): all build an element-wise tree and run it
+(vkpersist/_elementwise.py), or, while `vkp.jit` traces, return the tree.
+
+The layers below cannot import this one: it installs itself as `Array._ufunc` (NumPy's
+`__array_ufunc__` and the operators of NumPy's mixin) and `Builtin.host_call`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._elementwise import Node, as_node
+from ._recipe import call
+from ._numpy_table import HANDLED, implements
+from ._ufunc_table import ALIASES, BY_UFUNC, EMIT
+from .lang import builtins as B
+from .vk.array import Array
+
+_OPERANDS = (Array, np.ndarray, Node, bool, int, float, np.generic, list, tuple)
+
+
+def _single_out(out, name):
+    if isinstance(out, tuple):
+        if len(out) != 1:
+            raise ValueError(f"{name}: out= takes one array, got {len(out)}")
+        out = out[0]
+    if out is not None and not isinstance(out, (Array, np.ndarray)):
+        raise TypeError(f"{name}: out= must be a vkpersist or NumPy array, got "
+                        f"{type(out).__name__}")
+    return out
+
+
+def run(key, build, args, out, name: str):
+    """`build(*argument_nodes)` evaluated on `args` through a cached Recipe; while
+    `vkp.jit` traces a function (an argument is a Node), the tree itself, to become part
+    of a bigger one."""
+    if any(isinstance(a, Node) for a in args):
+        if out is not None:
+            raise TypeError(f"{name}: out= is not available inside vkp.jit; give it to the "
+                            "jitted function's call instead")
+        return build(*[as_node(a) for a in args])
+    return call(key, build, args, _single_out(out, name), name)
+
+
+def apply(name: str, args, out=None):
+    """Run ufunc `name` on `args` (device/NumPy arrays, numbers, or traced Nodes)."""
+    return run(name, lambda *nodes: Node(name, nodes), args, out, name)
+
+
+class UFunc:
+    """An element-wise function with NumPy's name, broadcasting, dtypes and `out=`: device
+    arrays in, device arrays out; NumPy arrays in, NumPy arrays out."""
+
+    def __init__(self, name: str):
+        self.__name__ = name
+        self.nin = getattr(np, EMIT.get(name) and name or ALIASES[name]).nin
+        self._op = ALIASES.get(name, name)
+        self.__doc__ = f"vkp.{name}: NumPy's np.{name} element-wise on the device " \
+                       "(docs/arrays.md)."
+
+    def __call__(self, *args, out=None):
+        if len(args) != self.nin:
+            raise TypeError(f"vkp.{self.__name__}() takes {self.nin} array argument"
+                            f"{'s' if self.nin > 1 else ''}, got {len(args)}")
+        return apply(self._op, args, out)
+
+    def __repr__(self):
+        return f"<vkpersist.ufunc {self.__name__!r}>"
+
+
+def where(condition, x, y, /):
+    """`x` where `condition` is true, else `y`, broadcast together (NumPy's np.where with
+    three arguments; the one-argument form, np.nonzero, is not supported)."""
+    return run("where", lambda c, a, b: Node("where", [c, a, b]), (condition, x, y), None,
+               "where")
+
+
+def clip(a, a_min, a_max, out=None):
+    """`a` limited to [a_min, a_max] (either may be None), as np.clip: NaN stays NaN."""
+    if a_min is None and a_max is None:
+        raise ValueError("clip(): one of a_min or a_max must be given")
+    bounds = [b for b in (a_min, a_max) if b is not None]
+
+    def build(node, *limits):
+        limits = list(limits)
+        if a_min is not None:
+            node = Node("maximum", [node, limits.pop(0)])
+        if a_max is not None:
+            node = Node("minimum", [node, limits.pop(0)])
+        return node
+    return run(("clip", a_min is None, a_max is None), build, (a, *bounds), out, "clip")
+
+
+implements(np.where)(lambda condition, x=None, y=None: where(condition, x, y)
+                     if x is not None and y is not None else _refuse_nonzero())
+implements(np.clip)(lambda a, a_min=None, a_max=None, out=None, **kw:
+                    clip(a, a_min, a_max, out=out) if not kw else _refuse_kwargs("clip", kw))
+
+
+def _refuse_nonzero():
+    raise TypeError("np.where(condition) with one argument (np.nonzero) has no device "
+                    "implementation; give x and y, or call np.asarray(condition) first")
+
+
+def _refuse_kwargs(name, kwargs):
+    raise TypeError(f"np.{name}: the keyword(s) {', '.join(sorted(kwargs))} are not supported "
+                    "on vkpersist arrays; supported: out=")
+
+
+def _array_ufunc(ufunc, method, inputs, kwargs):
+    """Array.__array_ufunc__: NumPy's ufuncs and operators on device arrays."""
+    if not all(isinstance(x, _OPERANDS) for x in inputs):
+        return NotImplemented
+    name = BY_UFUNC.get(ufunc, ufunc.__name__)
+    if method == "__call__" and ufunc in BY_UFUNC:
+        out = kwargs.pop("out", None)
+        if kwargs:
+            _refuse_kwargs(name, kwargs)
+        return apply(name, inputs, out)
+    if method == "__call__" and ufunc is np.divmod and not kwargs:
+        return apply("floor_divide", inputs), apply("remainder", inputs)
+    if method == "__call__" and ufunc in HANDLED:
+        return HANDLED[ufunc](*inputs, **kwargs)
+    spelled = f"numpy.{name}" + ("" if method == "__call__" else f".{method}")
+    raise TypeError(f"{spelled} has no device implementation for vkpersist arrays; call "
+                    "np.asarray(x) (a copy to the host) first, or see docs/arrays.md for "
+                    "what runs on the device")
+
+
+Array._ufunc = staticmethod(_array_ufunc)
+
+# NumPy-named functions (vkp.arctan2, ...) next to the kernel builtins (vkp.atan2)
+NAMES = sorted(set(EMIT) | set(ALIASES))
+FUNCTIONS = {name: UFunc(name) for name in NAMES}
+# those that mean exactly a kernel builtin work inside kernels too
+for _name, _builtin in (("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan"),
+                        ("arctan2", "atan2"), ("arcsinh", "asinh"), ("arccosh", "acosh"),
+                        ("arctanh", "atanh"), ("power", "pow"), ("absolute", "abs")):
+    B.alias(FUNCTIONS[_name], _builtin)
+
+# kernel builtin called on the host -> what it means for arrays
+_BUILTIN_UFUNC = {n: n for n in EMIT} | {
+    "asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh",
+    "acosh": "arccosh", "atanh": "arctanh", "atan2": "arctan2", "pow": "power",
+    "abs": "absolute"}
+
+
+def _host_call(name, args, kwargs):
+    """Builtin.host_call: `vkp.sin(x)`, `vkp.atan2(y, x)`, `vkp.min(a, b, c)`,
+    `vkp.clamp(x, lo, hi)` outside a kernel, on arrays or numbers."""
+    if not args or set(kwargs) - {"out"} or (name not in _BUILTIN_UFUNC and
+                                               name not in ("min", "max", "clamp", "rsqrt")):
+        return NotImplemented
+    out = kwargs.get("out")
+    if name in ("min", "max") and len(args) >= 2:
+        def fold(*nodes):
+            node = nodes[0]
+            for a in nodes[1:]:
+                node = Node("minimum" if name == "min" else "maximum", [node, a])
+            return node
+        return run((name, len(args)), fold, args, out, name)
+    if name == "clamp" and len(args) == 3:
+        return clip(*args, out=out)
+    if name == "rsqrt" and len(args) == 1:
+        return run(name, lambda x: Node("true_divide", [as_node(1), Node("sqrt", [x])]),
+                   args, out, name)
+    op = _BUILTIN_UFUNC.get(name)
+    if op is None or getattr(np, op).nin != len(args):
+        return NotImplemented
+    return apply(op, args, out)
+
+
+B.Builtin.host_call = staticmethod(_host_call)

@@ -1,0 +1,212 @@
+"""Element-wise array math: an expression tree over arrays and scalars, compiled into one
+kernel through the kernel language and launched as a grid-stride loop.
+
+`vkp.sin(x) + 1` builds and runs two one-node trees (two launches); `vkp.jit` traces a
+whole function into one tree, and so one kernel (vkpersist/_fusion.py). Either way:
+
+- Types are NumPy's: every node's loop dtypes come from `ufunc.resolve_dtypes` (NEP 50:
+  a Python float meeting a float32 array stays float32), each operand is converted to its
+  loop dtype in the kernel, and the result is stored as NumPy's `same_kind` cast to `out`.
+  int8/int16/uint8/uint16 compute widened and wrap to their dtype after each node;
+  float16 computes in float32 and is rounded only where stored.
+- Broadcasting is NumPy's; a broadcast operand is a view with stride 0, so nothing is
+  copied. Axes that every operand walks contiguously are merged, so most launches index a
+  1-d range; at most 3 axes reach the kernel (more are looped over here, one launch each).
+- The kernel's source is a function of the tree's shape, the loop dtypes and the number
+  of axes only; it is compiled once and cached (here, and by the kernel language per
+  argument signature: plain or strided views, element dtypes), and its scalars travel as
+  push constants, so `x * 2.0` and `x * 3.0` share one kernel.
+- Device arrays in, device arrays out, in the same Context (resident: nothing is read
+  back); NumPy arrays in (no device array), NumPy arrays out, through the default Context.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from ._ufunc_table import BY_UFUNC, COMPUTE, EMIT, PARAM, UFUNCS, wrap
+from .vk.array import Array
+
+LOCAL = 256
+MAX_GROUPS = 65535
+_PY_SCALARS = (bool, int, float)
+
+
+def weak(node) -> bool:
+    """A Python bool, int or float operand (NumPy's own scalars are typed: NEP 50)."""
+    return node.op == "scalar" and type(node.value) in _PY_SCALARS
+
+
+class Node(np.lib.mixins.NDArrayOperatorsMixin):
+    """One operation of an expression tree (`op` a ufunc name, "where", or a vectorized
+    function's call), a leaf array (`op` "array") or a scalar (`op` "scalar").
+
+    Operators and NumPy ufuncs on a Node make bigger trees: that is how `vkp.jit` traces a
+    function. `dtype` is set by `resolve`."""
+
+    __slots__ = ("op", "args", "value", "dtype", "loop")
+
+    def __init__(self, op, args=(), value=None):
+        self.op, self.args, self.value = op, tuple(args), value
+        self.dtype = self.loop = None
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if method != "__call__" or kwargs or ufunc not in BY_UFUNC:
+            return NotImplemented
+        return Node(BY_UFUNC[ufunc], [as_node(x) for x in inputs])
+
+    def __bool__(self):
+        raise TypeError("a traced array has no truth value while vkp.jit traces the function: "
+                        "use vkp.where(cond, a, b) instead of if/else on array values")
+
+    def __repr__(self):
+        return f"<vkpersist element-wise expression {self.op}>"
+
+
+def as_node(x) -> Node:
+    if isinstance(x, Node):
+        return x
+    if isinstance(x, (Array, np.ndarray)):
+        return Node("array", value=x)
+    if isinstance(x, (*_PY_SCALARS, np.generic)) and not isinstance(x, (complex, np.complexfloating)):
+        return Node("scalar", value=x)
+    if isinstance(x, (list, tuple)):
+        return Node("array", value=np.asarray(x))
+    raise TypeError(f"vkpersist element-wise operations take device arrays, NumPy arrays and "
+                    f"numbers, got {type(x).__name__} {x!r}")
+
+
+# ---- types ---------------------------------------------------------------------------------
+def _dtype_probe(node: Node):
+    """What NumPy's type resolution sees for `node`: a dtype, or for a Python scalar its
+    type (weak, NEP 50)."""
+    if weak(node) and type(node.value) is not bool:
+        return type(node.value)
+    return node.dtype
+
+
+def resolve(node: Node) -> None:
+    """Set `dtype` (result) and `loop` (operand dtypes) on every node, NumPy's way."""
+    if node.dtype is not None:
+        return
+    for a in node.args:
+        resolve(a)
+    if node.op == "array":
+        node.dtype = node.value.dtype
+    elif node.op == "scalar":
+        v = node.value
+        node.dtype = np.result_type(v) if weak(node) else np.asarray(v).dtype
+    elif node.op == "where":
+        out = np.result_type(*[a.value if weak(a) else a.dtype for a in node.args[1:]])
+        node.loop, node.dtype = (np.dtype(np.bool_), out, out), out
+    elif isinstance(node.op, str):
+        dts = UFUNCS[node.op].resolve_dtypes(tuple(_dtype_probe(a) for a in node.args) + (None,))
+        node.loop, node.dtype = dts[:-1], dts[-1]
+    else:                                        # a vectorized function's call
+        node.loop, node.dtype = node.op.resolve(node.args)
+
+
+# ---- code ----------------------------------------------------------------------------------
+def _cast(expr: str, src: np.dtype, dst: np.dtype) -> str:
+    s, d = COMPUTE[src], COMPUTE[dst]
+    if s == d:
+        return expr
+    if d == "bool":
+        return f"({expr} != 0)"
+    if dst.kind in "iu" and src.kind == "b":
+        return f"{d}(1 if {expr} else 0)"
+    return f"{d}({expr})"
+
+
+def convert(expr: str, dst: np.dtype) -> str:
+    """`expr` (any kernel type) converted to the compute type of `dst`."""
+    d = COMPUTE[dst]
+    return f"bool({expr})" if d == "bool" else f"{d}({expr})"
+
+
+class _Emitter:
+    """Kernel source for one tree: each node a local, in evaluation order."""
+
+    def __init__(self, index: str):
+        self.index = index
+        self.lines: list[str] = []
+        self.arrays: list = []       # leaf arrays, one parameter each (deduplicated)
+        self.scalars: list = []      # (scalar Node, loop dtype) per use of a scalar
+        self.functions: dict = {}    # name -> vectorized device function
+        self.temps = itertools.count()
+        self.seen: dict = {}
+
+    def emit(self, node: Node) -> str:
+        if id(node) in self.seen:
+            return self.seen[id(node)]
+        if node.op == "array":
+            k = next((i for i, a in enumerate(self.arrays) if a is node.value), None)
+            if k is None:
+                k = len(self.arrays)
+                self.arrays.append(node.value)
+            name = self._let(f"a{k}[{self.index}]")
+        else:
+            args = [self._scalar(a, want) if a.op == "scalar" else
+                    _cast(self.emit(a), a.dtype, want) for a, want in zip(node.args, node.loop)]
+            if node.op == "where":
+                expr = f"({args[1]} if {args[0]} else {args[2]})"
+            elif isinstance(node.op, str):
+                expr = EMIT[node.op](*args, node.loop, node.dtype)
+            else:
+                self.functions[node.op.glsl_name] = node.op.device_function
+                expr = node.op.call_expr(args, node.dtype)
+            name = self._let(expr)
+            narrowed = wrap(node.dtype, name)
+            if narrowed:
+                self.lines.append(f"{name} = {narrowed}")
+        self.seen[id(node)] = name
+        return name
+
+    def _scalar(self, node, dtype) -> str:
+        """A scalar operand: a parameter (a push constant) of its loop dtype, per use."""
+        self.scalars.append((node, dtype))
+        return f"s{len(self.scalars) - 1}"
+
+    def _let(self, expr: str) -> str:
+        name = f"t{next(self.temps)}"
+        self.lines.append(f"{name} = {expr}")
+        return name
+
+
+_INDEX = {
+    1: ("out.shape[0]", [], "g"),
+    2: ("out.shape[0] * n1", ["i0 = g // n1", "i1 = g - i0 * n1"], "i0, i1"),
+    3: ("out.shape[0] * n1 * n2", ["i0 = g // (n1 * n2)", "r = g - i0 * (n1 * n2)",
+                                   "i1 = r // n2", "i2 = r - i1 * n2"], "i0, i1, i2"),
+}
+
+
+def source(root: Node, out_dtype: np.dtype, ndim: int) -> tuple[str, _Emitter]:
+    """The kernel source (`_ew(out, a0.., s0..)`) of a resolved tree over `ndim` axes."""
+    count, unravel, index = _INDEX[ndim]
+    em = _Emitter(index)
+    result = _cast(em.emit(root), root.dtype, out_dtype)
+    params = ["out"] + [f"a{i}" for i in range(len(em.arrays))] + \
+        [f"s{i}" for i in range(len(em.scalars))]
+    body = [f"n{k} = out.shape[{k}]" for k in range(1, ndim)]
+    body += [f"while g < {count}:"]
+    inner = unravel + em.lines + [f"out[{index}] = {result}", "g += vkp.global_size(0)"]
+    text = "\n".join(["@vkp.kernel", f"def _ew({', '.join(params)}):",
+                      "    g = vkp.global_id(0)"] + ["    " + b for b in body] +
+                     ["        " + b for b in inner]) + "\n"
+    return text, em
+
+
+_KERNELS: dict = {}
+
+
+def compiled(text: str, functions: dict):
+    """The kernel of a generated source, compiled once per process."""
+    kern = _KERNELS.get(text)
+    if kern is None:
+        import vkpersist as vkp
+        from .lang.source import compile_source
+        kern = compile_source(text, "elementwise", {"vkp": vkp, **functions})["_ew"]
+        _KERNELS[text] = kern
+    return kern

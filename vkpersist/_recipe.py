@@ -1,0 +1,242 @@
+"""Running element-wise trees: a Recipe per (function, argument signature), cached.
+
+The first call with a new signature (each argument's kind, dtype, shape, strides and
+offset, and `out`'s) builds the tree, resolves its types, checks them, broadcasts, merges
+axes, generates and compiles the kernel (vkpersist/_elementwise.py) and records where each
+kernel parameter comes from: an argument, or an array or number fixed in the function.
+Later calls with the same signature go straight to the launch: allocate the result, make
+the views, convert the scalars, submit. This keeps a call's host cost to tens of
+microseconds, so that a resident launch on a fast GPU is not waiting for Python.
+
+A Python int scalar's value is still checked on every call (NumPy's OverflowError for
+300 meeting uint8), and an input that overlaps `out=` in another layout is still replaced
+by a copy first (so the copy's layout is the one the signature describes).
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from ._elementwise import (COMPUTE, LOCAL, MAX_GROUPS, PARAM, Node, as_node, compiled, resolve,
+                           source, weak)
+from ._errors import VkPersistError
+from .vk import indexing
+from .vk.array import Array, check_dtype
+from .vk.context import default_context
+
+_RECIPES: dict = {}
+_MAX_RECIPES = 4096
+
+
+def describe(x):
+    """The part of an argument a Recipe depends on (its values excluded)."""
+    if isinstance(x, Array):
+        return (Array, x.dtype, x.shape, x._estrides, x._offset, id(x.ctx))
+    if isinstance(x, np.ndarray):
+        return (np.ndarray, x.dtype, x.shape)
+    if type(x) in (bool, int, float):
+        return (type(x),)
+    if isinstance(x, np.generic):
+        return (np.generic, x.dtype)
+    as_node(x)                                # the TypeError that names what is accepted
+    raise TypeError(f"cannot take {type(x).__name__} here")
+
+
+def call(fn_key, build, args, out, name: str, sources: set | None = None):
+    """`build(*argument_nodes)` evaluated on `args`: a new array (device arrays in: on the
+    device; otherwise NumPy), or written into `out` (returned)."""
+    args = [np.asarray(a) if isinstance(a, (list, tuple)) else a for a in args]
+    if isinstance(out, Array):
+        args = [_unaliased(a, out) for a in args]
+    key = (fn_key, tuple(map(describe, args)), None if out is None else describe(out))
+    recipe = _RECIPES.get(key)
+    if recipe is None:
+        nodes = [as_node(a) for a in args]
+        recipe = Recipe(build(*nodes), nodes, out, name)
+        if len(_RECIPES) >= _MAX_RECIPES:
+            _RECIPES.clear()
+        _RECIPES[key] = recipe
+    if sources is not None:
+        sources.add(recipe.source)
+    return recipe.run(args, out)
+
+
+def _unaliased(a, out: Array):
+    """A device view that overlaps `out` in another layout is copied first, as NumPy does,
+    so that writing `out` cannot change what is still to be read."""
+    if isinstance(a, Array) and a.buffer is out.buffer and \
+            (a.shape, a._estrides, a._offset) != (out.shape, out._estrides, out._offset):
+        return a.copy()
+    return a
+
+
+def broadcast_shape(shapes) -> tuple:
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ValueError("operands could not be broadcast together with shapes "
+                         + " ".join(str(tuple(s)) for s in shapes)) from None
+
+
+def _layout(a):
+    """(shape, element strides, offset) of a leaf as the kernel will see it."""
+    if isinstance(a, Array):
+        return a.shape, a._estrides, a._offset
+    return a.shape, indexing.c_strides(a.shape), 0       # NumPy: a contiguous device copy
+
+
+def _broadcast_strides(layout, shape) -> list:
+    own, strides, _ = layout
+    pad = len(shape) - len(own)
+    return [0] * pad + [0 if n == 1 and shape[pad + k] != 1 else s
+                        for k, (n, s) in enumerate(zip(own, strides))]
+
+
+def _merge_axes(shape, strides: list[list]) -> tuple[list, list[list]]:
+    """Drop axes of length 1 and merge neighbours every operand walks as one."""
+    keep = [k for k, n in enumerate(shape) if n != 1]
+    shape = [shape[k] for k in keep]
+    strides = [[s[k] for k in keep] for s in strides]
+    k = len(shape) - 2
+    while k >= 0:
+        if all(s[k] == s[k + 1] * shape[k + 1] for s in strides):
+            shape[k:k + 2] = [shape[k] * shape[k + 1]]
+            for s in strides:
+                s[k:k + 2] = [s[k + 1]]
+        k -= 1
+    if not shape:
+        return [1], [[1] for _ in strides]
+    return shape, strides
+
+
+def leaves(node: Node, found: list) -> list:
+    """The tree's leaf arrays, each object once, in first-use order."""
+    if node.op == "array" and not any(x is node.value for x in found):
+        found.append(node.value)
+    for a in node.args:
+        leaves(a, found)
+    return found
+
+
+def _nodes(node):
+    yield node
+    for a in node.args:
+        yield from _nodes(a)
+
+
+def check_device_dtype(dtype, ctx, name):
+    try:
+        check_dtype(dtype, ctx.info)
+    except TypeError as e:
+        raise TypeError(f"{name}: {e}") from None
+
+
+def _context_of(arrays, out):
+    ctxs = {id(a.ctx): a.ctx for a in arrays + [out] if isinstance(a, Array)}
+    if len(ctxs) > 1:
+        raise VkPersistError("element-wise operation on arrays of different Contexts; move "
+                             "them to one with ctx.asarray(...)")
+    return next(iter(ctxs.values())) if ctxs else default_context(), bool(ctxs)
+
+
+def _check_int(value, dtype):
+    """A Python int meeting a narrower integer loop: NumPy's OverflowError."""
+    if type(value) is int and dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        if not info.min <= value <= info.max:
+            raise OverflowError(f"Python integer {value} out of bounds for {dtype}")
+
+
+class Recipe:
+    """Everything a call with one argument signature needs but the values (module docs)."""
+
+    def __init__(self, root: Node, nodes: list, out, name: str):
+        resolve(root)
+        arrays = leaves(root, [])
+        self.ctx, self.resident = _context_of(arrays, out)
+        self.name = name
+        for n in _nodes(root):
+            if n.op != "scalar":
+                check_device_dtype(n.dtype, self.ctx, name)
+        shapes = [tuple(a.shape) for a in arrays]
+        if out is not None:
+            shape = broadcast_shape(shapes + [out.shape])
+            if shape != tuple(out.shape):
+                raise ValueError(f"non-broadcastable output operand with shape "
+                                 f"{tuple(out.shape)} doesn't match the broadcast shape {shape}")
+            if not np.can_cast(root.dtype, out.dtype, "same_kind"):
+                raise TypeError(f"Cannot cast ufunc '{name}' output from {root.dtype!r} to "
+                                f"{out.dtype!r} with casting rule 'same_kind'")
+            check_device_dtype(out.dtype, self.ctx, name)
+        else:
+            shape = broadcast_shape(shapes)
+        self.shape, self.dtype = shape, root.dtype if out is None else out.dtype
+        out_layout = _layout(out) if isinstance(out, Array) else \
+            (shape, indexing.c_strides(shape), 0)
+        strides = [list(out_layout[1])] + [_broadcast_strides(_layout(a), shape) for a in arrays]
+        merged, strides = _merge_axes(list(shape), strides)
+        outer, self.inner = merged[:-3], tuple(merged[-3:])
+        self.source, em = source(root, self.dtype, len(self.inner))
+        # an empty result launches nothing, and compiles nothing either
+        self.kernel = compiled(self.source, em.functions) if math.prod(shape) else None
+        self.groups = max(1, min(MAX_GROUPS, -(-math.prod(self.inner) // LOCAL)))
+        position = {id(n): k for k, n in enumerate(nodes)}
+        arg_of = {id(n.value): k for k, n in enumerate(nodes) if n.op == "array"}
+        # per leaf array: (argument position, None) or (None, the array fixed in the
+        # function); arguments are not kept, so the recipe holds no memory of its first call
+        self.arrays = [(arg_of[id(a)], None) if id(a) in arg_of else (None, a) for a in arrays]
+        self.order = [next(i for i, a in enumerate(arrays) if a is x) for x in em.arrays]
+        self.scalars = [(position[id(n)], None, d) if id(n) in position else (None, n.value, d)
+                        for n, d in em.scalars]
+        self.offsets = [out_layout[2]] + [_layout(a)[2] for a in arrays]
+        self.dtypes = [self.dtype] + [a.dtype for a in arrays]
+        self.layouts = [[(tuple(st[len(outer):]), sum(i * s for i, s in zip(idx, st)))
+                         for st in strides] for idx in itertools.product(*map(range, outer))]
+
+    def run(self, args, out):
+        # NumPy in, NumPy out: whatever the default context is now
+        ctx = self.ctx if self.resident else default_context()
+        dev_out = out if isinstance(out, Array) else Array(ctx, self.shape, self.dtype)
+        if self.kernel is not None:
+            operands = [dev_out] + [self._device(args[k] if k is not None else a, ctx)
+                                    for k, a in self.arrays]
+            scalars = []
+            for k, value, dtype in self.scalars:
+                v = args[k] if k is not None else value
+                _check_int(v, dtype)
+                scalars.append(PARAM[COMPUTE[dtype]](v))
+            for per in self.layouts:
+                views = [op._view(self.inner, st, op._offset + delta)
+                         for op, (st, delta) in zip(operands, per)]
+                self.kernel[self.groups, LOCAL](views[0], *[views[1 + j] for j in self.order],
+                                                *scalars)
+        if isinstance(out, np.ndarray):
+            out[...] = dev_out.numpy()
+            return out
+        if out is not None:
+            return out
+        if self.resident:
+            return dev_out
+        host = dev_out.numpy()
+        return host[()] if host.ndim == 0 else host
+
+    @staticmethod
+    def _device(a, ctx) -> Array:
+        """A leaf as a device array: NumPy arrays are copied (contiguous)."""
+        if isinstance(a, np.ndarray):
+            return ctx.asarray(np.ascontiguousarray(a))
+        return a
+
+    def glsl(self) -> str:
+        """The GLSL of this recipe's kernel, as its first launch specialises it."""
+        from .lang import types as T
+        per = self.layouts[0]
+        types = []
+        for (st, delta), offset, dtype in zip(per, self.offsets, self.dtypes):
+            plain = st == indexing.c_strides(self.inner) and offset + delta == 0
+            types.append(T.ArrayType(T.scalar_of_dtype(dtype), len(self.inner), not plain))
+        types = [types[0]] + [types[1 + j] for j in self.order]
+        types += [T.scalar_of_dtype(np.dtype(PARAM[COMPUTE[d]])) for _, _, d in self.scalars]
+        return self.kernel.glsl(*types)
