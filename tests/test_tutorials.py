@@ -1,8 +1,8 @@
 """The tutorials run as a user runs them: each script in a fresh Python process, with no
 display (MPLBACKEND=Agg), on each Vulkan device in turn; the numbers it prints are checked
-here again against NumPy or the physics, and its pictures must exist. All but the first
-lesson are marked slow: they take ~80 s together on 2 CPU cores (lavapipe), plus ~75 s
-for the FDTD one."""
+here again against NumPy or the physics, and its pictures must exist. Lessons 1-4 take a
+few seconds each and run in every suite; the others are marked slow: they take ~80 s
+together on 2 CPU cores (lavapipe), plus ~75 s for the FDTD one."""
 import math
 import os
 import pathlib
@@ -42,6 +42,52 @@ def test_every_lesson_is_indexed_with_its_text():
         assert (script.with_suffix(".md")).exists(), f"{script.name} has no text"
         assert script.stem in index, f"{script.name} is not in tutorials/README.md"
     assert "tutorials/README.md" in (ROOT / "README.md").read_text()
+
+
+def test_01_array_math(device_info, tmp_path):
+    out = run(device_info, tmp_path, "01_array_math.py", "--size", "50000")
+    assert "on 50000 float32: numpy.ndarray of float32" in out
+    assert number(r"in ulps of \|sin x\| \+ e\^x: GPU NUM", out) <= 2.5
+    assert "equal to the NumPy-in result bit for bit: True" in out
+    assert "stay on the device too: True" in out
+    x, i = np.ones(1, np.float32), np.ones(1, np.int32)
+    for text, ref in (("xd * 2.0", x * 2.0), ("xd * np.float64(2)", x * np.float64(2)),
+                      ("int32 + 1.5", i + 1.5), ("int32 // 2", i // 2)):
+        assert re.search(re.escape(text) + rf"\s+-> {ref.dtype}\s+\(NumPy: {ref.dtype}\)", out), out
+    assert number(r"by broadcasting: max \|GPU - NumPy\| = NUM", out) < 1e-4
+    assert (tmp_path / "01_interference.png").stat().st_size > 10_000
+    assert "lesson 1 OK" in out
+
+
+def test_02_resident_arrays_variance_grows_by_two_alpha_per_step(device_info, tmp_path):
+    steps, alpha = 40, 0.4
+    out = run(device_info, tmp_path, "02_resident_arrays.py", "--size", "4000", "--steps",
+              str(steps))
+    assert "u[1:-1] is a view of u: True" in out
+    assert "NumPy's float32 steps bit-identical: True" in out
+    assert "frames read through the view taken before the run, equal to NumPy's: True" in out
+    mass0, mass = number(r"mass NUM", out), number(r"mass \S+ -> NUM", out)
+    var0, var = number(r"variance NUM", out), number(r"variance \S+ -> NUM", out)
+    assert var0 == pytest.approx(25.0, rel=1e-4)          # the initial sigma of 5 cells
+    assert mass == pytest.approx(mass0, rel=1e-4)
+    assert var == pytest.approx(var0 + 2 * alpha * steps, rel=1e-3)
+    assert "resident on the device" in out and "NumPy in/out through vkp" in out
+    assert "UnsupportedError: numpy_view() needs host-visible memory" in out
+    assert (tmp_path / "02_heat_pulse.png").stat().st_size > 10_000
+    assert "lesson 2 OK" in out
+
+
+def test_03_fusion(device_info, tmp_path):
+    out = run(device_info, tmp_path, "03_fusion.py", "--size", "100000")
+    assert "fused and unfused bit-identical on 100000 float32: True" in out
+    assert number(r"max \|GPU - NumPy float64\| = NUM", out) < 1e-6
+    assert "1 source, 1 main()" in out and "t3 = _vkp_exp(t2);" in out
+    assert "vf0_lennard_jones(t0)" in out and "use vkp.where(cond, a, b)" in out
+    assert number(r"vectorized Lennard-Jones: max error NUM", out) <= 8
+    peaks = re.findall(r"g\(r\) peaks at r = " + FLOAT, out)
+    assert len(peaks) == 3 and all(abs(float(p) - 2 ** (1 / 6)) < 2e-3 for p in peaks)
+    assert (tmp_path / "03_fusion.png").stat().st_size > 10_000
+    assert "lesson 3 OK" in out
 
 
 def test_04_first_kernel(device_info, tmp_path):
