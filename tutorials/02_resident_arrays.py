@@ -83,8 +83,8 @@ def main():
     numpy_io = run(h_u, h_v, vkp, steps)       # NumPy in/out: copies and a wait per operation
     t_io = time.perf_counter() - t0
 
-    t0 = time.perf_counter()
     cpu_frames = np.zeros((FRAMES, n), np.float32)
+    t0 = time.perf_counter()
     cpu = run(pulse.copy(), np.zeros(n, np.float32), np, steps, cpu_frames)
     t_cpu = time.perf_counter() - t0
     ops = 5 * steps
@@ -121,7 +121,7 @@ def main():
 
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 3.6))
-    span = slice(n // 2 - 12 * int(SIGMA0), n // 2 + 12 * int(SIGMA0))
+    span = slice(max(0, n // 2 - 12 * int(SIGMA0)), n // 2 + 12 * int(SIGMA0))
     ax.plot(cells[span] - n / 2, pulse[span], "k--", label="step 0")
     every = max(1, steps // FRAMES)
     for k in range(min(FRAMES, steps // every)):
