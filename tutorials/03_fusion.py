@@ -1,7 +1,7 @@
 """Lesson 3: fusion: one kernel for a whole expression, and its GLSL.
 
-`1 / (vkp.exp((E - mu) / kT) + 1)` written out is four operations: four launches, three
-temporary arrays, every element read and written four times. `vkp.jit` traces the
+`1 / (vkp.exp((E - mu) / kT) + 1)` written out is five operations: five launches, four
+temporary arrays, every element read and written five times. `vkp.jit` traces the
 function once and compiles the whole expression into ONE kernel: one launch, one read of
 E, one write of the result, the same numbers. `@vkp.vectorize` (numba's) goes the other
 way: you write the per-element function, with `if`s, and it becomes a device function
@@ -85,7 +85,7 @@ def main():
     t_fused = best_time(lambda: fermi_fused(E, mu, kT, out=y), ctx)
     t_unfused = best_time(lambda: fermi_dirac(E, mu, kT), ctx)
     print(f"time per evaluation: fused {t_fused * 1e3:.1f} ms (1 launch), unfused "
-          f"{t_unfused * 1e3:.1f} ms (4 launches, 3 temporaries): {t_unfused / t_fused:.1f}x")
+          f"{t_unfused * 1e3:.1f} ms (5 launches, 4 temporaries): {t_unfused / t_fused:.1f}x")
 
     try:
         vkp.jit(lambda E: 0.0 if E > 0 else 1.0)(E)
