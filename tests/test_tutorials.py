@@ -54,6 +54,7 @@ def test_01_array_math(device_info, tmp_path):
     for text, ref in (("xd * 2.0", x * 2.0), ("xd * np.float64(2)", x * np.float64(2)),
                       ("int32 + 1.5", i + 1.5), ("int32 // 2", i // 2)):
         assert re.search(re.escape(text) + rf"\s+-> {ref.dtype}\s+\(NumPy: {ref.dtype}\)", out), out
+    assert f"{np.arange(-3, 3)} // 2 = {np.arange(-3, 3) // 2}: floor division" in out
     assert number(r"by broadcasting: max \|GPU - NumPy\| = NUM", out) < 1e-4
     assert (tmp_path / "01_interference.png").stat().st_size > 10_000
     assert "lesson 1 OK" in out

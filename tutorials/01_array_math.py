@@ -61,7 +61,7 @@ def main():
     assert on_device
 
     # Types are NumPy's (NEP 50): a Python float keeps float32, a NumPy float64 does not.
-    i32 = np.arange(5, dtype=np.int32)
+    i32 = np.arange(-3, 3, dtype=np.int32)
     cases = {"xd * 2.0": (xd * 2.0, x * 2.0),
              "xd * np.float64(2)": (xd * np.float64(2), x * np.float64(2)),
              "int32 + 1.5": (ctx.asarray(i32) + 1.5, i32 + 1.5),
@@ -69,6 +69,8 @@ def main():
     for text, (got, ref) in cases.items():
         print(f"  {text:<20} -> {str(got.dtype):<8} (NumPy: {ref.dtype})")
         assert got.dtype == ref.dtype and np.array_equal(got.numpy(), ref)
+    floor = (ctx.asarray(i32) // 2).numpy()
+    print(f"  {i32} // 2 = {floor}: floor division, as in NumPy and Python (C truncates)")
 
     # Broadcasting is NumPy's too: a row and a column make a grid, without copies.
     # Two point sources of waves, wavenumber k, at (+-d/2, 0): intensity |e^ikr1 + e^ikr2|^2.
