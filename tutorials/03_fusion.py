@@ -74,10 +74,10 @@ def main():
     print(f"max |GPU - NumPy float64| = {err:.2e} (bound 1e-6: f <= 1, a few float32 roundings)")
     assert err < 1e-6
 
-    print(f"one kernel for the whole expression: {len(fermi_fused.sources)} source, "
-          f"{fermi_fused.glsl(E, mu, kT).count('void main()')} main(); the kernel vkpersist wrote:")
-    print(fermi_fused.source(E, mu, kT))
     glsl = fermi_fused.glsl(E, mu, kT)
+    print(f"one kernel for the whole expression: {len(fermi_fused.sources)} source, "
+          f"{glsl.count('void main()')} main(); the kernel vkpersist wrote:")
+    print(fermi_fused.source(E, mu, kT))
     print("the loop of its GLSL (the whole shader also holds the exp routine):")
     loop = glsl[glsl.index("    while"):glsl.rindex("}")]
     print("\n".join(line for line in loop.splitlines() if "//" not in line))
