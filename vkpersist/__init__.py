@@ -20,6 +20,10 @@ from .lang.source import compile_source
 from .scheduler import Program, QueueOverflow, every, when
 from . import lowlevel
 from . import cuda
+from .reductions import amax, amin, argmax, argmin, mean, prod
+# vkp.sum/any/all: not in __all__, so `import *` keeps Python's own (vkp.min/vkp.max stay
+# the kernel builtins; vkp.amin/vkp.amax, np.min(x) and x.min() are the reductions)
+from .reductions import all, any, sum  # noqa: F401
 from .lang.builtins import (acos, acosh, asin, asinh, atan, atan2, atanh, atomic, barrier, ceil,
                             clamp, copysign, cos, cosh, cross, distance, dot, exp, exp2, expm1,
                             fabs,
@@ -59,6 +63,8 @@ __all__ = [
     "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh",
     "atanh", "floor", "ceil", "trunc", "fabs", "clamp", "mix", "fma", "isnan", "isinf",
     "copysign", "hypot", "sign", "select", "dot", "cross", "length", "normalize", "distance",
+    # reductions (docs/reductions.md)
+    "amax", "amin", "argmax", "argmin", "mean", "prod",
     # the layer underneath: raw GLSL kernels, host pages, device details
     "lowlevel",
     # numba.cuda's API (`from vkpersist import cuda`, docs/cuda.md)

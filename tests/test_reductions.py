@@ -1,0 +1,168 @@
+"""Reductions against NumPy: whole array and along axes, views, dtypes, keepdims, out=,
+NaN and empty arrays, ties in argmin/argmax, and the stated float-sum error bound."""
+import math
+
+import numpy as np
+import pytest
+
+import vkpersist as vkp
+from vkpersist import reductions
+
+EPS32 = np.finfo(np.float32).eps
+
+
+def _sum_bound(x, axis=None):
+    """docs/reductions.md: an invocation adds at most ceil(K/(G·L)) ≤ K/256 + 1 elements in
+    order, then a tree of depth log2(G·L) ≤ log2(K) + 1 combines them, so the error is at
+    most about (K/256 + log2(K) + 2)·eps·Σ|x| (float32 accumulation)."""
+    k = x.size if axis is None else x.shape[axis]
+    return (math.log2(max(k, 2)) + k / 256 + 2) * EPS32 * np.sum(np.abs(x.astype(np.float64)),
+                                                                 axis=axis)
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(11)
+    return rng.standard_normal((37, 301)).astype(np.float32)
+
+
+def test_float32_sums_whole_and_axes(ctx, data):
+    d = ctx.asarray(data)
+    for axis in (None, 0, 1, (0, 1), -1):
+        got = np.sum(d, axis=axis)
+        assert isinstance(got, vkp.Array) and got.dtype == np.float32
+        want = np.sum(data.astype(np.float64), axis=axis)
+        ax = None if axis in (None, (0, 1)) else axis % 2
+        assert np.all(np.abs(got.numpy() - want) <= _sum_bound(data, ax)), axis
+    whole = vkp.sum(d)
+    assert whole.shape == () and isinstance(float(whole), float) and whole.item() == float(whole)
+    assert np.sum(d, axis=1, keepdims=True).shape == (37, 1)
+    assert d.sum(axis=(0, 1), keepdims=True).shape == (1, 1)
+
+
+def test_large_sum_takes_two_passes_and_meets_the_bound(ctx):
+    x = np.random.default_rng(3).random(300_001).astype(np.float32)   # >1 workgroup column
+    got = float(vkp.sum(ctx.asarray(x)))
+    assert abs(got - np.sum(x, dtype=np.float64)) <= _sum_bound(x)
+
+
+def test_views_are_reduced_in_place(ctx, data):
+    d = ctx.asarray(data)
+    for key in (np.s_[::2, 1::3], np.s_[5, :], np.s_[:, 7], np.s_[::-1, ::-5]):
+        view, host = d[key], data[key]
+        for axis in [None] + list(range(host.ndim)):
+            np.testing.assert_allclose(view.sum(axis=axis).numpy(), host.sum(axis=axis),
+                                       rtol=1e-5, atol=1e-4)
+            np.testing.assert_array_equal(view.max(axis=axis).numpy(), host.max(axis=axis))
+            np.testing.assert_array_equal(view.argmin(axis=axis).numpy(),
+                                          host.argmin(axis=axis))
+    t = d.T
+    np.testing.assert_array_equal(np.min(t, axis=1).numpy(), data.T.min(axis=1))
+
+
+def test_four_axes_and_unmergeable_views(ctx):
+    x = np.arange(2 * 3 * 4 * 5, dtype=np.int32).reshape(2, 3, 4, 5) - 50
+    d = ctx.asarray(x)
+    for axis in (None, 1, (0, 2), (1, 3), (3, 0, 1)):
+        got = np.sum(d, axis=axis)
+        assert got.dtype == np.sum(x, axis=axis).dtype
+        np.testing.assert_array_equal(got.numpy(), np.sum(x, axis=axis))
+    v = d[:, ::2, 1:, ::2]
+    np.testing.assert_array_equal(v.max(axis=(1, 3)).numpy(), x[:, ::2, 1:, ::2].max(axis=(1, 3)))
+
+
+@pytest.mark.parametrize("op", ["sum", "prod", "min", "max", "mean", "any", "all",
+                                "argmin", "argmax"])
+def test_result_dtypes_are_numpys(ctx, op):
+    dtypes = ["bool", "int8", "uint8", "int32", "uint32", "float32"]
+    dtypes += ["int16", "float16"] if ctx.info.storage16 else []
+    dtypes += ["int64", "float64"] if ctx.info.int64 and ctx.info.float64 else []
+    rng = np.random.default_rng(5)
+    for dt in dtypes:
+        if dt == "bool":
+            x = rng.random((6, 9)) > 0.4
+        elif np.dtype(dt).kind == "f":
+            x = (rng.uniform(0.5, 1.5, (6, 9)) if op == "prod"
+                 else rng.standard_normal((6, 9)) * 3).astype(dt)
+        else:
+            x = rng.integers(0, 4 if op == "prod" else 50, (6, 9)).astype(dt)
+        d = ctx.asarray(x)
+        for axis in (None, 1):
+            want = getattr(np, op)(x, axis=axis)
+            got = getattr(np, op)(d, axis=axis)
+            assert got.dtype == want.dtype, (op, dt, got.dtype, want.dtype)
+            tol = {"float16": 2e-3, "float32": 1e-5}.get(dt, 1e-12)
+            np.testing.assert_allclose(got.numpy(), want, rtol=tol, atol=tol, err_msg=f"{op} {dt}")
+
+
+def test_dtype_argument_and_integer_wrapping(ctx):
+    x = np.full(1000, 3_000_000, np.int32)
+    d = ctx.asarray(x)
+    assert int(d.sum()) == 3_000_000_000                    # int64 result, as NumPy's
+    assert np.sum(d, dtype=np.int32).item() == np.sum(x, dtype=np.int32)   # wraps alike
+    if ctx.info.float64:
+        m = d.mean(dtype=np.float64)
+        assert m.dtype == np.float64 and m.item() == 3_000_000.0
+    f = np.linspace(0, 1, 101, dtype=np.float32)
+    assert np.sum(ctx.asarray(f), dtype=np.float64).dtype == np.float64
+    assert np.sum(ctx.asarray(np.array([True, False])), dtype=bool).item() is True
+
+
+def test_nan_propagates_and_argmin_takes_the_first(ctx):
+    x = np.array([3.0, 1.0, np.nan, 1.0, np.nan, -2.0, -2.0], np.float32)
+    d = ctx.asarray(x)
+    assert math.isnan(float(d.min())) and math.isnan(float(d.max()))
+    assert math.isnan(float(d.sum()))
+    assert int(d.argmin()) == np.argmin(x) == 2 and int(d.argmax()) == 2
+    y = np.array([[1, 5, 5, 0], [7, 7, 2, 7]], np.int32)
+    np.testing.assert_array_equal(np.argmax(ctx.asarray(y), axis=1).numpy(), [1, 0])
+    np.testing.assert_array_equal(np.argmin(ctx.asarray(y), axis=0).numpy(), y.argmin(0))
+    z = np.zeros(5000, np.float32)
+    z[[1234, 4321]] = 5
+    z[[777, 3000]] = -1
+    dz = ctx.asarray(z)
+    assert (int(dz.argmax()), int(dz.argmin())) == (1234, 777)
+    assert bool(ctx.asarray(np.array([0.0, np.nan], np.float32)).any())
+
+
+def test_empty_arrays(ctx):
+    e = ctx.asarray(np.zeros((0, 3), np.float32))
+    assert e.sum().item() == 0.0 and e.prod().item() == 1.0
+    assert e.any().item() is False and e.all().item() is True
+    np.testing.assert_array_equal(e.sum(axis=0).numpy(), np.zeros(3))
+    assert e.max(axis=1).shape == (0,)
+    with pytest.raises(ValueError, match="zero-size array to reduction operation minimum"):
+        e.min()
+    with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
+        np.max(e, axis=0)
+    with pytest.raises(ValueError, match="attempt to get argmax of an empty sequence"):
+        e.argmax()
+    with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+        assert math.isnan(float(e.mean()))
+
+
+def test_out_and_numpy_input(ctx, data):
+    d = ctx.asarray(data)
+    out = ctx.empty(37, np.float32)
+    assert np.sum(d, axis=1, out=out) is out
+    np.testing.assert_allclose(out.numpy(), data.sum(axis=1), rtol=1e-5, atol=1e-4)
+    out64 = ctx.empty(301, np.int64 if ctx.info.int64 else np.int32)
+    assert np.argmax(d, axis=0, out=out64) is out64
+    np.testing.assert_array_equal(out64.numpy(), data.argmax(axis=0))
+    with pytest.raises(ValueError, match="output parameter has the wrong shape"):
+        np.max(d, axis=0, out=out)
+    got = vkp.sum(data, axis=0)                      # NumPy in -> NumPy out, on the device
+    assert isinstance(got, np.ndarray)
+    np.testing.assert_allclose(got, data.sum(axis=0), rtol=1e-5, atol=1e-4)
+    assert isinstance(vkp.amax(data), np.float32) and vkp.amax(data) == data.max()
+
+
+def test_errors_name_the_problem(ctx, data):
+    d = ctx.asarray(data)
+    with pytest.raises(np.exceptions.AxisError):
+        d.sum(axis=2)
+    with pytest.raises(TypeError, match="axis must be an int or None"):
+        np.argmin(d, axis=(0, 1))
+    with pytest.raises(vkp.UnsupportedError, match=r"where=\.\.\.\) is not supported"):
+        np.sum(d, where=data > 0)
+    assert reductions.rows_view(d, (0,)).shape == (301, 37)

@@ -1,0 +1,137 @@
+"""The device side of reductions: one two-level kernel per (operation, accumulator dtype),
+reducing the rows of an (M, K) view.
+
+A launch runs a grid of (G, M') workgroups of L invocations (L a power of two, at most
+256). Workgroup (g, r) walks rows r, r + M', ...; for each, invocation l accumulates the
+elements k = g*L + l, k + G*L, ... of the row in order, the L accumulators are combined by a
+binary tree in shared memory (L/2 pairs, then L/4, ...), and the workgroup writes one
+partial. With G > 1 a second launch of the same kernel (G = 1) reduces the (M, G) partials
+the same way. So a float sum adds each invocation's stride of about K/(G*L) elements in
+order, then a tree of depth log2(G*L): error at most about (K/(G*L) + log2(G*L))·eps·Σ|x|.
+
+argmin/argmax carry an int32 index beside the value (partials too) and break ties by the
+smaller index, which is NumPy's first-occurrence rule; a NaN wins over any number (NumPy
+returns the first NaN). min/max propagate NaN the same way.
+
+Kernels are specialised by captured constants (the operation, whether the input is the
+elementwise product of two arrays, whether indices come from a partials array, whether
+the result is divided by a count): each specialisation compiles only its branches.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._kernel import func, kernel
+from .lang.builtins import barrier, group_id, isnan, local_id, local_size, num_groups, shared
+
+LOCAL = 256
+NO_INDEX = 2**31 - 1
+OPS = ("sum", "prod", "min", "max", "argmin", "argmax", "any", "all")
+
+
+@func
+def _add(a, ai, b, bi):
+    return a + b, ai
+
+
+@func
+def _mul(a, ai, b, bi):
+    return a * b, ai
+
+
+@func
+def _or(a, ai, b, bi):
+    return a | b, ai
+
+
+@func
+def _and(a, ai, b, bi):
+    return a & b, ai
+
+
+def _extremum(low: bool, is_float: bool):
+    """min/max/argmin/argmax: keep the smaller (larger) value, the smaller index on ties,
+    a NaN over any number (the first NaN among NaNs)."""
+    low, is_float = int(low), int(is_float)   # the language folds numbers, not bools
+
+    @func
+    def combine(a, ai, b, bi):
+        take = False
+        if low:
+            take = b < a or (b == a and bi < ai)
+        else:
+            take = b > a or (b == a and bi < ai)
+        if is_float:
+            if isnan(b):
+                take = not isnan(a) or bi < ai
+        if take:
+            return b, bi
+        return a, ai
+    return combine
+
+
+def _combiner(op: str, is_float: bool):
+    """The @vkp.func that merges (a, ai) with (b, bi), returning the pair kept."""
+    simple = {"sum": _add, "prod": _mul, "any": _or, "all": _and}.get(op)
+    return simple if simple is not None else _extremum(op in ("min", "argmin"), is_float)
+
+
+def make_reduce(op: str, acc: np.dtype, product: bool, from_index: bool, divide: bool):
+    """The kernel reducing the rows of `src` (times `src2` when `product`) into `dst`
+    (one value per row and workgroup column), with `dsti` the indices for argmin/argmax."""
+    acc = np.dtype(acc)
+    combine = _combiner(op, acc.kind == "f")
+    boolean, arg = int(op in ("any", "all")), int(op in ("argmin", "argmax"))
+    product, from_index, divide = int(product), int(from_index), int(divide)
+
+    @kernel
+    def reduce_rows(src, src2, srci, dst, dsti, ident, divisor):
+        sv = shared.array(256, acc)
+        si = shared.array(256, np.int32)
+        lid = local_id(0)
+        width = local_size(0)
+        groups = num_groups(0)
+        n = src.shape[1]
+        row = group_id(1)
+        while row < src.shape[0]:
+            a: acc = ident
+            ai = NO_INDEX
+            k = group_id(0) * width + lid
+            while k < n:
+                bi = k
+                if from_index:
+                    bi = srci[row, k]
+                if boolean:
+                    b: acc = src[row, k] != 0
+                elif product:
+                    b: acc = src[row, k] * src2[row, k]
+                else:
+                    b: acc = src[row, k]
+                a, ai = combine(a, ai, b, bi)
+                k += groups * width
+            sv[lid] = a
+            if arg:
+                si[lid] = ai
+            barrier()
+            s = width // 2
+            while s > 0:
+                if lid < s:
+                    if arg:
+                        sv[lid], si[lid] = combine(sv[lid], si[lid], sv[lid + s], si[lid + s])
+                    else:
+                        sv[lid], ai = combine(sv[lid], 0, sv[lid + s], 0)
+                barrier()
+                s = s // 2
+            if lid == 0:
+                out = row * groups + group_id(0)
+                if divide:
+                    dst[out] = sv[0] / divisor
+                else:
+                    dst[out] = sv[0]
+                if arg:
+                    dsti[out] = si[0]
+            barrier()
+            row += num_groups(1)
+
+    reduce_rows.__name__ = f"reduce_{op}_{acc}"
+    return reduce_rows
