@@ -24,6 +24,7 @@ from .reductions import amax, amin, argmax, argmin, mean, prod
 # vkp.sum/any/all: not in __all__, so `import *` keeps Python's own (vkp.min/vkp.max stay
 # the kernel builtins; vkp.amin/vkp.amax, np.min(x) and x.min() are the reductions)
 from .reductions import all, any, sum  # noqa: F401
+from . import random  # vkp.random: Philox4x32-10 generators and device functions
 from .linalg import cumsum, matmul  # vkp.dot stays the kernel builtin; np.dot(x, y) is this
 from .lang.builtins import (acos, acosh, asin, asinh, atan, atan2, atanh, atomic, barrier, ceil,
                             clamp, copysign, cos, cosh, cross, distance, dot, exp, exp2, expm1,
@@ -65,7 +66,7 @@ __all__ = [
     "atanh", "floor", "ceil", "trunc", "fabs", "clamp", "mix", "fma", "isnan", "isinf",
     "copysign", "hypot", "sign", "select", "dot", "cross", "length", "normalize", "distance",
     # reductions (docs/reductions.md)
-    "amax", "amin", "argmax", "argmin", "mean", "prod", "cumsum", "matmul",
+    "amax", "amin", "argmax", "argmin", "mean", "prod", "cumsum", "matmul", "random",
     # the layer underneath: raw GLSL kernels, host pages, device details
     "lowlevel",
     # numba.cuda's API (`from vkpersist import cuda`, docs/cuda.md)
