@@ -3,7 +3,7 @@ reducing the rows of an (M, K) view.
 
 A launch runs a grid of (G, M') workgroups of L invocations (L a power of two, at most
 256). Workgroup (g, r) walks rows r, r + M', ...; for each, invocation l accumulates the
-elements k = g*L + l, k + G*L, ... of the row in order, the L accumulators are combined by a
+elements k = g*L + l, k + G*L, ... of the row in order (loading four at a time), the L accumulators are combined by a
 binary tree in shared memory (L/2 pairs, then L/4, ...), and the workgroup writes one
 partial. With G > 1 a second launch of the same kernel (G = 1) reduces the (M, G) partials
 the same way. So a float sum adds each invocation's stride of about K/(G*L) elements in
@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._kernel import func, kernel
+from .lang.types import resolve_type
 from .lang.builtins import barrier, group_id, isnan, local_id, local_size, num_groups, shared
 
 LOCAL = 256
@@ -80,9 +81,21 @@ def make_reduce(op: str, acc: np.dtype, product: bool, from_index: bool, divide:
     """The kernel reducing the rows of `src` (times `src2` when `product`) into `dst`
     (one value per row and workgroup column), with `dsti` the indices for argmin/argmax."""
     acc = np.dtype(acc)
+    ktype = resolve_type(acc)              # the kernel type, callable as a conversion
     combine = _combiner(op, acc.kind == "f")
     boolean, arg = int(op in ("any", "all")), int(op in ("argmin", "argmax"))
     product, from_index, divide = int(product), int(from_index), int(divide)
+
+    @func
+    def load(src, src2, srci, row, k):
+        bi = k
+        if from_index:
+            bi = srci[row, k]
+        if boolean:
+            return ktype(src[row, k] != 0), bi
+        if product:
+            return ktype(src[row, k] * src2[row, k]), bi
+        return ktype(src[row, k]), bi
 
     @kernel
     def reduce_rows(src, src2, srci, dst, dsti, ident, divisor):
@@ -97,18 +110,21 @@ def make_reduce(op: str, acc: np.dtype, product: bool, from_index: bool, divide:
             a: acc = ident
             ai = NO_INDEX
             k = group_id(0) * width + lid
+            step = groups * width
+            while k + 3 * step < n:          # four loads in flight, added in the same order
+                b0, i0 = load(src, src2, srci, row, k)
+                b1, i1 = load(src, src2, srci, row, k + step)
+                b2, i2 = load(src, src2, srci, row, k + 2 * step)
+                b3, i3 = load(src, src2, srci, row, k + 3 * step)
+                a, ai = combine(a, ai, b0, i0)
+                a, ai = combine(a, ai, b1, i1)
+                a, ai = combine(a, ai, b2, i2)
+                a, ai = combine(a, ai, b3, i3)
+                k += 4 * step
             while k < n:
-                bi = k
-                if from_index:
-                    bi = srci[row, k]
-                if boolean:
-                    b: acc = src[row, k] != 0
-                elif product:
-                    b: acc = src[row, k] * src2[row, k]
-                else:
-                    b: acc = src[row, k]
+                b, bi = load(src, src2, srci, row, k)
                 a, ai = combine(a, ai, b, bi)
-                k += groups * width
+                k += step
             sv[lid] = a
             if arg:
                 si[lid] = ai

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import builtins as py
 import math
+import threading
 import warnings
+import weakref
 
 import numpy as np
 
@@ -31,7 +33,10 @@ except ImportError:                                  # NumPy < 2
     from numpy.core.numeric import normalize_axis_tuple
 
 _NAMES = {"min": "minimum", "max": "maximum"}        # NumPy's names in its errors
+ARG_OPS = ("argmin", "argmax")
 _KERNELS: dict = {}
+_SCRATCH: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
 
 
 # ---- the (M, K) view of a reduction ----------------------------------------------------
@@ -84,46 +89,58 @@ def _identity(op: str, acc: np.dtype):
     return acc.type(info.max if low else info.min)
 
 
+def _scratch(ctx, shape, dtype) -> Array:
+    """A partials array kept per (context, shape, dtype): reusing it keeps the first pass's
+    recorded command buffer valid, so a repeated reduction records nothing new. Safe because
+    every submission waits for the previous ones (vk/commands.py) and _LOCK keeps one
+    reduction's two passes together."""
+    arrays = _SCRATCH.setdefault(ctx, {})
+    key = (shape, np.dtype(dtype))
+    a = arrays.get(key)
+    if a is None or not a.buffer.alive:
+        a = arrays[key] = Array(ctx, shape, dtype)
+    return a
+
+
 def reduce_rows(op: str, src: Array, acc, out_dtype, *, src2: Array | None = None,
                 divisor=None, dst: Array | None = None):
     """Reduce each row of the (M, K) view `src` (times `src2`, elementwise, when given):
-    (values (M,) of out_dtype, int64 indices (M,) for argmin/argmax, else None).
-    Two launches when K is large: per-workgroup partials, then one pass over them."""
+    (values (M,) of out_dtype, indices (M,) for argmin/argmax, else None). Two launches
+    when K is large: per-workgroup partials (G a row), then one workgroup a row over them."""
     ctx = src.ctx
     acc = np.dtype(acc)
-    arg = op in ("argmin", "argmax")
     M, K = src.shape
     local = py.min(rk.LOCAL, _next_pow2(K))
     target = 16 if ctx.info.kind == "cpu" else 2048
     groups = py.max(1, py.min(-(-K // local), target // py.max(M, 1), 65535))
-    row_groups = py.min(M, 65535)
-    ident = _identity(op, acc)
-    div = acc.type(divisor if divisor is not None else 1)
     pair = src2 if src2 is not None else src
     if groups == 1:
-        if dst is None:
-            dst = Array(ctx, (M,), out_dtype)
-        idx = Array(ctx, (M,), np.int64 if ctx.info.int64 else np.int32) if arg else dst
-        _kernel(op, acc, src2 is not None, False, divisor is not None)[
-            (1, row_groups), local](src, pair, src, dst, idx, ident, div)
-        return dst, (idx if arg else None)
-    part = Array(ctx, (M, groups), acc)
-    part_idx = Array(ctx, (M, groups), np.int32) if arg else part
-    _kernel(op, acc, src2 is not None)[(groups, row_groups), local](
-        src, pair, src, part.reshape(-1), part_idx.reshape(-1), ident, acc.type(1))
-    return reduce_rows(op, part, acc, out_dtype, divisor=divisor, dst=dst) if not arg else \
-        _second_arg_pass(op, part, part_idx, acc, out_dtype, dst)
+        return _last_pass(op, acc, (src, pair, src), out_dtype, dst, divisor,
+                          product=src2 is not None, from_index=False)
+    with _LOCK:
+        part = _scratch(ctx, (M, groups), acc)
+        part_idx = _scratch(ctx, (M, groups), np.int32) if op in ARG_OPS else part
+        _kernel(op, acc, src2 is not None)[(groups, py.min(M, 65535)), local](
+            src, pair, src, part.reshape(-1), part_idx.reshape(-1), _identity(op, acc),
+            acc.type(1))
+        return _last_pass(op, acc, (part, part, part_idx), out_dtype, dst, divisor,
+                          product=False, from_index=op in ARG_OPS)
 
 
-def _second_arg_pass(op, part, part_idx, acc, out_dtype, dst):
-    ctx = part.ctx
-    M, G = part.shape
+def _last_pass(op, acc, sources, out_dtype, dst, divisor, *, product, from_index):
+    """One workgroup a row reduces (src, src2, srci) into a new (M,) array (or `dst`)."""
+    src = sources[0]
+    ctx = src.ctx
+    M, K = src.shape
     if dst is None:
         dst = Array(ctx, (M,), out_dtype)
-    idx = Array(ctx, (M,), np.int64 if ctx.info.int64 else np.int32)
-    _kernel(op, acc, False, True)[(1, py.min(M, 65535)), py.min(rk.LOCAL, _next_pow2(G))](
-        part, part, part_idx, dst, idx, _identity(op, acc), acc.type(1))
-    return dst, idx
+    arg = op in ARG_OPS
+    idx = Array(ctx, (M,), np.int64 if ctx.info.int64 else np.int32) if arg else dst
+    div = acc.type(divisor if divisor is not None else 1)
+    _kernel(op, acc, product, from_index, divisor is not None)[
+        (1, py.min(M, 65535)), py.min(rk.LOCAL, _next_pow2(K))](
+        *sources, dst, idx, _identity(op, acc), div)
+    return dst, (idx if arg else None)
 
 
 # ---- NumPy's front ---------------------------------------------------------------------
