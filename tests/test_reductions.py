@@ -166,3 +166,41 @@ def test_errors_name_the_problem(ctx, data):
     with pytest.raises(vkp.UnsupportedError, match=r"where=\.\.\.\) is not supported"):
         np.sum(d, where=data > 0)
     assert reductions.rows_view(d, (0,)).shape == (301, 37)
+
+
+@pytest.fixture(params=["subgroups", "shared-memory"])
+def path(request, ctx, monkeypatch):
+    """Run a test on each reduction path this device has; count the subgroup launches."""
+    if request.param == "subgroups" and not ctx.info.subgroup_arithmetic:
+        pytest.skip(f"{ctx.info.name} has no subgroup arithmetic")
+    monkeypatch.setattr(reductions, "USE_SUBGROUPS", request.param == "subgroups")
+    calls = []
+    real = reductions.sg.reduce_all
+    monkeypatch.setattr(reductions.sg, "reduce_all", lambda *a, **k: calls.append(1) or real(*a, **k))
+    return request.param, calls
+
+
+def test_whole_array_reductions_on_both_paths(ctx, path):
+    name, calls = path
+    rng = np.random.default_rng(8)
+    dtypes = ["float32", "int32", "uint32"] + (["float64"] if ctx.info.float64 else [])
+    for n in (1000, 300_001):                       # one workgroup; partials + a last pass
+        for dt in dtypes:
+            x = (rng.random(n) * 100).astype(dt)
+            d = ctx.asarray(x)
+            if dt.startswith("float"):
+                got = float(d.sum())
+                eps = np.finfo(dt).eps
+                assert abs(got - x.sum(dtype=np.float64)) <= \
+                    (n / 256 + math.log2(n) + 2) * eps * np.abs(x).sum(dtype=np.float64)
+                assert abs(float(d.mean()) - x.mean(dtype=np.float64)) <= \
+                    (n / 256 + math.log2(n) + 3) * eps * 100
+                y = (1 + (rng.random(64) - 0.5) * 1e-3).astype(dt)
+                np.testing.assert_allclose(float(ctx.asarray(y).prod()), np.prod(y), rtol=64 * eps)
+            else:
+                assert int(d.max()) == x.max() and int(d.min()) == x.min()
+                assert int(d.sum()) == x.sum()
+    bad = np.ones(5000, np.float32)
+    bad[4321] = np.nan
+    assert math.isnan(float(ctx.asarray(bad).sum()))
+    assert bool(calls) == (name == "subgroups")

@@ -22,6 +22,7 @@ import weakref
 import numpy as np
 
 from . import _reduce_kernels as rk
+from . import _reduce_subgroup as sg
 from ._errors import UnsupportedError
 from ._numpy_table import implements
 from .vk.array import Array
@@ -37,6 +38,9 @@ ARG_OPS = ("argmin", "argmax")
 _KERNELS: dict = {}
 _SCRATCH: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
+# whole-array sums of contiguous arrays use subgroup operations where the device has them
+# (_reduce_subgroup.py); False forces the shared-memory kernel everywhere (tests use it)
+USE_SUBGROUPS = True
 
 
 # ---- the (M, K) view of a reduction ----------------------------------------------------
@@ -114,6 +118,10 @@ def reduce_rows(op: str, src: Array, acc, out_dtype, *, src2: Array | None = Non
     target = 16 if ctx.info.kind == "cpu" else 2048
     groups = py.max(1, py.min(-(-K // local), target // py.max(M, 1), 65535))
     pair = src2 if src2 is not None else src
+    if USE_SUBGROUPS and src2 is None and sg.applies(op, src, acc, np.dtype(out_dtype)):
+        with _LOCK:
+            return sg.reduce_all(op, src, _identity(op, acc), divisor, target, _scratch,
+                                 dst), None
     if groups == 1:
         return _last_pass(op, acc, (src, pair, src), out_dtype, dst, divisor,
                           product=src2 is not None, from_index=False)
