@@ -174,3 +174,28 @@ def test_errors(ctx):
         vr.default_rng(1, ctx=ctx).random(3, dtype=np.int32)
     with pytest.raises(ValueError, match="scale must be non-negative"):
         vr.default_rng(1, ctx=ctx).normal(0, -1, 3)
+
+
+WALK_SEED = 99
+
+
+def test_device_function_in_a_program_stage(ctx):
+    """A random walk as a persistent program: each step adds philox_normal(seed,
+    i + n·step), the same numbers a Generator gives (to float32 rounding of the sums)."""
+    n, steps = 256, 3
+    prog = vkp.Program(ctx, name="walk")
+    x = prog.array("x", (n,), init=np.zeros(n, np.float32))
+
+    @prog.stage(domain=(n,))
+    def walk(i):
+        x[i] += vr.philox_normal(WALK_SEED, vkp.u32(i) + vkp.u32(n) * prog.step)
+
+    prog.loop(walk)
+    prog.run(steps, mode="launch")
+    got = np.asarray(x)
+    prog.free()
+    z = vr.default_rng(WALK_SEED, ctx=ctx).standard_normal((steps + 1) * n,
+                                                           dtype=np.float32).numpy()
+    z = z.reshape(steps + 1, n)
+    candidates = [z[first:first + steps].sum(axis=0) for first in (0, 1)]  # steps count from 0 or 1
+    assert any(np.allclose(got, c, rtol=1e-5, atol=1e-5) for c in candidates)

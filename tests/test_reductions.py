@@ -204,3 +204,19 @@ def test_whole_array_reductions_on_both_paths(ctx, path):
     bad[4321] = np.nan
     assert math.isnan(float(ctx.asarray(bad).sum()))
     assert bool(calls) == (name == "subgroups")
+
+
+def test_docs_example_runs(tmp_path):
+    import pathlib
+    import re
+    import subprocess
+    import sys
+    doc = pathlib.Path(__file__).resolve().parent.parent / "docs" / "reductions.md"
+    script = tmp_path / "reductions_example.py"
+    script.write_text("\n".join(re.findall(r"```python\n(.*?)```", doc.read_text(), re.S)))
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         timeout=300, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.split()
+    assert abs(float(lines[-1]) - math.pi) < 0.01          # 6 standard errors
+    assert abs(float(lines[-2]) - 0.5) < 0.005

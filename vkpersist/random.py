@@ -42,8 +42,9 @@ TWO_PI = 6.283185307179586
 
 
 @func
-def mulhilo(a: u32, b: u32):
-    """(high, low) 32-bit halves of the 64-bit product a*b, from 16-bit pieces."""
+def mulhilo(a, b):
+    """(high, low) 32-bit halves of the 64-bit product of the u32s a and b, from 16-bit
+    pieces (no int64 needed)."""
     a_lo = a & u32(0xFFFF)
     a_hi = a >> u32(16)
     b_lo = b & u32(0xFFFF)
@@ -54,32 +55,35 @@ def mulhilo(a: u32, b: u32):
 
 
 @func
-def philox4x32(c0: u32, c1: u32, c2: u32, c3: u32, k0: u32, k1: u32):
-    """Philox4x32-10: the four 32-bit words for counter (c0..c3) and key (k0, k1)."""
+def philox4x32(c0, c1, c2, c3, k0, k1):
+    """Philox4x32-10: the four 32-bit words for counter (c0..c3) and key (k0, k1), each
+    converted to u32 (a non-negative int argument is taken as it is)."""
+    x0, x1, x2, x3 = u32(c0), u32(c1), u32(c2), u32(c3)
+    key0, key1 = u32(k0), u32(k1)
     for r in range(10):
         if r > 0:
-            k0 += u32(W0)
-            k1 += u32(W1)
-        hi0, lo0 = mulhilo(u32(M0), c0)
-        hi1, lo1 = mulhilo(u32(M1), c2)
-        c0, c1, c2, c3 = hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0
-    return c0, c1, c2, c3
+            key0 += u32(W0)
+            key1 += u32(W1)
+        hi0, lo0 = mulhilo(u32(M0), x0)
+        hi1, lo1 = mulhilo(u32(M1), x2)
+        x0, x1, x2, x3 = hi1 ^ x1 ^ key0, lo1, hi0 ^ x3 ^ key1, lo0
+    return x0, x1, x2, x3
 
 
 @func
-def _unit32(w: u32):
+def _unit32(w):
     """A word as a float32 in [0, 1): its top 24 bits times 2**-24 (exact)."""
     return f32(w >> u32(8)) * f32(5.9604644775390625e-08)
 
 
 @func
-def _unit64(a: u32, b: u32):
+def _unit64(a, b):
     """Two words as a float64 in [0, 1): 53 bits times 2**-53 (exact), as NumPy's."""
     return (f64(a >> u32(5)) * f64(67108864.0) + f64(b >> u32(6))) * f64(1.1102230246251565e-16)
 
 
 @func
-def _box_muller32(a: u32, b: u32):
+def _box_muller32(a, b):
     u1 = (f32(a >> u32(8)) + f32(1.0)) * f32(5.9604644775390625e-08)   # (0, 1]: log is finite
     r = sqrt(f32(-2.0) * log(u1))
     t = f32(TWO_PI) * _unit32(b)
@@ -87,7 +91,7 @@ def _box_muller32(a: u32, b: u32):
 
 
 @func
-def _box_muller64(a: u32, b: u32, c: u32, d: u32):
+def _box_muller64(a, b, c, d):
     u1 = f64(1.0) - _unit64(a, b)                                      # (0, 1]
     r = sqrt(f64(-2.0) * log(u1))
     t = f64(TWO_PI) * _unit64(c, d)
@@ -95,9 +99,9 @@ def _box_muller64(a: u32, b: u32, c: u32, d: u32):
 
 
 @func
-def _word(seed: u32, i: u32):
-    w0, w1, w2, w3 = philox4x32(i >> u32(2), u32(0), u32(0), u32(0), seed, u32(0))
-    j = i & u32(3)
+def _word(seed, i):
+    w0, w1, w2, w3 = philox4x32(u32(i) >> u32(2), 0, 0, 0, seed, 0)
+    j = u32(i) & u32(3)
     w = w3
     if j == u32(0):
         w = w0
@@ -109,24 +113,25 @@ def _word(seed: u32, i: u32):
 
 
 @func
-def philox_uniform(seed: u32, i: u32):
+def philox_uniform(seed, i):
     """Element i of `default_rng(seed).random(n, dtype=np.float32)` (a fresh generator),
     a float32 in [0, 1), computed where it is needed: in a kernel or a program stage."""
     return _unit32(_word(seed, i))
 
 
 @func
-def philox_normal(seed: u32, i: u32):
+def philox_normal(seed, i):
     """Element i of `default_rng(seed).standard_normal(n, dtype=np.float32)`."""
-    w0, w1, w2, w3 = philox4x32(i >> u32(2), u32(0), u32(0), u32(0), seed, u32(0))
+    j = u32(i)
+    w0, w1, w2, w3 = philox4x32(j >> u32(2), 0, 0, 0, seed, 0)
     a = w0
     b = w1
-    if (i & u32(2)) != u32(0):
+    if (j & u32(2)) != u32(0):
         a = w2
         b = w3
     z0, z1 = _box_muller32(a, b)
     z = z0
-    if (i & u32(1)) != u32(0):
+    if (j & u32(1)) != u32(0):
         z = z1
     return z
 
