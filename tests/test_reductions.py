@@ -220,3 +220,15 @@ def test_docs_example_runs(tmp_path):
     lines = run.stdout.split()
     assert abs(float(lines[-1]) - math.pi) < 0.01          # 6 standard errors
     assert abs(float(lines[-2]) - 0.5) < 0.005
+
+
+def test_results_keep_their_values_across_result_slots(ctx, monkeypatch):
+    """Whole-array results of the subgroup path live in slots of a shared results array,
+    counted by the device: earlier results keep their values when later ones are taken and
+    when the array is replaced (3 slots here instead of 4096)."""
+    monkeypatch.setattr(reductions.sg, "SLOTS", 3)
+    monkeypatch.setattr(reductions.sg, "_SLABS", type(reductions.sg._SLABS)())
+    xs = [np.full(1000 + i, float(i), np.float32) for i in range(8)]
+    results = [vkp.sum(ctx.asarray(x)) for x in xs]
+    again = [vkp.sum(ctx.asarray(x)) for x in xs]
+    assert [float(r) for r in results + again] == [float(x.sum()) for x in xs] * 2
