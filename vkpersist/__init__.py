@@ -65,12 +65,12 @@ __all__ = [
     "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh",
     "atanh", "floor", "ceil", "trunc", "fabs", "clamp", "mix", "fma", "isnan", "isinf",
     "copysign", "hypot", "sign", "select", "dot", "cross", "length", "normalize", "distance",
-    # reductions (docs/reductions.md)
-    "amax", "amin", "argmax", "argmin", "mean", "prod", "cumsum", "matmul", "random",
     # the layer underneath: raw GLSL kernels, host pages, device details
     "lowlevel",
     # numba.cuda's API (`from vkpersist import cuda`, docs/cuda.md)
     "cuda",
+    # reductions, products, scans, random numbers (docs/reductions.md)
+    "amax", "amin", "argmax", "argmin", "mean", "prod", "cumsum", "matmul", "random",
 ]
 
 
