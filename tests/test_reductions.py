@@ -232,3 +232,12 @@ def test_results_keep_their_values_across_result_slots(ctx, monkeypatch):
     results = [vkp.sum(ctx.asarray(x)) for x in xs]
     again = [vkp.sum(ctx.asarray(x)) for x in xs]
     assert [float(r) for r in results + again] == [float(x.sum()) for x in xs] * 2
+
+
+def test_a_device_without_int64_is_told_which_dtype_to_pass(ctx):
+    import dataclasses
+    import types
+    no_int64 = types.SimpleNamespace(info=dataclasses.replace(ctx.info, int64=False))
+    with pytest.raises(vkp.UnsupportedError, match=r"result dtype here is int64.*lacks int64 "
+                                                   r"support.*dtype=np\.int32"):
+        reductions._check_dtype_on_device(no_int64, np.dtype(np.int64), "sum")
