@@ -241,3 +241,22 @@ def test_a_device_without_int64_is_told_which_dtype_to_pass(ctx):
     with pytest.raises(vkp.UnsupportedError, match=r"result dtype here is int64.*lacks int64 "
                                                    r"support.*dtype=np\.int32"):
         reductions._check_dtype_on_device(no_int64, np.dtype(np.int64), "sum")
+
+
+def test_many_short_rows(ctx):
+    """(N, 3) -> (N,): one invocation a row (K <= 16 elements in order, error <= K·eps·Σ|x|)."""
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal((3000, 3)).astype(np.float32)
+    x[17, 1] = np.nan
+    x[18] = [2.0, 5.0, 5.0]
+    x[20] = 0
+    d = ctx.asarray(x)
+    np.testing.assert_allclose(d.sum(axis=1).numpy(), x.sum(axis=1), rtol=3e-7, atol=3e-7)
+    np.testing.assert_allclose(d.mean(axis=1).numpy(), x.mean(axis=1), rtol=3e-7, atol=3e-7)
+    np.testing.assert_array_equal(d.max(axis=1).numpy(), x.max(axis=1))
+    np.testing.assert_array_equal(d.argmax(axis=1).numpy(), x.argmax(axis=1))
+    np.testing.assert_array_equal(d.argmin(axis=1).numpy(), x.argmin(axis=1))
+    np.testing.assert_array_equal(np.any(d[:, ::2], axis=1).numpy(),
+                                  np.any(x[:, ::2], axis=1))
+    v = rng.standard_normal(3).astype(np.float32)
+    np.testing.assert_allclose(np.dot(d, ctx.asarray(v)).numpy(), x @ v, rtol=1e-6, atol=1e-6)

@@ -23,9 +23,11 @@ import numpy as np
 
 from ._kernel import func, kernel
 from .lang.types import resolve_type
-from .lang.builtins import barrier, group_id, isnan, local_id, local_size, num_groups, shared
+from .lang.builtins import (barrier, global_id, global_size, group_id, isnan, local_id,
+                            local_size, num_groups, shared)
 
 LOCAL = 256
+SHORT = 16                   # rows this short (and many of them) take make_short_rows
 NO_INDEX = 2**31 - 1
 OPS = ("sum", "prod", "min", "max", "argmin", "argmax", "any", "all")
 
@@ -77,14 +79,11 @@ def _combiner(op: str, is_float: bool):
     return simple if simple is not None else _extremum(op in ("min", "argmin"), is_float)
 
 
-def make_reduce(op: str, acc: np.dtype, product: bool, from_index: bool, divide: bool):
-    """The kernel reducing the rows of `src` (times `src2` when `product`) into `dst`
-    (one value per row and workgroup column), with `dsti` the indices for argmin/argmax."""
-    acc = np.dtype(acc)
+def _loader(acc: np.dtype, boolean: int, product: int, from_index: int):
+    """The @vkp.func loading element (row, k) as (value in the accumulator type, index):
+    `!= 0` for any/all, the product of two arrays for dot products, the index from a
+    partials array in a second pass."""
     ktype = resolve_type(acc)              # the kernel type, callable as a conversion
-    combine = _combiner(op, acc.kind == "f")
-    boolean, arg = int(op in ("any", "all")), int(op in ("argmin", "argmax"))
-    product, from_index, divide = int(product), int(from_index), int(divide)
 
     @func
     def load(src, src2, srci, row, k):
@@ -96,6 +95,17 @@ def make_reduce(op: str, acc: np.dtype, product: bool, from_index: bool, divide:
         if product:
             return ktype(src[row, k] * src2[row, k]), bi
         return ktype(src[row, k]), bi
+    return load
+
+
+def make_reduce(op: str, acc: np.dtype, product: bool, from_index: bool, divide: bool):
+    """The kernel reducing the rows of `src` (times `src2` when `product`) into `dst`
+    (one value per row and workgroup column), with `dsti` the indices for argmin/argmax."""
+    acc = np.dtype(acc)
+    combine = _combiner(op, acc.kind == "f")
+    boolean, arg = int(op in ("any", "all")), int(op in ("argmin", "argmax"))
+    product, from_index, divide = int(product), int(from_index), int(divide)
+    load = _loader(acc, boolean, product, from_index)
 
     @kernel
     def reduce_rows(src, src2, srci, dst, dsti, ident, divisor):
@@ -151,3 +161,33 @@ def make_reduce(op: str, acc: np.dtype, product: bool, from_index: bool, divide:
 
     reduce_rows.__name__ = f"reduce_{op}_{acc}"
     return reduce_rows
+
+
+def make_short_rows(op: str, acc: np.dtype, product: bool, divide: bool):
+    """Many short rows (K <= SHORT): one invocation a row, adding its K elements in order,
+    so that (N, 3) -> (N,) keeps every invocation busy instead of a workgroup a row."""
+    acc = np.dtype(acc)
+    combine = _combiner(op, acc.kind == "f")
+    boolean, arg = int(op in ("any", "all")), int(op in ("argmin", "argmax"))
+    product, divide = int(product), int(divide)
+    load = _loader(acc, boolean, product, 0)
+
+    @kernel
+    def reduce_short_rows(src, src2, dst, dsti, ident, divisor):
+        row = global_id(0)
+        while row < src.shape[0]:
+            a = ident                      # a scalar of the accumulator dtype
+            ai = NO_INDEX
+            for k in range(src.shape[1]):
+                b, bi = load(src, src2, src, row, k)
+                a, ai = combine(a, ai, b, bi)
+            if divide:
+                dst[row] = a / divisor
+            else:
+                dst[row] = a
+            if arg:
+                dsti[row] = ai
+            row += global_size(0)
+
+    reduce_short_rows.__name__ = f"reduce_short_{op}_{acc}"
+    return reduce_short_rows

@@ -122,6 +122,8 @@ def reduce_rows(op: str, src: Array, acc, out_dtype, *, src2: Array | None = Non
         with _LOCK:
             return sg.reduce_all(op, src, _identity(op, acc), divisor, target, _scratch,
                                  dst), None
+    if K <= rk.SHORT and M >= rk.LOCAL:
+        return _short_rows(op, acc, src, pair, out_dtype, dst, divisor, src2 is not None)
     if groups == 1:
         return _last_pass(op, acc, (src, pair, src), out_dtype, dst, divisor,
                           product=src2 is not None, from_index=False)
@@ -133,6 +135,20 @@ def reduce_rows(op: str, src: Array, acc, out_dtype, *, src2: Array | None = Non
             acc.type(1))
         return _last_pass(op, acc, (part, part, part_idx), out_dtype, dst, divisor,
                           product=False, from_index=op in ARG_OPS)
+
+
+def _short_rows(op, acc, src, src2, out_dtype, dst, divisor, product):
+    ctx = src.ctx
+    M = src.shape[0]
+    dst = Array(ctx, (M,), out_dtype) if dst is None else dst
+    idx = Array(ctx, (M,), np.int64 if ctx.info.int64 else np.int32) if op in ARG_OPS else dst
+    key = ("short", op, acc, product, divisor is not None)
+    kern = _KERNELS.get(key)
+    if kern is None:
+        kern = _KERNELS[key] = rk.make_short_rows(*key[1:])
+    kern[py.min(-(-M // rk.LOCAL), 65535), rk.LOCAL](
+        src, src2, dst, idx, _identity(op, acc), acc.type(divisor if divisor is not None else 1))
+    return dst, (idx if op in ARG_OPS else None)
 
 
 def _last_pass(op, acc, sources, out_dtype, dst, divisor, *, product, from_index):
