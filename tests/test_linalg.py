@@ -62,6 +62,12 @@ def test_integer_and_mixed_dtypes(ctx):
     mixed = vkp.matmul(ctx.asarray(a), ctx.asarray(f))
     assert mixed.dtype == np.result_type(np.int32, np.float32)
     np.testing.assert_allclose(mixed.numpy(), a @ f, rtol=1e-6)
+    a8, b8 = a.astype(np.int8) * 13, b.astype(np.int8) * 11   # int8 products wrap, as NumPy's
+    got8 = ctx.asarray(a8) @ ctx.asarray(b8)
+    assert got8.dtype == np.int8
+    np.testing.assert_array_equal(got8.numpy(), a8 @ b8)
+    np.testing.assert_array_equal(np.dot(ctx.asarray(a8), ctx.asarray(b8[:, 1])).numpy(),
+                                  a8 @ b8[:, 1])
     host = vkp.matmul(a, b)                                # NumPy in -> NumPy out
     assert isinstance(host, np.ndarray)
     np.testing.assert_array_equal(host, a @ b)

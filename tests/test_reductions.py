@@ -260,3 +260,16 @@ def test_many_short_rows(ctx):
                                   np.any(x[:, ::2], axis=1))
     v = rng.standard_normal(3).astype(np.float32)
     np.testing.assert_allclose(np.dot(d, ctx.asarray(v)).numpy(), x @ v, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("dt", ["int8", "int32", "uint32"])
+def test_integer_argmax_with_ties_across_workgroups(ctx, dt):
+    """Rows longer than a workgroup (two passes): the partial values and partial indices
+    (both int32 here) are separate arrays, and the first of the tied maxima wins."""
+    x = np.random.default_rng(0).integers(0, 100, 3000).astype(dt)
+    d = ctx.asarray(x)
+    assert (int(d.argmax()), int(d.argmin())) == (x.argmax(), x.argmin())
+    assert (int(d.max()), int(d.min())) == (x.max(), x.min())
+    y = x.reshape(3, 1000)
+    np.testing.assert_array_equal(np.argmax(ctx.asarray(y), axis=1).numpy(), y.argmax(axis=1))
+    np.testing.assert_array_equal(vkp.sum(y, axis=1, dtype=dt), np.sum(y, axis=1, dtype=dt))

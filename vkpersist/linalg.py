@@ -51,7 +51,7 @@ def _broadcast_rows(v: Array, rows: int) -> Array:
 
 def _product(x: Array, y: Array, dtype) -> Array:
     """x @ y for 1-d and 2-d device operands whose inner sizes agree."""
-    acc = _acc_dtype("sum", dtype, dtype)
+    acc = _acc_dtype("sum", dtype)
     if x.ndim == 2 and y.ndim == 2:
         kern = _MATMUL.get(acc)
         if kern is None:
@@ -157,7 +157,7 @@ def cumsum(a, axis=None, dtype=None, out=None):
         axes = normalize_axis_tuple(axis, x.ndim)
         shape = x.shape
     result = _result_dtype("sum", x.dtype, dtype)
-    acc = _acc_dtype("sum", result, x.dtype)
+    acc = _acc_dtype("sum", result)
     if result.kind == "b":
         raise UnsupportedError("vkpersist.cumsum(dtype=bool) is not supported; use an "
                                "integer dtype")

@@ -93,13 +93,14 @@ def _identity(op: str, acc: np.dtype):
     return acc.type(info.max if low else info.min)
 
 
-def _scratch(ctx, shape, dtype) -> Array:
-    """A partials array kept per (context, shape, dtype): reusing it keeps the first pass's
-    recorded command buffer valid, so a repeated reduction records nothing new. Safe because
-    every submission waits for the previous ones (vk/commands.py) and _LOCK keeps one
-    reduction's two passes together."""
+def _scratch(ctx, shape, dtype, role: str = "values") -> Array:
+    """A partials array kept per (context, shape, dtype, role): reusing it keeps the first
+    pass's recorded command buffer valid, so a repeated reduction records nothing new. Safe
+    because every submission waits for the previous ones (vk/commands.py) and _LOCK keeps
+    one reduction's two passes together. `role` keeps an argmin's int32 values and its
+    int32 indices apart."""
     arrays = _SCRATCH.setdefault(ctx, {})
-    key = (shape, np.dtype(dtype))
+    key = (shape, np.dtype(dtype), role)
     a = arrays.get(key)
     if a is None or not a.buffer.alive:
         a = arrays[key] = Array(ctx, shape, dtype)
@@ -129,7 +130,7 @@ def reduce_rows(op: str, src: Array, acc, out_dtype, *, src2: Array | None = Non
                           product=src2 is not None, from_index=False)
     with _LOCK:
         part = _scratch(ctx, (M, groups), acc)
-        part_idx = _scratch(ctx, (M, groups), np.int32) if op in ARG_OPS else part
+        part_idx = _scratch(ctx, (M, groups), np.int32, "indices") if op in ARG_OPS else part
         _kernel(op, acc, src2 is not None)[(groups, py.min(M, 65535)), local](
             src, pair, src, part.reshape(-1), part_idx.reshape(-1), _identity(op, acc),
             acc.type(1))
@@ -190,13 +191,14 @@ def _result_dtype(op: str, dtype: np.dtype, requested):
     return np.dtype(dtype)
 
 
-def _acc_dtype(op: str, result: np.dtype, src: np.dtype) -> np.dtype:
-    """What the kernel accumulates in: the result dtype, but float32 for float16 (as NumPy
-    adds float16 in float), uint32 for booleans (shared memory holds no bytes)."""
+def _acc_dtype(op: str, result: np.dtype) -> np.dtype:
+    """What the kernel accumulates in: the result dtype, widened to 32 bits where the
+    kernel language only stores it (8/16-bit ints, float16: NumPy too adds float16 in
+    float); uint32 for booleans. Integer results narrow back with NumPy's wrap-around."""
     if op in ("any", "all") or result.kind == "b":
         return np.dtype(np.uint32)
-    if result == np.float16:
-        return np.dtype(np.float32)
+    if result.itemsize < 4:
+        return np.dtype({"f": np.float32, "i": np.int32, "u": np.uint32}[result.kind])
     return result
 
 
@@ -243,7 +245,7 @@ def _reduce(op, a, axis, dtype, out, keepdims, divide=False, name=None):
     result = _result_dtype(name, x.dtype, dtype)
     if result.kind == "b" and op in ("sum", "prod"):
         op = "any" if op == "sum" else "all"            # NumPy's sum(dtype=bool) is an or
-    acc = _acc_dtype(op, result, x.dtype)
+    acc = _acc_dtype(op, result)
     if divide and count == 0:
         warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=3)
     _check_dtype_on_device(x.ctx, result, name)
@@ -327,7 +329,7 @@ def _arg(op, a, axis, out, keepdims):
         kept_shape = tuple(n for i, n in enumerate(x.shape) if i not in axes)
         keep_shape = tuple(1 if i in axes else n for i, n in enumerate(x.shape)) \
             if keepdims else None
-    acc = _acc_dtype(op, x.dtype, x.dtype)
+    acc = _acc_dtype(op, x.dtype)
     _, index = reduce_rows(op, rows_view(x, axes), acc, x.dtype)
     return _finish(index, kept_shape, keep_shape, out, host)
 
