@@ -12,12 +12,15 @@ EPS32 = np.finfo(np.float32).eps
 
 
 def _sum_bound(x, axis=None):
-    """docs/reductions.md: an invocation adds at most ceil(K/(G·L)) ≤ K/256 + 1 elements in
-    order, then a tree of depth log2(G·L) ≤ log2(K) + 1 combines them, so the error is at
-    most about (K/256 + log2(K) + 2)·eps·Σ|x| (float32 accumulation)."""
+    """docs/reductions.md: an invocation adds at most ceil(K/(G·L)) <= K/256 + 1 elements in
+    order, then a tree of depth log2(G·L) <= log2(K) + 1 combines them, so the error is at
+    most about (K/256 + log2(K) + 2)·eps·Σ|x| (float32 accumulation). A reduction over a
+    non-last axis of a C-ordered array whose kept axes are wide (x.sum(axis=0)) adds each
+    row's chunks in order instead: at most (K + 1)·eps·Σ|x|, like NumPy's own axis-0 sums."""
     k = x.size if axis is None else x.shape[axis]
-    return (math.log2(max(k, 2)) + k / 256 + 2) * EPS32 * np.sum(np.abs(x.astype(np.float64)),
-                                                                 axis=axis)
+    columns = axis is not None and axis != x.ndim - 1 and x.size // k >= 32
+    coefficient = k + 1 if columns else math.log2(max(k, 2)) + k / 256 + 2
+    return coefficient * EPS32 * np.sum(np.abs(x.astype(np.float64)), axis=axis)
 
 
 @pytest.fixture(scope="module")
@@ -273,3 +276,30 @@ def test_integer_argmax_with_ties_across_workgroups(ctx, dt):
     y = x.reshape(3, 1000)
     np.testing.assert_array_equal(np.argmax(ctx.asarray(y), axis=1).numpy(), y.argmax(axis=1))
     np.testing.assert_array_equal(vkp.sum(y, axis=1, dtype=dt), np.sum(y, axis=1, dtype=dt))
+
+
+def test_axis_zero_of_wide_arrays_reads_columns(ctx):
+    """x.sum(axis=0) of a (5000, 300) C array: each kept column is read by neighbouring
+    invocations, in chunks, then the chunk partials; all operations against NumPy."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((5000, 300)).astype(np.float32)
+    x[77, 5] = np.nan
+    d = ctx.asarray(x)
+    got = np.sum(d, axis=0).numpy()
+    bound = _sum_bound(x, 0)
+    ok = ~np.isnan(x).any(axis=0)
+    assert np.all(np.abs(got[ok] - x.astype(np.float64).sum(axis=0)[ok]) <= bound[ok])
+    assert np.isnan(got[5])
+    for op in ("max", "min", "argmax", "argmin", "any", "all"):
+        np.testing.assert_array_equal(getattr(np, op)(d, axis=0).numpy(),
+                                      getattr(np, op)(x, axis=0), err_msg=op)
+    np.testing.assert_allclose(d.mean(axis=0).numpy()[ok], x.mean(axis=0)[ok], rtol=1e-5,
+                               atol=1e-6)
+    xi = rng.integers(0, 50, (5000, 40)).astype(np.int32)
+    di = ctx.asarray(xi)
+    np.testing.assert_array_equal(np.argmax(di, axis=0).numpy(), xi.argmax(axis=0))
+    np.testing.assert_array_equal(np.sum(di[::3], axis=0).numpy(), xi[::3].sum(axis=0))
+    v = rng.standard_normal(5000).astype(np.float32)           # v @ A reads A by columns
+    np.testing.assert_allclose(vkp.matmul(ctx.asarray(v), d).numpy()[ok],
+                               (v.astype(np.float64) @ x.astype(np.float64))[ok],
+                               rtol=1e-4, atol=2e-3)

@@ -191,3 +191,43 @@ def make_short_rows(op: str, acc: np.dtype, product: bool, divide: bool):
 
     reduce_short_rows.__name__ = f"reduce_short_{op}_{acc}"
     return reduce_short_rows
+
+
+def make_columns(op: str, acc: np.dtype, product: bool, from_index: bool, divide: bool):
+    """Rows whose elements are far apart but whose rows are neighbours (the kept axis
+    contiguous, as in `x.sum(axis=0)` of a C-ordered x): invocation r of chunk g adds
+    src[r, k] over its chunk of k in order, so neighbouring invocations read neighbouring
+    addresses. The (G, M) partials are reduced by a second launch with G = 1 over their
+    transpose, which reads them the same way."""
+    acc = np.dtype(acc)
+    combine = _combiner(op, acc.kind == "f")
+    boolean, arg = int(op in ("any", "all")), int(op in ("argmin", "argmax"))
+    product, from_index, divide = int(product), int(from_index), int(divide)
+    load = _loader(acc, boolean, product, from_index)
+
+    @kernel
+    def reduce_columns(src, src2, srci, dst, dsti, ident, divisor):
+        n = src.shape[1]
+        chunk = (n + num_groups(1) - 1) // num_groups(1)
+        first = group_id(1) * chunk
+        end = min(first + chunk, n)
+        r = global_id(0)
+        while r < src.shape[0]:
+            a = ident                      # a scalar of the accumulator dtype
+            ai = NO_INDEX
+            k = first
+            while k < end:
+                b, bi = load(src, src2, srci, r, k)
+                a, ai = combine(a, ai, b, bi)
+                k += 1
+            out = group_id(1) * src.shape[0] + r
+            if divide:
+                dst[out] = a / divisor
+            else:
+                dst[out] = a
+            if arg:
+                dsti[out] = ai
+            r += global_size(0)
+
+    reduce_columns.__name__ = f"reduce_columns_{op}_{acc}"
+    return reduce_columns

@@ -41,6 +41,7 @@ _LOCK = threading.Lock()
 # whole-array sums of contiguous arrays use subgroup operations where the device has them
 # (_reduce_subgroup.py); False forces the shared-memory kernel everywhere (tests use it)
 USE_SUBGROUPS = True
+COLUMNS_MIN_ROWS = 32          # kept-axis-contiguous reductions this wide take _columns
 
 
 # ---- the (M, K) view of a reduction ----------------------------------------------------
@@ -125,6 +126,9 @@ def reduce_rows(op: str, src: Array, acc, out_dtype, *, src2: Array | None = Non
                                  dst), None
     if K <= rk.SHORT and M >= rk.LOCAL:
         return _short_rows(op, acc, src, pair, out_dtype, dst, divisor, src2 is not None)
+    if M >= COLUMNS_MIN_ROWS and src._estrides[0] == 1 and src._estrides[1] != 1:
+        return _columns(op, acc, src, pair, out_dtype, dst, divisor, src2 is not None,
+                        target * rk.LOCAL)
     if groups == 1:
         return _last_pass(op, acc, (src, pair, src), out_dtype, dst, divisor,
                           product=src2 is not None, from_index=False)
@@ -136,6 +140,44 @@ def reduce_rows(op: str, src: Array, acc, out_dtype, *, src2: Array | None = Non
             acc.type(1))
         return _last_pass(op, acc, (part, part, part_idx), out_dtype, dst, divisor,
                           product=False, from_index=op in ARG_OPS)
+
+
+def _column_kernel(op, acc, product, from_index, divide):
+    key = ("columns", op, acc, product, from_index, divide)
+    kern = _KERNELS.get(key)
+    if kern is None:
+        kern = _KERNELS[key] = rk.make_columns(*key[1:])
+    return kern
+
+
+def _columns(op, acc, src, src2, out_dtype, dst, divisor, product, invocations):
+    """Rows that are columns in memory: G chunks of each row in parallel, then the (G, M)
+    partials over G. G keeps about `invocations` busy and each chunk under ~60,000
+    elements (lavapipe's loop limit)."""
+    ctx = src.ctx
+    M, K = src.shape
+    arg = op in ARG_OPS
+    chunks = py.min(65535, py.max(1, invocations // M, -(-K // 60000)), py.max(1, K // 16))
+    x_groups = py.min(-(-M // rk.LOCAL), 65535)
+    div = acc.type(divisor if divisor is not None else 1)
+    idx_dtype = np.int64 if ctx.info.int64 else np.int32
+    if chunks == 1:
+        dst = Array(ctx, (M,), out_dtype) if dst is None else dst
+        idx = Array(ctx, (M,), idx_dtype) if arg else dst
+        _column_kernel(op, acc, product, False, divisor is not None)[
+            (x_groups, 1), rk.LOCAL](src, src2, src, dst, idx, _identity(op, acc), div)
+        return dst, (idx if arg else None)
+    with _LOCK:
+        part = _scratch(ctx, (chunks, M), acc)
+        part_idx = _scratch(ctx, (chunks, M), np.int32, "indices") if arg else part
+        _column_kernel(op, acc, product, False, False)[(x_groups, chunks), rk.LOCAL](
+            src, src2, src, part.reshape(-1), part_idx.reshape(-1), _identity(op, acc),
+            acc.type(1))
+        dst = Array(ctx, (M,), out_dtype) if dst is None else dst
+        idx = Array(ctx, (M,), idx_dtype) if arg else dst
+        _column_kernel(op, acc, False, arg, divisor is not None)[(x_groups, 1), rk.LOCAL](
+            part.T, part.T, part_idx.T, dst, idx, _identity(op, acc), div)
+    return dst, (idx if arg else None)
 
 
 def _short_rows(op, acc, src, src2, out_dtype, dst, divisor, product):
