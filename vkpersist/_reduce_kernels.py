@@ -27,7 +27,7 @@ from .lang.builtins import (barrier, global_id, global_size, group_id, isnan, lo
                             local_size, num_groups, shared)
 
 LOCAL = 256
-SHORT = 16                   # rows this short (and many of them) take make_short_rows
+SHORT = 16                   # rows this short (and many of them) take make_columns
 NO_INDEX = 2**31 - 1
 OPS = ("sum", "prod", "min", "max", "argmin", "argmax", "any", "all")
 
@@ -98,14 +98,19 @@ def _loader(acc: np.dtype, boolean: int, product: int, from_index: int):
     return load
 
 
+def _parts(op: str, acc: np.dtype, product: bool, from_index: bool):
+    """(combine, load, whether indices are kept) of a kernel specialisation."""
+    boolean, arg = int(op in ("any", "all")), int(op in ("argmin", "argmax"))
+    return (_combiner(op, acc.kind == "f"), _loader(acc, boolean, int(product), int(from_index)),
+            arg)
+
+
 def make_reduce(op: str, acc: np.dtype, product: bool, from_index: bool, divide: bool):
     """The kernel reducing the rows of `src` (times `src2` when `product`) into `dst`
     (one value per row and workgroup column), with `dsti` the indices for argmin/argmax."""
     acc = np.dtype(acc)
-    combine = _combiner(op, acc.kind == "f")
-    boolean, arg = int(op in ("any", "all")), int(op in ("argmin", "argmax"))
-    product, from_index, divide = int(product), int(from_index), int(divide)
-    load = _loader(acc, boolean, product, from_index)
+    combine, load, arg = _parts(op, acc, product, from_index)
+    divide = int(divide)
 
     @kernel
     def reduce_rows(src, src2, srci, dst, dsti, ident, divisor):
@@ -163,47 +168,16 @@ def make_reduce(op: str, acc: np.dtype, product: bool, from_index: bool, divide:
     return reduce_rows
 
 
-def make_short_rows(op: str, acc: np.dtype, product: bool, divide: bool):
-    """Many short rows (K <= SHORT): one invocation a row, adding its K elements in order,
-    so that (N, 3) -> (N,) keeps every invocation busy instead of a workgroup a row."""
-    acc = np.dtype(acc)
-    combine = _combiner(op, acc.kind == "f")
-    boolean, arg = int(op in ("any", "all")), int(op in ("argmin", "argmax"))
-    product, divide = int(product), int(divide)
-    load = _loader(acc, boolean, product, 0)
-
-    @kernel
-    def reduce_short_rows(src, src2, dst, dsti, ident, divisor):
-        row = global_id(0)
-        while row < src.shape[0]:
-            a = ident                      # a scalar of the accumulator dtype
-            ai = NO_INDEX
-            for k in range(src.shape[1]):
-                b, bi = load(src, src2, src, row, k)
-                a, ai = combine(a, ai, b, bi)
-            if divide:
-                dst[row] = a / divisor
-            else:
-                dst[row] = a
-            if arg:
-                dsti[row] = ai
-            row += global_size(0)
-
-    reduce_short_rows.__name__ = f"reduce_short_{op}_{acc}"
-    return reduce_short_rows
-
-
 def make_columns(op: str, acc: np.dtype, product: bool, from_index: bool, divide: bool):
     """Rows whose elements are far apart but whose rows are neighbours (the kept axis
     contiguous, as in `x.sum(axis=0)` of a C-ordered x): invocation r of chunk g adds
     src[r, k] over its chunk of k in order, so neighbouring invocations read neighbouring
     addresses. The (G, M) partials are reduced by a second launch with G = 1 over their
-    transpose, which reads them the same way."""
+    transpose, which reads them the same way. With G = 1 it also serves many short rows
+    (K <= SHORT): one invocation a row instead of a workgroup a row."""
     acc = np.dtype(acc)
-    combine = _combiner(op, acc.kind == "f")
-    boolean, arg = int(op in ("any", "all")), int(op in ("argmin", "argmax"))
-    product, from_index, divide = int(product), int(from_index), int(divide)
-    load = _loader(acc, boolean, product, from_index)
+    combine, load, arg = _parts(op, acc, product, from_index)
+    divide = int(divide)
 
     @kernel
     def reduce_columns(src, src2, srci, dst, dsti, ident, divisor):

@@ -124,8 +124,8 @@ def reduce_rows(op: str, src: Array, acc, out_dtype, *, src2: Array | None = Non
         with _LOCK:
             return sg.reduce_all(op, src, _identity(op, acc), divisor, target, _scratch,
                                  dst), None
-    if K <= rk.SHORT and M >= rk.LOCAL:
-        return _short_rows(op, acc, src, pair, out_dtype, dst, divisor, src2 is not None)
+    if K <= rk.SHORT and M >= rk.LOCAL:              # one invocation a row
+        return _columns(op, acc, src, pair, out_dtype, dst, divisor, src2 is not None, 0)
     if M >= COLUMNS_MIN_ROWS and src._estrides[0] == 1 and src._estrides[1] != 1:
         return _columns(op, acc, src, pair, out_dtype, dst, divisor, src2 is not None,
                         target * rk.LOCAL)
@@ -152,8 +152,8 @@ def _column_kernel(op, acc, product, from_index, divide):
 
 def _columns(op, acc, src, src2, out_dtype, dst, divisor, product, invocations):
     """Rows that are columns in memory: G chunks of each row in parallel, then the (G, M)
-    partials over G. G keeps about `invocations` busy and each chunk under ~60,000
-    elements (lavapipe's loop limit)."""
+    partials over G. G keeps about `invocations` busy (0: G = 1, for short rows) and each
+    chunk under ~60,000 elements (lavapipe's loop limit)."""
     ctx = src.ctx
     M, K = src.shape
     arg = op in ARG_OPS
@@ -178,20 +178,6 @@ def _columns(op, acc, src, src2, out_dtype, dst, divisor, product, invocations):
         _column_kernel(op, acc, False, arg, divisor is not None)[(x_groups, 1), rk.LOCAL](
             part.T, part.T, part_idx.T, dst, idx, _identity(op, acc), div)
     return dst, (idx if arg else None)
-
-
-def _short_rows(op, acc, src, src2, out_dtype, dst, divisor, product):
-    ctx = src.ctx
-    M = src.shape[0]
-    dst = Array(ctx, (M,), out_dtype) if dst is None else dst
-    idx = Array(ctx, (M,), np.int64 if ctx.info.int64 else np.int32) if op in ARG_OPS else dst
-    key = ("short", op, acc, product, divisor is not None)
-    kern = _KERNELS.get(key)
-    if kern is None:
-        kern = _KERNELS[key] = rk.make_short_rows(*key[1:])
-    kern[py.min(-(-M // rk.LOCAL), 65535), rk.LOCAL](
-        src, src2, dst, idx, _identity(op, acc), acc.type(divisor if divisor is not None else 1))
-    return dst, (idx if op in ARG_OPS else None)
 
 
 def _last_pass(op, acc, sources, out_dtype, dst, divisor, *, product, from_index):
