@@ -111,8 +111,10 @@ def _scratch(ctx, shape, dtype, role: str = "values") -> Array:
 def reduce_rows(op: str, src: Array, acc, out_dtype, *, src2: Array | None = None,
                 divisor=None, dst: Array | None = None):
     """Reduce each row of the (M, K) view `src` (times `src2`, elementwise, when given):
-    (values (M,) of out_dtype, indices (M,) for argmin/argmax, else None). Two launches
-    when K is large: per-workgroup partials (G a row), then one workgroup a row over them."""
+    (values (M,) of out_dtype, indices (M,) for argmin/argmax, else None). The path: the
+    subgroup kernel (whole contiguous arrays, _reduce_subgroup.py), the column kernel
+    (short rows; rows that are columns in memory), else the shared-memory kernel: two
+    launches when K is large, per-workgroup partials (G a row), then one workgroup a row."""
     ctx = src.ctx
     acc = np.dtype(acc)
     M, K = src.shape
@@ -160,10 +162,8 @@ def _columns(op, acc, src, src2, out_dtype, dst, divisor, product, invocations):
     chunks = py.min(65535, py.max(1, invocations // M, -(-K // 60000)), py.max(1, K // 16))
     x_groups = py.min(-(-M // rk.LOCAL), 65535)
     div = acc.type(divisor if divisor is not None else 1)
-    idx_dtype = np.int64 if ctx.info.int64 else np.int32
     if chunks == 1:
-        dst = Array(ctx, (M,), out_dtype) if dst is None else dst
-        idx = Array(ctx, (M,), idx_dtype) if arg else dst
+        dst, idx = _outputs(ctx, M, out_dtype, dst, arg)
         _column_kernel(op, acc, product, False, divisor is not None)[
             (x_groups, 1), rk.LOCAL](src, src2, src, dst, idx, _identity(op, acc), div)
         return dst, (idx if arg else None)
@@ -173,11 +173,17 @@ def _columns(op, acc, src, src2, out_dtype, dst, divisor, product, invocations):
         _column_kernel(op, acc, product, False, False)[(x_groups, chunks), rk.LOCAL](
             src, src2, src, part.reshape(-1), part_idx.reshape(-1), _identity(op, acc),
             acc.type(1))
-        dst = Array(ctx, (M,), out_dtype) if dst is None else dst
-        idx = Array(ctx, (M,), idx_dtype) if arg else dst
+        dst, idx = _outputs(ctx, M, out_dtype, dst, arg)
         _column_kernel(op, acc, False, arg, divisor is not None)[(x_groups, 1), rk.LOCAL](
             part.T, part.T, part_idx.T, dst, idx, _identity(op, acc), div)
     return dst, (idx if arg else None)
+
+
+def _outputs(ctx, M, out_dtype, dst, arg):
+    """The (M,) result array (`dst` when given) and, for argmin/argmax, the index array
+    (int64, int32 on devices without it); else `dst` again, bound but never written."""
+    dst = Array(ctx, (M,), out_dtype) if dst is None else dst
+    return dst, (Array(ctx, (M,), np.int64 if ctx.info.int64 else np.int32) if arg else dst)
 
 
 def _last_pass(op, acc, sources, out_dtype, dst, divisor, *, product, from_index):
@@ -185,10 +191,8 @@ def _last_pass(op, acc, sources, out_dtype, dst, divisor, *, product, from_index
     src = sources[0]
     ctx = src.ctx
     M, K = src.shape
-    if dst is None:
-        dst = Array(ctx, (M,), out_dtype)
     arg = op in ARG_OPS
-    idx = Array(ctx, (M,), np.int64 if ctx.info.int64 else np.int32) if arg else dst
+    dst, idx = _outputs(ctx, M, out_dtype, dst, arg)
     div = acc.type(divisor if divisor is not None else 1)
     _kernel(op, acc, product, from_index, divisor is not None)[
         (1, py.min(M, 65535)), py.min(rk.LOCAL, _next_pow2(K))](
