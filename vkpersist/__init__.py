@@ -25,6 +25,12 @@ from .lang.source import compile_source
 from .scheduler import Program, QueueOverflow, every, when
 from . import lowlevel
 from . import cuda
+from .reductions import amax, amin, argmax, argmin, mean, prod
+# vkp.sum/any/all: not in __all__, so `import *` keeps Python's own (vkp.min/vkp.max stay
+# the kernel builtins; vkp.amin/vkp.amax, np.min(x) and x.min() are the reductions)
+from .reductions import all, any, sum  # noqa: F401
+from . import random  # vkp.random: Philox4x32-10 generators and device functions
+from .linalg import cumsum, matmul  # vkp.dot stays the kernel builtin; np.dot(x, y) is this
 from .lang.builtins import (acos, acosh, asin, asinh, atan, atan2, atanh, atomic, barrier, ceil,
                             clamp, copysign, cos, cosh, cross, distance, dot, exp, exp2, expm1,
                             fabs,
@@ -83,6 +89,8 @@ __all__ = [
     "lowlevel",
     # numba.cuda's API (`from vkpersist import cuda`, docs/cuda.md)
     "cuda",
+    # reductions, products, scans, random numbers (docs/reductions.md)
+    "amax", "amin", "argmax", "argmin", "mean", "prod", "cumsum", "matmul", "random",
 ]
 
 

@@ -448,6 +448,47 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
                                    f"{self._offset} and strides {self.strides}; pass "
                                    "view.copy() (a contiguous copy) instead")
 
+    # ---- NumPy's method spellings of the reductions and products (vkpersist/reductions.py,
+    # linalg.py), through the table of NumPy functions ---------------------------------
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False):
+        return np.sum(self, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False):
+        return np.prod(self, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False):
+        return np.mean(self, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+
+    def min(self, axis=None, out=None, keepdims=False):
+        return np.min(self, axis=axis, out=out, keepdims=keepdims)
+
+    def max(self, axis=None, out=None, keepdims=False):
+        return np.max(self, axis=axis, out=out, keepdims=keepdims)
+
+    def argmin(self, axis=None, out=None, *, keepdims=False):
+        return np.argmin(self, axis=axis, out=out, keepdims=keepdims)
+
+    def argmax(self, axis=None, out=None, *, keepdims=False):
+        return np.argmax(self, axis=axis, out=out, keepdims=keepdims)
+
+    def any(self, axis=None, out=None, keepdims=False):
+        return np.any(self, axis=axis, out=out, keepdims=keepdims)
+
+    def all(self, axis=None, out=None, keepdims=False):
+        return np.all(self, axis=axis, out=out, keepdims=keepdims)
+
+    def cumsum(self, axis=None, dtype=None, out=None):
+        return np.cumsum(self, axis=axis, dtype=dtype, out=out)
+
+    def dot(self, b, out=None):
+        return np.dot(self, b, out=out)
+
+    def __matmul__(self, other):
+        return HANDLED[np.matmul](self, other)
+
+    def __rmatmul__(self, other):
+        return HANDLED[np.matmul](other, self)
+
     # ---- lifetime --------------------------------------------------------------------
     def free(self) -> None:
         """Release the memory now instead of at garbage collection. Waits for pending

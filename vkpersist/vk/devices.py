@@ -47,6 +47,7 @@ class DeviceInfo:
     atomic_float: bool             # float32 atomic add/exchange on buffers and shared memory
     memory_model: bool
     subgroup_size: int
+    subgroup_arithmetic: bool      # subgroupAdd/Mul/Min/Max... in compute shaders
     heaps: tuple[MemoryHeap, ...]
     memory_types: tuple[MemoryType, ...]
     memory_kinds: dict             # kind -> memory type index, only kinds the device has
@@ -163,6 +164,7 @@ def _describe(index: int, pd) -> DeviceInfo:
     feats = vk.vkGetPhysicalDeviceFeatures(pd)
     f11 = f12 = None
     driver, driver_info, driver_id, subgroup = "", "", 0, 1
+    subgroup_arithmetic = False
     max_alloc = 1 << 30
     host_alignment = 0
     atomic_float = False
@@ -187,6 +189,8 @@ def _describe(index: int, pd) -> DeviceInfo:
         vk.vkGetPhysicalDeviceProperties2(pd, p2)
         driver, driver_info, driver_id = _text(dp.driverName), _text(dp.driverInfo), dp.driverID
         subgroup, max_alloc = sg.subgroupSize, m3.maxMemoryAllocationSize
+        subgroup_arithmetic = bool(sg.supportedOperations & vk.VK_SUBGROUP_FEATURE_ARITHMETIC_BIT
+                                   and sg.supportedStages & vk.VK_SHADER_STAGE_COMPUTE_BIT)
         if hp is not None:
             host_alignment = int(hp.minImportedHostPointerAlignment)
     mp = vk.vkGetPhysicalDeviceMemoryProperties(pd)
@@ -212,6 +216,7 @@ def _describe(index: int, pd) -> DeviceInfo:
         atomic_int64=bool(f12 and f12.shaderBufferInt64Atomics), atomic_float=atomic_float,
         memory_model=bool(f12 and f12.vulkanMemoryModel and f12.vulkanMemoryModelDeviceScope),
         subgroup_size=subgroup, heaps=heaps, memory_types=types,
+        subgroup_arithmetic=subgroup_arithmetic,
         memory_kinds=resolve_kinds(list(types)), uma=uma,
         external_memory_host="VK_EXT_external_memory_host" in exts and host_alignment > 0,
         host_pointer_alignment=host_alignment,

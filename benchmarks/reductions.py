@@ -1,0 +1,95 @@
+"""Sum reduction of float32 arrays: vkpersist against NumPy and, where present, CuPy.
+
+    python benchmarks/reductions.py [--device SELECTOR] [--sizes 1e6,1e7,1e8] [--repeats N]
+
+Rows per size, all measured in this run:
+  numpy         np.sum(x) of a host array (pairwise, one CPU core)
+  vkpersist     vkp.sum(dx) of a resident device array + ctx.synchronize(), the result a
+                0-d device array (two launches: per-workgroup partials, then their sum)
+  cupy          cupy.sum(cx) + device synchronize, when CuPy and a CUDA device exist
+Times are medians in µs; GB/s counts the array's bytes read once. Each row's result is
+checked against a float64 sum with the documented bound (docs/reductions.md).
+Target (issue 15): vkpersist within 1.5x of CuPy on the H200 for the large sizes.
+Defaults are quick on lavapipe (1e6 only); the GPU machine: --sizes 1e6,1e7,1e8.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import time
+
+import numpy as np
+
+import vkpersist as vkp
+
+
+def _median_us(fn, repeats: int) -> float:
+    fn()                                           # warm-up (compiles, allocates)
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times) * 1e6
+
+
+def _cupy():
+    try:
+        import cupy
+        if cupy.cuda.runtime.getDeviceCount() > 0:
+            return cupy
+    except Exception:                              # no CuPy, or CuPy without a CUDA device
+        return None
+    return None
+
+
+def _check(name, got, x, exact):
+    bound = (x.size / 256 + math.log2(x.size) + 2) * np.finfo(np.float32).eps * \
+        float(np.sum(np.abs(x), dtype=np.float64))
+    if abs(float(got) - exact) > bound:
+        raise SystemExit(f"{name}: sum {float(got)!r} is off by {abs(float(got) - exact):.3g}, "
+                         f"more than the bound {bound:.3g}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", default=None)
+    parser.add_argument("--sizes", default="1e6", help="comma-separated element counts")
+    parser.add_argument("--repeats", type=int, default=20)
+    args = parser.parse_args()
+    device = int(args.device) if args.device and args.device.isdigit() else args.device
+    ctx = vkp.Context(device)
+    cupy = _cupy()
+    print(f"device: {ctx.info.name}; cupy: {'yes' if cupy else 'no'}; "
+          f"median of {args.repeats} calls, µs")
+    print(f"{'n':>12} {'row':<10} {'µs':>10} {'GB/s':>8} {'vs numpy':>9} {'vs cupy':>8}")
+    for n in (int(float(s)) for s in args.sizes.split(",")):
+        x = np.random.default_rng(1).random(n, dtype=np.float32)
+        exact = float(np.sum(x, dtype=np.float64))
+        rows = {"numpy": _median_us(lambda: np.sum(x), args.repeats)}
+        _check("numpy", np.sum(x), x, exact)
+        dx = ctx.asarray(x)
+
+        def device_sum():
+            vkp.sum(dx)
+            ctx.synchronize()
+        rows["vkpersist"] = _median_us(device_sum, args.repeats)
+        _check("vkpersist", vkp.sum(dx), x, exact)
+        if cupy is not None:
+            cx = cupy.asarray(x)
+
+            def cupy_sum():
+                cupy.sum(cx)
+                cupy.cuda.Device().synchronize()
+            rows["cupy"] = _median_us(cupy_sum, args.repeats)
+            _check("cupy", cupy.sum(cx).get(), x, exact)
+        for name, us in rows.items():
+            vs_cupy = f"{us / rows['cupy']:.2f}x" if "cupy" in rows else "-"
+            print(f"{n:>12,} {name:<10} {us:>10.1f} {n * 4 / us / 1e3:>8.1f} "
+                  f"{us / rows['numpy']:>8.2f}x {vs_cupy:>8}")
+        dx.free()
+
+
+if __name__ == "__main__":
+    main()

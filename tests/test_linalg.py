@@ -1,0 +1,117 @@
+"""dot, matmul (`@`) and cumsum against NumPy: shapes 1-d and 2-d, views, dtypes, NumPy's
+errors for mismatched shapes, and float results within a stated tolerance."""
+import numpy as np
+import pytest
+
+import vkpersist as vkp
+
+EPS32 = np.finfo(np.float32).eps
+
+
+def _close(got, a, b):
+    """float32 products of K terms: |error| ≤ K·eps·(|a| @ |b|) (each C element is a sum in
+    K order; reduction-based products are tree sums, within the same bound)."""
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    bound = a.shape[-1] * EPS32 * (np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64)))
+    assert np.all(np.abs(np.asarray(got) - exact) <= bound + 1e-30)
+
+
+@pytest.fixture(scope="module")
+def mats():
+    rng = np.random.default_rng(4)
+    return (rng.standard_normal((37, 50)).astype(np.float32),
+            rng.standard_normal((50, 19)).astype(np.float32),
+            rng.standard_normal(50).astype(np.float32))
+
+
+def test_matmul_every_shape_pair(ctx, mats):
+    a, b, v = mats
+    da, db, dv = ctx.asarray(a), ctx.asarray(b), ctx.asarray(v)
+    got = da @ db
+    assert isinstance(got, vkp.Array) and got.shape == (37, 19) and got.dtype == np.float32
+    _close(got.numpy(), a, b)
+    _close(vkp.matmul(da, dv).numpy(), a, v)
+    # np.matmul is a ufunc: __array_ufunc__ (the element-wise layer) routes it to the table
+    _close(np.asarray(np.matmul(da, dv)), a, v)
+    _close(vkp.matmul(dv, db).numpy(), v, b)
+    r = dv @ dv
+    assert r.shape == () and abs(float(r) - float(v.astype(np.float64) @ v)) <= \
+        50 * EPS32 * float(v @ v)
+    _close(v @ db, v, b)                                   # __rmatmul__ with NumPy on the left
+    _close(np.dot(da, db).numpy(), a, b)
+    _close(da.dot(dv).numpy(), a, v)
+
+
+def test_views_and_transposes(ctx, mats):
+    a, b, _ = mats
+    da, db = ctx.asarray(a), ctx.asarray(b)
+    _close((da[::2, 1::2] @ db[1::2, ::3]).numpy(), a[::2, 1::2], b[1::2, ::3])
+    _close((db.T @ da.T).numpy(), b.T, a.T)
+    _close(np.dot(da[:, 3], da[:, 5]).numpy(), a[:, 3], a[:, 5])
+
+
+def test_integer_and_mixed_dtypes(ctx):
+    rng = np.random.default_rng(2)
+    a = rng.integers(-9, 9, (20, 33)).astype(np.int32)
+    b = rng.integers(-9, 9, (33, 7)).astype(np.int32)
+    got = ctx.asarray(a) @ ctx.asarray(b)
+    assert got.dtype == np.int32
+    np.testing.assert_array_equal(got.numpy(), a @ b)
+    np.testing.assert_array_equal(np.dot(ctx.asarray(a), ctx.asarray(b[:, 0])).numpy(), a @ b[:, 0])
+    f = b.astype(np.float32)
+    mixed = vkp.matmul(ctx.asarray(a), ctx.asarray(f))
+    assert mixed.dtype == np.result_type(np.int32, np.float32)
+    np.testing.assert_allclose(mixed.numpy(), a @ f, rtol=1e-6)
+    a8, b8 = a.astype(np.int8) * 13, b.astype(np.int8) * 11   # int8 products wrap, as NumPy's
+    got8 = ctx.asarray(a8) @ ctx.asarray(b8)
+    assert got8.dtype == np.int8
+    np.testing.assert_array_equal(got8.numpy(), a8 @ b8)
+    np.testing.assert_array_equal(np.dot(ctx.asarray(a8), ctx.asarray(b8[:, 1])).numpy(),
+                                  a8 @ b8[:, 1])
+    host = vkp.matmul(a, b)                                # NumPy in -> NumPy out
+    assert isinstance(host, np.ndarray)
+    np.testing.assert_array_equal(host, a @ b)
+
+
+def test_shape_errors_are_numpys(ctx, mats):
+    a, b, v = mats
+    da, db = ctx.asarray(a), ctx.asarray(b)
+    with pytest.raises(ValueError, match=r"matmul: Input operand 1 has a mismatch in its core "
+                                         r"dimension 0.*size 37 is different from 50"):
+        da @ da
+    with pytest.raises(ValueError, match=r"shapes \(37,50\) and \(37,\) not aligned: "
+                                         r"50 \(dim 1\) != 37 \(dim 0\)"):
+        np.dot(da, ctx.asarray(a[:, 0]))
+    with pytest.raises(ValueError, match="does not have enough dimensions"):
+        vkp.matmul(ctx.asarray(np.float32(2)), db)
+    with pytest.raises(vkp.UnsupportedError, match="stacks of matrices"):
+        vkp.matmul(ctx.zeros((2, 3, 3)), ctx.zeros((3, 3)))
+
+
+def test_cumsum_flat_and_along_axes(ctx):
+    rng = np.random.default_rng(9)
+    x = rng.integers(-5, 5, (3, 700, 4)).astype(np.int32)
+    d = ctx.asarray(x)
+    for axis in (None, 0, 1, 2, -1):
+        got = np.cumsum(d, axis=axis)
+        want = np.cumsum(x, axis=axis)
+        assert got.dtype == want.dtype == np.int64 and got.shape == want.shape
+        np.testing.assert_array_equal(got.numpy(), want)
+    long = rng.integers(0, 3, 70_000).astype(np.uint8)      # three levels of block totals
+    np.testing.assert_array_equal(vkp.cumsum(long), np.cumsum(long))
+    np.testing.assert_array_equal(d[:, ::3, 1].cumsum(axis=1).numpy(),
+                                  x[:, ::3, 1].cumsum(axis=1))
+
+
+def test_cumsum_float_within_scan_bound(ctx):
+    """A scan adds in log2 steps per block plus the block totals: each prefix k is off by at
+    most (log2(k) + 2)·eps·Σ|x[:k]| (we check (log2(n) + 2)·eps·cumsum|x|)."""
+    x = np.random.default_rng(1).standard_normal(5000).astype(np.float32)
+    got = vkp.cumsum(ctx.asarray(x)).numpy()
+    exact = np.cumsum(x.astype(np.float64))
+    bound = (np.log2(x.size) + 2) * EPS32 * np.cumsum(np.abs(x.astype(np.float64)))
+    assert got.dtype == np.float32 and np.all(np.abs(got - exact) <= bound)
+    out = ctx.empty(5000, np.float32)
+    assert np.cumsum(ctx.asarray(x), out=out) is out
+    np.testing.assert_array_equal(out.numpy(), got)
+    assert vkp.cumsum(np.zeros((0, 2), np.float32), axis=1).shape == (0, 2)

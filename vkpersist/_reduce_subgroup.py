@@ -1,0 +1,153 @@
+"""The subgroup path of whole-array reductions, for devices with subgroup arithmetic
+(DeviceInfo.subgroup_arithmetic): sum and prod of contiguous float32, float64, int32 and
+uint32 arrays whose result keeps their dtype (float sums, mean of floats), and min/max of
+the integer ones. Everything else (views, other dtypes, float min/max, whose NaN rule the
+subgroup builtins do not promise) takes the shared-memory kernel of _reduce_kernels.py.
+
+The kernel language has no subgroup builtins, so this is a raw GLSL kernel
+(GL_KHR_shader_subgroup_arithmetic), one source specialised by macros. It has the
+two-level shape of the shared-memory path: each invocation accumulates its grid-stride
+elements in order (four loads in flight), `subgroupAdd` (Mul/Min/Max) combines a subgroup
+in one instruction, one value per subgroup goes through shared memory, and the first
+subgroup combines those; a second launch (one workgroup) reduces the per-workgroup
+partials. The order inside a subgroup operation is the driver's.
+
+Results without `out=` go to the next slot of a per-(context, dtype) results array, a slot
+the kernel reads from a counter it increments, so every launch of a given reduction binds
+the same buffers with the same push constants and reuses its recorded command buffers: a
+repeated `vkp.sum(x)` costs two submissions and no recording or allocation. The host
+counts the slots in submission order (the caller's lock), the device in execution order,
+which is the same; each result is a 0-d view of its slot, and a results array is replaced
+(and freed with its last view) when its slots are used up.
+"""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from .vk.array import Array
+from .vk.glsl_kernel import glsl_kernel
+
+SOURCE = """#version 450
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#define T GLSL_TYPE
+layout(local_size_x_id = 0) in;
+layout(push_constant) uniform Params { uint n; T ident; T divisor; };
+layout(std430, binding = 0) readonly buffer Src { T src[]; };
+layout(std430, binding = 1) writeonly buffer Dst { T dst[]; };
+#if SLOT
+layout(std430, binding = 2) buffer Slot { uint next_slot; };
+#endif
+shared T per_subgroup[128];
+
+T combine(T a, T b) { return COMBINE; }
+
+void main() {
+    uint step = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    uint k = gl_GlobalInvocationID.x;
+    T a = ident;
+    for (; k + 3u * step < n; k += 4u * step) {
+        T b0 = src[k], b1 = src[k + step], b2 = src[k + 2u * step], b3 = src[k + 3u * step];
+        a = combine(combine(combine(combine(a, b0), b1), b2), b3);
+    }
+    for (; k < n; k += step) {
+        a = combine(a, src[k]);
+    }
+    a = SUBGROUP_OP(a);
+    if (subgroupElect()) {
+        per_subgroup[gl_SubgroupID] = a;
+    }
+    barrier();
+    if (gl_SubgroupID == 0u) {
+        T b = ident;
+        for (uint i = gl_SubgroupInvocationID; i < gl_NumSubgroups; i += gl_SubgroupSize) {
+            b = combine(b, per_subgroup[i]);
+        }
+        b = SUBGROUP_OP(b);
+        if (subgroupElect()) {
+#if SLOT
+            dst[next_slot] = DIVIDE ? b / divisor : b;
+            next_slot += 1u;
+#else
+            dst[gl_WorkGroupID.x] = DIVIDE ? b / divisor : b;
+#endif
+        }
+    }
+}
+"""
+
+_GLSL_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double",
+               np.dtype(np.int32): "int", np.dtype(np.uint32): "uint"}
+_OPS = {"sum": ("a + b", "subgroupAdd"), "prod": ("a * b", "subgroupMul"),
+        "min": ("min(a, b)", "subgroupMin"), "max": ("max(a, b)", "subgroupMax")}
+_KERNELS: dict = {}
+LOCAL = 256
+
+
+def applies(op: str, src: Array, acc: np.dtype, out_dtype: np.dtype) -> bool:
+    """Whether this path computes `op` over the whole of `src` (an (M, K) rows view)."""
+    info = src.ctx.info
+    return (info.subgroup_arithmetic and 8 <= info.subgroup_size <= 128 and op in _OPS
+            and src.shape[0] == 1 and src._plain and src.dtype == acc == out_dtype
+            and acc in _GLSL_TYPES and (acc.kind != "f" or op in ("sum", "prod"))
+            and src.size < 2**32 - 2**26)           # k + 3 * step stays within uint
+
+
+SLOTS = 4096
+_SLABS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+class _Slab:
+    """A results array and the device's count of its used slots."""
+
+    def __init__(self, ctx, dtype):
+        self.values = Array(ctx, (SLOTS,), dtype)
+        self.counter = Array(ctx, (1,), np.uint32).fill(0)
+        self.used = 0
+
+
+def _slab(ctx, dtype) -> _Slab:
+    slabs = _SLABS.setdefault(ctx, {})
+    slab = slabs.get(dtype)
+    if slab is None or slab.used == SLOTS or not slab.values.buffer.alive:
+        slab = slabs[dtype] = _Slab(ctx, dtype)
+    return slab
+
+
+def _kernel(op: str, dtype: np.dtype, divide: bool, slot: bool):
+    key = (op, dtype, divide, slot)
+    k = _KERNELS.get(key)
+    if k is None:
+        combine, subgroup_op = _OPS[op]
+        source = SOURCE.replace("GLSL_TYPE", _GLSL_TYPES[dtype]).replace("COMBINE", combine) \
+            .replace("SUBGROUP_OP", subgroup_op).replace("DIVIDE", "true" if divide else "false") \
+            .replace("#if SLOT", "#if 1" if slot else "#if 0")
+        k = _KERNELS[key] = glsl_kernel(source, name=f"reduce_subgroup_{op}_{dtype}")
+    return k
+
+
+def reduce_all(op: str, src: Array, ident, divisor, target_groups: int, scratch,
+               dst: Array | None = None) -> Array:
+    """`op` over every element of the contiguous `src` (divided by `divisor` unless None):
+    into `dst` (a plain (1,) array) when given, else a 0-d view of a results slot.
+    `scratch(ctx, shape, dtype)` gives the partials array; the caller holds the lock that
+    keeps the two passes and the slot count together."""
+    ctx, dtype, n = src.ctx, src.dtype, src.size
+    # at most ~16,000 loop iterations an invocation: lavapipe stops loops at 65,535
+    groups = max(1, min(-(-n // LOCAL), max(target_groups, -(-n // (LOCAL * 2**16))), 65535))
+    div = dtype.type(1 if divisor is None else divisor)
+    if groups > 1:
+        part = scratch(ctx, (groups,), dtype)
+        _kernel(op, dtype, False, False)[groups, LOCAL](src, part, n=n, ident=ident,
+                                                        divisor=dtype.type(1))
+        src, n = part, groups
+    last = _kernel(op, dtype, divisor is not None, dst is None)
+    if dst is not None:
+        last[1, LOCAL](src, dst, n=n, ident=ident, divisor=div)
+        return dst
+    slab = _slab(ctx, dtype)
+    last[1, LOCAL](src, slab.values, slab.counter, n=n, ident=ident, divisor=div)
+    slab.used += 1                                  # only once the launch was submitted
+    return slab.values[slab.used - 1]

@@ -1,0 +1,180 @@
+"""dot, matmul and cumsum on device arrays, as NumPy's for 1-d and 2-d operands
+(docs/reductions.md).
+
+    c = a @ b                 # np.matmul(a, b), vkp.matmul(a, b): 2-d x 2-d tiled kernel
+    y = np.dot(A, x)          # matrix-vector and vector-vector: a product-sum reduction
+    s = np.cumsum(x, axis=0)  # a scan (per-workgroup scan, block totals, add-back)
+
+Matrix-matrix products run the tiled shared-memory kernel of _linalg_kernels.py. A vector
+operand is instead a row reduction of products: A @ x reduces the rows of A times x seen as
+an (M, K) view with row stride 0 (no copy), with the reduction kernel of
+_reduce_kernels.py, so a long dot product is two-level like a sum. Operands of different
+dtypes are converted to NumPy's result dtype on the device first.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _linalg_kernels as lk
+from ._errors import UnsupportedError, VkPersistError
+from ._numpy_table import implements
+from .reductions import (_acc_dtype, _device, _result_dtype, normalize_axis_tuple, reduce_rows,
+                         rows_view)
+from .vk.array import Array
+from .vk.context import default_context
+
+_MATMUL: dict = {}
+_SCAN: dict = {}
+
+
+def _operands(name, a, b):
+    """Both operands as device arrays of NumPy's result dtype, on one context, and whether
+    both came from the host (then the result goes back as NumPy)."""
+    devices = [z for z in (a, b) if isinstance(z, Array)]
+    ctx = devices[0].ctx if devices else default_context()
+    if any(z.ctx is not ctx for z in devices):
+        raise VkPersistError(f"vkpersist.{name}: the operands belong to different Contexts")
+    x, y = (z if isinstance(z, Array) else ctx.asarray(np.ascontiguousarray(z)) for z in (a, b))
+    dtype = np.result_type(x.dtype, y.dtype)
+    if dtype == np.bool_:
+        raise UnsupportedError(f"vkpersist.{name} of boolean arrays is not supported; "
+                               "convert with .astype(np.int32) first")
+    x = x if x.dtype == dtype else x.astype(dtype)
+    y = y if y.dtype == dtype else y.astype(dtype)
+    return x, y, dtype, not devices
+
+
+def _broadcast_rows(v: Array, rows: int) -> Array:
+    """The 1-d `v` as (rows, K), every row the same memory (row stride 0)."""
+    return v._view((rows, v.shape[0]), (0, v._estrides[0]), v._offset)
+
+
+def _product(x: Array, y: Array, dtype) -> Array:
+    """x @ y for 1-d and 2-d device operands whose inner sizes agree."""
+    acc = _acc_dtype("sum", dtype)
+    if x.ndim == 2 and y.ndim == 2:
+        kern = _MATMUL.get(acc)
+        if kern is None:
+            kern = _MATMUL[acc] = lk.make_matmul(acc)
+        m, n = x.shape[0], y.shape[1]
+        c = Array(x.ctx, (m, n), acc)
+        if c.size:
+            kern[(-(-n // lk.TILE), -(-m // lk.TILE)), (lk.TILE, lk.TILE)](x, y, c)
+        return c if acc == dtype else c.astype(dtype)
+    if x.ndim == 2:                                   # (M, K) @ (K,)
+        src, src2, shape = x, _broadcast_rows(y, x.shape[0]), (x.shape[0],)
+    elif y.ndim == 2:                                 # (K,) @ (K, N)
+        src, src2, shape = y.T, _broadcast_rows(x, y.shape[1]), (y.shape[1],)
+    else:                                             # (K,) . (K,)
+        src, src2, shape = _broadcast_rows(x, 1), _broadcast_rows(y, 1), ()
+    values, _ = reduce_rows("sum", src, acc, dtype, src2=src2)
+    return values.reshape(shape)
+
+
+def _finish(result: Array, out, host: bool):
+    if out is not None:
+        if not isinstance(out, Array) or out.shape != result.shape or out.dtype != result.dtype:
+            raise ValueError("output array is not acceptable (must have the right datatype, "
+                             f"number of dimensions ({result.shape}, {result.dtype}), and be a "
+                             "vkpersist.Array)")
+        out.copy_from(result)
+        return out
+    if host:
+        r = result.numpy()
+        return r[()] if r.ndim == 0 else r
+    return result
+
+
+def _shape_text(shape) -> str:
+    return "(" + ",".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+
+
+@implements(np.matmul)
+def matmul(a, b, out=None):
+    """a @ b for 1-d and 2-d operands, as np.matmul (1-d operands are vectors; the result
+    drops their axis). Stacks of matrices (3-d and more) are not supported."""
+    x, y, dtype, host = _operands("matmul", a, b)
+    for i, z in enumerate((x, y)):
+        if z.ndim == 0:
+            raise ValueError(f"matmul: Input operand {i} does not have enough dimensions "
+                             "(has 0, gufunc core with signature (n?,k),(k,m?)->(n?,m?) "
+                             "requires 1)")
+        if z.ndim > 2:
+            raise UnsupportedError(f"vkpersist.matmul takes 1-d and 2-d operands; operand {i} "
+                                   f"has shape {z.shape} (stacks of matrices are not "
+                                   "supported: loop over the leading axes)")
+    k_a, k_b = x.shape[-1], y.shape[0]
+    if k_a != k_b:
+        raise ValueError(f"matmul: Input operand 1 has a mismatch in its core dimension 0, "
+                         f"with gufunc signature (n?,k),(k,m?)->(n?,m?) (size {k_b} is "
+                         f"different from {k_a})")
+    return _finish(_product(x, y, dtype), out, host)
+
+
+@implements(np.dot)
+def dot(a, b, out=None):
+    """np.dot for 1-d and 2-d operands: the inner product of vectors, matrix-vector and
+    matrix-matrix products."""
+    x, y, dtype, host = _operands("dot", a, b)
+    if x.ndim == 0 or y.ndim == 0 or x.ndim > 2 or y.ndim > 2:
+        raise UnsupportedError(f"vkpersist.dot takes 1-d and 2-d operands, got shapes "
+                               f"{x.shape} and {y.shape}; for a scalar factor use a * b")
+    if x.shape[-1] != y.shape[0]:
+        raise ValueError(f"shapes {_shape_text(x.shape)} and {_shape_text(y.shape)} not "
+                         f"aligned: {x.shape[-1]} (dim {x.ndim - 1}) != {y.shape[0]} (dim 0)")
+    return _finish(_product(x, y, dtype), out, host)
+
+
+def _scan_rows(src: Array, acc) -> Array:
+    """The inclusive scan of each row of the (M, K) view `src`, as a new (M, K) array."""
+    ctx = src.ctx
+    kernels = _SCAN.get(acc)
+    if kernels is None:
+        kernels = _SCAN[acc] = lk.make_scan(acc)
+    scan_blocks, add_offsets = kernels
+    m, k = src.shape
+    blocks = -(-k // lk.SCAN)
+    dst = Array(ctx, (m, k), acc)
+    totals = Array(ctx, (m, blocks), acc)
+    grid = (min(blocks, 65535), min(m, 65535))
+    scan_blocks[grid, lk.SCAN](src, dst, totals)
+    if blocks > 1:
+        scanned = _scan_rows(totals, acc)
+        add_offsets[grid, lk.SCAN](dst, scanned)
+    return dst
+
+
+@implements(np.cumsum)
+def cumsum(a, axis=None, dtype=None, out=None):
+    """The cumulative sum along `axis` (None: of the flattened array), as np.cumsum, with
+    NumPy's result dtype (int32 gives int64). Float sums are in scan order (docs)."""
+    x, host = _device(a)
+    if axis is None:
+        axes, shape = tuple(range(x.ndim)), (x.size,)
+    else:
+        if not isinstance(axis, (int, np.integer)):
+            raise TypeError(f"vkpersist.cumsum: axis must be an int or None, got {axis!r}")
+        axes = normalize_axis_tuple(axis, x.ndim)
+        shape = x.shape
+    result = _result_dtype("sum", x.dtype, dtype)
+    acc = _acc_dtype("sum", result)
+    if result.kind == "b":
+        raise UnsupportedError("vkpersist.cumsum(dtype=bool) is not supported; use an "
+                               "integer dtype")
+    if x.size == 0:
+        res = Array(x.ctx, shape, result)
+    else:
+        rows = _scan_rows(rows_view(x, axes), acc)
+        if axis is None:
+            res = rows.reshape(shape)
+        else:
+            ax = axes[0]
+            kept = tuple(n for i, n in enumerate(x.shape) if i != ax)
+            res = rows.reshape(kept + (x.shape[ax],))
+            res = res.transpose(*range(ax), res.ndim - 1, *range(ax, res.ndim - 1))
+        if res.dtype != result or not res._contiguous:
+            res = res.astype(result)
+    return _finish(res, out, host)
+
+
+__all__ = ["cumsum", "dot", "matmul"]

@@ -1,0 +1,393 @@
+"""Reductions on device arrays: sum, prod, min, max, mean, argmin, argmax, any, all, as
+NumPy's (same arguments, result dtypes and errors), computed on the device
+(docs/reductions.md).
+
+    s = vkp.sum(dx, axis=1)          # or np.sum(dx, axis=1), or dx.sum(axis=1)
+    float(vkp.max(dx))               # a 0-d device array; float()/.item() read it
+
+Every reduction becomes "reduce the rows of an (M, K) view": the kept axes are moved to
+the front (a transposed view, no copy) and merged into one axis of M rows, the reduced axes
+into K columns. Views whose axes cannot merge that way are copied contiguous first. The
+rows are reduced by the two-level kernel of _reduce_kernels.py. Results are device arrays
+(0-d for a whole-array reduction, as CuPy's); NumPy input gives a NumPy result.
+"""
+from __future__ import annotations
+
+import builtins as py
+import math
+import threading
+import warnings
+import weakref
+
+import numpy as np
+
+from . import _reduce_kernels as rk
+from . import _reduce_subgroup as sg
+from ._errors import UnsupportedError
+from ._numpy_table import implements
+from .vk.array import Array
+from .vk.context import default_context
+
+try:
+    from numpy.lib.array_utils import normalize_axis_tuple
+except ImportError:                                  # NumPy < 2
+    from numpy.core.numeric import normalize_axis_tuple
+
+_NAMES = {"min": "minimum", "max": "maximum"}        # NumPy's names in its errors
+ARG_OPS = ("argmin", "argmax")
+_KERNELS: dict = {}
+_SCRATCH: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
+# whole-array sums of contiguous arrays use subgroup operations where the device has them
+# (_reduce_subgroup.py); False forces the shared-memory kernel everywhere (tests use it)
+USE_SUBGROUPS = True
+COLUMNS_MIN_ROWS = 32          # kept-axis-contiguous reductions this wide take _columns
+
+
+# ---- the (M, K) view of a reduction ----------------------------------------------------
+def _merge(shape, strides):
+    """(size, stride) of axes that walk memory as one axis, or None. Axes of length 1 go."""
+    axes = [(n, s) for n, s in zip(shape, strides) if n != 1]
+    if not axes:
+        return 1, 0
+    for (n0, s0), (n1, s1) in zip(axes, axes[1:]):
+        if s0 != n1 * s1:
+            return None
+    return math.prod(n for n, _ in axes), axes[-1][1]
+
+
+def rows_view(x: Array, axes: tuple) -> Array:
+    """x as (M, K): M = the kept axes (in order), K = the reduced axes (in order)."""
+    kept = [i for i in range(x.ndim) if i not in axes]
+    v = x.transpose(*kept, *sorted(axes)) if x.ndim else x
+    nk = len(kept)
+    m = _merge(v.shape[:nk], v._estrides[:nk])
+    k = _merge(v.shape[nk:], v._estrides[nk:])
+    if m is None or k is None:
+        v = v.copy()
+        k = (math.prod(v.shape[nk:]), 1)
+        m = (math.prod(v.shape[:nk]), k[0])
+    return v._view((m[0], k[0]), (m[1], k[1]), v._offset)
+
+
+def _next_pow2(n: int) -> int:
+    return 1 << py.max(0, n - 1).bit_length()
+
+
+def _kernel(op, acc, product=False, from_index=False, divide=False):
+    key = (op, np.dtype(acc), product, from_index, divide)
+    kern = _KERNELS.get(key)
+    if kern is None:
+        kern = _KERNELS[key] = rk.make_reduce(*key)
+    return kern
+
+
+def _identity(op: str, acc: np.dtype):
+    if op in ("sum", "any"):
+        return acc.type(0)
+    if op in ("prod", "all"):
+        return acc.type(1)
+    low = op in ("min", "argmin")
+    if acc.kind == "f":
+        return acc.type(np.inf if low else -np.inf)
+    info = np.iinfo(acc)
+    return acc.type(info.max if low else info.min)
+
+
+def _scratch(ctx, shape, dtype, role: str = "values") -> Array:
+    """A partials array kept per (context, shape, dtype, role): reusing it keeps the first
+    pass's recorded command buffer valid, so a repeated reduction records nothing new. Safe
+    because every submission waits for the previous ones (vk/commands.py) and _LOCK keeps
+    one reduction's two passes together. `role` keeps an argmin's int32 values and its
+    int32 indices apart."""
+    arrays = _SCRATCH.setdefault(ctx, {})
+    key = (shape, np.dtype(dtype), role)
+    a = arrays.get(key)
+    if a is None or not a.buffer.alive:
+        a = arrays[key] = Array(ctx, shape, dtype)
+    return a
+
+
+def reduce_rows(op: str, src: Array, acc, out_dtype, *, src2: Array | None = None,
+                divisor=None, dst: Array | None = None):
+    """Reduce each row of the (M, K) view `src` (times `src2`, elementwise, when given):
+    (values (M,) of out_dtype, indices (M,) for argmin/argmax, else None). The path: the
+    subgroup kernel (whole contiguous arrays, _reduce_subgroup.py), the column kernel
+    (short rows; rows that are columns in memory), else the shared-memory kernel: two
+    launches when K is large, per-workgroup partials (G a row), then one workgroup a row."""
+    ctx = src.ctx
+    acc = np.dtype(acc)
+    M, K = src.shape
+    local = py.min(rk.LOCAL, _next_pow2(K))
+    target = 16 if ctx.info.kind == "cpu" else 2048
+    groups = py.max(1, py.min(-(-K // local), target // py.max(M, 1), 65535))
+    pair = src2 if src2 is not None else src
+    if USE_SUBGROUPS and src2 is None and sg.applies(op, src, acc, np.dtype(out_dtype)):
+        with _LOCK:
+            return sg.reduce_all(op, src, _identity(op, acc), divisor, target, _scratch,
+                                 dst), None
+    if K <= rk.SHORT and M >= rk.LOCAL:              # one invocation a row
+        return _columns(op, acc, src, pair, out_dtype, dst, divisor, src2 is not None, 0)
+    if M >= COLUMNS_MIN_ROWS and src._estrides[0] == 1 and src._estrides[1] != 1:
+        return _columns(op, acc, src, pair, out_dtype, dst, divisor, src2 is not None,
+                        target * rk.LOCAL)
+    if groups == 1:
+        return _last_pass(op, acc, (src, pair, src), out_dtype, dst, divisor,
+                          product=src2 is not None, from_index=False)
+    with _LOCK:
+        part = _scratch(ctx, (M, groups), acc)
+        part_idx = _scratch(ctx, (M, groups), np.int32, "indices") if op in ARG_OPS else part
+        _kernel(op, acc, src2 is not None)[(groups, py.min(M, 65535)), local](
+            src, pair, src, part.reshape(-1), part_idx.reshape(-1), _identity(op, acc),
+            acc.type(1))
+        return _last_pass(op, acc, (part, part, part_idx), out_dtype, dst, divisor,
+                          product=False, from_index=op in ARG_OPS)
+
+
+def _column_kernel(op, acc, product, from_index, divide):
+    key = ("columns", op, acc, product, from_index, divide)
+    kern = _KERNELS.get(key)
+    if kern is None:
+        kern = _KERNELS[key] = rk.make_columns(*key[1:])
+    return kern
+
+
+def _columns(op, acc, src, src2, out_dtype, dst, divisor, product, invocations):
+    """Rows that are columns in memory: G chunks of each row in parallel, then the (G, M)
+    partials over G. G keeps about `invocations` busy (0: G = 1, for short rows) and each
+    chunk under ~60,000 elements (lavapipe's loop limit)."""
+    ctx = src.ctx
+    M, K = src.shape
+    arg = op in ARG_OPS
+    chunks = py.min(65535, py.max(1, invocations // M, -(-K // 60000)), py.max(1, K // 16))
+    x_groups = py.min(-(-M // rk.LOCAL), 65535)
+    div = acc.type(divisor if divisor is not None else 1)
+    if chunks == 1:
+        dst, idx = _outputs(ctx, M, out_dtype, dst, arg)
+        _column_kernel(op, acc, product, False, divisor is not None)[
+            (x_groups, 1), rk.LOCAL](src, src2, src, dst, idx, _identity(op, acc), div)
+        return dst, (idx if arg else None)
+    with _LOCK:
+        part = _scratch(ctx, (chunks, M), acc)
+        part_idx = _scratch(ctx, (chunks, M), np.int32, "indices") if arg else part
+        _column_kernel(op, acc, product, False, False)[(x_groups, chunks), rk.LOCAL](
+            src, src2, src, part.reshape(-1), part_idx.reshape(-1), _identity(op, acc),
+            acc.type(1))
+        dst, idx = _outputs(ctx, M, out_dtype, dst, arg)
+        _column_kernel(op, acc, False, arg, divisor is not None)[(x_groups, 1), rk.LOCAL](
+            part.T, part.T, part_idx.T, dst, idx, _identity(op, acc), div)
+    return dst, (idx if arg else None)
+
+
+def _outputs(ctx, M, out_dtype, dst, arg):
+    """The (M,) result array (`dst` when given) and, for argmin/argmax, the index array
+    (int64, int32 on devices without it); else `dst` again, bound but never written."""
+    dst = Array(ctx, (M,), out_dtype) if dst is None else dst
+    return dst, (Array(ctx, (M,), np.int64 if ctx.info.int64 else np.int32) if arg else dst)
+
+
+def _last_pass(op, acc, sources, out_dtype, dst, divisor, *, product, from_index):
+    """One workgroup a row reduces (src, src2, srci) into a new (M,) array (or `dst`)."""
+    src = sources[0]
+    ctx = src.ctx
+    M, K = src.shape
+    arg = op in ARG_OPS
+    dst, idx = _outputs(ctx, M, out_dtype, dst, arg)
+    div = acc.type(divisor if divisor is not None else 1)
+    _kernel(op, acc, product, from_index, divisor is not None)[
+        (1, py.min(M, 65535)), py.min(rk.LOCAL, _next_pow2(K))](
+        *sources, dst, idx, _identity(op, acc), div)
+    return dst, (idx if arg else None)
+
+
+# ---- NumPy's front ---------------------------------------------------------------------
+def _device(a):
+    """(Array, whether the caller gave host data and wants NumPy back)."""
+    if isinstance(a, Array):
+        a._check_alive()
+        return a, False
+    host = np.asarray(a)
+    return default_context().asarray(np.ascontiguousarray(host)), True
+
+
+def _result_dtype(op: str, dtype: np.dtype, requested):
+    """NumPy's own answer for the result dtype (sum of int32 is int64, mean of ints
+    float64, ...), from a one-element host array."""
+    probe = np.ones(1, dtype)
+    if op in ("sum", "prod"):
+        return (np.sum if op == "sum" else np.prod)(probe, dtype=requested).dtype
+    if op == "mean":
+        return np.mean(probe, dtype=requested).dtype
+    if op in ("any", "all"):
+        return np.dtype(np.bool_)
+    return np.dtype(dtype)
+
+
+def _acc_dtype(op: str, result: np.dtype) -> np.dtype:
+    """What the kernel accumulates in: the result dtype, widened to 32 bits where the
+    kernel language only stores it (8/16-bit ints, float16: NumPy too adds float16 in
+    float); uint32 for booleans. Integer results narrow back with NumPy's wrap-around."""
+    if op in ("any", "all") or result.kind == "b":
+        return np.dtype(np.uint32)
+    if result.itemsize < 4:
+        return np.dtype({"f": np.float32, "i": np.int32, "u": np.uint32}[result.kind])
+    return result
+
+
+def _finish(values: Array, shape, keepdims_shape, out, host: bool):
+    res = values.reshape(keepdims_shape if keepdims_shape is not None else shape)
+    if out is not None:
+        if isinstance(out, Array):
+            if out.shape != res.shape:
+                raise ValueError(f"output parameter has the wrong shape {out.shape}; the result "
+                                 f"has shape {res.shape}")
+            if res.buffer is not out.buffer:
+                out.copy_from(res if res.dtype == out.dtype else res.astype(out.dtype))
+            return out
+        if not isinstance(out, np.ndarray):
+            raise TypeError(f"out must be a vkpersist.Array or a NumPy array, got "
+                            f"{type(out).__name__}")
+        out[...] = res.numpy()
+        return out
+    if host:
+        r = res.numpy()
+        return r[()] if r.ndim == 0 else r
+    return res
+
+
+def _check_unsupported(name: str, **extra) -> None:
+    for key, value in extra.items():
+        if value is not None and value is not np._NoValue:
+            raise UnsupportedError(f"vkpersist.{name}({key}=...) is not supported on device "
+                                   f"arrays; reduce first, then combine on the result (see "
+                                   f"docs/reductions.md)")
+
+
+def _reduce(op, a, axis, dtype, out, keepdims, divide=False, name=None):
+    name = name or op
+    x, host = _device(a)
+    axes = tuple(range(x.ndim)) if axis is None else normalize_axis_tuple(axis, x.ndim)
+    count = math.prod(x.shape[i] for i in axes)
+    if op in ("min", "max") and count == 0:
+        raise ValueError(f"zero-size array to reduction operation {_NAMES[op]} which has no "
+                         "identity")
+    kept_shape = tuple(n for i, n in enumerate(x.shape) if i not in axes)
+    keep_shape = tuple(1 if i in axes else n for i, n in enumerate(x.shape)) \
+        if keepdims else None
+    result = _result_dtype(name, x.dtype, dtype)
+    if result.kind == "b" and op in ("sum", "prod"):
+        op = "any" if op == "sum" else "all"            # NumPy's sum(dtype=bool) is an or
+    acc = _acc_dtype(op, result)
+    if divide and count == 0:
+        warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=3)
+    _check_dtype_on_device(x.ctx, result, name)
+    direct = out if (isinstance(out, Array) and out.dtype == result and out._plain
+                     and out.shape == (keep_shape or kept_shape)) else None
+    values, _ = reduce_rows(op, rows_view(x, axes), acc, result,
+                            divisor=count if divide else None,
+                            dst=direct.reshape(-1) if direct is not None else None)
+    return _finish(values, kept_shape, keep_shape, out, host)
+
+
+def _check_dtype_on_device(ctx, dtype, name):
+    from .vk.array import check_dtype
+    try:
+        check_dtype(dtype, ctx.info)
+    except UnsupportedError as exc:
+        raise UnsupportedError(f"vkpersist.{name}: NumPy's result dtype here is {dtype}, "
+                               f"and {exc}; pass dtype= with a dtype the device has "
+                               "(e.g. dtype=np.int32, dtype=np.float32)") from None
+
+
+@implements(np.sum)
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """The sum over `axis` (None: all), as np.sum; float sums in tree order (docs)."""
+    _check_unsupported("sum", initial=initial, where=where)
+    return _reduce("sum", a, axis, dtype, out, keepdims)
+
+
+@implements(np.prod)
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """The product over `axis`, as np.prod."""
+    _check_unsupported("prod", initial=initial, where=where)
+    return _reduce("prod", a, axis, dtype, out, keepdims)
+
+
+@implements(np.min, np.amin)
+def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """The minimum over `axis`, as np.min (NaN propagates; empty raises ValueError)."""
+    _check_unsupported("min", initial=initial, where=where)
+    return _reduce("min", a, axis, None, out, keepdims)
+
+
+@implements(np.max, np.amax)
+def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """The maximum over `axis`, as np.max (NaN propagates; empty raises ValueError)."""
+    _check_unsupported("max", initial=initial, where=where)
+    return _reduce("max", a, axis, None, out, keepdims)
+
+
+@implements(np.mean)
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
+    """The mean over `axis`, as np.mean: the sum in the accumulator dtype (float64 for
+    integers, float32 for float32), divided by the count on the device."""
+    _check_unsupported("mean", where=where)
+    return _reduce("sum", a, axis, dtype, out, keepdims, divide=True, name="mean")
+
+
+@implements(np.any)
+def any(a, axis=None, out=None, keepdims=False, where=None):
+    """Whether any element is nonzero (NaN counts as nonzero), as np.any."""
+    _check_unsupported("any", where=where)
+    return _reduce("any", a, axis, None, out, keepdims)
+
+
+@implements(np.all)
+def all(a, axis=None, out=None, keepdims=False, where=None):
+    """Whether every element is nonzero, as np.all."""
+    _check_unsupported("all", where=where)
+    return _reduce("all", a, axis, None, out, keepdims)
+
+
+def _arg(op, a, axis, out, keepdims):
+    x, host = _device(a)
+    if x.size == 0 and (axis is None or x.shape[axis] == 0):
+        raise ValueError(f"attempt to get {op} of an empty sequence")
+    if axis is None:
+        axes = tuple(range(x.ndim))
+        kept_shape, keep_shape = (), ((1,) * x.ndim if keepdims else None)
+    else:
+        axes = normalize_axis_tuple(axis, x.ndim)       # one int: NumPy refuses tuples
+        kept_shape = tuple(n for i, n in enumerate(x.shape) if i not in axes)
+        keep_shape = tuple(1 if i in axes else n for i, n in enumerate(x.shape)) \
+            if keepdims else None
+    acc = _acc_dtype(op, x.dtype)
+    _, index = reduce_rows(op, rows_view(x, axes), acc, x.dtype)
+    return _finish(index, kept_shape, keep_shape, out, host)
+
+
+def _int_axis(op, axis):
+    if axis is not None and not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"vkpersist.{op}: axis must be an int or None, got {axis!r} "
+                        "(NumPy takes one axis here)")
+
+
+@implements(np.argmin)
+def argmin(a, axis=None, out=None, *, keepdims=False):
+    """Indices of the minima along `axis` (None: into the flattened array); the first
+    occurrence wins, as NumPy's. int64 (int32 on devices without int64)."""
+    _int_axis("argmin", axis)
+    return _arg("argmin", a, axis, out, keepdims)
+
+
+@implements(np.argmax)
+def argmax(a, axis=None, out=None, *, keepdims=False):
+    """Indices of the maxima along `axis`, as np.argmax (first occurrence wins)."""
+    _int_axis("argmax", axis)
+    return _arg("argmax", a, axis, out, keepdims)
+
+
+amin, amax = min, max          # vkp.amin/vkp.amax: vkp.min/vkp.max are kernel builtins
+
+__all__ = ["sum", "prod", "min", "max", "amin", "amax", "mean", "argmin", "argmax", "any",
+           "all"]
