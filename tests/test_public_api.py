@@ -52,6 +52,13 @@ def test_the_device_array_class_is_the_annotation(ctx):
     np.testing.assert_array_equal(np.asarray(x), [0, 1, 2, 3])
 
 
+def test_print_shows_the_values_as_numpy_does(ctx):
+    x = ctx.asarray(np.arange(4, dtype=np.float32))
+    assert str(x) == str(np.arange(4, dtype=np.float32))
+    assert str(x.sum()) == "6.0"                       # a 0-d result prints its value
+    assert repr(x).startswith("vkpersist.Array(shape=(4,)")
+
+
 def test_reprs_say_vkpersist(ctx):
     @vkp.kernel
     def k(x: vkp.Array[vkp.f32]):

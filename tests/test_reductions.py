@@ -303,3 +303,14 @@ def test_axis_zero_of_wide_arrays_reads_columns(ctx):
     np.testing.assert_allclose(vkp.matmul(ctx.asarray(v), d).numpy()[ok],
                                (v.astype(np.float64) @ x.astype(np.float64))[ok],
                                rtol=1e-4, atol=2e-3)
+
+
+def test_kernel_builtins_min_max_dot_reduce_arrays_outside_kernels(ctx):
+    """vkp.min/vkp.max of one array are reductions and vkp.dot of two arrays the product
+    (with two or more arrays vkp.min/max stay element-wise, as inside kernels)."""
+    a = np.arange(12, dtype=np.float32).reshape(3, 4) - 5
+    x = ctx.asarray(a)
+    assert float(vkp.min(x)) == a.min() and float(vkp.max(x)) == a.max()
+    np.testing.assert_array_equal(vkp.max(x, axis=0).numpy(), a.max(axis=0))
+    assert float(vkp.dot(x[0], x[1])) == float(np.dot(a[0], a[1]))
+    np.testing.assert_array_equal(vkp.min(x[0], x[1]).numpy(), np.minimum(a[0], a[1]))

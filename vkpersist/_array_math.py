@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import linalg, reductions
 from ._elementwise import Node, as_node
 from ._recipe import call
 from ._numpy_table import HANDLED, implements
@@ -148,7 +149,12 @@ _BUILTIN_UFUNC = {n: n for n in EMIT} | {
 
 def _host_call(name, args, kwargs):
     """Builtin.host_call: `vkp.sin(x)`, `vkp.atan2(y, x)`, `vkp.min(a, b, c)`,
-    `vkp.clamp(x, lo, hi)` outside a kernel, on arrays or numbers."""
+    `vkp.clamp(x, lo, hi)` outside a kernel, on arrays or numbers; `vkp.min(x)`,
+    `vkp.max(x, axis=0)` of one array are the reductions, `vkp.dot(a, b)` the product."""
+    if name in ("min", "max") and len(args) == 1:
+        return getattr(reductions, name)(*args, **kwargs)
+    if name == "dot" and len(args) == 2:
+        return linalg.dot(*args, **kwargs)
     if not args or set(kwargs) - {"out"} or (name not in _BUILTIN_UFUNC and
                                                name not in ("min", "max", "clamp", "rsqrt")):
         return NotImplemented

@@ -200,6 +200,11 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         return (f"vkpersist.Array(shape={self.shape}, dtype={self.dtype}, memory={self.memory!r}, "
                 f"device={self.ctx.info.name!r})")
 
+    def __str__(self) -> str:
+        """The values, as NumPy and CuPy print them (`print(vkp.sum(x))` shows 45.0): a
+        copy to the host, after the pending launches; the repr stays the description."""
+        return str(self.numpy())
+
     def __array__(self, dtype=None, copy=None):
         out = self.numpy()
         return out if dtype is None else out.astype(dtype, copy=False)
