@@ -22,8 +22,10 @@ def test_signatures():
     assert cuda.parse_signature("void(float32[:], int32, float64[:, ::1])") == [
         T.ArrayType(T.f32, 1), T.i32, T.ArrayType(T.f64, 2)]
     assert cuda.parse_signature("(u4[:,:,:], b1)") == [T.ArrayType(T.u32, 3), T.bool_]
-    with pytest.raises(ValueError, match="complex64"):
-        cuda.parse_signature("void(complex64[:])")
+    with pytest.raises(ValueError, match="unicode_type"):
+        cuda.parse_signature("void(unicode_type)")
+    assert cuda.parse_signature("void(complex64[:], complex128)") == [
+        T.ArrayType(T.c64, 1), T.c128]
     sig = void(float32[:, ::1], int32)
     assert sig.args == [T.ArrayType(T.f32, 2), T.i32] and sig.ret is None
     assert float32(float32, float32).ret == T.f32

@@ -30,7 +30,6 @@ def xfail(reason):
 
 
 GRID_SYNC = "grid sync: cuda.cg.this_grid().sync() has no per-launch Vulkan equivalent"
-COMPLEX = "complex numbers are not supported in kernels"
 SLICES = "array slices (res[gid:]) are not supported in kernels"
 
 
@@ -545,7 +544,6 @@ def test_cudapy_blackscholes_float32():
     np.testing.assert_allclose(put, want_put, rtol=1e-3, atol=1e-3)
 
 
-@xfail(COMPLEX)
 def test_cudapy_mandel():
     @cuda.jit(device=True)
     def mandel(tid, min_x, max_x, min_y, max_y, width, height, iters):

@@ -14,11 +14,13 @@ Outside a kernel the Python objects only explain where they belong.
 from __future__ import annotations
 
 import builtins as py_builtins
+import cmath
 import math
 import types
 from dataclasses import dataclass, field
 from typing import Callable
 
+from . import complexlib
 from . import ir
 from . import mathlib
 from . import types as T
@@ -94,6 +96,10 @@ def _float_type(c, t, node):
 
 
 def _float_type_of(c, t, node):
+    if isinstance(t, T.Complex):
+        raise c.src.error(node, f"this math function takes real numbers, got a {t}; cmath "
+                          "has the complex ones (cmath.sqrt, cmath.exp, cmath.log, ...), "
+                          "abs(z) the modulus")
     if isinstance(t, T.Vector):
         if not t.elem.is_float:
             raise c.src.error(node, f"this function needs float vectors, got {t}")
@@ -212,7 +218,7 @@ for _name in ("floor", "ceil", "trunc"):
     _float_fn(_name, int_result=True)
 
 
-def _float_test(name):
+def _float_test(name, emit=None):
     def lower(c, node, _python_math):
         if len(node.args) != 1:
             raise c.src.error(node, f"{name}() takes 1 argument")
@@ -221,11 +227,12 @@ def _float_test(name):
         if isinstance(t, T.Vector):
             raise c.src.error(node, f"{name}() takes a scalar")
         return ir.Intrinsic(T.bool_, c.src.loc(node), name, [c.convert(a, t, node)])
-    _math_builtin(name, lower, _glsl_call(name), _py(name))
+    _math_builtin(name, lower, emit or _glsl_call(name), _py(name))
 
 
 _float_test("isnan")
 _float_test("isinf")
+_float_test("isfinite", lambda w, e: f"!(isinf({w.expr(e.args[0])}) || isnan({w.expr(e.args[0])}))")
 
 
 def _lower_abs(c, node, _python_math):
@@ -238,6 +245,8 @@ def _lower_abs(c, node, _python_math):
         return ir.Const(a.type, c.src.loc(node), py_builtins.abs(a.value))   # not vkp.abs
     if isinstance(a.type, T.Scalar) and a.type.kind == "u":
         return a
+    if isinstance(a.type, T.Complex):
+        return ir.Intrinsic(a.type.elem, c.src.loc(node), "cabs", [a])
     return ir.Intrinsic(a.type, c.src.loc(node), "abs", [a])
 
 
@@ -247,6 +256,9 @@ _math_builtin("abs", _lower_abs, _glsl_call("abs"), (py_builtins.abs,))
 def _min_max(name):
     def lower(c, node, _python_math):
         args = [c.value(c.expr(a), a) for a in node.args]
+        if any(isinstance(a.type, T.Complex) for a in args):
+            raise c.src.error(node, f"{name}() of complex numbers: they are not ordered "
+                              "(compare abs(z) or the .real parts)")
         if len(args) < 2:
             raise c.src.error(node, f"{name}() needs at least 2 arguments in kernels")
         t = c.unify_many(args, node) if all(isinstance(a.type, T.Scalar) for a in args) else \
@@ -335,6 +347,122 @@ def _geometric(name, count, vector_result):
 for _name, _count, _vector in [("dot", 2, False), ("cross", 2, True), ("length", 1, False),
                                ("normalize", 1, True), ("distance", 2, False)]:
     _geometric(_name, _count, _vector)
+
+
+# ---- complex numbers (types.Complex; the GLSL in complexlib.py) -------------------------
+def _complex_emit(name):
+    def emit(w, e):
+        t = e.args[0].type
+        fn = complexlib.function(w.helpers, name, t)
+        return f"{fn}({', '.join(w.expr(a) for a in e.args)})"
+    return emit
+
+
+for _name in ("cmul", "cdiv", "cpow", "cabs", *complexlib.CMATH.values()):
+    _register(Entry(_name, _complex_emit(_name)))
+
+
+def _complex_arg(c, node, name, count=1):
+    """The arguments of a cmath function as one complex type (reals become complex)."""
+    args = [c.value(c.expr(a), a) for a in node.args]
+    if len(args) != count:
+        raise c.src.error(node, f"cmath.{name}() takes {count} argument"
+                          f"{'s' if count != 1 else ''} in kernels, got {len(args)}")
+    t = c.unify_many(args, node)
+    t = t if isinstance(t, T.Complex) else T.complex_of(_float_type(c, t, node))
+    return [c.convert(a, t, node) for a in args], t
+
+
+def _lower_cmath(name):
+    def lower(c, node, _python_math):
+        (z,), t = _complex_arg(c, node, name)
+        return ir.Intrinsic(t, c.src.loc(node), complexlib.CMATH[name], [z])
+    return lower
+
+
+def _once(c, z, loc):
+    """(binding or None, a reference to z) so that z can be used twice."""
+    if isinstance(z, (ir.Ref, ir.Const)):
+        return None, z
+    tmp = c._temp(z.type, "z")
+    return tmp, ir.Ref(z.type, loc, tmp)
+
+
+def _phase(z, loc):
+    return ir.Intrinsic(z.type.elem, loc, "atan2", [ir.Swizzle(z.type.elem, loc, z, "y"),
+                                                    ir.Swizzle(z.type.elem, loc, z, "x")])
+
+
+def _lower_phase(c, node, _python_math):
+    (z,), _ = _complex_arg(c, node, "phase")
+    return _phase(z, c.src.loc(node))
+
+
+def _lower_polar(c, node, _python_math):
+    loc = c.src.loc(node)
+    (z,), t = _complex_arg(c, node, "polar")
+    tmp, ref = _once(c, z, loc)
+    modulus = ir.Intrinsic(t.elem, loc, "cabs", [ref])
+    if tmp is not None:
+        modulus = ir.Let(t.elem, loc, tmp, z, modulus)
+    return PyValue((modulus, _phase(ref, loc)))
+
+
+def _lower_rect(c, node, _python_math):
+    loc = c.src.loc(node)
+    args = [c.value(c.expr(a), a) for a in node.args]
+    if len(args) != 2:
+        raise c.src.error(node, "cmath.rect(r, phi) takes 2 arguments")
+    elem = _float_type(c, c.unify_many(args, node), node)
+    r, phi = (c.convert(a, elem, node) for a in args)
+    tmp, ref = _once(c, phi, loc)
+    cos = ir.Intrinsic(elem, loc, "cos", [ref])
+    if tmp is not None:
+        cos = ir.Let(elem, loc, tmp, phi, cos)
+    rt, rref = _once(c, r, loc)
+    re = ir.Binary(elem, loc, "*", rref, cos)
+    if rt is not None:
+        re = ir.Let(elem, loc, rt, r, re)
+    im = ir.Binary(elem, loc, "*", rref, ir.Intrinsic(elem, loc, "sin", [ref]))
+    return ir.MakeVector(T.complex_of(elem), loc, [re, im])
+
+
+def _lower_complex_test(name):
+    def lower(c, node, _python_math):
+        (z,), t = _complex_arg(c, node, name)
+        loc = c.src.loc(node)
+        tmp, ref = _once(c, z, loc)
+        parts = [ir.Intrinsic(T.bool_, loc, "isfinite" if name == "isfinite" else name,
+                              [ir.Swizzle(t.elem, loc, ref, comp)]) for comp in "xy"]
+        out = ir.Logical(T.bool_, loc, "and" if name == "isfinite" else "or", *parts)
+        return out if tmp is None else ir.Let(T.bool_, loc, tmp, z, out)
+    return lower
+
+
+for _name in complexlib.CMATH:
+    _register(Entry(f"cmath.{_name}", None, _lower_cmath(_name), python=(getattr(cmath, _name),)))
+for _name, _lower in [("phase", _lower_phase), ("polar", _lower_polar), ("rect", _lower_rect),
+                      ("isnan", _lower_complex_test("isnan")),
+                      ("isinf", _lower_complex_test("isinf")),
+                      ("isfinite", _lower_complex_test("isfinite"))]:
+    _register(Entry(f"cmath.{_name}", None, _lower, python=(getattr(cmath, _name),)))
+
+
+def _lower_complex(c, node, _python_math):
+    """complex(re, im) / complex(x): complex64 from float32 parts, complex128 from float64."""
+    args = [c.value(c.expr(a), a) for a in node.args]
+    if not 1 <= len(args) <= 2:
+        raise c.src.error(node, f"complex() takes 1 or 2 arguments, got {len(args)}")
+    t = c.unify_many(args, node)
+    t = t if isinstance(t, T.Complex) else T.complex_of(_float_type(c, t, node))
+    if len(args) == 1:
+        return c.convert(args[0], t, node)
+    if any(isinstance(a.type, T.Complex) for a in args):
+        raise c.src.error(node, "complex(re, im) takes real parts; write re + im * 1j")
+    return ir.MakeVector(t, c.src.loc(node), [c.convert(a, t.elem, node) for a in args])
+
+
+_register(Entry("complex", None, _lower_complex, python=(complex,)))
 
 
 # ---- atomics -----------------------------------------------------------------------------------

@@ -162,7 +162,7 @@ class FunctionCompiler(StatementLowering):
         return self.pyconst(e.value, node)
 
     def pyconst(self, v, node) -> ir.Expr:
-        if isinstance(v, (bool, int, float, np.generic)) and not isinstance(v, np.void):
+        if isinstance(v, (bool, int, float, complex, np.generic)) and not isinstance(v, np.void):
             return self.rule(node, literal, v, self.src.loc(node))
         if isinstance(v, ir.Expr):
             return v
@@ -170,7 +170,7 @@ class FunctionCompiler(StatementLowering):
 
     def expr_Constant(self, node):
         v = node.value
-        if v is None or isinstance(v, (str, bytes, complex)) or v is Ellipsis:
+        if v is None or isinstance(v, (str, bytes)) or v is Ellipsis:
             raise self.src.error(node, f"constant {v!r} is not supported in kernels (numbers and "
                                  "booleans only)")
         return self.pyconst(v, node)
@@ -268,6 +268,8 @@ class FunctionCompiler(StatementLowering):
             if resource is None:
                 return PyValue(value)
             return resource if isinstance(resource, ir.Expr) else PyValue(resource)
+        if isinstance(base.type, T.Complex):
+            return calls.complex_attribute(self, base, node)
         if isinstance(base.type, T.Vector):
             comps = self._swizzle_check(base.type, node.attr, node)
             t = base.type.elem if len(comps) == 1 else T.Vector(base.type.elem, len(comps))

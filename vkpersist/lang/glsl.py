@@ -53,6 +53,8 @@ _HELPERS = {
 
 
 def _literal(value, t) -> str:
+    if isinstance(t, T.Complex):
+        return f"{t.glsl}({_literal(value.real, t.elem)}, {_literal(value.imag, t.elem)})"
     if t == T.bool_:
         return "true" if value else "false"
     if t.is_int:

@@ -1,0 +1,100 @@
+"""The complex functions of the kernel language, as GLSL helpers on vec2/dvec2 (complex64 and
+complex128 are (re, im) pairs, types.Complex), built on the real functions of mathlib.py so
+that they inherit its accuracy on every device instead of the driver's.
+
+The algorithms are the textbook ones: products in four multiplications, quotients by
+Smith's algorithm (no overflow of |b|**2), moduli scaled by the larger part (no overflow or
+underflow of re**2 + im**2), square roots by the stable half-angle formula, powers as
+exp(w log z) with the small integer powers of z ** n unrolled into products by
+semantics.py. C99 Annex G's special values are kept where they cost one test (zeros, the
+real axis, infinite parts of sqrt and abs); products and quotients of infinities and NaNs
+give what the formula gives (NaN parts), as in numba's fast path.
+"""
+from __future__ import annotations
+
+from string import Template
+
+from . import mathlib
+from . import types as T
+
+# name -> (complex helpers it calls, real mathlib functions it calls, GLSL template):
+# $F the float type, $V the vector type, ${S} the name suffix
+_FUNCTIONS = {
+    "cmul": ((), (), """$V _vkp_cmul${S}($V a, $V b) {
+    return $V(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}"""),
+    "cdiv": ((), (), """$V _vkp_cdiv${S}($V a, $V b) {
+    // Smith: divide by the larger part of b first
+    if (abs(b.x) >= abs(b.y)) {
+        if (b.x == 0.0) return $V(a.x / abs(b.x), a.y / abs(b.x));   // b == 0: inf/nan
+        $F r = b.y / b.x, d = b.x + b.y * r;
+        return $V((a.x + a.y * r) / d, (a.y - a.x * r) / d);
+    }
+    $F r = b.x / b.y, d = b.y + b.x * r;
+    return $V((a.x * r + a.y) / d, (a.y * r - a.x) / d);
+}"""),
+    "cabs": ((), (), """$F _vkp_cabs${S}($V z) {
+    $F a = abs(z.x), b = abs(z.y);
+    if (isinf(a) || isinf(b)) return $INF;
+    if (isnan(a) || isnan(b)) return a + b;
+    $F m = max(a, b), n = min(a, b);
+    if (m == 0.0) return m;
+    $F r = n / m;
+    return m * sqrt(1.0 + r * r);
+}"""),
+    "cexp": ((), ("exp", "sin", "cos"), """$V _vkp_cexp${S}($V z) {
+    if (z.y == 0.0) return $V(_vkp_exp${S}(z.x), z.y);     // the real axis stays real
+    $F e = _vkp_exp${S}(z.x);
+    return $V(e * _vkp_cos${S}(z.y), e * _vkp_sin${S}(z.y));
+}"""),
+    "clog": (("cabs",), ("log", "atan2"), """$V _vkp_clog${S}($V z) {
+    return $V(_vkp_log${S}(_vkp_cabs${S}(z)), _vkp_atan2${S}(z.y, z.x));
+}"""),
+    "clog10": (("clog",), (), """$V _vkp_clog10${S}($V z) {
+    return _vkp_clog${S}(z) * $LOG10E;
+}"""),
+    "csqrt": (("cabs",), ("signbit",), """$V _vkp_csqrt${S}($V z) {
+    $F a = z.x, b = z.y;
+    if (isinf(b)) return $V(abs(b), b);
+    if (isinf(a) && a > 0.0) return $V(a, isnan(b) ? b : (_vkp_signbit${S}(b) ? -0.0 : 0.0));
+    if (isinf(a)) return $V(isnan(b) ? b : 0.0, _vkp_signbit${S}(b) ? a : -a);
+    if (a == 0.0 && b == 0.0) return $V(0.0, b);
+    $F t = sqrt(0.5 * abs(a) + 0.5 * _vkp_cabs${S}(z));
+    if (a >= 0.0) return $V(t, b / (2.0 * t));
+    return $V(abs(b) / (2.0 * t), _vkp_signbit${S}(b) ? -t : t);
+}"""),
+    "cpow": (("clog", "cexp", "cmul"), (), """$V _vkp_cpow${S}($V z, $V w) {
+    if (w.x == 0.0 && w.y == 0.0) return $V(1.0, 0.0);      // z ** 0 == 1, as Python
+    if (z.x == 0.0 && z.y == 0.0)
+        return (w.y == 0.0 && w.x > 0.0) ? $V(0.0, 0.0) : $V($NAN, $NAN);
+    return _vkp_cexp${S}(_vkp_cmul${S}(w, _vkp_clog${S}(z)));
+}"""),
+}
+
+# the kernel-language name of each helper that cmath (or abs) calls
+CMATH = {"exp": "cexp", "log": "clog", "log10": "clog10", "sqrt": "csqrt"}
+
+
+def _render(name: str, t: T.Complex) -> str:
+    f64 = t.elem == T.f64
+    template = _FUNCTIONS[name][2]
+    inf = "packDouble2x32(uvec2(0u, 0x7ff00000u))" if f64 else "uintBitsToFloat(0x7f800000u)"
+    nan = "packDouble2x32(uvec2(0u, 0x7ff80000u))" if f64 else "uintBitsToFloat(0x7fc00000u)"
+    return Template(template).substitute(
+        F=t.elem.glsl, V=t.glsl, S="_float64" if f64 else "", INF=inf, NAN=nan,
+        LOG10E="0.4342944819032518lf" if f64 else "0.4342945")
+
+
+def function(helpers: dict, name: str, t: T.Complex) -> str:
+    """The GLSL name of complex helper `name` for complex type `t`, adding it (and the
+    helpers and real functions it calls, first) to `helpers`, a Writer's, emitted in order."""
+    suffix = "_float64" if t.elem == T.f64 else ""
+    key = f"complex_{name}{suffix}"
+    if key not in helpers:
+        deps, real, _ = _FUNCTIONS[name]
+        for dep in deps:
+            function(helpers, dep, t)
+        for fn in real:
+            mathlib.function(helpers, fn, t.elem)
+        helpers[key] = _render(name, t)
+    return f"_vkp_{name}{suffix}"
