@@ -243,10 +243,11 @@ for _name, _doc in _BIT_DOCS.items():
                 globals()[_name])
 
 fma = B.fma
+cbrt = B.cbrt
 selp = _alias(B.Builtin("cuda.selp", "cuda.selp(cond, a, b): vkp.select(cond, a, b)."),
               "select")
 
-__all__ = ["Dim3", "atomic", "blockDim", "blockIdx", "brev", "clz", "const", "ffs", "fma",
+__all__ = ["Dim3", "atomic", "blockDim", "blockIdx", "brev", "cbrt", "clz", "const", "ffs", "fma",
            "grid", "gridDim", "gridsize", "local", "popc", "selp", "shared", "syncthreads",
            "syncthreads_and", "syncthreads_count", "syncthreads_or", "threadIdx",
            "threadfence", "threadfence_block", "threadfence_system"]

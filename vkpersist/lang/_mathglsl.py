@@ -432,3 +432,140 @@ _fn("atanh", ["log1p"], """$F _vkp_atanh${S}($F x) {
     } else r = 0.5 * _vkp_log1p${S}((ax + ax) / (1.0 - ax));
     return x < 0.0 ? -r : r;
 }""")
+
+# ---- exact and near-exact functions: scaling, remainders, roots -------------------------------
+# IEMAX/IEMIN/IMANT: the largest and smallest normal exponents and the significand's bits,
+# POW2BITS 2**n built from its exponent bits, IFMODN a bound on fmod's steps (mathlib._code)
+_fn("pow2i", [], """$F _vkp_pow2i${S}(int n) {
+    // 2**n, exactly, for n in [IEMIN, IEMAX]
+    return POW2BITS;
+}""")
+_fn("ldexp", ["pow2i"], """$F _vkp_ldexp${S}($F x, int n) {
+    // x * 2**n with one rounding (also to a subnormal): at most three exact products,
+    // since GLSL's ldexp leaves overflow and subnormal results undefined
+    if (n > IEMAX) {
+        x *= _vkp_pow2i${S}(IEMAX);
+        n -= IEMAX;
+        if (n > IEMAX) { x *= _vkp_pow2i${S}(IEMAX); n = min(n - IEMAX, IEMAX); }
+    } else if (n < IEMIN) {
+        x *= _vkp_pow2i${S}(IEMIN + IMANT);
+        n -= IEMIN + IMANT;
+        if (n < IEMIN) { x *= _vkp_pow2i${S}(IEMIN + IMANT); n = max(n - IEMIN - IMANT, IEMIN); }
+    }
+    return x * _vkp_pow2i${S}(n);
+}""")
+_fn("frexp", ["pow2i"], """$F _vkp_frexp${S}($F x, out int e) {
+    // x = m * 2**e, 0.5 <= |m| < 1; zeros, infinities and nan give (x, 0) as C and Python
+    e = 0;
+    if (x == 0.0 || isinf(x) || isnan(x)) return x;
+    int bias = 0;
+    if (abs(x) < $MIN_NORMAL) { x *= _vkp_pow2i${S}(IMANT); bias = IMANT; }
+    $F m = frexp(x, e);
+    e -= bias;
+    return m;
+}""")
+_fn("frexpm", ["frexp"], """$F _vkp_frexpm${S}($F x) {
+    int e;
+    return _vkp_frexp${S}(x, e);
+}""")
+_fn("frexpe", ["frexp"], """int _vkp_frexpe${S}($F x) {
+    int e;
+    _vkp_frexp${S}(x, e);
+    return e;
+}""")
+_fn("fmod", ["signbit", "frexp", "ldexp"], """$F _vkp_fmod${S}($F x, $F y) {
+    // C's fmod, exactly: subtract |y| * 2**k from |x|, largest k first; each subtraction
+    // is exact (Sterbenz), at most one per binade between |x| and |y|
+    if (isnan(x) || isnan(y) || isinf(x) || y == 0.0) return $NAN;
+    $F r = abs(x), ay = abs(y);
+    if (r < ay || isinf(y)) return x;
+    int ey, er;
+    _vkp_frexp${S}(ay, ey);
+    for (int i = 0; i < IFMODN && r >= ay; i++) {
+        _vkp_frexp${S}(r, er);
+        $F s = _vkp_ldexp${S}(ay, er - ey);
+        if (s > r) s *= 0.5;
+        r -= s;
+    }
+    return _vkp_signbit${S}(x) ? -r : r;
+}""")
+_fn("remainder", ["fmod"], """$F _vkp_remainder${S}($F x, $F y) {
+    // IEEE remainder: x - n * y, n the integer nearest x / y (even on ties), exactly
+    if (isnan(x) || isnan(y) || isinf(x) || y == 0.0) return $NAN;
+    if (isinf(y)) return x;
+    $F ay = abs(y);
+    $F r = ay <= $HALF_MAX ? abs(_vkp_fmod${S}(x, ay + ay)) : abs(x);     // [0, 2|y|)
+    $F h = 0.5 * ay;
+    if (r > h) {
+        r -= ay;
+        if (r >= h) r -= ay;
+    }
+    return x < 0.0 || (x == 0.0 && _vkp_signbit${S}(x)) ? -r : r;
+}""")
+_fn("pymod", ["fmod"], """$F _vkp_pymod${S}($F x, $F y) {
+    // Python's (and NumPy's) float %: fmod, moved to the divisor's sign
+    $F r = _vkp_fmod${S}(x, y);
+    if (r != 0.0) {
+        if ((r < 0.0) != (y < 0.0)) r += y;
+    } else {
+        r = y < 0.0 || (y == 0.0 && _vkp_signbit${S}(y)) ? -0.0 : 0.0;
+        if (isnan(y) || isnan(x)) r = $NAN;
+    }
+    return r;
+}""")
+_fn("modff", ["signbit"], """$F _vkp_modff${S}($F x) {
+    // the fractional part, with x's sign (modf(-3.0) = (-0.0, -3.0), modf(inf) = (0.0, inf))
+    $F f = isinf(x) ? 0.0 : abs(x - trunc(x));
+    return _vkp_signbit${S}(x) ? -f : f;
+}""")
+_fn("hypot", ["frexp", "ldexp", "two_prod", "two_sum"], """$F _vkp_hypot${S}($F x, $F y) {
+    // the larger part scaled to [0.5, 1) (no overflow or underflow), the sum of squares to
+    // double length, and the driver's sqrt corrected by one Newton step (sqrt may be off
+    // by a few ulp, and some drivers compute sqrt(0) as 0 * inversesqrt(0) = nan)
+    $F a = abs(x), b = abs(y);
+    if (isinf(a) || isinf(b)) return $INF;
+    if (isnan(a) || isnan(b)) return a + b;
+    $F m = max(a, b), n = min(a, b);
+    if (m == 0.0) return m;
+    int e;
+    _vkp_frexp${S}(m, e);
+    m = _vkp_ldexp${S}(m, -e);
+    n = _vkp_ldexp${S}(n, -e);
+    $F p, pe, q, qe, s, se, hh, he;
+    _vkp_two_prod${S}(m, m, p, pe);
+    _vkp_two_prod${S}(n, n, q, qe);
+    _vkp_two_sum${S}(p, q, s, se);
+    precise $F lo = se + (pe + qe);
+    $F h = sqrt(s);
+    _vkp_two_prod${S}(h, h, hh, he);
+    precise $F r = h + (((s - hh) - he) + lo) / (2.0 * h);
+    return _vkp_ldexp${S}(r, e);
+}""")
+_fn("cbrt", ["signbit", "log2", "exp2", "two_prod", "pow2i"], """$F _vkp_cbrt${S}($F x) {
+    if (x == 0.0 || isinf(x) || isnan(x)) return x;
+    $F a = abs(x);
+    // scaled by 2**(3k) into a range where the residual below neither under- nor overflows
+    int k = a < _vkp_pow2i${S}(-ICBRTK * 4) ? ICBRTK : a > _vkp_pow2i${S}(ICBRTK * 4) ? -ICBRTK : 0;
+    a *= _vkp_pow2i${S}(3 * k);
+    $F t = _vkp_exp2${S}(_vkp_log2${S}(a) * (1.0 / 3.0));
+    // one Newton step, the residual t**3 - a to double length
+    $F p, e, q, f;
+    _vkp_two_prod${S}(t, t, p, e);
+    _vkp_two_prod${S}(p, t, q, f);
+    precise $F r = (q - a) + (f + e * t);
+    precise $F res = (t - r / (3.0 * t * t)) * _vkp_pow2i${S}(-k);
+    return _vkp_signbit${S}(x) ? -res : res;
+}""")
+_fn("roundn", ["pow"], """$F _vkp_roundn${S}($F x, int n) {
+    // round(x, n): x scaled by 10**n, rounded half to even, scaled back
+    if (x == 0.0 || isinf(x) || isnan(x)) return x;
+    if (n > IDIGITS) return x;
+    if (n >= 0) {
+        $F p = _vkp_pow${S}(10.0, $F(n));
+        $F y = x * p;
+        return isinf(y) ? x : roundEven(y) / p;
+    }
+    if (n < -IDIGITS) return 0.0 * x;
+    $F p = _vkp_pow${S}(10.0, $F(-n));
+    return roundEven(x / p) * p;
+}""")

@@ -287,17 +287,111 @@ def _float_binary(name, emit):
     _math_builtin(name, lower, emit, _py(name))
 
 
-def _emit_hypot(w, e):
-    a, b = (w.expr(x) for x in e.args)
-    vec = w.glsl_type(T.Vector(e.type, 2)) if e.type != T.f64 else "dvec2"
-    return f"length({vec}({a}, {b}))"
-
-
 _float_binary("atan2", _math_call("atan2"))
 _float_binary("pow", _math_call("pow"))
 _float_binary("copysign", lambda w, e: f"{w.helper('copysign', e.type)}"
               f"({w.expr(e.args[0])}, {w.expr(e.args[1])})")
-_float_binary("hypot", _emit_hypot)
+for _name in ("hypot", "fmod", "remainder"):
+    _float_binary(_name, _math_call(_name))
+
+
+def _lower_ldexp(c, node, _python_math):
+    args = [c.value(c.expr(a), a) for a in node.args]
+    if len(args) != 2:
+        raise c.src.error(node, "ldexp(x, n) takes 2 arguments")
+    if not (isinstance(args[1].type, T.Scalar) and args[1].type.is_int):
+        raise c.src.error(node.args[1], f"ldexp(x, n): n must be an integer, got {args[1].type}")
+    t = _float_type(c, args[0].type, node)
+    if isinstance(t, T.Vector):
+        raise c.src.error(node, "ldexp() takes a scalar")
+    n, loc = args[1], c.src.loc(node)
+    nt = T.arithmetic(n.type)
+    if nt != T.i32:         # clamped in its own type first, so that int32 cannot wrap it
+        lo = 0 if nt.kind == "u" else -3000
+        n = ir.Intrinsic(nt, loc, "clamp", [n, ir.Const(nt, loc, lo), ir.Const(nt, loc, 3000)])
+    return ir.Intrinsic(t, c.src.loc(node), "ldexp", [c.convert(args[0], t, node),
+                                                      c.convert(n, T.i32, node)])
+
+
+_math_builtin("ldexp", _lower_ldexp, _math_call("ldexp"), _py("ldexp"))
+
+
+def _scalar_float_arg(c, node, name):
+    if len(node.args) != 1:
+        raise c.src.error(node, f"{name}() takes 1 argument")
+    a = c.value(c.expr(node.args[0]), node.args[0])
+    t = _float_type(c, a.type, node)
+    if isinstance(t, T.Vector):
+        raise c.src.error(node, f"{name}() takes a scalar")
+    return c.convert(a, t, node), t
+
+
+def _pair(c, x, loc, first, second):
+    """(first(ref), second(ref)) of x evaluated once: two-result functions (frexp, modf)."""
+    tmp, ref = (None, x) if isinstance(x, (ir.Ref, ir.Const)) else \
+        (lambda v: (v, ir.Ref(x.type, loc, v)))(c._temp(x.type, "m"))
+    a = first(ref)
+    return PyValue((a if tmp is None else ir.Let(a.type, loc, tmp, x, a), second(ref)))
+
+
+def _lower_frexp(c, node, _python_math):
+    x, t = _scalar_float_arg(c, node, "frexp")
+    loc = c.src.loc(node)
+    return _pair(c, x, loc, lambda r: ir.Intrinsic(t, loc, "frexpm", [r]),
+                 lambda r: ir.Intrinsic(T.i32, loc, "frexpe", [r]))
+
+
+def _lower_modf(c, node, _python_math):
+    x, t = _scalar_float_arg(c, node, "modf")
+    loc = c.src.loc(node)
+    return _pair(c, x, loc, lambda r: ir.Intrinsic(t, loc, "modff", [r]),
+                 lambda r: ir.Intrinsic(t, loc, "trunc", [r]))
+
+
+_math_builtin("frexp", _lower_frexp, None, _py("frexp"))
+_math_builtin("modf", _lower_modf, None, _py("modf"))
+for _name in ("frexpm", "modff"):
+    _register(Entry(_name, _math_call(_name)))
+_register(Entry("frexpe", lambda w, e: f"{mathlib.function(w.helpers, 'frexpe', e.args[0].type)}"
+                f"({w.expr(e.args[0])})"))
+
+
+def _lower_round(c, node, python_math):
+    """round(x) -> the nearest integer, ties to even (Python's, numba's: an int);
+    round(x, n) -> x rounded to n decimals, a float."""
+    args = [c.value(c.expr(a), a) for a in node.args]
+    if not 1 <= len(args) <= 2:
+        raise c.src.error(node, f"round() takes 1 or 2 arguments, got {len(args)}")
+    loc = c.src.loc(node)
+    x = args[0]
+    if isinstance(x.type, T.Scalar) and (x.type.is_int or x.type == T.bool_) and len(args) == 1:
+        return c.convert(x, T.i32 if x.type == T.bool_ else T.arithmetic(x.type), node)
+    t = _float_type(c, x.type, node)
+    if isinstance(t, T.Vector):
+        raise c.src.error(node, "round() takes a scalar; vkp.roundEven is elementwise")
+    x = c.convert(x, t, node)
+    if len(args) == 1:
+        out = ir.Intrinsic(t, loc, "roundEven", [x])
+        return c.convert(out, T.i32 if t.bits <= 32 else T.i64, node) if python_math else out
+    if not (isinstance(args[1].type, T.Scalar) and args[1].type.is_int):
+        raise c.src.error(node.args[1], "round(x, ndigits): ndigits must be an integer")
+    return ir.Intrinsic(t, loc, "roundn", [x, c.convert(args[1], T.i32, node)])
+
+
+_math_builtin("round", _lower_round, None, (py_builtins.round,))
+_register(Entry("roundEven", _glsl_call("roundEven")))
+_register(Entry("roundn", _math_call("roundn")))
+
+
+def _angle(name, factor):
+    def lower(c, node, _python_math):
+        x, t = _scalar_float_arg(c, node, name)
+        return ir.Binary(t, c.src.loc(node), "*", x, ir.Const(t, c.src.loc(node), factor))
+    _math_builtin(name, lower, None, _py(name))
+
+
+_angle("degrees", 180.0 / math.pi)
+_angle("radians", math.pi / 180.0)
 # the integer power Semantics makes for int ** int (no Python object calls it)
 _register(Entry("ipow", lambda w, e: f"{w.helper('ipow', e.type)}"
                 f"({w.expr(e.args[0])}, {w.expr(e.args[1])})"))

@@ -33,14 +33,8 @@ _FUNCTIONS = {
     $F r = b.x / b.y, d = b.y + b.x * r;
     return $V((a.x * r + a.y) / d, (a.y * r - a.x) / d);
 }"""),
-    "cabs": ((), (), """$F _vkp_cabs${S}($V z) {
-    $F a = abs(z.x), b = abs(z.y);
-    if (isinf(a) || isinf(b)) return $INF;
-    if (isnan(a) || isnan(b)) return a + b;
-    $F m = max(a, b), n = min(a, b);
-    if (m == 0.0) return m;
-    $F r = n / m;
-    return m * sqrt(1.0 + r * r);
+    "cabs": ((), ("hypot",), """$F _vkp_cabs${S}($V z) {
+    return _vkp_hypot${S}(z.x, z.y);
 }"""),
     "cexp": ((), ("exp", "sin", "cos"), """$V _vkp_cexp${S}($V z) {
     if (z.y == 0.0) return $V(_vkp_exp${S}(z.x), z.y);     // the real axis stays real

@@ -20,6 +20,7 @@ import numpy as np
 
 from . import builtins as B
 from . import ir
+from . import mathlib
 from . import types as T
 
 from .._errors import CompileError, internal_error
@@ -490,6 +491,8 @@ class Writer:
         t = e.type
         op = e.op
         if op in ("//", "%"):
+            if op == "%" and isinstance(t, T.Scalar) and t.is_float:   # exact, as Python
+                return f"{mathlib.function(self.helpers, 'pymod', t)}({a}, {b})"
             if isinstance(t, T.Vector) or t.is_float:
                 return f"floor(({a}) / ({b}))" if op == "//" else f"mod({a}, {b})"
             if t.kind == "u":

@@ -30,8 +30,8 @@ from ._mathcoef import CONST, POLY, TWO_OVER_PI
 from ._mathglsl import FUNCTIONS
 
 UNARY = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
-         "acosh", "atanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p")
-BINARY = ("pow", "atan2")
+         "acosh", "atanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "cbrt")
+BINARY = ("pow", "atan2", "hypot", "fmod", "remainder", "pymod")
 
 
 def _c(name) -> Fraction:
@@ -94,6 +94,7 @@ def _constants(prec: str) -> dict:
     c["HUGE_EXP"] = 22.0 if f64 else 9.0
     c["HALF_E2"] = _round(Fraction(3694528049465325, 10 ** 15), prec)   # e**2 / 2
     c["MIN_NORMAL"] = 2.0 ** (-1022 if f64 else -126)
+    c["HALF_MAX"] = float(np.finfo(np.float64 if f64 else np.float32).max) / 2
     return c
 
 
@@ -258,6 +259,13 @@ def _code(name: str, p: _Prec) -> str:
                                 "unpackDouble2x32(f - hfsq).y))" if p.prec == "f64" else
                                 "uintBitsToFloat(floatBitsToUint(f - hfsq) & 0xfffff000u)")
     template = template.replace("GAP", "60" if p.prec == "f64" else "26")
+    f64 = p.prec == "f64"
+    for token, v64, v32 in (("IEMAX", "1023", "127"), ("IEMIN", "(-1022)", "(-126)"),
+                            ("IMANT", "53", "24"), ("IFMODN", "2100", "280"),
+                            ("IDIGITS", "330", "50"), ("ICBRTK", "180", "25"),
+                            ("POW2BITS", "packDouble2x32(uvec2(0u, uint(n + 1023) << 20))",
+                             "uintBitsToFloat(uint(n + 127) << 23)")):
+        template = template.replace(token, v64 if f64 else v32)
     consts = p.consts
     if name == "logdd":
         consts = dict(consts)
