@@ -232,3 +232,24 @@ def test_device_function_signature_converts_arguments():
     out = np.zeros(1, np.int32)
     k[1, 1](out, np.array([7.9, 13.2], np.float32))
     assert out[0] == 7 & 13
+
+
+def test_warp_functions_refused_where_the_device_lacks_subgroup_operations(ctx):
+    import dataclasses
+
+    @cuda.jit
+    def k(x):
+        i = cuda.grid(1)
+        x[i] = cuda.shfl_down_sync(0xFFFFFFFF, x[i], 1)
+
+    @vkp.kernel
+    def r(x: vkp.Array[vkp.f32]):
+        x[0] = vkp.subgroup_add(x[vkp.global_id(0)])
+
+    bare = dataclasses.replace(ctx.target, subgroup_ops=frozenset({"basic"}))
+    with pytest.raises(vkp.CompileError, match=r"shfl_down_sync.*needs subgroup "
+                       r"shuffle_relative operations in compute shaders.*has: basic"):
+        k.glsl(vkp.Array[vkp.f32], device=bare)
+    with pytest.raises(vkp.CompileError, match="subgroup arithmetic operations"):
+        r.glsl(device=bare)
+    assert "GL_KHR_shader_subgroup_arithmetic" in r.glsl()

@@ -33,7 +33,10 @@ from ..vk.array import Array
 from ..vk.context import Context, default_context, synchronize
 from ..vk.devices import list_devices
 from ..vk.glsl_kernel import launch_dims
-from ._builtins import cbrt
+from ._builtins import (activemask, all_sync, any_sync, ballot_sync, cbrt, eq_sync,
+                        lanemask_lt, laneid,
+                        shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync, syncwarp,
+                        warpsize)
 from ._builtins import (Dim3, atomic, blockDim, blockIdx, brev, clz, const, ffs, fma, grid,
                         gridDim, gridsize, local, popc, selp, shared, syncthreads,
                         syncthreads_and, syncthreads_count, syncthreads_or, threadfence,
@@ -280,7 +283,9 @@ def close() -> None:
 
 
 __all__ = [*TYPES, "CudaKernel", "Dim3", "Signature", "Stream", "atomic", "blockDim", "blockIdx", "brev", "close",
-           "cbrt",
+           "cbrt", "eq_sync", "lanemask_lt", "activemask", "all_sync", "any_sync", "ballot_sync", "laneid",
+           "shfl_down_sync", "shfl_sync", "shfl_up_sync", "shfl_xor_sync", "syncwarp",
+           "warpsize",
            "clz", "const", "default_stream", "detect", "device_array", "device_array_like",
            "ffs", "fma", "get_current_device", "grid", "gridDim", "gridsize", "is_available",
            "is_cuda_array", "jit", "legacy_default_stream", "local", "parse_signature",

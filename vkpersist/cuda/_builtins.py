@@ -19,6 +19,7 @@ import types
 
 from ..lang import builtins as B
 from ..lang import ir
+from ..lang import subgroups as SG
 from ..lang import types as T
 from ..lang.values import ArrayHandle, KernelValue, PyValue
 
@@ -244,10 +245,94 @@ for _name, _doc in _BIT_DOCS.items():
 
 fma = B.fma
 cbrt = B.cbrt
+
+
+# ---- warps: Vulkan subgroups (lang/subgroups.py) -----------------------------------------------
+class _SubgroupValue(KernelValue):
+    """`cuda.laneid`, `cuda.warpsize`: the subgroup lane and size, read as values."""
+
+    def __init__(self, name: str, builtin: str):
+        self.name, self.builtin = name, builtin
+
+    def lower(self, c, node):
+        SG.require(c, node, "basic", f"cuda.{self.name}")
+        return ir.Intrinsic(T.i32, c.src.loc(node), self.builtin, [])
+
+    def __repr__(self) -> str:
+        return f"<vkpersist.cuda.{self.name}: the subgroup's, in kernel code>"
+
+
+laneid = _SubgroupValue("laneid", "subgroup_lane")
+warpsize = _SubgroupValue("warpsize", "subgroup_size")
+
+
+def _masked(name: str, target: str, n_args: int, op: str):
+    """cuda.X_sync(mask, ...): vkp.subgroup_* on the rest (the mask is evaluated, unused:
+    subgroup operations work on the lanes that reach them together)."""
+    def lower(c, node, python_math):
+        if len(node.args) != n_args or node.keywords:
+            raise c.src.error(node, f"cuda.{name} takes {n_args} arguments (mask first)")
+        mask = c.value(c.expr(node.args[0]), node.args[0])
+        if not (isinstance(mask.type, T.Scalar) and mask.type.is_int):
+            raise c.src.error(node.args[0], f"cuda.{name}: the mask must be an integer")
+        SG.require(c, node, op, f"cuda.{name}()")
+        call = ast.Call(func=node.func, args=node.args[1:], keywords=[])
+        ast.copy_location(call, node)
+        return B.REGISTRY[target].lower(c, call, python_math)
+    obj = B.Builtin(f"cuda.{name}", f"cuda.{name}: vkp.{target} (lang/subgroups.py).")
+    B._register(B.Entry(f"cuda.{name}", None, lower, workgroup=True), obj)
+    return obj
+
+
+shfl_sync = _masked("shfl_sync", "subgroup_shuffle", 3, "shuffle")
+shfl_up_sync = _masked("shfl_up_sync", "subgroup_shuffle_up", 3, "shuffle_relative")
+shfl_down_sync = _masked("shfl_down_sync", "subgroup_shuffle_down", 3, "shuffle_relative")
+shfl_xor_sync = _masked("shfl_xor_sync", "subgroup_shuffle_xor", 3, "shuffle")
+ballot_sync = _masked("ballot_sync", "subgroup_ballot", 2, "ballot")
+all_sync = _masked("all_sync", "subgroup_all", 2, "vote")
+any_sync = _masked("any_sync", "subgroup_any", 2, "vote")
+eq_sync = _masked("eq_sync", "subgroup_all_equal", 2, "vote")
+
+
+def _lower_lanemask_lt(c, node, _python_math):
+    if node.args or node.keywords:
+        raise c.src.error(node, "cuda.lanemask_lt() takes no arguments")
+    SG.require(c, node, "basic", "cuda.lanemask_lt()")
+    return ir.Intrinsic(T.u32, c.src.loc(node), "cuda.lanemask_lt", [])
+
+
+lanemask_lt = B.Builtin("cuda.lanemask_lt", "cuda.lanemask_lt(): the bits of the lanes below "
+                        "this one, as a uint32 mask.")
+B._register(B.Entry("cuda.lanemask_lt", lambda w, e: "((1u << gl_SubgroupInvocationID) - 1u)",
+                    _lower_lanemask_lt, workgroup=True), lanemask_lt)
+
+
+def _lower_syncwarp(c, node, _python_math):
+    if len(node.args) > 1 or node.keywords:
+        raise c.src.error(node, "cuda.syncwarp(mask=0xffffffff) takes at most one argument")
+    SG.require(c, node, "basic", "cuda.syncwarp()")
+    return ir.Intrinsic(T.void, c.src.loc(node), "subgroup_barrier", [])
+
+
+def _lower_activemask(c, node, _python_math):
+    if node.args or node.keywords:
+        raise c.src.error(node, "cuda.activemask() takes no arguments")
+    SG.require(c, node, "ballot", "cuda.activemask()")
+    loc = c.src.loc(node)
+    return ir.Intrinsic(T.u32, loc, "subgroup_ballot", [ir.Const(T.bool_, loc, True)])
+
+
+syncwarp = B.Builtin("cuda.syncwarp", "cuda.syncwarp(mask): vkp.subgroup_barrier().")
+B._register(B.Entry("cuda.syncwarp", None, _lower_syncwarp, workgroup=True), syncwarp)
+activemask = B.Builtin("cuda.activemask", "cuda.activemask(): the lanes of this subgroup "
+                       "that run this code, as a uint32 mask.")
+B._register(B.Entry("cuda.activemask", None, _lower_activemask, workgroup=True), activemask)
 selp = _alias(B.Builtin("cuda.selp", "cuda.selp(cond, a, b): vkp.select(cond, a, b)."),
               "select")
 
-__all__ = ["Dim3", "atomic", "blockDim", "blockIdx", "brev", "cbrt", "clz", "const", "ffs", "fma",
+__all__ = ["Dim3", "activemask", "all_sync", "any_sync", "atomic", "ballot_sync", "blockDim", "eq_sync", "lanemask_lt",
+           "blockIdx", "brev", "cbrt", "clz", "laneid", "shfl_down_sync", "shfl_sync",
+           "shfl_up_sync", "shfl_xor_sync", "syncwarp", "warpsize", "const", "ffs", "fma",
            "grid", "gridDim", "gridsize", "local", "popc", "selp", "shared", "syncthreads",
            "syncthreads_and", "syncthreads_count", "syncthreads_or", "threadIdx",
            "threadfence", "threadfence_block", "threadfence_system"]

@@ -235,6 +235,8 @@ class Writer:
             ext.add("GL_EXT_shader_atomic_int64")
         if u.uses_atomic_float:
             ext.add("GL_EXT_shader_atomic_float")
+        ext.update(f"GL_KHR_shader_subgroup_{op}" if op != "extended_types" else
+                   "GL_EXT_shader_subgroup_extended_types_int64" for op in u.uses_subgroup)
         if any(isinstance(e, T.Scalar) and e.bits == 8 or e == T.bool_ for e in elems):
             ext.add("GL_EXT_shader_8bit_storage")
             ext.add("GL_EXT_shader_explicit_arithmetic_types_int8")

@@ -63,6 +63,10 @@ class DeviceInfo:
     max_push_constants_size: int
     timestamp_period_ns: float
     timestamps: bool
+    # subgroup operations compute shaders have ("basic", "vote", "arithmetic", "ballot",
+    # "shuffle", "shuffle_relative", "clustered", "quad"; "extended_types": 64-bit integers
+    # in them too): warp functions need them
+    subgroup_ops: frozenset = frozenset()
 
     @property
     def is_lavapipe(self) -> bool:
@@ -163,6 +167,7 @@ def _describe(index: int, pd) -> DeviceInfo:
     feats = vk.vkGetPhysicalDeviceFeatures(pd)
     f11 = f12 = None
     driver, driver_info, driver_id, subgroup = "", "", 0, 1
+    subgroup_ops = frozenset()
     max_alloc = 1 << 30
     host_alignment = 0
     atomic_float = False
@@ -187,6 +192,11 @@ def _describe(index: int, pd) -> DeviceInfo:
         vk.vkGetPhysicalDeviceProperties2(pd, p2)
         driver, driver_info, driver_id = _text(dp.driverName), _text(dp.driverInfo), dp.driverID
         subgroup, max_alloc = sg.subgroupSize, m3.maxMemoryAllocationSize
+        if sg.supportedStages & vk.VK_SHADER_STAGE_COMPUTE_BIT:
+            subgroup_ops = frozenset(name for bit, name in _SUBGROUP_OPS
+                                     if sg.supportedOperations & bit)
+            if f12.shaderSubgroupExtendedTypes:    # 64-bit integers in subgroup operations
+                subgroup_ops |= {"extended_types"}
         if hp is not None:
             host_alignment = int(hp.minImportedHostPointerAlignment)
     mp = vk.vkGetPhysicalDeviceMemoryProperties(pd)
@@ -224,7 +234,13 @@ def _describe(index: int, pd) -> DeviceInfo:
         max_push_constants_size=lim.maxPushConstantsSize,
         timestamp_period_ns=float(lim.timestampPeriod),
         timestamps=any(q.timestampValidBits for q in queues if q.queueFlags & vk.VK_QUEUE_COMPUTE_BIT),
+        subgroup_ops=subgroup_ops,
     )
+
+
+# VkSubgroupFeatureFlagBits -> the name of the GLSL extension GL_KHR_shader_subgroup_<name>
+_SUBGROUP_OPS = ((1, "basic"), (2, "vote"), (4, "arithmetic"), (8, "ballot"), (16, "shuffle"),
+                 (32, "shuffle_relative"), (64, "clustered"), (128, "quad"))
 
 
 def _fmt_bytes(n: int) -> str:
