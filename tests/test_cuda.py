@@ -7,7 +7,7 @@ import pytest
 
 import vkpersist as vkp
 from vkpersist import cuda
-from vkpersist.cuda import float32, int32, void
+from vkpersist.cuda import float32, float64, int32, void
 from vkpersist.lang import types as T
 from vkpersist.vk import context as _context
 
@@ -253,3 +253,36 @@ def test_warp_functions_refused_where_the_device_lacks_subgroup_operations(ctx):
     with pytest.raises(vkp.CompileError, match="subgroup arithmetic operations"):
         r.glsl(device=bare)
     assert "GL_KHR_shader_subgroup_arithmetic" in r.glsl()
+
+
+def test_float_atomics_by_compare_and_swap(ctx):
+    """float32/float64 atomic max/min/add/sub where GLSL has none: compare-and-swap loops on
+    the element's bits, under contention, against NumPy; refused on shared arrays."""
+    if not (ctx.info.float64 and ctx.info.atomic_int64):
+        pytest.skip("needs float64 and 64-bit atomics")
+
+    @cuda.jit
+    def k(mx, mn, total, x, y):
+        i = cuda.grid(1)
+        cuda.atomic.max(mx, i % 3, x[i])
+        cuda.atomic.min(mn, i % 3, x[i])
+        cuda.atomic.add(total, 0, y[i])
+        cuda.atomic.sub(total, 1, y[i])
+
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=256).astype(np.float32)
+    y = rng.integers(-50, 50, 256).astype(np.float64) / 4    # exact sums in any order
+    mx, mn = np.full(3, -np.inf, np.float32), np.full(3, np.inf, np.float32)
+    total = np.zeros(2)
+    k[4, 64](mx, mn, total, x, y)
+    np.testing.assert_array_equal(mx, [x[r::3].max() for r in range(3)])
+    np.testing.assert_array_equal(mn, [x[r::3].min() for r in range(3)])
+    np.testing.assert_array_equal(total, [y.sum(), -y.sum()])
+
+    @cuda.jit
+    def bad(out):
+        s = cuda.shared.array(4, float64)
+        cuda.atomic.max(s, 0, 1.5)
+        out[0] = s[0]
+    with pytest.raises(vkp.CompileError, match="shared arrays cannot be viewed"):
+        bad[1, 1](np.zeros(1))

@@ -195,6 +195,7 @@ atomic = types.SimpleNamespace(
     add=B.atomic.add, sub=B.atomic.sub, max=B.atomic.max, min=B.atomic.min,
     and_=B.atomic.and_, or_=B.atomic.or_, xor=B.atomic.xor, exch=B.atomic.exchange,
     cas=B.atomic.compare_exchange,
+    inc=B.atomic.inc, dec=B.atomic.dec,
     compare_and_swap=B.Builtin("cuda.atomic.compare_and_swap", "compare_and_swap(ary, old, "
                                "val): atomically ary[0] = val if ary[0] == old; returns the "
                                "old ary[0]."))

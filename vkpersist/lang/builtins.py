@@ -586,6 +586,10 @@ def _lower_atomic(c, node, name):
         ok |= {T.i64, T.u64}
     if name in ("add", "exchange") and c.unit.target.atomic_float:
         ok |= {T.f32}
+    if name in ("inc", "dec"):
+        ok = {T.u32, T.u64} & ok
+    if elem in (T.f32, T.f64) and elem not in ok and name in _CAS_FLOAT:
+        return _lower_float_cas(c, node, name, var, index, elem)
     if elem not in ok:
         raise c.src.error(node, f"atomic.{name} is not available for {elem} arrays on this "
                           f"device; supported: {', '.join(sorted(map(str, ok)))}")
@@ -598,8 +602,74 @@ def _lower_atomic(c, node, name):
     return ir.Intrinsic(elem, loc, f"atomic_{name}", [ir.Load(elem, loc, var, index), *values])
 
 
+# float atomics GLSL lacks, as compare-and-swap loops on the element's bits, and CUDA's
+# wrapping unsigned increments: the new value from the old one (o) and the operand (v)
+_CAS_FLOAT = {"add": "{o} + {v}", "sub": "{o} - {v}", "max": "({v} > {o} ? {v} : {o})",
+              "min": "({v} < {o} ? {v} : {o})", "exchange": "{v}"}
+_CAS_INT = {"inc": "({o} >= {v} ? {t}(0) : {o} + {t}(1))",
+            "dec": "(({o} == {t}(0) || {o} > {v}) ? {v} : {o} - {t}(1))"}
+
+
+def _lower_float_cas(c, node, name, var, index, elem):
+    if var.role != "array_param":
+        raise c.src.error(node, f"atomic.{name} on {elem} needs a compare-and-swap on the "
+                          "element's bits, which shared arrays cannot be viewed as; use an "
+                          "array argument (or a float32 add where the device has float "
+                          "atomics)")
+    if elem == T.f64:
+        if not c.unit.target.atomic_int64:
+            raise c.src.error(node, f"atomic.{name} on float64 needs 64-bit integer atomics "
+                              f"(for its compare-and-swap), which {c.unit.target.name} lacks")
+        c.unit.uses_atomic_int64 = True
+        c.require(T.u64, node)
+    var.bits_alias = True
+    var.written = True
+    loc = c.src.loc(node)
+    value = c.convert(c.value(c.expr(node.args[2]), node.args[2]), elem, node.args[2])
+    return ir.Intrinsic(elem, loc, f"atomic_cas_{name}", [ir.Load(elem, loc, var, index), value])
+
+
+def _emit_cas_loop(w, target, value, t, word, update, to_word, from_word):
+    """`t old = target; target = update(old, value)` atomically; returns old."""
+    o, v, seen = w._tmp("o"), w._tmp("v"), w._tmp("seen")
+    w.pre += [f"{t} {v} = {value};", f"{word} {o} = {target};",
+              f"for (;;) {{ {word} {seen} = atomicCompSwap({target}, {o}, "
+              f"{to_word(update.format(o=from_word(o), v=v, t=t))}); "
+              f"if ({seen} == {o}) break; {o} = {seen}; }}"]
+    return from_word(o)
+
+
+def _emit_float_cas(name):
+    def emit(w, e):
+        var = e.args[0].var
+        target = w.element(var, e.args[0].index)
+        target = f"{var.name}_bits{target[len(var.name):]}"
+        f64 = e.type == T.f64
+        to_word = (lambda x: f"doubleBitsToUint64({x})") if f64 else \
+            (lambda x: f"floatBitsToUint({x})")
+        from_word = (lambda x: f"uint64BitsToDouble({x})") if f64 else \
+            (lambda x: f"uintBitsToFloat({x})")
+        return _emit_cas_loop(w, target, w.expr(e.args[1]), w.glsl_type(e.type),
+                              "uint64_t" if f64 else "uint", _CAS_FLOAT[name], to_word, from_word)
+    return emit
+
+
+def _emit_int_cas(name):
+    def emit(w, e):
+        target = w.element(e.args[0].var, e.args[0].index)
+        t = w.glsl_type(e.type)
+        return _emit_cas_loop(w, target, w.expr(e.args[1]), t, t, _CAS_INT[name], str, str)
+    return emit
+
+
+for _name in _CAS_FLOAT:
+    _register(Entry(f"atomic_cas_{_name}", _emit_float_cas(_name), accesses="write"))
+
+
 def _emit_atomic(name):
     def emit(w, e):
+        if name in _CAS_INT:
+            return _emit_int_cas(name)(w, e)
         target = w.element(e.args[0].var, e.args[0].index)
         values = [w.expr(a) for a in e.args[1:]]
         if name == "sub":
@@ -610,7 +680,7 @@ def _emit_atomic(name):
 
 atomic = types.SimpleNamespace()
 for _py_name in ("add", "sub", "min", "max", "and_", "or_", "xor", "exchange",
-                 "compare_exchange"):
+                 "compare_exchange", "inc", "dec"):
     _name = _py_name.rstrip("_")
     _obj = Builtin(f"atomic.{_py_name}", f"atomic.{_py_name}(array, index, value"
                    f"{', new' if _py_name == 'compare_exchange' else ''}): atomically update "

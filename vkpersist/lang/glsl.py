@@ -268,8 +268,13 @@ class Writer:
             store = elem.glsl
         else:
             store = elem.glsl
-        return (f"layout(std430, binding = {var.binding}) {access}buffer {var.name}_buffer "
+        decl = (f"layout(std430, binding = {var.binding}) {access}buffer {var.name}_buffer "
                 f"{{ {store} {var.name}[]; }};")
+        if var.bits_alias:      # the same memory as words, for compare-and-swap float atomics
+            word = "uint64_t" if elem == T.f64 else "uint"
+            decl += (f"\nlayout(std430, binding = {var.binding}) {access}buffer "
+                     f"{var.name}_bits_buffer {{ {word} {var.name}_bits[]; }};")
+        return decl
 
     # ---- functions ----------------------------------------------------------------------
     def function(self, fn: ir.Function) -> None:

@@ -39,6 +39,7 @@ class Var:
     barrier_synced: bool = False  # accessed only between grid barriers (nonprivate under the
     #                               Vulkan memory model, made visible at the barriers)
     scheduled: bool = False     # a program's memsock: slot and seq come from the step words
+    bits_alias: bool = False    # also declared as unsigned words (float compare-and-swap atomics)
 
 
 # ---- expressions -------------------------------------------------------------------------
