@@ -9,6 +9,7 @@ import builtins as py_builtins
 import numpy as np
 
 from . import builtins as B
+from . import complexlib  # noqa: F401  (registers complex(), cmath.* and the complex ops)
 from . import ir
 from . import types as T
 from .semantics import const
