@@ -127,11 +127,11 @@ def test_kernel_names_outside_kernels():
         def k(x):
             x[0] = cuda.grid(4)
         k[1, 1](np.zeros(1, np.int32))
-    with pytest.raises(vkp.CompileError, match="'cuda.atomic' has no attribute 'inc'"):
+    with pytest.raises(vkp.CompileError, match="'cuda.atomic' has no attribute 'nanmax'"):
         @cuda.jit
         def k2(x):
-            cuda.atomic.inc(x, 0, 1)
-        k2[1, 1](np.zeros(1, np.uint32))
+            cuda.atomic.nanmax(x, 0, 1.0)
+        k2[1, 1](np.zeros(1, np.float32))
 
 
 def test_atomic_compare_and_swap_first_element():
