@@ -286,3 +286,37 @@ def test_float_atomics_by_compare_and_swap(ctx):
         out[0] = s[0]
     with pytest.raises(vkp.CompileError, match="shared arrays cannot be viewed"):
         bad[1, 1](np.zeros(1))
+
+
+TABLE = np.arange(12, dtype=np.int32).reshape(3, 4) * 3
+BIG = np.zeros(5000, np.float32)
+
+
+def test_captured_host_arrays_are_constants():
+    """numba copies the NumPy arrays a kernel reads from its globals into the kernel; so do
+    we (2-d, a closure's too), refusing writes and arrays past the stated limit."""
+    weights = np.array([0.25, 0.5, 0.25])
+
+    @cuda.jit
+    def k(out):
+        i = cuda.grid(1)
+        c = cuda.const.array_like(TABLE)
+        out[i] = c[i % 3, i % 4] + TABLE.shape[1] + weights[i % 3] * 4
+
+    out = np.zeros(8)
+    k[1, 8](out)
+    i = np.arange(8)
+    np.testing.assert_array_equal(out, TABLE[i % 3, i % 4] + 4 + weights[i % 3] * 4)
+    assert "const int TABLE_const" in k.glsl(vkp.Array[vkp.f64])
+
+    @cuda.jit
+    def writes(out):
+        TABLE[0, 0] = 1
+    with pytest.raises(vkp.CompileError, match="cannot write it"):
+        writes[1, 1](out)
+
+    @cuda.jit
+    def big(out):
+        out[0] = BIG[0]
+    with pytest.raises(vkp.CompileError, match=r"at most 4096 elements.*argument"):
+        big[1, 1](out)

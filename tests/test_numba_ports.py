@@ -1268,8 +1268,6 @@ def test_useless_sync(fn):
     np.testing.assert_equal(ary, np.arange(10, dtype=np.int32))
 
 
-@xfail("a shared array's shape from a local (N = 100 in the kernel) is not a compile-time "
-       "constant here")
 def test_simple_smem():
     ary = np.empty(100, dtype=np.int32)
     cuda.jit("void(int32[::1])")(simple_smem)[1, 100](ary)
@@ -1943,7 +1941,6 @@ def test_docs_monte_carlo_pi():
 
 
 # ---- more doc examples -----------------------------------------------------------------------
-@xfail("global NumPy arrays captured as constants (PRICES): pass arrays as arguments")
 def test_doc_globals_constant_capture():
     TAX_RATE = 0.08
     PRICES = np.array([10.0, 25.0, 5.0, 15.0, 30.0], dtype=np.float64)
@@ -2082,7 +2079,6 @@ def cuconst(A):
     A[i] = C[i] + 1.0
 
 
-@xfail("cuda.const.array_like is not supported: pass the array as an argument")
 def test_const_array():
     A = np.zeros_like(CONST1D)
     cuda.jit("void(float64[:])")(cuconst)[2, 5](A)

@@ -165,12 +165,21 @@ local = B.local
 
 
 def _lower_const_array(c, node, _python_math):
-    raise c.src.error(node, "cuda.const.array_like is not supported: pass the array to the "
-                      "kernel as an argument (cuda.to_device(data) once, reused by launches)")
+    """cuda.const.array_like(ary) of a host array the kernel captured: that array, which
+    kernels copy into their code as a constant array (frontend.const_array)."""
+    if len(node.args) != 1 or node.keywords:
+        raise c.src.error(node, "cuda.const.array_like(ary) takes one array")
+    arr = c.expr(node.args[0])
+    if not (isinstance(arr, PyValue) and isinstance(arr.value, ArrayHandle)
+            and arr.value.var.role in ("const_array", "array_param")):
+        raise c.src.error(node.args[0], "cuda.const.array_like takes a NumPy array from the "
+                          "kernel's globals (copied into the kernel) or an array argument")
+    return arr
 
 
 const = types.SimpleNamespace(array_like=B.Builtin(
-    "cuda.const.array_like", "cuda.const.array_like(ary): not supported; pass the array."))
+    "cuda.const.array_like", "cuda.const.array_like(ary): the host array ary, copied into "
+    "the kernel as a constant array (at most 4096 elements)."))
 B._register(B.Entry("cuda.const.array_like", None, _lower_const_array), const.array_like)
 
 

@@ -458,8 +458,9 @@ def _lower_atomic(c, node, name):
         raise c.src.error(node.args[0], f"atomic.{name} needs an array (a kernel array argument "
                           "or a shared array) as its first argument")
     var = arr.value.var
-    if var.role == "local_array":
-        raise c.src.error(node.args[0], "atomics on local arrays make no sense: they are private")
+    if var.role in ("local_array", "const_array"):
+        raise c.src.error(node.args[0], "atomics need a kernel array argument or a shared "
+                          "array (local arrays are private, captured host arrays constant)")
     idx_node = node.args[1]
     index = c.array_index(var, idx_node, idx_node)
     elem = var.type.elem

@@ -148,7 +148,7 @@ class Writer:
         self.vulkan_memory_model = False
         self.uses_barrier = False     # vkp.barrier(): needs GL_KHR_memory_scope_semantics
         self.global_names = {v.name for v in kernel.array_params} | \
-            {v.name for v in unit.shared_arrays}
+            {v.name for v in unit.shared_arrays} | {v.name for v in unit.const_arrays.values()}
 
     # ---- module -------------------------------------------------------------------------
     def module(self) -> str:
@@ -198,6 +198,10 @@ class Writer:
         for var in self.unit.shared_arrays:
             dims = "".join(f"[{n}]" for n in var.type.shape)
             head.append(f"shared {glsl_type(var.type.elem)} {var.name}{dims};")
+        for var in self.unit.const_arrays.values():     # host arrays the kernel captured
+            dims = "".join(f"[{n}]" for n in var.type.shape)
+            head.append(f"const {glsl_type(var.type.elem)} {var.name}{dims} = "
+                        f"{_const_init(var.type.elem, var.type.shape, var.init)};")
         head.append("")
         for h in self.helpers.values():
             head.append(h)
@@ -603,13 +607,13 @@ class Writer:
 
     def expr__LValue(self, e):
         var = e.var
-        if var.role in ("shared", "local_array"):
+        if var.role in ("shared", "local_array", "const_array"):
             return self.name(var) + "".join(f"[{self.index_expr(i)}]" for i in e.index)
         return f"{var.name}[{self.linear(var, e.index)}]"
 
     def expr_Load(self, e):
         var = e.var
-        if var.role in ("shared", "local_array"):
+        if var.role in ("shared", "local_array", "const_array"):
             return self.name(var) + "".join(f"[{self.index_expr(i)}]" for i in e.index)
         elem = var.type.elem
         linear = self.linear(var, e.index)
@@ -672,6 +676,16 @@ class Writer:
 
     def program_step(self, e) -> str:
         return "_vkp_step"
+
+
+def _const_init(elem, shape, values) -> str:
+    """The GLSL constructor of a constant array of `shape` from its flat `values`."""
+    t = glsl_type(elem)
+    if len(shape) == 1:
+        return f"{t}[]({', '.join(_literal(v, elem) for v in values)})"
+    step = len(values) // shape[0]
+    parts = (_const_init(elem, shape[1:], values[i * step:(i + 1) * step]) for i in range(shape[0]))
+    return f"{t}{''.join(f'[{n}]' for n in shape)}({', '.join(parts)})"
 
 
 class _LValue:
