@@ -35,6 +35,17 @@ _fn("two_sum", [], """void _vkp_two_sum${S}($F a, $F b, out $F s, out $F e) {
     s = ss;
     e = ee;
 }""")
+_fn("div", ["two_prod", "pow2i"], """$F _vkp_div${S}($F a, $F b) {
+    // a / b correctly rounded but for rare ties: Vulkan lets a device's division be off by
+    // 2.5 ulp (NVIDIA's is), so the quotient is corrected by its exact residual
+    precise $F q = a / b;
+    if (abs(q) < _vkp_pow2i${S}(IEMIN + IMANT) || isinf(q) || q == 0.0) return q;
+    $F p, e;
+    _vkp_two_prod${S}(q, b, p, e);
+    precise $F r = (a - p) - e;
+    precise $F res = q + r / b;
+    return res;
+}""")
 _fn("scale", [], """$F _vkp_scale${S}($F x, int k) {
     // x * 2**k in two steps, so that neither overflows nor leaves the normal range early
     int k1 = k / 2;
@@ -292,7 +303,7 @@ _fn("atan", [], """$F _vkp_atan${S}($F x) {
                        : _vkp_atan_hi${S}[j] + (a + _vkp_atan_lo${S}[j]);
     return x < 0.0 ? -r : r;
 }""")
-_fn("atan2", ["signbit", "atan"], """$F _vkp_atan2${S}($F y, $F x) {
+_fn("atan2", ["signbit", "atan", "div"], """$F _vkp_atan2${S}($F y, $F x) {
     if (isnan(x) || isnan(y)) return $NAN;
     bool nx = _vkp_signbit${S}(x);
     $F r;
@@ -307,7 +318,9 @@ _fn("atan2", ["signbit", "atan"], """$F _vkp_atan2${S}($F y, $F x) {
         if (ey - ex > GAP) r = $PIO2_HI;
         else if (ex - ey > GAP && nx) r = $PI_HI;
         else {
-            $F a = _vkp_atan${S}(ay / ax);
+            // scaled near 1 (an approximate division of huge numbers can flush the
+            // reciprocal to zero), then divided to the last bit
+            $F a = _vkp_atan${S}(_vkp_div${S}(ldexp(ay, -ex), ldexp(ax, -ex)));
             r = nx ? $PI_HI - (a - $PI_LO) : a;
         }
     }
@@ -419,7 +432,7 @@ _fn("acosh", ["log", "log1p"], """$F _vkp_acosh${S}($F x) {
     $F t = x - 1.0;
     return _vkp_log1p${S}(t + sqrt(2.0 * t + t * t));
 }""")
-_fn("atanh", ["log1p"], """$F _vkp_atanh${S}($F x) {
+_fn("atanh", ["log1p", "div"], """$F _vkp_atanh${S}($F x) {
     if (isnan(x)) return x;
     $F ax = abs(x);
     if (ax > 1.0) return $NAN;
@@ -428,8 +441,8 @@ _fn("atanh", ["log1p"], """$F _vkp_atanh${S}($F x) {
     $F r;
     if (ax < 0.5) {
         $F t = ax + ax;
-        r = 0.5 * _vkp_log1p${S}(t + t * ax / (1.0 - ax));
-    } else r = 0.5 * _vkp_log1p${S}((ax + ax) / (1.0 - ax));
+        r = 0.5 * _vkp_log1p${S}(t + _vkp_div${S}(t * ax, 1.0 - ax));
+    } else r = 0.5 * _vkp_log1p${S}(_vkp_div${S}(ax + ax, 1.0 - ax));
     return x < 0.0 ? -r : r;
 }""")
 

@@ -282,6 +282,23 @@ float _vkp_atan(float x) {
     return x < 0.0 ? -r : r;
 }
 
+float _vkp_pow2i(int n) {
+    // 2**n, exactly, for n in [(-126), 127]
+    return uintBitsToFloat(uint(n + 127) << 23);
+}
+
+float _vkp_div(float a, float b) {
+    // a / b correctly rounded but for rare ties: Vulkan lets a device's division be off by
+    // 2.5 ulp (NVIDIA's is), so the quotient is corrected by its exact residual
+    precise float q = a / b;
+    if (abs(q) < _vkp_pow2i((-126) + 24) || isinf(q) || q == 0.0) return q;
+    float p, e;
+    _vkp_two_prod(q, b, p, e);
+    precise float r = (a - p) - e;
+    precise float res = q + r / b;
+    return res;
+}
+
 float _vkp_atan2(float y, float x) {
     if (isnan(x) || isnan(y)) return uintBitsToFloat(0x7fc00000u);
     bool nx = _vkp_signbit(x);
@@ -297,7 +314,9 @@ float _vkp_atan2(float y, float x) {
         if (ey - ex > 26) r = 1.5707964e+00;
         else if (ex - ey > 26 && nx) r = 3.1415927e+00;
         else {
-            float a = _vkp_atan(ay / ax);
+            // scaled near 1 (an approximate division of huge numbers can flush the
+            // reciprocal to zero), then divided to the last bit
+            float a = _vkp_atan(_vkp_div(ldexp(ay, -ex), ldexp(ax, -ex)));
             r = nx ? 3.1415927e+00 - (a - -8.742278e-08) : a;
         }
     }
@@ -422,11 +441,6 @@ float _vkp_log10(float x) {
     vlo += (y - w) + vhi;
     precise float res = vlo + w;
     return res;
-}
-
-float _vkp_pow2i(int n) {
-    // 2**n, exactly, for n in [(-126), 127]
-    return uintBitsToFloat(uint(n + 127) << 23);
 }
 
 float _vkp_frexp(float x, out int e) {
