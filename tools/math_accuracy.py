@@ -19,7 +19,7 @@ import sys
 import numpy as np
 
 UNARY = ["sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
-         "acosh", "atanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "cbrt"]
+         "acosh", "atanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "cbrt", "erf", "erfc"]
 BINARY = ["pow", "atan2", "hypot", "fmod", "remainder"]
 NUMPY = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh",
          "acosh": "arccosh", "atanh": "arctanh", "atan2": "arctan2", "pow": "power"}
@@ -83,6 +83,9 @@ def cases(name: str, dtype, n: int, seed: int = 0):
     elif name == "log1p":
         parts += [_logspace(rng, small, big, n, False), -_logspace(rng, small, 0, n, False),
                   rng.uniform(-0.5, 1, n)]
+    elif name in ("erf", "erfc"):
+        parts += [rng.uniform(-6, 6, n), rng.uniform(-1.5, 1.5, n), rng.uniform(0, 27, n // 2),
+                  _logspace(rng, small, 0, n)]
     elif name == "cbrt":
         lo = -320.0 if f64 else -44.0
         parts += [_logspace(rng, lo, big, n), rng.uniform(-10, 10, n)]
@@ -110,6 +113,9 @@ def cases(name: str, dtype, n: int, seed: int = 0):
 
 
 def reference(name: str, dtype, *args):
+    if name in ("erf", "erfc"):        # Python's (the C library's), within an ulp
+        fn = getattr(math, name)
+        return np.array([fn(a) if not np.isnan(a) else np.nan for a in args[0]])
     if name == "remainder":     # exact, so Python's float64 one is the reference
         return np.array([math.remainder(a, b) if np.isfinite(a) and not np.isnan(b) and b != 0
                          else np.nan for a, b in zip(*args)])

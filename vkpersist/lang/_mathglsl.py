@@ -582,3 +582,36 @@ _fn("roundn", ["pow"], """$F _vkp_roundn${S}($F x, int n) {
     $F p = _vkp_pow${S}(10.0, $F(-n));
     return roundEven(x / p) * p;
 }""")
+
+# ---- the error function -----------------------------------------------------------------------
+_fn("erfccf", ["two_prod", "expdd", "div"], """$F _vkp_erfccf${S}($F x) {
+    // erfc(x) for x >= 1: exp(-x*x) (x*x to double length) over sqrt(pi) times Laplace's
+    // continued fraction 1 / (x + (1/2) / (x + 1 / (x + (3/2) / ...))), evaluated from the
+    // back with enough terms for x (it converges fast for large x, slowly near 1)
+    if (x > 27.3) return 0.0;
+    $F h, l;
+    _vkp_two_prod${S}(x, x, h, l);
+    if (-h < $EXP_UNDER) return 0.0;
+    int n = ICFMIN + int(ICFN / (x * x));
+    $F t = x;
+    for (int k = n; k > 0; k--) t = x + (0.5 * $F(k)) / t;
+    return _vkp_div${S}(_vkp_expdd${S}(-h, -l) * $INV_SQRTPI, t);
+}""")
+_fn("erf", ["erfccf"], """$F _vkp_erf${S}($F x) {
+    if (isnan(x)) return x;
+    $F ax = abs(x);
+    if (ax < 1.0) {
+        if (ax < $MIN_NORMAL * 16.0) return x * $TWO_OVER_SQRTPI;   // no underflow in x*x
+        $F z = x * x;
+        precise $F r = x + x * POLY<erf>(z);
+        return r;
+    }
+    $F r = ax > 6.0 ? 1.0 : 1.0 - _vkp_erfccf${S}(ax);
+    return x < 0.0 ? -r : r;
+}""")
+_fn("erfc", ["erf", "erfccf"], """$F _vkp_erfc${S}($F x) {
+    if (isnan(x)) return x;
+    if (x >= 1.0) return _vkp_erfccf${S}(x);
+    if (x > -1.0) return 1.0 - _vkp_erf${S}(x);
+    return 2.0 - _vkp_erfccf${S}(-x);
+}""")

@@ -19,7 +19,9 @@ float32 do so); float64 keeps them where the device does.
 """
 from __future__ import annotations
 
+import math
 import re
+from decimal import Decimal, localcontext
 from fractions import Fraction
 from string import Template
 
@@ -30,8 +32,27 @@ from ._mathcoef import CONST, POLY, TWO_OVER_PI
 from ._mathglsl import FUNCTIONS
 
 UNARY = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
-         "acosh", "atanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "cbrt")
+         "acosh", "atanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "cbrt",
+         "erf", "erfc")
 BINARY = ("pow", "atan2", "hypot", "fmod", "remainder", "pymod")
+
+
+def _erf_series(prec: str) -> list:
+    """erf(x) = x + x * Q(x**2): Q's Maclaurin coefficients, (2/sqrt(pi)) (-1)**n /
+    (n! (2n + 1)) less 1 for n = 0, to where they stop mattering for |x| < 1."""
+    with localcontext() as ctx:
+        ctx.prec = 50
+        k = 2 / Decimal(CONST["pi"]).sqrt()
+        out, n = [], 0
+        while True:
+            c = k * (-1) ** n / (math.factorial(n) * (2 * n + 1))
+            out.append(float(c - 1 if n == 0 else c))
+            if abs(c) < (Decimal(2) ** (-60 if prec == "f64" else -30)):
+                return out
+            n += 1
+
+
+_SERIES = {"erf": _erf_series}
 
 
 def _c(name) -> Fraction:
@@ -94,6 +115,8 @@ def _constants(prec: str) -> dict:
     c["HUGE_EXP"] = 22.0 if f64 else 9.0
     c["HALF_E2"] = _round(Fraction(3694528049465325, 10 ** 15), prec)   # e**2 / 2
     c["MIN_NORMAL"] = 2.0 ** (-1022 if f64 else -126)
+    c["INV_SQRTPI"] = _round(Fraction(5641895835477562869, 10 ** 19), prec)
+    c["TWO_OVER_SQRTPI"] = _round(Fraction(11283791670955125739, 10 ** 19), prec)
     c["HALF_MAX"] = float(np.finfo(np.float64 if f64 else np.float32).max) / 2
     return c
 
@@ -115,7 +138,7 @@ class _Prec:
         return text if "." in text else text.replace("e", ".0e")
 
     def horner(self, name: str, var: str) -> str:
-        coeffs = POLY[(name, self.prec)]
+        coeffs = POLY.get((name, self.prec)) or _SERIES[name](self.prec)
         out = self.lit(coeffs[-1])
         for c in reversed(coeffs[:-1]):
             out = f"{self.lit(c)} + {var} * ({out})"
@@ -263,6 +286,7 @@ def _code(name: str, p: _Prec) -> str:
     for token, v64, v32 in (("IEMAX", "1023", "127"), ("IEMIN", "(-1022)", "(-126)"),
                             ("IMANT", "53", "24"), ("IFMODN", "2100", "280"),
                             ("IDIGITS", "330", "50"), ("ICBRTK", "180", "25"),
+                            ("ICFN", "180", "40"), ("ICFMIN", "20", "10"),
                             ("POW2BITS", "packDouble2x32(uvec2(0u, uint(n + 1023) << 20))",
                              "uintBitsToFloat(uint(n + 127) << 23)")):
         template = template.replace(token, v64 if f64 else v32)
