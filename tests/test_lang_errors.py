@@ -175,7 +175,7 @@ CASES = [
     (bad_undefined, "name 'not_defined_anywhere' is not defined"),
     (bad_type_conflict, "holds a float32"),
     (bad_index_count, "has 2 dimension(s), indexed with 1"),
-    (bad_slice, "slices are not supported"),
+    (bad_slice, "are not values in kernels: index elements"),
     (bad_return_value, "kernels cannot return values"),
     (bad_range, "range() arguments must be integers"),
     (bad_iter, "kernels loop over range"),

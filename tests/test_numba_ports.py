@@ -31,7 +31,6 @@ def xfail(reason):
 
 
 GRID_SYNC = "grid sync: cuda.cg.this_grid().sync() has no per-launch Vulkan equivalent"
-SLICES = "array slices (res[gid:]) are not supported in kernels"
 
 
 # ---- doc_examples ----------------------------------------------------------------------------
@@ -1597,8 +1596,7 @@ def test_atomic_max_double():
 @pytest.mark.parametrize("fn,shape,sig", [
     (atomic_cas_1dim, 32, "void(int32[:], int32[:], int32[:], int32)"),
     (atomic_cas_2dim, (4, 8), "void(int32[:,:], int32[:,:], int32[:,:], int32)"),
-    pytest.param(atomic_compare_and_swap, 32, "void(int32[:], int32[:], int32[:], int32)",
-                 marks=xfail(SLICES)),
+    (atomic_compare_and_swap, 32, "void(int32[:], int32[:], int32[:], int32)"),
 ], ids=["cas_1dim", "cas_2dim", "compare_and_swap"])
 def test_atomic_cas(fn, shape, sig):
     fill = -1

@@ -185,9 +185,17 @@ B._register(B.Entry("cuda.const.array_like", None, _lower_const_array), const.ar
 
 # ---- atomics (numba's names and argument orders) -----------------------------------------------
 def _lower_compare_and_swap(c, node, _python_math):
-    """cuda.atomic.compare_and_swap(ary, old, val): cas on ary[0] of a 1-d array."""
+    """cuda.atomic.compare_and_swap(ary, old, val): cas on ary[0] of a 1-d array (ary[i:]
+    is read as ary at i, numba's idiom for an element by slice)."""
     if len(node.args) != 3 or node.keywords:
         raise c.src.error(node, "cuda.atomic.compare_and_swap(ary, old, val) takes 3 arguments")
+    first = node.args[0]
+    if isinstance(first, ast.Subscript) and isinstance(first.slice, ast.Slice) \
+            and first.slice.lower is not None and first.slice.upper is None \
+            and first.slice.step is None:          # ary[i:]: its first element is ary[i]
+        call = ast.copy_location(ast.Call(node.func, [first.value, first.slice.lower,
+                                                      *node.args[1:]], []), node)
+        return B._lower_atomic(c, call, "compare_exchange")
     arr = c.expr(node.args[0])
     if isinstance(arr, PyValue) and isinstance(arr.value, ArrayHandle):
         t = arr.value.var.type

@@ -395,7 +395,9 @@ class FunctionCompiler(StatementLowering):
         t = var.type
         ndim = t.ndim if isinstance(t, T.ArrayType) else len(t.shape)
         if any(isinstance(i, ast.Slice) for i in items):
-            raise self.src.error(node, "slices are not supported in kernels; index one element")
+            raise self.src.error(node, "array slices (a[i:], a[i, :]) are not values in kernels: "
+                                 "index elements (a[i + k]), or pass the array and the offset "
+                                 "to the device function (f(a, i) instead of f(a[i:]))")
         if len(items) != ndim:
             raise self.src.error(node, f"this array has {ndim} dimension(s), indexed with "
                                  f"{len(items)} index(es)")
