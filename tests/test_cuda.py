@@ -320,3 +320,13 @@ def test_captured_host_arrays_are_constants():
         out[0] = BIG[0]
     with pytest.raises(vkp.CompileError, match=r"at most 4096 elements.*argument"):
         big[1, 1](out)
+
+
+def test_grid_sync_is_refused_with_the_way_out():
+    @cuda.jit
+    def k(x):
+        g = cuda.cg.this_grid()
+        x[0] = 1
+        g.sync()
+    with pytest.raises(vkp.CompileError, match=r"cuda.cg.this_grid\(\).sync\(\).*vkp.Program"):
+        k[1, 1](np.zeros(1, np.int32))

@@ -30,7 +30,8 @@ def xfail(reason):
     return pytest.mark.xfail(strict=True, reason=reason)
 
 
-GRID_SYNC = "grid sync: cuda.cg.this_grid().sync() has no per-launch Vulkan equivalent"
+GRID_SYNC = ("grid sync: cuda.cg.this_grid().sync() is refused (a Vulkan launch does not "
+             "promise a co-resident grid; the error points to vkp.Program)")
 
 
 # ---- doc_examples ----------------------------------------------------------------------------

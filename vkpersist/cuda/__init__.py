@@ -33,7 +33,7 @@ from ..vk.array import Array
 from ..vk.context import Context, default_context, synchronize
 from ..vk.devices import list_devices
 from ..vk.glsl_kernel import launch_dims
-from ._builtins import (activemask, all_sync, any_sync, ballot_sync, cbrt, eq_sync,
+from ._builtins import (activemask, all_sync, any_sync, ballot_sync, cbrt, cg, eq_sync,
                         lanemask_lt, laneid,
                         shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync, syncwarp,
                         warpsize)
@@ -283,7 +283,7 @@ def close() -> None:
 
 
 __all__ = [*TYPES, "CudaKernel", "Dim3", "Signature", "Stream", "atomic", "blockDim", "blockIdx", "brev", "close",
-           "cbrt", "eq_sync", "lanemask_lt", "activemask", "all_sync", "any_sync", "ballot_sync", "laneid",
+           "cbrt", "cg", "eq_sync", "lanemask_lt", "activemask", "all_sync", "any_sync", "ballot_sync", "laneid",
            "shfl_down_sync", "shfl_sync", "shfl_up_sync", "shfl_xor_sync", "syncwarp",
            "warpsize",
            "clz", "const", "default_stream", "detect", "device_array", "device_array_like",

@@ -265,6 +265,21 @@ fma = B.fma
 cbrt = B.cbrt
 
 
+# ---- cooperative groups: refused --------------------------------------------------------------
+def _lower_this_grid(c, node, _python_math):
+    raise c.src.error(node, "grid-wide synchronisation (cuda.cg.this_grid().sync()) needs "
+                      "every workgroup of the launch resident at once, which a Vulkan launch "
+                      "does not promise: split the kernel at each sync into launches (one "
+                      "queue runs them in order), or write a vkp.Program, whose stages the "
+                      "scheduler separates with grid barriers on a co-resident grid "
+                      "(docs/programs.md)")
+
+
+cg = types.SimpleNamespace(this_grid=B.Builtin(
+    "cuda.cg.this_grid", "cuda.cg.this_grid(): refused in kernels (grid sync); see vkp.Program."))
+B._register(B.Entry("cuda.cg.this_grid", None, _lower_this_grid), cg.this_grid)
+
+
 # ---- warps: Vulkan subgroups (lang/subgroups.py) -----------------------------------------------
 class _SubgroupValue(KernelValue):
     """`cuda.laneid`, `cuda.warpsize`: the subgroup lane and size, read as values."""
@@ -348,7 +363,7 @@ B._register(B.Entry("cuda.activemask", None, _lower_activemask, workgroup=True),
 selp = _alias(B.Builtin("cuda.selp", "cuda.selp(cond, a, b): vkp.select(cond, a, b)."),
               "select")
 
-__all__ = ["Dim3", "activemask", "all_sync", "any_sync", "atomic", "ballot_sync", "blockDim", "eq_sync", "lanemask_lt",
+__all__ = ["Dim3", "activemask", "all_sync", "any_sync", "atomic", "ballot_sync", "blockDim", "cg", "eq_sync", "lanemask_lt",
            "blockIdx", "brev", "cbrt", "clz", "laneid", "shfl_down_sync", "shfl_sync",
            "shfl_up_sync", "shfl_xor_sync", "syncwarp", "warpsize", "const", "ffs", "fma",
            "grid", "gridDim", "gridsize", "local", "popc", "selp", "shared", "syncthreads",
