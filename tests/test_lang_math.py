@@ -24,7 +24,7 @@ BOUNDS = {   # function: (float32, float64)
     "exp": (1, 1), "exp2": (1, 1), "expm1": (2, 2), "pow": (1, 1.5),
     "log": (1, 1), "log2": (1, 1), "log10": (1, 1), "log1p": (1, 1),
     "cbrt": (1, 1), "hypot": (1, 1), "fmod": (0, 0), "remainder": (0, 0),
-    "erf": (1.5, 1), "erfc": (4.5, 4.5),
+    "erf": (1.5, 1), "erfc": (4.5, 4.5), "gamma": (50, 50), "lgamma": (30, 75),
 }
 TOLERANCE = 1.0
 N = 3000

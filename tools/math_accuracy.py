@@ -19,7 +19,7 @@ import sys
 import numpy as np
 
 UNARY = ["sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
-         "acosh", "atanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "cbrt", "erf", "erfc"]
+         "acosh", "atanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "cbrt", "erf", "erfc", "gamma", "lgamma"]
 BINARY = ["pow", "atan2", "hypot", "fmod", "remainder"]
 NUMPY = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh",
          "acosh": "arccosh", "atanh": "arctanh", "atan2": "arctan2", "pow": "power"}
@@ -83,6 +83,15 @@ def cases(name: str, dtype, n: int, seed: int = 0):
     elif name == "log1p":
         parts += [_logspace(rng, small, big, n, False), -_logspace(rng, small, 0, n, False),
                   rng.uniform(-0.5, 1, n)]
+    elif name in ("gamma", "lgamma"):
+        top = 171.7 if f64 else 35.1
+        parts += [rng.uniform(-20, top, n), rng.uniform(0, 3, n), _logspace(rng, small, 0, n),
+                  -rng.integers(1, 30, n // 8) + rng.uniform(-0.4, 0.4, n // 8)]
+        if name == "lgamma":      # (the C library's lgamma is off near its zeros at 1 and 2,
+            #                        and every lgamma loses relative accuracy near the
+            #                        negative zeros: tests/test_lang_math.py checks those)
+            parts = [p[((p < 0.9) | (p > 3.1)) & (p > 0)] for p in parts]
+            parts.append(_logspace(rng, 0, big, n // 4, False))
     elif name in ("erf", "erfc"):
         parts += [rng.uniform(-6, 6, n), rng.uniform(-1.5, 1.5, n), rng.uniform(0, 27, n // 2),
                   _logspace(rng, small, 0, n)]
@@ -113,9 +122,18 @@ def cases(name: str, dtype, n: int, seed: int = 0):
 
 
 def reference(name: str, dtype, *args):
-    if name in ("erf", "erfc"):        # Python's (the C library's), within an ulp
+    if name in ("erf", "erfc", "gamma", "lgamma"):    # Python's (the C library's)
         fn = getattr(math, name)
-        return np.array([fn(a) if not np.isnan(a) else np.nan for a in args[0]])
+
+        def ref(a):
+            try:
+                return fn(a) if not np.isnan(a) else np.nan
+            except ValueError:                 # poles and negative integers
+                return np.nan if name == "gamma" and a != 0 else math.copysign(np.inf, a) \
+                    if name == "gamma" else np.inf
+            except OverflowError:
+                return np.inf
+        return np.array([ref(a) for a in args[0]])
     if name == "remainder":     # exact, so Python's float64 one is the reference
         return np.array([math.remainder(a, b) if np.isfinite(a) and not np.isnan(b) and b != 0
                          else np.nan for a, b in zip(*args)])

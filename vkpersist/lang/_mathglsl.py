@@ -39,7 +39,10 @@ _fn("div", ["two_prod", "pow2i"], """$F _vkp_div${S}($F a, $F b) {
     // a / b correctly rounded but for rare ties: Vulkan lets a device's division be off by
     // 2.5 ulp (NVIDIA's is), so the quotient is corrected by its exact residual
     precise $F q = a / b;
-    if (abs(q) < _vkp_pow2i${S}(IEMIN + IMANT) || isinf(q) || q == 0.0) return q;
+    // (no correction where the residual would under- or overflow: Dekker's split of q * b)
+    $F big = _vkp_pow2i${S}(IEMAX - 32);
+    if (abs(q) < _vkp_pow2i${S}(IEMIN + IMANT) || abs(q) > big || abs(b) > big || q == 0.0)
+        return q;
     $F p, e;
     _vkp_two_prod${S}(q, b, p, e);
     precise $F r = (a - p) - e;
@@ -614,4 +617,68 @@ _fn("erfc", ["erf", "erfccf"], """$F _vkp_erfc${S}($F x) {
     if (x >= 1.0) return _vkp_erfccf${S}(x);
     if (x > -1.0) return 1.0 - _vkp_erf${S}(x);
     return 2.0 - _vkp_erfccf${S}(-x);
+}""")
+
+# ---- the gamma function -----------------------------------------------------------------------
+_fn("lgammabig", ["log"], """$F _vkp_lgammabig${S}($F y) {
+    // lgamma(y), y >= IGAMMAX: Stirling's series
+    $F z = 1.0 / (y * y);
+    $F l = _vkp_log${S}(y);
+    precise $F r = (y * (l - 1.0) - 0.5 * l) + ($HALF_LOG_2PI + POLY<stirling>(z) / y);
+    return r;
+}""")
+_fn("lgammamid", ["log", "log1p"], """$F _vkp_lgammamid${S}($F x) {
+    // 0.5 < x < 3.5, around the zeros at 1 and 2: the Taylor series of lgamma(2 + t)
+    // (coefficients (-1)**k (zeta(k) - 1) / k), less log(1 + t) below 1.5, plus log(x - 1)
+    // above 2.5 (no cancellation of a shifted product)
+    $F t = x < 1.5 ? x - 1.0 : x < 2.5 ? x - 2.0 : x - 3.0;     // exact
+    precise $F l2 = t * POLY<lgamma2>(t);
+    if (x < 1.5) return l2 - _vkp_log1p${S}(t);
+    return x < 2.5 ? l2 : l2 + _vkp_log${S}(x - 1.0);
+}""")
+_fn("lgammapos", ["lgammabig", "lgammamid", "log"], """$F _vkp_lgammapos${S}($F x) {
+    // x > 0: the series around 1 and 2 (below 1/2 through lgamma(x + 1) - log(x)), else
+    // shifted up to where Stirling's series converges, the shift's product divided out
+    if (x <= 0.5) return _vkp_lgammamid${S}(x + 1.0) - _vkp_log${S}(x);
+    if (x < 3.5) return _vkp_lgammamid${S}(x);
+    $F p = 1.0, y = x;
+    while (y < IGAMMAX) { p *= y; y += 1.0; }
+    return _vkp_lgammabig${S}(y) - _vkp_log${S}(p);
+}""")
+_fn("sinpi", ["sin"], """$F _vkp_sinpi${S}($F x) {
+    // sin(pi x), x reduced exactly to [-1/2, 1/2] first (sin(pi r) = sin(pi (1 - r))), so
+    // that rounding pi r costs no more than an ulp near the zeros
+    $F r = x - 2.0 * roundEven(0.5 * x);
+    if (r > 0.5) r = 1.0 - r;
+    else if (r < -0.5) r = -1.0 - r;
+    return _vkp_sin${S}($PI_HI * r);
+}""")
+_fn("lgamma", ["lgammapos", "sinpi", "div", "log"], """$F _vkp_lgamma${S}($F x) {
+    if (isnan(x)) return x;
+    if (isinf(x)) return $INF;
+    if (x > 0.0) return _vkp_lgammapos${S}(x);
+    if (floor(x) == x) return $INF;        // the poles at 0, -1, -2, ...
+    // reflection: lgamma(x) = log(pi / |sin(pi x)|) - lgamma(1 - x)
+    $F s = abs(_vkp_sinpi${S}(x));
+    return _vkp_log${S}(_vkp_div${S}($PI_HI, s)) - _vkp_lgammapos${S}(1.0 - x);
+}""")
+_fn("gammapos", ["pow", "exp", "div"], """$F _vkp_gammapos${S}($F x) {
+    // x > 0: Stirling's product y**(y - 1/2) e**-y sqrt(2 pi) e**series at y = x + n >= IGAMMAX
+    // (the power in two halves, which do not overflow), over x (x + 1) ... (x + n - 1)
+    if (x > $GAMMA_OVER) return $INF;
+    $F p = 1.0, y = x;
+    while (y < IGAMMAX) { p *= y; y += 1.0; }
+    $F t = _vkp_pow${S}(y, 0.5 * y - 0.25);
+    $F z = 1.0 / (y * y);
+    $F g = t * _vkp_exp${S}(-y) * t * $SQRT_2PI * _vkp_exp${S}(POLY<stirling>(z) / y);
+    return _vkp_div${S}(g, p);
+}""")
+_fn("gamma", ["gammapos", "sinpi", "div", "signbit"], """$F _vkp_gamma${S}($F x) {
+    if (isnan(x)) return x;
+    if (x == 0.0) return _vkp_signbit${S}(x) ? -$INF : $INF;
+    if (isinf(x)) return x > 0.0 ? x : $NAN;
+    if (x > 0.0) return _vkp_gammapos${S}(x);
+    if (floor(x) == x) return $NAN;        // negative integers
+    // reflection: gamma(x) = pi / (sin(pi x) gamma(1 - x)); 0 with its sign where it underflows
+    return _vkp_div${S}($PI_HI, _vkp_sinpi${S}(x) * _vkp_gammapos${S}(1.0 - x));
 }""")

@@ -293,7 +293,10 @@ float _vkp_div(float a, float b) {
     // a / b correctly rounded but for rare ties: Vulkan lets a device's division be off by
     // 2.5 ulp (NVIDIA's is), so the quotient is corrected by its exact residual
     precise float q = a / b;
-    if (abs(q) < _vkp_pow2i((-126) + 24) || isinf(q) || q == 0.0) return q;
+    // (no correction where the residual would under- or overflow: Dekker's split of q * b)
+    float big = _vkp_pow2i(127 - 32);
+    if (abs(q) < _vkp_pow2i((-126) + 24) || abs(q) > big || abs(b) > big || q == 0.0)
+        return q;
     float p, e;
     _vkp_two_prod(q, b, p, e);
     precise float r = (a - p) - e;
