@@ -7,7 +7,7 @@ import pytest
 
 import vkpersist as vkp
 from vkpersist import cuda
-from vkpersist.cuda import float32, int32, void
+from vkpersist.cuda import float32, float64, int32, void
 from vkpersist.lang import types as T
 from vkpersist.vk import context as _context
 
@@ -22,8 +22,10 @@ def test_signatures():
     assert cuda.parse_signature("void(float32[:], int32, float64[:, ::1])") == [
         T.ArrayType(T.f32, 1), T.i32, T.ArrayType(T.f64, 2)]
     assert cuda.parse_signature("(u4[:,:,:], b1)") == [T.ArrayType(T.u32, 3), T.bool_]
-    with pytest.raises(ValueError, match="complex64"):
-        cuda.parse_signature("void(complex64[:])")
+    with pytest.raises(ValueError, match="unicode_type"):
+        cuda.parse_signature("void(unicode_type)")
+    assert cuda.parse_signature("void(complex64[:], complex128)") == [
+        T.ArrayType(T.c64, 1), T.c128]
     sig = void(float32[:, ::1], int32)
     assert sig.args == [T.ArrayType(T.f32, 2), T.i32] and sig.ret is None
     assert float32(float32, float32).ret == T.f32
@@ -125,11 +127,11 @@ def test_kernel_names_outside_kernels():
         def k(x):
             x[0] = cuda.grid(4)
         k[1, 1](np.zeros(1, np.int32))
-    with pytest.raises(vkp.CompileError, match="'cuda.atomic' has no attribute 'inc'"):
+    with pytest.raises(vkp.CompileError, match="'cuda.atomic' has no attribute 'nanmax'"):
         @cuda.jit
         def k2(x):
-            cuda.atomic.inc(x, 0, 1)
-        k2[1, 1](np.zeros(1, np.uint32))
+            cuda.atomic.nanmax(x, 0, 1.0)
+        k2[1, 1](np.zeros(1, np.float32))
 
 
 def test_atomic_compare_and_swap_first_element():
@@ -230,3 +232,101 @@ def test_device_function_signature_converts_arguments():
     out = np.zeros(1, np.int32)
     k[1, 1](out, np.array([7.9, 13.2], np.float32))
     assert out[0] == 7 & 13
+
+
+def test_warp_functions_refused_where_the_device_lacks_subgroup_operations(ctx):
+    import dataclasses
+
+    @cuda.jit
+    def k(x):
+        i = cuda.grid(1)
+        x[i] = cuda.shfl_down_sync(0xFFFFFFFF, x[i], 1)
+
+    @vkp.kernel
+    def r(x: vkp.Array[vkp.f32]):
+        x[0] = vkp.subgroup_add(x[vkp.global_id(0)])
+
+    bare = dataclasses.replace(ctx.target, subgroup_ops=frozenset({"basic"}))
+    with pytest.raises(vkp.CompileError, match=r"shfl_down_sync.*needs subgroup "
+                       r"shuffle_relative operations in compute shaders.*has: basic"):
+        k.glsl(vkp.Array[vkp.f32], device=bare)
+    with pytest.raises(vkp.CompileError, match="subgroup arithmetic operations"):
+        r.glsl(device=bare)
+    assert "GL_KHR_shader_subgroup_arithmetic" in r.glsl()
+
+
+def test_float_atomics_by_compare_and_swap(ctx):
+    """float32/float64 atomic max/min/add/sub where GLSL has none: compare-and-swap loops on
+    the element's bits, under contention, against NumPy; refused on shared arrays."""
+    if not (ctx.info.float64 and ctx.info.atomic_int64):
+        pytest.skip("needs float64 and 64-bit atomics")
+
+    @cuda.jit
+    def k(mx, mn, total, x, y):
+        i = cuda.grid(1)
+        cuda.atomic.max(mx, i % 3, x[i])
+        cuda.atomic.min(mn, i % 3, x[i])
+        cuda.atomic.add(total, 0, y[i])
+        cuda.atomic.sub(total, 1, y[i])
+
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=256).astype(np.float32)
+    y = rng.integers(-50, 50, 256).astype(np.float64) / 4    # exact sums in any order
+    mx, mn = np.full(3, -np.inf, np.float32), np.full(3, np.inf, np.float32)
+    total = np.zeros(2)
+    k[4, 64](mx, mn, total, x, y)
+    np.testing.assert_array_equal(mx, [x[r::3].max() for r in range(3)])
+    np.testing.assert_array_equal(mn, [x[r::3].min() for r in range(3)])
+    np.testing.assert_array_equal(total, [y.sum(), -y.sum()])
+
+    @cuda.jit
+    def bad(out):
+        s = cuda.shared.array(4, float64)
+        cuda.atomic.max(s, 0, 1.5)
+        out[0] = s[0]
+    with pytest.raises(vkp.CompileError, match="shared arrays cannot be viewed"):
+        bad[1, 1](np.zeros(1))
+
+
+TABLE = np.arange(12, dtype=np.int32).reshape(3, 4) * 3
+BIG = np.zeros(5000, np.float32)
+
+
+def test_captured_host_arrays_are_constants():
+    """numba copies the NumPy arrays a kernel reads from its globals into the kernel; so do
+    we (2-d, a closure's too), refusing writes and arrays past the stated limit."""
+    weights = np.array([0.25, 0.5, 0.25])
+
+    @cuda.jit
+    def k(out):
+        i = cuda.grid(1)
+        c = cuda.const.array_like(TABLE)
+        out[i] = c[i % 3, i % 4] + TABLE.shape[1] + weights[i % 3] * 4
+
+    out = np.zeros(8)
+    k[1, 8](out)
+    i = np.arange(8)
+    np.testing.assert_array_equal(out, TABLE[i % 3, i % 4] + 4 + weights[i % 3] * 4)
+    assert "const int TABLE_const" in k.glsl(vkp.Array[vkp.f64])
+
+    @cuda.jit
+    def writes(out):
+        TABLE[0, 0] = 1
+    with pytest.raises(vkp.CompileError, match="cannot write it"):
+        writes[1, 1](out)
+
+    @cuda.jit
+    def big(out):
+        out[0] = BIG[0]
+    with pytest.raises(vkp.CompileError, match=r"at most 4096 elements.*argument"):
+        big[1, 1](out)
+
+
+def test_grid_sync_is_refused_with_the_way_out():
+    @cuda.jit
+    def k(x):
+        g = cuda.cg.this_grid()
+        x[0] = 1
+        g.sync()
+    with pytest.raises(vkp.CompileError, match=r"cuda.cg.this_grid\(\).sync\(\).*vkp.Program"):
+        k[1, 1](np.zeros(1, np.int32))

@@ -23,6 +23,8 @@ BOUNDS = {   # function: (float32, float64)
     "asinh": (2, 2), "acosh": (3, 3), "atanh": (2, 2),
     "exp": (1, 1), "exp2": (1, 1), "expm1": (2, 2), "pow": (1, 1.5),
     "log": (1, 1), "log2": (1, 1), "log10": (1, 1), "log1p": (1, 1),
+    "cbrt": (1, 1), "hypot": (1, 1), "fmod": (0, 0), "remainder": (0, 0),
+    "erf": (1.5, 1), "erfc": (4.5, 4.5), "gamma": (50, 50), "lgamma": (30, 75),
 }
 TOLERANCE = 1.0
 N = 3000
@@ -141,3 +143,64 @@ def test_spirv_validation_names_the_kernel(monkeypatch):
     broken = b"\x03\x02\x23\x07" + (0x00010500).to_bytes(4, "little") + bytes(12) + bytes(8)
     with pytest.raises(vkp.CompileError, match="my_kernel: the SPIR-V module is invalid"):
         spirv_val.validate(broken, "vulkan1.2", "my_kernel")
+
+
+@vkp.kernel
+def exact_functions(x, y, n, out, outi):
+    i = vkp.global_id(0)
+    if i < x.shape[0]:
+        out[0, i] = math.ldexp(x[i], n[i])
+        m, e = math.frexp(x[i])
+        out[1, i] = m
+        outi[0, i] = e
+        f, w = math.modf(x[i])
+        out[2, i] = f
+        out[3, i] = w
+        out[4, i] = x[i] % y[i]
+        out[5, i] = math.copysign(x[i], y[i])
+        out[6, i] = round(x[i], 1)
+        outi[1, i] = round(x[i]) if math.isfinite(x[i]) else -1
+        outi[2, i] = 1 if math.isfinite(x[i]) else 0
+        out[7, i] = math.degrees(x[i])
+        out[8, i] = math.radians(x[i])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+def test_exact_functions_against_numpy(ctx, dtype):
+    """ldexp, frexp, modf, %, copysign, round (half to even) and isfinite are exact in C
+    and NumPy, so they are here, special values and subnormals included; degrees and
+    radians are one product by the rounded constant, as in Python."""
+    if dtype == np.float64 and not ctx.info.float64:
+        pytest.skip("no float64")
+    rng = np.random.default_rng(3)
+    tiny = np.finfo(dtype).smallest_normal
+    sp = [0.0, -0.0, np.inf, -np.inf, np.nan, 2.5, -2.5, 0.5, -1.5, 3.0, -3.0, 7.0, -7.0,
+          tiny, -tiny / 8 if dtype == np.float64 else -tiny, 1e30]
+    x = np.concatenate([rng.uniform(-100, 100, 200), 10.0 ** rng.uniform(-30, 30, 50),
+                        sp]).astype(dtype)
+    y = np.concatenate([rng.uniform(-10, 10, 250), [1, -1, 1, 1, 2, -2, 2, 3, 3, -2, 2, 0.5,
+                                                    -0.5, 1, 1, 3]]).astype(dtype)
+    n = rng.integers(-300, 300, len(x)).astype(np.int32)
+    n[-3:] = [-2000, 2000, 10**6]
+    out = np.zeros((9, len(x)), dtype)
+    outi = np.zeros((3, len(x)), np.int32)
+    exact_functions.forall(len(x))(x, y, n, out, outi)
+    with np.errstate(all="ignore"):
+        want = [np.ldexp(x, n), np.frexp(x)[0], *np.modf(x), np.remainder(x, y),
+                np.copysign(x, y), np.round(x, 1)]
+    for row, w in enumerate(want):
+        w = np.asarray(w, dtype)
+        if row == 6:          # round(x, 1) scales by 10: within an ulp of NumPy's
+            np.testing.assert_allclose(out[row], w, rtol=np.finfo(dtype).eps)
+            continue
+        np.testing.assert_array_equal(out[row], w, err_msg=f"row {row}")
+        assert (np.signbit(out[row]) == np.signbit(w))[~np.isnan(w)].all(), row
+    fin = np.isfinite(x)
+    np.testing.assert_array_equal(outi[0][fin], np.frexp(x)[1][fin])
+    small = fin & (np.abs(x) < 2**31)
+    np.testing.assert_array_equal(outi[1][small], np.round(x[small]))   # half to even
+    np.testing.assert_array_equal(outi[2], fin)
+    for row, fn in ((7, math.degrees), (8, math.radians)):
+        ref = np.array([fn(v) for v in x.astype(float)])
+        err, bad = ma.ulp_errors(out[row], ref, dtype)
+        assert not bad.any() and err.max() <= 1.0, (row, err.max())

@@ -33,8 +33,8 @@ def record() -> None:
     seen = set()
     original = Kernel._compile
 
-    def recording(self, types, info):
-        compiled = original(self, types, info)
+    def recording(self, types, info, *rest):
+        compiled = original(self, types, info, *rest)
         module = sys.modules.get(self.pyfunc.__module__)
         if module is not None and getattr(module, self.__name__, None) is self and all(
                 isinstance(t, (T.Scalar, T.Vector, T.ArrayType)) for t in types):

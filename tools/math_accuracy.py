@@ -19,8 +19,8 @@ import sys
 import numpy as np
 
 UNARY = ["sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
-         "acosh", "atanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p"]
-BINARY = ["pow", "atan2"]
+         "acosh", "atanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "cbrt", "erf", "erfc", "gamma", "lgamma"]
+BINARY = ["pow", "atan2", "hypot", "fmod", "remainder"]
 NUMPY = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh",
          "acosh": "arccosh", "atanh": "arctanh", "atan2": "arctan2", "pow": "power"}
 SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0]
@@ -37,7 +37,7 @@ import vkpersist as vkp
 def k({params}):
     i = vkp.global_id(0)
     if i < out.shape[0]:
-        out[i] = vkp.{name}({args})
+        out[i] = {"vkp" if hasattr(vkp, name) else "math"}.{name}({args})
 """, name=f"math_{name}")
     return ns["k"]
 
@@ -83,7 +83,22 @@ def cases(name: str, dtype, n: int, seed: int = 0):
     elif name == "log1p":
         parts += [_logspace(rng, small, big, n, False), -_logspace(rng, small, 0, n, False),
                   rng.uniform(-0.5, 1, n)]
-    elif name == "atan2":
+    elif name in ("gamma", "lgamma"):
+        top = 171.7 if f64 else 35.1
+        parts += [rng.uniform(-20, top, n), rng.uniform(0, 3, n), _logspace(rng, small, 0, n),
+                  -rng.integers(1, 30, n // 8) + rng.uniform(-0.4, 0.4, n // 8)]
+        if name == "lgamma":      # (the C library's lgamma is off near its zeros at 1 and 2,
+            #                        and every lgamma loses relative accuracy near the
+            #                        negative zeros: tests/test_lang_math.py checks those)
+            parts = [p[((p < 0.9) | (p > 3.1)) & (p > 0)] for p in parts]
+            parts.append(_logspace(rng, 0, big, n // 4, False))
+    elif name in ("erf", "erfc"):
+        parts += [rng.uniform(-6, 6, n), rng.uniform(-1.5, 1.5, n), rng.uniform(0, 27, n // 2),
+                  _logspace(rng, small, 0, n)]
+    elif name == "cbrt":
+        lo = -320.0 if f64 else -44.0
+        parts += [_logspace(rng, lo, big, n), rng.uniform(-10, 10, n)]
+    elif name in ("atan2", "hypot", "fmod", "remainder"):
         y = np.concatenate([_logspace(rng, small, big, n), rng.uniform(-3, 3, n)])
         x = np.concatenate([_logspace(rng, small, big, n), rng.uniform(-3, 3, n)])
         sx, sy = np.meshgrid(SPECIAL, SPECIAL)
@@ -107,6 +122,21 @@ def cases(name: str, dtype, n: int, seed: int = 0):
 
 
 def reference(name: str, dtype, *args):
+    if name in ("erf", "erfc", "gamma", "lgamma"):    # Python's (the C library's)
+        fn = getattr(math, name)
+
+        def ref(a):
+            try:
+                return fn(a) if not np.isnan(a) else np.nan
+            except ValueError:                 # poles and negative integers
+                return np.nan if name == "gamma" and a != 0 else math.copysign(np.inf, a) \
+                    if name == "gamma" else np.inf
+            except OverflowError:
+                return np.inf
+        return np.array([ref(a) for a in args[0]])
+    if name == "remainder":     # exact, so Python's float64 one is the reference
+        return np.array([math.remainder(a, b) if np.isfinite(a) and not np.isnan(b) and b != 0
+                         else np.nan for a, b in zip(*args)])
     fn = getattr(np, NUMPY.get(name, name))
     wide = np.longdouble if dtype == np.float64 else np.float64
     with np.errstate(all="ignore"):

@@ -43,6 +43,13 @@ from .lang.builtins import abs, max, min, pow  # noqa: F401
 from .lang.types import (Array, Controls, Socket, bool_, bvec2, bvec3, bvec4, dvec2, dvec3, dvec4, f16, f32, f64,
                          i8, i16, i32, i64, ivec2, ivec3, ivec4, u8, u16, u32, u64, uvec2, uvec3,
                          uvec4, vec2, vec3, vec4)
+from .lang.types import c64, c128
+from .lang.subgroups import (subgroup_add, subgroup_all, subgroup_all_equal, subgroup_any,
+                             subgroup_ballot,
+                             subgroup_barrier, subgroup_exclusive_add, subgroup_inclusive_add,
+                             subgroup_lane, subgroup_max, subgroup_min, subgroup_mul,
+                             subgroup_shuffle, subgroup_shuffle_down, subgroup_shuffle_up,
+                             subgroup_shuffle_xor, subgroup_size)
 
 # NumPy-named element-wise functions on arrays (docs/arrays.md); the kernel builtins above
 # (vkp.sin, vkp.atan2, ...) do the same when called on arrays outside a kernel
@@ -56,6 +63,7 @@ _ARRAY_FUNCTIONS = (
     "right_shift")
 globals().update({_n: _F[_n] for _n in _ARRAY_FUNCTIONS})
 float16, float32, float64 = f16, f32, f64
+complex64, complex128 = c64, c128
 int8, int16, int32, int64, uint8, uint16, uint32, uint64 = i8, i16, i32, i64, u8, u16, u32, u64
 
 __version__ = "0.1.0"
@@ -77,6 +85,11 @@ __all__ = [
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
     "float32", "float64", "vec2", "vec3", "vec4", "ivec2", "ivec3", "ivec4", "uvec2", "uvec3",
     "uvec4", "dvec2", "dvec3", "dvec4", "bvec2", "bvec3", "bvec4",
+    "c64", "c128", "complex64", "complex128",
+    "subgroup_add", "subgroup_all", "subgroup_all_equal", "subgroup_any", "subgroup_ballot", "subgroup_barrier",
+    "subgroup_exclusive_add", "subgroup_inclusive_add", "subgroup_lane", "subgroup_max",
+    "subgroup_min", "subgroup_mul", "subgroup_shuffle", "subgroup_shuffle_down",
+    "subgroup_shuffle_up", "subgroup_shuffle_xor", "subgroup_size",
     "global_id", "local_id", "group_id", "num_groups", "local_size", "global_size", "barrier",
     "shared", "local", "atomic", "sqrt", "rsqrt", "exp", "exp2", "expm1", "log", "log1p", "log2",
     "log10", "sin",

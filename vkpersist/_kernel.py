@@ -67,17 +67,19 @@ def _type_of_value(value):
     if isinstance(t, (T.ControlsType, T.SocketType)):   # a ControlBuffer or MemSock
         return t
     if isinstance(value, Array):
-        return T.ArrayType(T.scalar_of_dtype(value.dtype), value.ndim, not value._plain)
+        return T.ArrayType(T.value_type_of_dtype(value.dtype), value.ndim, not value._plain)
     if isinstance(value, np.ndarray):
-        return T.ArrayType(T.scalar_of_dtype(value.dtype), value.ndim)
+        return T.ArrayType(T.value_type_of_dtype(value.dtype), value.ndim)
     if isinstance(value, (bool, np.bool_)):
         return T.bool_
     if isinstance(value, np.generic):
-        return T.scalar_of_dtype(value.dtype)
+        return T.value_type_of_dtype(value.dtype)
     if isinstance(value, int):
         return T.i32 if -2**31 <= value < 2**31 else T.i64
     if isinstance(value, float):
         return T.f32
+    if isinstance(value, complex):
+        return T.c64
     return None
 
 
@@ -285,7 +287,7 @@ class _Plan:
                 values = []
                 for i in self.scalar_slots:
                     if i in self.vector_slots:
-                        values += list(np.asarray(args[i]).reshape(-1))
+                        values += _components(args[i])
                     else:
                         values.append(args[i])
             else:
@@ -325,7 +327,10 @@ class _Plan:
         for i in self.scalar_slots:
             t = self.types[i]
             what = f"{kname}: parameter {self.kern.param_names[i]!r}"
-            if isinstance(t, T.Vector):
+            if isinstance(t, T.Complex):
+                z = complex(args[i])        # TypeError for what is no number, as a float's
+                values += [to_scalar(v, t.elem.dtype, what).item() for v in (z.real, z.imag)]
+            elif isinstance(t, T.Vector):
                 seq = np.asarray(args[i]).reshape(-1)
                 if seq.size != t.n:
                     raise ValueError(f"{what} takes {t.n} values, got {seq.size}")
@@ -336,6 +341,14 @@ class _Plan:
             raise VkPersistError(f"{kname}: an array has an axis longer than 2**31-1, which "
                                  "kernels cannot index")
         return self.packer.pack(*values, *shapes)
+
+
+def _components(value) -> list:
+    """A vector or complex argument as the numbers its push constant holds."""
+    arr = np.asarray(value)
+    if arr.dtype.kind == "c":
+        arr = np.stack([arr.real, arr.imag], axis=-1)
+    return list(arr.reshape(-1))
 
 
 def _param_type(kname, name, ann, value):
@@ -362,7 +375,9 @@ def _param_type(kname, name, ann, value):
                             f"({ann}), got {type(value).__name__}")
         elem = ann.elem
         strided = isinstance(value, Array) and not value._plain
-        if isinstance(elem, T.Vector):
+        if isinstance(elem, T.Complex):
+            want_dtype, ndim = elem.dtype, value.ndim
+        elif isinstance(elem, T.Vector):
             if strided:
                 raise UnsupportedError(f"{kname}: parameter {name!r} ({ann}) takes a whole "
                                        "array of vectors, and this is a strided view; pass "

@@ -33,6 +33,10 @@ from ..vk.array import Array
 from ..vk.context import Context, default_context, synchronize
 from ..vk.devices import list_devices
 from ..vk.glsl_kernel import launch_dims
+from ._builtins import (activemask, all_sync, any_sync, ballot_sync, cbrt, cg, eq_sync,
+                        lanemask_lt, laneid,
+                        shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync, syncwarp,
+                        warpsize)
 from ._builtins import (Dim3, atomic, blockDim, blockIdx, brev, clz, const, ffs, fma, grid,
                         gridDim, gridsize, local, popc, selp, shared, syncthreads,
                         syncthreads_and, syncthreads_count, syncthreads_or, threadfence,
@@ -98,7 +102,9 @@ _SCALARS = {"float16": "float16", "f2": "float16", "float32": "float32", "f4": "
             "i4": "int32", "int64": "int64", "i8": "int64", "intp": "int64", "int_": "int64",
             "uint8": "uint8", "u1": "uint8", "uint16": "uint16", "u2": "uint16",
             "uint32": "uint32", "u4": "uint32", "uint64": "uint64", "u8": "uint64",
-            "uintp": "uint64", "boolean": "bool", "b1": "bool", "bool_": "bool"}
+            "uintp": "uint64", "boolean": "bool", "b1": "bool", "bool_": "bool",
+            "complex64": "complex64", "c8": "complex64", "complex128": "complex128",
+            "c16": "complex128"}
 
 
 def _split_top(text: str) -> list[str]:
@@ -126,7 +132,7 @@ def parse_signature(sig: str) -> list:
         if a is None or a.group(1) not in _SCALARS:
             raise ValueError(f"signature {sig!r}: {arg!r} is not a type vkpersist kernels take "
                              f"(numba's int/uint/float/boolean scalars and arrays of them)")
-        elem = T.scalar_of_dtype(np.dtype(_SCALARS[a.group(1)]))
+        elem = T.value_type_of_dtype(np.dtype(_SCALARS[a.group(1)]))
         out.append(elem if a.group(2) is None else T.ArrayType(elem, a.group(2).count(",") + 1))
     return out
 
@@ -277,6 +283,9 @@ def close() -> None:
 
 
 __all__ = [*TYPES, "CudaKernel", "Dim3", "Signature", "Stream", "atomic", "blockDim", "blockIdx", "brev", "close",
+           "cbrt", "cg", "eq_sync", "lanemask_lt", "activemask", "all_sync", "any_sync", "ballot_sync", "laneid",
+           "shfl_down_sync", "shfl_sync", "shfl_up_sync", "shfl_xor_sync", "syncwarp",
+           "warpsize",
            "clz", "const", "default_stream", "detect", "device_array", "device_array_like",
            "ffs", "fma", "get_current_device", "grid", "gridDim", "gridsize", "is_available",
            "is_cuda_array", "jit", "legacy_default_stream", "local", "parse_signature",

@@ -19,6 +19,7 @@ import types
 
 from ..lang import builtins as B
 from ..lang import ir
+from ..lang import subgroups as SG
 from ..lang import types as T
 from ..lang.values import ArrayHandle, KernelValue, PyValue
 
@@ -164,20 +165,37 @@ local = B.local
 
 
 def _lower_const_array(c, node, _python_math):
-    raise c.src.error(node, "cuda.const.array_like is not supported: pass the array to the "
-                      "kernel as an argument (cuda.to_device(data) once, reused by launches)")
+    """cuda.const.array_like(ary) of a host array the kernel captured: that array, which
+    kernels copy into their code as a constant array (frontend.const_array)."""
+    if len(node.args) != 1 or node.keywords:
+        raise c.src.error(node, "cuda.const.array_like(ary) takes one array")
+    arr = c.expr(node.args[0])
+    if not (isinstance(arr, PyValue) and isinstance(arr.value, ArrayHandle)
+            and arr.value.var.role in ("const_array", "array_param")):
+        raise c.src.error(node.args[0], "cuda.const.array_like takes a NumPy array from the "
+                          "kernel's globals (copied into the kernel) or an array argument")
+    return arr
 
 
 const = types.SimpleNamespace(array_like=B.Builtin(
-    "cuda.const.array_like", "cuda.const.array_like(ary): not supported; pass the array."))
+    "cuda.const.array_like", "cuda.const.array_like(ary): the host array ary, copied into "
+    "the kernel as a constant array (at most 4096 elements)."))
 B._register(B.Entry("cuda.const.array_like", None, _lower_const_array), const.array_like)
 
 
 # ---- atomics (numba's names and argument orders) -----------------------------------------------
 def _lower_compare_and_swap(c, node, _python_math):
-    """cuda.atomic.compare_and_swap(ary, old, val): cas on ary[0] of a 1-d array."""
+    """cuda.atomic.compare_and_swap(ary, old, val): cas on ary[0] of a 1-d array (ary[i:]
+    is read as ary at i, numba's idiom for an element by slice)."""
     if len(node.args) != 3 or node.keywords:
         raise c.src.error(node, "cuda.atomic.compare_and_swap(ary, old, val) takes 3 arguments")
+    first = node.args[0]
+    if isinstance(first, ast.Subscript) and isinstance(first.slice, ast.Slice) \
+            and first.slice.lower is not None and first.slice.upper is None \
+            and first.slice.step is None:          # ary[i:]: its first element is ary[i]
+        call = ast.copy_location(ast.Call(node.func, [first.value, first.slice.lower,
+                                                      *node.args[1:]], []), node)
+        return B._lower_atomic(c, call, "compare_exchange")
     arr = c.expr(node.args[0])
     if isinstance(arr, PyValue) and isinstance(arr.value, ArrayHandle):
         t = arr.value.var.type
@@ -194,6 +212,7 @@ atomic = types.SimpleNamespace(
     add=B.atomic.add, sub=B.atomic.sub, max=B.atomic.max, min=B.atomic.min,
     and_=B.atomic.and_, or_=B.atomic.or_, xor=B.atomic.xor, exch=B.atomic.exchange,
     cas=B.atomic.compare_exchange,
+    inc=B.atomic.inc, dec=B.atomic.dec,
     compare_and_swap=B.Builtin("cuda.atomic.compare_and_swap", "compare_and_swap(ary, old, "
                                "val): atomically ary[0] = val if ary[0] == old; returns the "
                                "old ary[0]."))
@@ -243,10 +262,110 @@ for _name, _doc in _BIT_DOCS.items():
                 globals()[_name])
 
 fma = B.fma
+cbrt = B.cbrt
+
+
+# ---- cooperative groups: refused --------------------------------------------------------------
+def _lower_this_grid(c, node, _python_math):
+    raise c.src.error(node, "grid-wide synchronisation (cuda.cg.this_grid().sync()) needs "
+                      "every workgroup of the launch resident at once, which a Vulkan launch "
+                      "does not promise: split the kernel at each sync into launches (one "
+                      "queue runs them in order), or write a vkp.Program, whose stages the "
+                      "scheduler separates with grid barriers on a co-resident grid "
+                      "(docs/programs.md)")
+
+
+cg = types.SimpleNamespace(this_grid=B.Builtin(
+    "cuda.cg.this_grid", "cuda.cg.this_grid(): refused in kernels (grid sync); see vkp.Program."))
+B._register(B.Entry("cuda.cg.this_grid", None, _lower_this_grid), cg.this_grid)
+
+
+# ---- warps: Vulkan subgroups (lang/subgroups.py) -----------------------------------------------
+class _SubgroupValue(KernelValue):
+    """`cuda.laneid`, `cuda.warpsize`: the subgroup lane and size, read as values."""
+
+    def __init__(self, name: str, builtin: str):
+        self.name, self.builtin = name, builtin
+
+    def lower(self, c, node):
+        SG.require(c, node, "basic", f"cuda.{self.name}")
+        return ir.Intrinsic(T.i32, c.src.loc(node), self.builtin, [])
+
+    def __repr__(self) -> str:
+        return f"<vkpersist.cuda.{self.name}: the subgroup's, in kernel code>"
+
+
+laneid = _SubgroupValue("laneid", "subgroup_lane")
+warpsize = _SubgroupValue("warpsize", "subgroup_size")
+
+
+def _masked(name: str, target: str, n_args: int, op: str):
+    """cuda.X_sync(mask, ...): vkp.subgroup_* on the rest (the mask is evaluated, unused:
+    subgroup operations work on the lanes that reach them together)."""
+    def lower(c, node, python_math):
+        if len(node.args) != n_args or node.keywords:
+            raise c.src.error(node, f"cuda.{name} takes {n_args} arguments (mask first)")
+        mask = c.value(c.expr(node.args[0]), node.args[0])
+        if not (isinstance(mask.type, T.Scalar) and mask.type.is_int):
+            raise c.src.error(node.args[0], f"cuda.{name}: the mask must be an integer")
+        SG.require(c, node, op, f"cuda.{name}()")
+        call = ast.Call(func=node.func, args=node.args[1:], keywords=[])
+        ast.copy_location(call, node)
+        return B.REGISTRY[target].lower(c, call, python_math)
+    obj = B.Builtin(f"cuda.{name}", f"cuda.{name}: vkp.{target} (lang/subgroups.py).")
+    B._register(B.Entry(f"cuda.{name}", None, lower, workgroup=True), obj)
+    return obj
+
+
+shfl_sync = _masked("shfl_sync", "subgroup_shuffle", 3, "shuffle")
+shfl_up_sync = _masked("shfl_up_sync", "subgroup_shuffle_up", 3, "shuffle_relative")
+shfl_down_sync = _masked("shfl_down_sync", "subgroup_shuffle_down", 3, "shuffle_relative")
+shfl_xor_sync = _masked("shfl_xor_sync", "subgroup_shuffle_xor", 3, "shuffle")
+ballot_sync = _masked("ballot_sync", "subgroup_ballot", 2, "ballot")
+all_sync = _masked("all_sync", "subgroup_all", 2, "vote")
+any_sync = _masked("any_sync", "subgroup_any", 2, "vote")
+eq_sync = _masked("eq_sync", "subgroup_all_equal", 2, "vote")
+
+
+def _lower_lanemask_lt(c, node, _python_math):
+    if node.args or node.keywords:
+        raise c.src.error(node, "cuda.lanemask_lt() takes no arguments")
+    SG.require(c, node, "basic", "cuda.lanemask_lt()")
+    return ir.Intrinsic(T.u32, c.src.loc(node), "cuda.lanemask_lt", [])
+
+
+lanemask_lt = B.Builtin("cuda.lanemask_lt", "cuda.lanemask_lt(): the bits of the lanes below "
+                        "this one, as a uint32 mask.")
+B._register(B.Entry("cuda.lanemask_lt", lambda w, e: "((1u << gl_SubgroupInvocationID) - 1u)",
+                    _lower_lanemask_lt, workgroup=True), lanemask_lt)
+
+
+def _lower_syncwarp(c, node, _python_math):
+    if len(node.args) > 1 or node.keywords:
+        raise c.src.error(node, "cuda.syncwarp(mask=0xffffffff) takes at most one argument")
+    SG.require(c, node, "basic", "cuda.syncwarp()")
+    return ir.Intrinsic(T.void, c.src.loc(node), "subgroup_barrier", [])
+
+
+def _lower_activemask(c, node, _python_math):
+    if node.args or node.keywords:
+        raise c.src.error(node, "cuda.activemask() takes no arguments")
+    SG.require(c, node, "ballot", "cuda.activemask()")
+    loc = c.src.loc(node)
+    return ir.Intrinsic(T.u32, loc, "subgroup_ballot", [ir.Const(T.bool_, loc, True)])
+
+
+syncwarp = B.Builtin("cuda.syncwarp", "cuda.syncwarp(mask): vkp.subgroup_barrier().")
+B._register(B.Entry("cuda.syncwarp", None, _lower_syncwarp, workgroup=True), syncwarp)
+activemask = B.Builtin("cuda.activemask", "cuda.activemask(): the lanes of this subgroup "
+                       "that run this code, as a uint32 mask.")
+B._register(B.Entry("cuda.activemask", None, _lower_activemask, workgroup=True), activemask)
 selp = _alias(B.Builtin("cuda.selp", "cuda.selp(cond, a, b): vkp.select(cond, a, b)."),
               "select")
 
-__all__ = ["Dim3", "atomic", "blockDim", "blockIdx", "brev", "clz", "const", "ffs", "fma",
+__all__ = ["Dim3", "activemask", "all_sync", "any_sync", "atomic", "ballot_sync", "blockDim", "cg", "eq_sync", "lanemask_lt",
+           "blockIdx", "brev", "cbrt", "clz", "laneid", "shfl_down_sync", "shfl_sync",
+           "shfl_up_sync", "shfl_xor_sync", "syncwarp", "warpsize", "const", "ffs", "fma",
            "grid", "gridDim", "gridsize", "local", "popc", "selp", "shared", "syncthreads",
            "syncthreads_and", "syncthreads_count", "syncthreads_or", "threadIdx",
            "threadfence", "threadfence_block", "threadfence_system"]

@@ -36,7 +36,7 @@ class NumbaType(B.Builtin):
     """A numba scalar type: `float32[:]` is an array type, `float32(float32)` a signature,
     `float32(x)` in kernel code a cast (on the host, a NumPy scalar)."""
 
-    def __init__(self, name: str, scalar: T.Scalar):
+    def __init__(self, name: str, scalar: T.Scalar | T.Complex):
         super().__init__(f"cuda.{name}", f"numba's {name}: the kernel type {scalar!r}.")
         self.scalar = scalar
         self.dtype = scalar.dtype
@@ -53,6 +53,8 @@ class NumbaType(B.Builtin):
         if args and all(isinstance(a, (NumbaType, T.ArrayType)) for a in args):
             return Signature(self.scalar, [_param_type(a) for a in args])
         if len(args) == 1:
+            if isinstance(self.scalar, T.Complex):
+                return self.dtype.type(args[0])
             return self.scalar(args[0])
         raise TypeError(f"{self.__name__}(...) takes one value, or types for a signature")
 
@@ -67,7 +69,7 @@ def void(*args) -> Signature:
 _NAMES = {"boolean": T.bool_, "bool_": T.bool_, "int8": T.i8, "int16": T.i16, "int32": T.i32,
           "int64": T.i64, "intp": T.i64, "uint8": T.u8, "uint16": T.u16, "uint32": T.u32,
           "uint64": T.u64, "uintp": T.u64, "float16": T.f16, "float32": T.f32,
-          "float64": T.f64, "double": T.f64}
+          "float64": T.f64, "double": T.f64, "complex64": T.c64, "complex128": T.c128}
 TYPES = {name: NumbaType(name, t) for name, t in _NAMES.items()}
 TYPES["void"] = void
 np.dtype(TYPES["float32"])      # they are dtype-like

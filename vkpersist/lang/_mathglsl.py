@@ -35,6 +35,20 @@ _fn("two_sum", [], """void _vkp_two_sum${S}($F a, $F b, out $F s, out $F e) {
     s = ss;
     e = ee;
 }""")
+_fn("div", ["two_prod", "pow2i"], """$F _vkp_div${S}($F a, $F b) {
+    // a / b correctly rounded but for rare ties: Vulkan lets a device's division be off by
+    // 2.5 ulp (NVIDIA's is), so the quotient is corrected by its exact residual
+    precise $F q = a / b;
+    // (no correction where the residual would under- or overflow: Dekker's split of q * b)
+    $F big = _vkp_pow2i${S}(IEMAX - 32);
+    if (abs(q) < _vkp_pow2i${S}(IEMIN + IMANT) || abs(q) > big || abs(b) > big || q == 0.0)
+        return q;
+    $F p, e;
+    _vkp_two_prod${S}(q, b, p, e);
+    precise $F r = (a - p) - e;
+    precise $F res = q + r / b;
+    return res;
+}""")
 _fn("scale", [], """$F _vkp_scale${S}($F x, int k) {
     // x * 2**k in two steps, so that neither overflows nor leaves the normal range early
     int k1 = k / 2;
@@ -292,7 +306,7 @@ _fn("atan", [], """$F _vkp_atan${S}($F x) {
                        : _vkp_atan_hi${S}[j] + (a + _vkp_atan_lo${S}[j]);
     return x < 0.0 ? -r : r;
 }""")
-_fn("atan2", ["signbit", "atan"], """$F _vkp_atan2${S}($F y, $F x) {
+_fn("atan2", ["signbit", "atan", "div"], """$F _vkp_atan2${S}($F y, $F x) {
     if (isnan(x) || isnan(y)) return $NAN;
     bool nx = _vkp_signbit${S}(x);
     $F r;
@@ -307,7 +321,9 @@ _fn("atan2", ["signbit", "atan"], """$F _vkp_atan2${S}($F y, $F x) {
         if (ey - ex > GAP) r = $PIO2_HI;
         else if (ex - ey > GAP && nx) r = $PI_HI;
         else {
-            $F a = _vkp_atan${S}(ay / ax);
+            // scaled near 1 (an approximate division of huge numbers can flush the
+            // reciprocal to zero), then divided to the last bit
+            $F a = _vkp_atan${S}(_vkp_div${S}(ldexp(ay, -ex), ldexp(ax, -ex)));
             r = nx ? $PI_HI - (a - $PI_LO) : a;
         }
     }
@@ -419,7 +435,7 @@ _fn("acosh", ["log", "log1p"], """$F _vkp_acosh${S}($F x) {
     $F t = x - 1.0;
     return _vkp_log1p${S}(t + sqrt(2.0 * t + t * t));
 }""")
-_fn("atanh", ["log1p"], """$F _vkp_atanh${S}($F x) {
+_fn("atanh", ["log1p", "div"], """$F _vkp_atanh${S}($F x) {
     if (isnan(x)) return x;
     $F ax = abs(x);
     if (ax > 1.0) return $NAN;
@@ -428,7 +444,241 @@ _fn("atanh", ["log1p"], """$F _vkp_atanh${S}($F x) {
     $F r;
     if (ax < 0.5) {
         $F t = ax + ax;
-        r = 0.5 * _vkp_log1p${S}(t + t * ax / (1.0 - ax));
-    } else r = 0.5 * _vkp_log1p${S}((ax + ax) / (1.0 - ax));
+        r = 0.5 * _vkp_log1p${S}(t + _vkp_div${S}(t * ax, 1.0 - ax));
+    } else r = 0.5 * _vkp_log1p${S}(_vkp_div${S}(ax + ax, 1.0 - ax));
     return x < 0.0 ? -r : r;
+}""")
+
+# ---- exact and near-exact functions: scaling, remainders, roots -------------------------------
+# IEMAX/IEMIN/IMANT: the largest and smallest normal exponents and the significand's bits,
+# POW2BITS 2**n built from its exponent bits, IFMODN a bound on fmod's steps (mathlib._code)
+_fn("pow2i", [], """$F _vkp_pow2i${S}(int n) {
+    // 2**n, exactly, for n in [IEMIN, IEMAX]
+    return POW2BITS;
+}""")
+_fn("ldexp", ["pow2i"], """$F _vkp_ldexp${S}($F x, int n) {
+    // x * 2**n with one rounding (also to a subnormal): at most three exact products,
+    // since GLSL's ldexp leaves overflow and subnormal results undefined
+    if (n > IEMAX) {
+        x *= _vkp_pow2i${S}(IEMAX);
+        n -= IEMAX;
+        if (n > IEMAX) { x *= _vkp_pow2i${S}(IEMAX); n = min(n - IEMAX, IEMAX); }
+    } else if (n < IEMIN) {
+        x *= _vkp_pow2i${S}(IEMIN + IMANT);
+        n -= IEMIN + IMANT;
+        if (n < IEMIN) { x *= _vkp_pow2i${S}(IEMIN + IMANT); n = max(n - IEMIN - IMANT, IEMIN); }
+    }
+    return x * _vkp_pow2i${S}(n);
+}""")
+_fn("frexp", ["pow2i"], """$F _vkp_frexp${S}($F x, out int e) {
+    // x = m * 2**e, 0.5 <= |m| < 1; zeros, infinities and nan give (x, 0) as C and Python
+    e = 0;
+    if (x == 0.0 || isinf(x) || isnan(x)) return x;
+    int bias = 0;
+    if (abs(x) < $MIN_NORMAL) { x *= _vkp_pow2i${S}(IMANT); bias = IMANT; }
+    $F m = frexp(x, e);
+    e -= bias;
+    return m;
+}""")
+_fn("frexpm", ["frexp"], """$F _vkp_frexpm${S}($F x) {
+    int e;
+    return _vkp_frexp${S}(x, e);
+}""")
+_fn("frexpe", ["frexp"], """int _vkp_frexpe${S}($F x) {
+    int e;
+    _vkp_frexp${S}(x, e);
+    return e;
+}""")
+_fn("fmod", ["signbit", "frexp", "ldexp"], """$F _vkp_fmod${S}($F x, $F y) {
+    // C's fmod, exactly: subtract |y| * 2**k from |x|, largest k first; each subtraction
+    // is exact (Sterbenz), at most one per binade between |x| and |y|
+    if (isnan(x) || isnan(y) || isinf(x) || y == 0.0) return $NAN;
+    $F r = abs(x), ay = abs(y);
+    if (r < ay || isinf(y)) return x;
+    int ey, er;
+    _vkp_frexp${S}(ay, ey);
+    for (int i = 0; i < IFMODN && r >= ay; i++) {
+        _vkp_frexp${S}(r, er);
+        $F s = _vkp_ldexp${S}(ay, er - ey);
+        if (s > r) s *= 0.5;
+        r -= s;
+    }
+    return _vkp_signbit${S}(x) ? -r : r;
+}""")
+_fn("remainder", ["fmod"], """$F _vkp_remainder${S}($F x, $F y) {
+    // IEEE remainder: x - n * y, n the integer nearest x / y (even on ties), exactly
+    if (isnan(x) || isnan(y) || isinf(x) || y == 0.0) return $NAN;
+    if (isinf(y)) return x;
+    $F ay = abs(y);
+    $F r = ay <= $HALF_MAX ? abs(_vkp_fmod${S}(x, ay + ay)) : abs(x);     // [0, 2|y|)
+    $F h = 0.5 * ay;
+    if (r > h) {
+        r -= ay;
+        if (r >= h) r -= ay;
+    }
+    return x < 0.0 || (x == 0.0 && _vkp_signbit${S}(x)) ? -r : r;
+}""")
+_fn("pymod", ["fmod"], """$F _vkp_pymod${S}($F x, $F y) {
+    // Python's (and NumPy's) float %: fmod, moved to the divisor's sign
+    $F r = _vkp_fmod${S}(x, y);
+    if (r != 0.0) {
+        if ((r < 0.0) != (y < 0.0)) r += y;
+    } else {
+        r = y < 0.0 || (y == 0.0 && _vkp_signbit${S}(y)) ? -0.0 : 0.0;
+        if (isnan(y) || isnan(x)) r = $NAN;
+    }
+    return r;
+}""")
+_fn("modff", ["signbit"], """$F _vkp_modff${S}($F x) {
+    // the fractional part, with x's sign (modf(-3.0) = (-0.0, -3.0), modf(inf) = (0.0, inf))
+    $F f = isinf(x) ? 0.0 : abs(x - trunc(x));
+    return _vkp_signbit${S}(x) ? -f : f;
+}""")
+_fn("hypot", ["frexp", "ldexp", "two_prod", "two_sum"], """$F _vkp_hypot${S}($F x, $F y) {
+    // the larger part scaled to [0.5, 1) (no overflow or underflow), the sum of squares to
+    // double length, and the driver's sqrt corrected by one Newton step (sqrt may be off
+    // by a few ulp, and some drivers compute sqrt(0) as 0 * inversesqrt(0) = nan)
+    $F a = abs(x), b = abs(y);
+    if (isinf(a) || isinf(b)) return $INF;
+    if (isnan(a) || isnan(b)) return a + b;
+    $F m = max(a, b), n = min(a, b);
+    if (m == 0.0) return m;
+    int e;
+    _vkp_frexp${S}(m, e);
+    m = _vkp_ldexp${S}(m, -e);
+    n = _vkp_ldexp${S}(n, -e);
+    $F p, pe, q, qe, s, se, hh, he;
+    _vkp_two_prod${S}(m, m, p, pe);
+    _vkp_two_prod${S}(n, n, q, qe);
+    _vkp_two_sum${S}(p, q, s, se);
+    precise $F lo = se + (pe + qe);
+    $F h = sqrt(s);
+    _vkp_two_prod${S}(h, h, hh, he);
+    precise $F r = h + (((s - hh) - he) + lo) / (2.0 * h);
+    return _vkp_ldexp${S}(r, e);
+}""")
+_fn("cbrt", ["signbit", "log2", "exp2", "two_prod", "pow2i"], """$F _vkp_cbrt${S}($F x) {
+    if (x == 0.0 || isinf(x) || isnan(x)) return x;
+    $F a = abs(x);
+    // scaled by 2**(3k) into a range where the residual below neither under- nor overflows
+    int k = a < _vkp_pow2i${S}(-ICBRTK * 4) ? ICBRTK : a > _vkp_pow2i${S}(ICBRTK * 4) ? -ICBRTK : 0;
+    a *= _vkp_pow2i${S}(3 * k);
+    $F t = _vkp_exp2${S}(_vkp_log2${S}(a) * (1.0 / 3.0));
+    // one Newton step, the residual t**3 - a to double length
+    $F p, e, q, f;
+    _vkp_two_prod${S}(t, t, p, e);
+    _vkp_two_prod${S}(p, t, q, f);
+    precise $F r = (q - a) + (f + e * t);
+    precise $F res = (t - r / (3.0 * t * t)) * _vkp_pow2i${S}(-k);
+    return _vkp_signbit${S}(x) ? -res : res;
+}""")
+_fn("roundn", ["pow"], """$F _vkp_roundn${S}($F x, int n) {
+    // round(x, n): x scaled by 10**n, rounded half to even, scaled back
+    if (x == 0.0 || isinf(x) || isnan(x)) return x;
+    if (n > IDIGITS) return x;
+    if (n >= 0) {
+        $F p = _vkp_pow${S}(10.0, $F(n));
+        $F y = x * p;
+        return isinf(y) ? x : roundEven(y) / p;
+    }
+    if (n < -IDIGITS) return 0.0 * x;
+    $F p = _vkp_pow${S}(10.0, $F(-n));
+    return roundEven(x / p) * p;
+}""")
+
+# ---- the error function -----------------------------------------------------------------------
+_fn("erfccf", ["two_prod", "expdd", "div"], """$F _vkp_erfccf${S}($F x) {
+    // erfc(x) for x >= 1: exp(-x*x) (x*x to double length) over sqrt(pi) times Laplace's
+    // continued fraction 1 / (x + (1/2) / (x + 1 / (x + (3/2) / ...))), evaluated from the
+    // back with enough terms for x (it converges fast for large x, slowly near 1)
+    if (x > 27.3) return 0.0;
+    $F h, l;
+    _vkp_two_prod${S}(x, x, h, l);
+    if (-h < $EXP_UNDER) return 0.0;
+    int n = ICFMIN + int(ICFN / (x * x));
+    $F t = x;
+    for (int k = n; k > 0; k--) t = x + (0.5 * $F(k)) / t;
+    return _vkp_div${S}(_vkp_expdd${S}(-h, -l) * $INV_SQRTPI, t);
+}""")
+_fn("erf", ["erfccf"], """$F _vkp_erf${S}($F x) {
+    if (isnan(x)) return x;
+    $F ax = abs(x);
+    if (ax < 1.0) {
+        if (ax < $MIN_NORMAL * 16.0) return x * $TWO_OVER_SQRTPI;   // no underflow in x*x
+        $F z = x * x;
+        precise $F r = x + x * POLY<erf>(z);
+        return r;
+    }
+    $F r = ax > 6.0 ? 1.0 : 1.0 - _vkp_erfccf${S}(ax);
+    return x < 0.0 ? -r : r;
+}""")
+_fn("erfc", ["erf", "erfccf"], """$F _vkp_erfc${S}($F x) {
+    if (isnan(x)) return x;
+    if (x >= 1.0) return _vkp_erfccf${S}(x);
+    if (x > -1.0) return 1.0 - _vkp_erf${S}(x);
+    return 2.0 - _vkp_erfccf${S}(-x);
+}""")
+
+# ---- the gamma function -----------------------------------------------------------------------
+_fn("lgammabig", ["log"], """$F _vkp_lgammabig${S}($F y) {
+    // lgamma(y), y >= IGAMMAX: Stirling's series
+    $F z = 1.0 / (y * y);
+    $F l = _vkp_log${S}(y);
+    precise $F r = (y * (l - 1.0) - 0.5 * l) + ($HALF_LOG_2PI + POLY<stirling>(z) / y);
+    return r;
+}""")
+_fn("lgammamid", ["log", "log1p"], """$F _vkp_lgammamid${S}($F x) {
+    // 0.5 < x < 3.5, around the zeros at 1 and 2: the Taylor series of lgamma(2 + t)
+    // (coefficients (-1)**k (zeta(k) - 1) / k), less log(1 + t) below 1.5, plus log(x - 1)
+    // above 2.5 (no cancellation of a shifted product)
+    $F t = x < 1.5 ? x - 1.0 : x < 2.5 ? x - 2.0 : x - 3.0;     // exact
+    precise $F l2 = t * POLY<lgamma2>(t);
+    if (x < 1.5) return l2 - _vkp_log1p${S}(t);
+    return x < 2.5 ? l2 : l2 + _vkp_log${S}(x - 1.0);
+}""")
+_fn("lgammapos", ["lgammabig", "lgammamid", "log"], """$F _vkp_lgammapos${S}($F x) {
+    // x > 0: the series around 1 and 2 (below 1/2 through lgamma(x + 1) - log(x)), else
+    // shifted up to where Stirling's series converges, the shift's product divided out
+    if (x <= 0.5) return _vkp_lgammamid${S}(x + 1.0) - _vkp_log${S}(x);
+    if (x < 3.5) return _vkp_lgammamid${S}(x);
+    $F p = 1.0, y = x;
+    while (y < IGAMMAX) { p *= y; y += 1.0; }
+    return _vkp_lgammabig${S}(y) - _vkp_log${S}(p);
+}""")
+_fn("sinpi", ["sin"], """$F _vkp_sinpi${S}($F x) {
+    // sin(pi x), x reduced exactly to [-1/2, 1/2] first (sin(pi r) = sin(pi (1 - r))), so
+    // that rounding pi r costs no more than an ulp near the zeros
+    $F r = x - 2.0 * roundEven(0.5 * x);
+    if (r > 0.5) r = 1.0 - r;
+    else if (r < -0.5) r = -1.0 - r;
+    return _vkp_sin${S}($PI_HI * r);
+}""")
+_fn("lgamma", ["lgammapos", "sinpi", "div", "log"], """$F _vkp_lgamma${S}($F x) {
+    if (isnan(x)) return x;
+    if (isinf(x)) return $INF;
+    if (x > 0.0) return _vkp_lgammapos${S}(x);
+    if (floor(x) == x) return $INF;        // the poles at 0, -1, -2, ...
+    // reflection: lgamma(x) = log(pi / |sin(pi x)|) - lgamma(1 - x)
+    $F s = abs(_vkp_sinpi${S}(x));
+    return _vkp_log${S}(_vkp_div${S}($PI_HI, s)) - _vkp_lgammapos${S}(1.0 - x);
+}""")
+_fn("gammapos", ["pow", "exp", "div"], """$F _vkp_gammapos${S}($F x) {
+    // x > 0: Stirling's product y**(y - 1/2) e**-y sqrt(2 pi) e**series at y = x + n >= IGAMMAX
+    // (the power in two halves, which do not overflow), over x (x + 1) ... (x + n - 1)
+    if (x > $GAMMA_OVER) return $INF;
+    $F p = 1.0, y = x;
+    while (y < IGAMMAX) { p *= y; y += 1.0; }
+    $F t = _vkp_pow${S}(y, 0.5 * y - 0.25);
+    $F z = 1.0 / (y * y);
+    $F g = t * _vkp_exp${S}(-y) * t * $SQRT_2PI * _vkp_exp${S}(POLY<stirling>(z) / y);
+    return _vkp_div${S}(g, p);
+}""")
+_fn("gamma", ["gammapos", "sinpi", "div", "signbit"], """$F _vkp_gamma${S}($F x) {
+    if (isnan(x)) return x;
+    if (x == 0.0) return _vkp_signbit${S}(x) ? -$INF : $INF;
+    if (isinf(x)) return x > 0.0 ? x : $NAN;
+    if (x > 0.0) return _vkp_gammapos${S}(x);
+    if (floor(x) == x) return $NAN;        // negative integers
+    // reflection: gamma(x) = pi / (sin(pi x) gamma(1 - x)); 0 with its sign where it underflows
+    return _vkp_div${S}($PI_HI, _vkp_sinpi${S}(x) * _vkp_gammapos${S}(1.0 - x));
 }""")

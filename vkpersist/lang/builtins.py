@@ -103,6 +103,10 @@ def _float_type(c, t, node):
 
 
 def _float_type_of(c, t, node):
+    if isinstance(t, T.Complex):
+        raise c.src.error(node, f"this math function takes real numbers, got a {t}; cmath "
+                          "has the complex ones (cmath.sqrt, cmath.exp, cmath.log, ...), "
+                          "abs(z) the modulus")
     if isinstance(t, T.Vector):
         if not t.elem.is_float:
             raise c.src.error(node, f"this function needs float vectors, got {t}")
@@ -221,7 +225,7 @@ for _name in ("floor", "ceil", "trunc"):
     _float_fn(_name, int_result=True)
 
 
-def _float_test(name):
+def _float_test(name, emit=None):
     def lower(c, node, _python_math):
         if len(node.args) != 1:
             raise c.src.error(node, f"{name}() takes 1 argument")
@@ -230,11 +234,12 @@ def _float_test(name):
         if isinstance(t, T.Vector):
             raise c.src.error(node, f"{name}() takes a scalar")
         return ir.Intrinsic(T.bool_, c.src.loc(node), name, [c.convert(a, t, node)])
-    _math_builtin(name, lower, _glsl_call(name), _py(name))
+    _math_builtin(name, lower, emit or _glsl_call(name), _py(name))
 
 
 _float_test("isnan")
 _float_test("isinf")
+_float_test("isfinite", lambda w, e: f"!(isinf({w.expr(e.args[0])}) || isnan({w.expr(e.args[0])}))")
 
 
 def _lower_abs(c, node, _python_math):
@@ -247,6 +252,8 @@ def _lower_abs(c, node, _python_math):
         return ir.Const(a.type, c.src.loc(node), py_builtins.abs(a.value))   # not vkp.abs
     if isinstance(a.type, T.Scalar) and a.type.kind == "u":
         return a
+    if isinstance(a.type, T.Complex):
+        return ir.Intrinsic(a.type.elem, c.src.loc(node), "cabs", [a])
     return ir.Intrinsic(a.type, c.src.loc(node), "abs", [a])
 
 
@@ -256,6 +263,9 @@ _math_builtin("abs", _lower_abs, _glsl_call("abs"), (py_builtins.abs,))
 def _min_max(name):
     def lower(c, node, _python_math):
         args = [c.value(c.expr(a), a) for a in node.args]
+        if any(isinstance(a.type, T.Complex) for a in args):
+            raise c.src.error(node, f"{name}() of complex numbers: they are not ordered "
+                              "(compare abs(z) or the .real parts)")
         if len(args) < 2:
             raise c.src.error(node, f"{name}() needs at least 2 arguments in kernels")
         t = c.unify_many(args, node) if all(isinstance(a.type, T.Scalar) for a in args) else \
@@ -284,17 +294,111 @@ def _float_binary(name, emit):
     _math_builtin(name, lower, emit, _py(name))
 
 
-def _emit_hypot(w, e):
-    a, b = (w.expr(x) for x in e.args)
-    vec = w.glsl_type(T.Vector(e.type, 2)) if e.type != T.f64 else "dvec2"
-    return f"length({vec}({a}, {b}))"
-
-
 _float_binary("atan2", _math_call("atan2"))
 _float_binary("pow", _math_call("pow"))
 _float_binary("copysign", lambda w, e: f"{w.helper('copysign', e.type)}"
               f"({w.expr(e.args[0])}, {w.expr(e.args[1])})")
-_float_binary("hypot", _emit_hypot)
+for _name in ("hypot", "fmod", "remainder"):
+    _float_binary(_name, _math_call(_name))
+
+
+def _lower_ldexp(c, node, _python_math):
+    args = [c.value(c.expr(a), a) for a in node.args]
+    if len(args) != 2:
+        raise c.src.error(node, "ldexp(x, n) takes 2 arguments")
+    if not (isinstance(args[1].type, T.Scalar) and args[1].type.is_int):
+        raise c.src.error(node.args[1], f"ldexp(x, n): n must be an integer, got {args[1].type}")
+    t = _float_type(c, args[0].type, node)
+    if isinstance(t, T.Vector):
+        raise c.src.error(node, "ldexp() takes a scalar")
+    n, loc = args[1], c.src.loc(node)
+    nt = T.arithmetic(n.type)
+    if nt != T.i32:         # clamped in its own type first, so that int32 cannot wrap it
+        lo = 0 if nt.kind == "u" else -3000
+        n = ir.Intrinsic(nt, loc, "clamp", [n, ir.Const(nt, loc, lo), ir.Const(nt, loc, 3000)])
+    return ir.Intrinsic(t, c.src.loc(node), "ldexp", [c.convert(args[0], t, node),
+                                                      c.convert(n, T.i32, node)])
+
+
+_math_builtin("ldexp", _lower_ldexp, _math_call("ldexp"), _py("ldexp"))
+
+
+def _scalar_float_arg(c, node, name):
+    if len(node.args) != 1:
+        raise c.src.error(node, f"{name}() takes 1 argument")
+    a = c.value(c.expr(node.args[0]), node.args[0])
+    t = _float_type(c, a.type, node)
+    if isinstance(t, T.Vector):
+        raise c.src.error(node, f"{name}() takes a scalar")
+    return c.convert(a, t, node), t
+
+
+def _pair(c, x, loc, first, second):
+    """(first(ref), second(ref)) of x evaluated once: two-result functions (frexp, modf)."""
+    tmp, ref = (None, x) if isinstance(x, (ir.Ref, ir.Const)) else \
+        (lambda v: (v, ir.Ref(x.type, loc, v)))(c._temp(x.type, "m"))
+    a = first(ref)
+    return PyValue((a if tmp is None else ir.Let(a.type, loc, tmp, x, a), second(ref)))
+
+
+def _lower_frexp(c, node, _python_math):
+    x, t = _scalar_float_arg(c, node, "frexp")
+    loc = c.src.loc(node)
+    return _pair(c, x, loc, lambda r: ir.Intrinsic(t, loc, "frexpm", [r]),
+                 lambda r: ir.Intrinsic(T.i32, loc, "frexpe", [r]))
+
+
+def _lower_modf(c, node, _python_math):
+    x, t = _scalar_float_arg(c, node, "modf")
+    loc = c.src.loc(node)
+    return _pair(c, x, loc, lambda r: ir.Intrinsic(t, loc, "modff", [r]),
+                 lambda r: ir.Intrinsic(t, loc, "trunc", [r]))
+
+
+_math_builtin("frexp", _lower_frexp, None, _py("frexp"))
+_math_builtin("modf", _lower_modf, None, _py("modf"))
+for _name in ("frexpm", "modff"):
+    _register(Entry(_name, _math_call(_name)))
+_register(Entry("frexpe", lambda w, e: f"{mathlib.function(w.helpers, 'frexpe', e.args[0].type)}"
+                f"({w.expr(e.args[0])})"))
+
+
+def _lower_round(c, node, python_math):
+    """round(x) -> the nearest integer, ties to even (Python's, numba's: an int);
+    round(x, n) -> x rounded to n decimals, a float."""
+    args = [c.value(c.expr(a), a) for a in node.args]
+    if not 1 <= len(args) <= 2:
+        raise c.src.error(node, f"round() takes 1 or 2 arguments, got {len(args)}")
+    loc = c.src.loc(node)
+    x = args[0]
+    if isinstance(x.type, T.Scalar) and (x.type.is_int or x.type == T.bool_) and len(args) == 1:
+        return c.convert(x, T.i32 if x.type == T.bool_ else T.arithmetic(x.type), node)
+    t = _float_type(c, x.type, node)
+    if isinstance(t, T.Vector):
+        raise c.src.error(node, "round() takes a scalar; vkp.roundEven is elementwise")
+    x = c.convert(x, t, node)
+    if len(args) == 1:
+        out = ir.Intrinsic(t, loc, "roundEven", [x])
+        return c.convert(out, T.i32 if t.bits <= 32 else T.i64, node) if python_math else out
+    if not (isinstance(args[1].type, T.Scalar) and args[1].type.is_int):
+        raise c.src.error(node.args[1], "round(x, ndigits): ndigits must be an integer")
+    return ir.Intrinsic(t, loc, "roundn", [x, c.convert(args[1], T.i32, node)])
+
+
+_math_builtin("round", _lower_round, None, (py_builtins.round,))
+_register(Entry("roundEven", _glsl_call("roundEven")))
+_register(Entry("roundn", _math_call("roundn")))
+
+
+def _angle(name, factor):
+    def lower(c, node, _python_math):
+        x, t = _scalar_float_arg(c, node, name)
+        return ir.Binary(t, c.src.loc(node), "*", x, ir.Const(t, c.src.loc(node), factor))
+    _math_builtin(name, lower, None, _py(name))
+
+
+_angle("degrees", 180.0 / math.pi)
+_angle("radians", math.pi / 180.0)
 # the integer power Semantics makes for int ** int (no Python object calls it)
 _register(Entry("ipow", lambda w, e: f"{w.helper('ipow', e.type)}"
                 f"({w.expr(e.args[0])}, {w.expr(e.args[1])})"))
@@ -363,8 +467,9 @@ def _lower_atomic(c, node, name):
         raise c.src.error(node.args[0], f"atomic.{name} needs an array (a kernel array argument "
                           "or a shared array) as its first argument")
     var = arr.value.var
-    if var.role == "local_array":
-        raise c.src.error(node.args[0], "atomics on local arrays make no sense: they are private")
+    if var.role in ("local_array", "const_array"):
+        raise c.src.error(node.args[0], "atomics need a kernel array argument or a shared "
+                          "array (local arrays are private, captured host arrays constant)")
     idx_node = node.args[1]
     index = c.array_index(var, idx_node, idx_node)
     elem = var.type.elem
@@ -373,6 +478,10 @@ def _lower_atomic(c, node, name):
         ok |= {T.i64, T.u64}
     if name in ("add", "exchange") and c.unit.target.atomic_float:
         ok |= {T.f32}
+    if name in ("inc", "dec"):
+        ok = {T.u32, T.u64} & ok
+    if elem in (T.f32, T.f64) and elem not in ok and name in _CAS_FLOAT:
+        return _lower_float_cas(c, node, name, var, index, elem)
     if elem not in ok:
         raise c.src.error(node, f"atomic.{name} is not available for {elem} arrays on this "
                           f"device; supported: {', '.join(sorted(map(str, ok)))}")
@@ -385,8 +494,74 @@ def _lower_atomic(c, node, name):
     return ir.Intrinsic(elem, loc, f"atomic_{name}", [ir.Load(elem, loc, var, index), *values])
 
 
+# float atomics GLSL lacks, as compare-and-swap loops on the element's bits, and CUDA's
+# wrapping unsigned increments: the new value from the old one (o) and the operand (v)
+_CAS_FLOAT = {"add": "{o} + {v}", "sub": "{o} - {v}", "max": "({v} > {o} ? {v} : {o})",
+              "min": "({v} < {o} ? {v} : {o})", "exchange": "{v}"}
+_CAS_INT = {"inc": "({o} >= {v} ? {t}(0) : {o} + {t}(1))",
+            "dec": "(({o} == {t}(0) || {o} > {v}) ? {v} : {o} - {t}(1))"}
+
+
+def _lower_float_cas(c, node, name, var, index, elem):
+    if var.role != "array_param":
+        raise c.src.error(node, f"atomic.{name} on {elem} needs a compare-and-swap on the "
+                          "element's bits, which shared arrays cannot be viewed as; use an "
+                          "array argument (or a float32 add where the device has float "
+                          "atomics)")
+    if elem == T.f64:
+        if not c.unit.target.atomic_int64:
+            raise c.src.error(node, f"atomic.{name} on float64 needs 64-bit integer atomics "
+                              f"(for its compare-and-swap), which {c.unit.target.name} lacks")
+        c.unit.uses_atomic_int64 = True
+        c.require(T.u64, node)
+    var.bits_alias = True
+    var.written = True
+    loc = c.src.loc(node)
+    value = c.convert(c.value(c.expr(node.args[2]), node.args[2]), elem, node.args[2])
+    return ir.Intrinsic(elem, loc, f"atomic_cas_{name}", [ir.Load(elem, loc, var, index), value])
+
+
+def _emit_cas_loop(w, target, value, t, word, update, to_word, from_word):
+    """`t old = target; target = update(old, value)` atomically; returns old."""
+    o, v, seen = w._tmp("o"), w._tmp("v"), w._tmp("seen")
+    w.pre += [f"{t} {v} = {value};", f"{word} {o} = {target};",
+              f"for (;;) {{ {word} {seen} = atomicCompSwap({target}, {o}, "
+              f"{to_word(update.format(o=from_word(o), v=v, t=t))}); "
+              f"if ({seen} == {o}) break; {o} = {seen}; }}"]
+    return from_word(o)
+
+
+def _emit_float_cas(name):
+    def emit(w, e):
+        var = e.args[0].var
+        target = w.element(var, e.args[0].index)
+        target = f"{var.name}_bits{target[len(var.name):]}"
+        f64 = e.type == T.f64
+        to_word = (lambda x: f"doubleBitsToUint64({x})") if f64 else \
+            (lambda x: f"floatBitsToUint({x})")
+        from_word = (lambda x: f"uint64BitsToDouble({x})") if f64 else \
+            (lambda x: f"uintBitsToFloat({x})")
+        return _emit_cas_loop(w, target, w.expr(e.args[1]), w.glsl_type(e.type),
+                              "uint64_t" if f64 else "uint", _CAS_FLOAT[name], to_word, from_word)
+    return emit
+
+
+def _emit_int_cas(name):
+    def emit(w, e):
+        target = w.element(e.args[0].var, e.args[0].index)
+        t = w.glsl_type(e.type)
+        return _emit_cas_loop(w, target, w.expr(e.args[1]), t, t, _CAS_INT[name], str, str)
+    return emit
+
+
+for _name in _CAS_FLOAT:
+    _register(Entry(f"atomic_cas_{_name}", _emit_float_cas(_name), accesses="write"))
+
+
 def _emit_atomic(name):
     def emit(w, e):
+        if name in _CAS_INT:
+            return _emit_int_cas(name)(w, e)
         target = w.element(e.args[0].var, e.args[0].index)
         values = [w.expr(a) for a in e.args[1:]]
         if name == "sub":
@@ -397,7 +572,7 @@ def _emit_atomic(name):
 
 atomic = types.SimpleNamespace()
 for _py_name in ("add", "sub", "min", "max", "and_", "or_", "xor", "exchange",
-                 "compare_exchange"):
+                 "compare_exchange", "inc", "dec"):
     _name = _py_name.rstrip("_")
     _obj = Builtin(f"atomic.{_py_name}", f"atomic.{_py_name}(array, index, value"
                    f"{', new' if _py_name == 'compare_exchange' else ''}): atomically update "

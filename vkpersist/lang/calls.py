@@ -9,6 +9,7 @@ import builtins as py_builtins
 import numpy as np
 
 from . import builtins as B
+from . import complexlib  # noqa: F401  (registers complex(), cmath.* and the complex ops)
 from . import ir
 from . import types as T
 from .semantics import const
@@ -24,6 +25,8 @@ def lower_call(c, target, node):
         return target.call(c, node)             # ctrl.apply(step), q.push(item), sock.commit()
     if isinstance(target, DeviceFunction):
         return _device_call(c, target, node)
+    if isinstance(target, _Conjugate):
+        return target.lower(c, node)
     found = B.lookup(target)
     if found is not None:
         entry, python_math = found
@@ -33,6 +36,8 @@ def lower_call(c, target, node):
                               "no workgroup of its own; the scheduler separates stages by grid "
                               "barriers")
         return entry.lower(c, node, python_math)
+    if isinstance(target, T.Complex):
+        return _cast(c, target, node)
     if isinstance(target, T.Vector):
         return _vector(c, target, node)
     if target in (py_builtins.int, py_builtins.float, py_builtins.bool):
@@ -83,7 +88,7 @@ def _cast(c, t, node):
     a = args[0]
     if t == T.bool_:
         return c.truth(a, node)
-    if isinstance(a.type, T.Vector):
+    if isinstance(a.type, T.Vector) and not isinstance(t, T.Complex):
         raise c.src.error(node, f"cannot convert {a.type} to {t}")
     return c.convert(a, t, node)
 
@@ -108,6 +113,38 @@ def _vector(c, vt, node):
     if count != vt.n:
         raise c.src.error(node, f"{vt}() needs {vt.n} components, got {count}")
     return ir.MakeVector(vt, loc, parts)
+
+
+def complex_attribute(c, z, node):
+    """z.real, z.imag, z.conjugate of a complex value."""
+    loc = c.src.loc(node)
+    if node.attr in ("real", "imag"):
+        return ir.Swizzle(z.type.elem, loc, z, "x" if node.attr == "real" else "y")
+    if node.attr == "conjugate":
+        return PyValue(_Conjugate(z))
+    raise c.src.error(node, f"complex numbers have .real, .imag and .conjugate(), not "
+                      f".{node.attr}")
+
+
+class _Conjugate:
+    """The bound method z.conjugate, met as a call target."""
+    __name__ = "conjugate"
+
+    def __init__(self, z):
+        self.z = z
+
+    def lower(self, c, node):
+        if node.args:
+            raise c.src.error(node, "conjugate() takes no arguments")
+        z, loc = self.z, c.src.loc(node)
+        t = z.type
+        ref, tmp = z, None
+        if not isinstance(z, (ir.Ref, ir.Const)):
+            tmp = c._temp(t, "z")
+            ref = ir.Ref(t, loc, tmp)
+        out = ir.MakeVector(t, loc, [ir.Swizzle(t.elem, loc, ref, "x"),
+                                     ir.Unary(t.elem, loc, "-", ir.Swizzle(t.elem, loc, ref, "y"))])
+        return out if tmp is None else ir.Let(t, loc, tmp, z, out)
 
 
 def _len(c, node):

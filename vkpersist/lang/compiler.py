@@ -26,6 +26,8 @@ class Unit:
         self.uses_int64 = self.uses_float64 = False
         self.uses_atomic_int64 = self.uses_atomic_float = False
         self.uses_storage8 = self.uses_storage16 = False
+        self.uses_subgroup: set = set()    # subgroup operation classes (lang/subgroups.py)
+        self.const_arrays: dict = {}       # id(host array) -> its const_array Var (frontend)
         # bytes of dynamic shared memory (numba.cuda's shared.array(0, dtype), sized by the
         # launch: vkpersist.cuda's k[blocks, threads, stream, nbytes]); 0: none given
         self.dynamic_shared = 0

@@ -46,6 +46,7 @@ class FunctionCompiler(StatementLowering):
         self.static_args: dict = {}
         self.return_types: list | None = None
         self.temps = 0
+        self.constant_locals = _constant_locals(self.node)
 
     # ---- driver -----------------------------------------------------------------------
     def compile(self) -> ir.Function:
@@ -162,7 +163,7 @@ class FunctionCompiler(StatementLowering):
         return self.pyconst(e.value, node)
 
     def pyconst(self, v, node) -> ir.Expr:
-        if isinstance(v, (bool, int, float, np.generic)) and not isinstance(v, np.void):
+        if isinstance(v, (bool, int, float, complex, np.generic)) and not isinstance(v, np.void):
             return self.rule(node, literal, v, self.src.loc(node))
         if isinstance(v, ir.Expr):
             return v
@@ -170,7 +171,7 @@ class FunctionCompiler(StatementLowering):
 
     def expr_Constant(self, node):
         v = node.value
-        if v is None or isinstance(v, (str, bytes, complex)) or v is Ellipsis:
+        if v is None or isinstance(v, (str, bytes)) or v is Ellipsis:
             raise self.src.error(node, f"constant {v!r} is not supported in kernels (numbers and "
                                  "booleans only)")
         return self.pyconst(v, node)
@@ -194,7 +195,37 @@ class FunctionCompiler(StatementLowering):
         value = self.lookup_global(node.id, node)
         if isinstance(value, KernelValue):
             return value.lower(self, node)
+        if isinstance(value, np.ndarray) and not self.unit.resources:
+            return PyValue(ArrayHandle(self.const_array(value, node.id, node)))
         return value if isinstance(value, ir.Expr) else PyValue(value)
+
+    CONST_ARRAY_LIMIT = 4096
+
+    def const_array(self, value: np.ndarray, name: str, node) -> ir.Var:
+        """A host NumPy array the kernel reads from its globals or closure: copied into the
+        shader as a constant array, its values as they are at the first compilation (as
+        numba copies them), up to CONST_ARRAY_LIMIT elements."""
+        var = self.unit.const_arrays.get(id(value))
+        if var is not None:
+            return var
+        if value.size > self.CONST_ARRAY_LIMIT or not 1 <= value.ndim <= 3:
+            raise self.src.error(node, f"{name!r} is a host array of shape {value.shape}; "
+                                 f"kernels copy captured arrays of 1-3 dimensions and at most "
+                                 f"{self.CONST_ARRAY_LIMIT} elements into their code. Pass it "
+                                 "as an argument instead (cuda.to_device(data) once, reused "
+                                 "by every launch)")
+        try:
+            elem = T.value_type_of_dtype(value.dtype)
+        except TypeError:
+            raise self.src.error(node, f"{name!r} is a host array of {value.dtype}, which "
+                                 "kernels do not compute with") from None
+        elem = T.arithmetic(elem) if isinstance(elem, T.Scalar) else elem
+        self.require(elem.elem if isinstance(elem, T.Complex) else elem, node)
+        var = ir.Var(f"{glsl_name(name)}_const{len(self.unit.const_arrays)}",
+                     T.FixedArray(elem, tuple(value.shape), "const"), "const_array",
+                     init=tuple(value.ravel().tolist()))
+        self.unit.const_arrays[id(value)] = var
+        return var
 
     def program_resource(self, value, node):
         """A program's arrays and controls are globals of its stages: the handle of the
@@ -223,6 +254,8 @@ class FunctionCompiler(StatementLowering):
                     resource = self.program_resource(value, node)
                     if resource is not None:
                         return resource
+                    if isinstance(value, np.ndarray) and not self.unit.resources:
+                        return value            # copied into the kernel (expr_Name)
                     if isinstance(value, np.ndarray) or hasattr(value, "buffer"):
                         if self.unit.resources:
                             raise self.src.error(node, f"{name!r} is an array the program does "
@@ -268,6 +301,8 @@ class FunctionCompiler(StatementLowering):
             if resource is None:
                 return PyValue(value)
             return resource if isinstance(resource, ir.Expr) else PyValue(resource)
+        if isinstance(base.type, T.Complex):
+            return calls.complex_attribute(self, base, node)
         if isinstance(base.type, T.Vector):
             comps = self._swizzle_check(base.type, node.attr, node)
             t = base.type.elem if len(comps) == 1 else T.Vector(base.type.elem, len(comps))
@@ -360,7 +395,9 @@ class FunctionCompiler(StatementLowering):
         t = var.type
         ndim = t.ndim if isinstance(t, T.ArrayType) else len(t.shape)
         if any(isinstance(i, ast.Slice) for i in items):
-            raise self.src.error(node, "slices are not supported in kernels; index one element")
+            raise self.src.error(node, "array slices (a[i:], a[i, :]) are not values in kernels: "
+                                 "index elements (a[i + k]), or pass the array and the offset "
+                                 "to the device function (f(a, i) instead of f(a[i:]))")
         if len(items) != ndim:
             raise self.src.error(node, f"this array has {ndim} dimension(s), indexed with "
                                  f"{len(items)} index(es)")
@@ -381,6 +418,10 @@ class FunctionCompiler(StatementLowering):
         return out
 
     def store(self, var, index, value, node):
+        if var.role == "const_array":
+            raise self.src.error(node, "this array is a constant copy of a host array the "
+                                 "kernel captured; kernels cannot write it (pass the array as "
+                                 "an argument to write it)")
         elem = elem_type(var.type)
         target = T.arithmetic(elem) if isinstance(elem, T.Scalar) else elem
         var.written = True
@@ -475,6 +516,8 @@ class FunctionCompiler(StatementLowering):
         return self.rule(node, self.sem.convert, self.value(e, node), t)
 
     def constant_value(self, node, what):
+        if isinstance(node, ast.Name) and node.id in self.constant_locals:   # N = 100
+            return self.constant_locals[node.id]
         e = self.expr(node)
         if isinstance(e, ir.Const):
             return e.value
@@ -495,3 +538,32 @@ class FunctionCompiler(StatementLowering):
 
 
 _CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+
+
+def _constant_locals(fn: ast.FunctionDef) -> dict:
+    """Locals bound once, to a number or a tuple of numbers, and never rebound (`N = 100`):
+    their value is a compile-time constant where one is needed (a shared array's shape, as
+    numba allows), while they stay ordinary locals everywhere else."""
+    params = {a.arg for a in fn.args.args}
+    bound: dict[str, int] = {}
+    values = {}
+    for n in ast.walk(fn):
+        targets = []
+        if isinstance(n, ast.Assign):
+            targets = n.targets
+        elif isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr)):
+            targets = [n.target]
+        for t in targets:
+            for name in ast.walk(t):
+                if isinstance(name, ast.Name):
+                    bound[name.id] = bound.get(name.id, 0) + 1
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 \
+                and isinstance(n.targets[0], ast.Name):
+            try:
+                value = ast.literal_eval(n.value)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                continue
+            if isinstance(value, int) or isinstance(value, tuple) and value and \
+                    all(isinstance(v, int) for v in value):
+                values[n.targets[0].id] = value
+    return {k: v for k, v in values.items() if bound.get(k) == 1 and k not in params}

@@ -20,6 +20,7 @@ import numpy as np
 
 from . import builtins as B
 from . import ir
+from . import mathlib
 from . import types as T
 
 from .._errors import CompileError, internal_error
@@ -53,6 +54,8 @@ _HELPERS = {
 
 
 def _literal(value, t) -> str:
+    if isinstance(t, T.Complex):
+        return f"{t.glsl}({_literal(value.real, t.elem)}, {_literal(value.imag, t.elem)})"
     if t == T.bool_:
         return "true" if value else "false"
     if t.is_int:
@@ -145,7 +148,7 @@ class Writer:
         self.vulkan_memory_model = False
         self.uses_barrier = False     # vkp.barrier(): needs GL_KHR_memory_scope_semantics
         self.global_names = {v.name for v in kernel.array_params} | \
-            {v.name for v in unit.shared_arrays}
+            {v.name for v in unit.shared_arrays} | {v.name for v in unit.const_arrays.values()}
 
     # ---- module -------------------------------------------------------------------------
     def module(self) -> str:
@@ -195,6 +198,10 @@ class Writer:
         for var in self.unit.shared_arrays:
             dims = "".join(f"[{n}]" for n in var.type.shape)
             head.append(f"shared {glsl_type(var.type.elem)} {var.name}{dims};")
+        for var in self.unit.const_arrays.values():     # host arrays the kernel captured
+            dims = "".join(f"[{n}]" for n in var.type.shape)
+            head.append(f"const {glsl_type(var.type.elem)} {var.name}{dims} = "
+                        f"{_const_init(var.type.elem, var.type.shape, var.init)};")
         head.append("")
         for h in self.helpers.values():
             head.append(h)
@@ -232,6 +239,8 @@ class Writer:
             ext.add("GL_EXT_shader_atomic_int64")
         if u.uses_atomic_float:
             ext.add("GL_EXT_shader_atomic_float")
+        ext.update(f"GL_KHR_shader_subgroup_{op}" if op != "extended_types" else
+                   "GL_EXT_shader_subgroup_extended_types_int64" for op in u.uses_subgroup)
         if any(isinstance(e, T.Scalar) and e.bits == 8 or e == T.bool_ for e in elems):
             ext.add("GL_EXT_shader_8bit_storage")
             ext.add("GL_EXT_shader_explicit_arithmetic_types_int8")
@@ -263,8 +272,13 @@ class Writer:
             store = elem.glsl
         else:
             store = elem.glsl
-        return (f"layout(std430, binding = {var.binding}) {access}buffer {var.name}_buffer "
+        decl = (f"layout(std430, binding = {var.binding}) {access}buffer {var.name}_buffer "
                 f"{{ {store} {var.name}[]; }};")
+        if var.bits_alias:      # the same memory as words, for compare-and-swap float atomics
+            word = "uint64_t" if elem == T.f64 else "uint"
+            decl += (f"\nlayout(std430, binding = {var.binding}) {access}buffer "
+                     f"{var.name}_bits_buffer {{ {word} {var.name}_bits[]; }};")
+        return decl
 
     # ---- functions ----------------------------------------------------------------------
     def function(self, fn: ir.Function) -> None:
@@ -488,6 +502,8 @@ class Writer:
         t = e.type
         op = e.op
         if op in ("//", "%"):
+            if op == "%" and isinstance(t, T.Scalar) and t.is_float:   # exact, as Python
+                return f"{mathlib.function(self.helpers, 'pymod', t)}({a}, {b})"
             if isinstance(t, T.Vector) or t.is_float:
                 return f"floor(({a}) / ({b}))" if op == "//" else f"mod({a}, {b})"
             if t.kind == "u":
@@ -591,13 +607,13 @@ class Writer:
 
     def expr__LValue(self, e):
         var = e.var
-        if var.role in ("shared", "local_array"):
+        if var.role in ("shared", "local_array", "const_array"):
             return self.name(var) + "".join(f"[{self.index_expr(i)}]" for i in e.index)
         return f"{var.name}[{self.linear(var, e.index)}]"
 
     def expr_Load(self, e):
         var = e.var
-        if var.role in ("shared", "local_array"):
+        if var.role in ("shared", "local_array", "const_array"):
             return self.name(var) + "".join(f"[{self.index_expr(i)}]" for i in e.index)
         elem = var.type.elem
         linear = self.linear(var, e.index)
@@ -660,6 +676,16 @@ class Writer:
 
     def program_step(self, e) -> str:
         return "_vkp_step"
+
+
+def _const_init(elem, shape, values) -> str:
+    """The GLSL constructor of a constant array of `shape` from its flat `values`."""
+    t = glsl_type(elem)
+    if len(shape) == 1:
+        return f"{t}[]({', '.join(_literal(v, elem) for v in values)})"
+    step = len(values) // shape[0]
+    parts = (_const_init(elem, shape[1:], values[i * step:(i + 1) * step]) for i in range(shape[0]))
+    return f"{t}{''.join(f'[{n}]' for n in shape)}({', '.join(parts)})"
 
 
 class _LValue:

@@ -27,6 +27,7 @@ class Var:
     name: str
     type: Type
     role: str = "local"        # local | scalar_param | array_param | shared | local_array | temp
+    #                            | const_array
     binding: int | None = None  # array params: descriptor binding
     py_name: str | None = None  # locals: the Python name whose settled type the local takes
     # what the function bodies do with it (the front end sets these)
@@ -39,6 +40,8 @@ class Var:
     barrier_synced: bool = False  # accessed only between grid barriers (nonprivate under the
     #                               Vulkan memory model, made visible at the barriers)
     scheduled: bool = False     # a program's memsock: slot and seq come from the step words
+    bits_alias: bool = False    # also declared as unsigned words (float compare-and-swap atomics)
+    init: tuple | None = None   # const arrays (host arrays a kernel captured): the values, flat
 
 
 # ---- expressions -------------------------------------------------------------------------

@@ -19,7 +19,9 @@ float32 do so); float64 keeps them where the device does.
 """
 from __future__ import annotations
 
+import math
 import re
+from decimal import Decimal, localcontext
 from fractions import Fraction
 from string import Template
 
@@ -30,8 +32,55 @@ from ._mathcoef import CONST, POLY, TWO_OVER_PI
 from ._mathglsl import FUNCTIONS
 
 UNARY = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
-         "acosh", "atanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p")
-BINARY = ("pow", "atan2")
+         "acosh", "atanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "cbrt",
+         "erf", "erfc", "gamma", "lgamma")
+BINARY = ("pow", "atan2", "hypot", "fmod", "remainder", "pymod")
+
+
+def _erf_series(prec: str) -> list:
+    """erf(x) = x + x * Q(x**2): Q's Maclaurin coefficients, (2/sqrt(pi)) (-1)**n /
+    (n! (2n + 1)) less 1 for n = 0, to where they stop mattering for |x| < 1."""
+    with localcontext() as ctx:
+        ctx.prec = 50
+        k = 2 / Decimal(CONST["pi"]).sqrt()
+        out, n = [], 0
+        while True:
+            c = k * (-1) ** n / (math.factorial(n) * (2 * n + 1))
+            out.append(float(c - 1 if n == 0 else c))
+            if abs(c) < (Decimal(2) ** (-60 if prec == "f64" else -30)):
+                return out
+            n += 1
+
+
+def _stirling_series(prec: str) -> list:
+    """lgamma's Stirling series B_2k / (2k (2k - 1) y**(2k - 1)) as y**-1 P(y**-2)."""
+    terms = [(1, 12), (-1, 360), (1, 1260), (-1, 1680), (1, 1188), (-691, 360360), (1, 156),
+             (-3617, 122400)]
+    return [n / d for n, d in terms[:8 if prec == "f64" else 4]]
+
+
+def _lgamma2_series(prec: str) -> list:
+    """lgamma(2 + t) = t P(t): P's coefficients, 1 - Euler's gamma, then (-1)**k
+    (zeta(k) - 1) / k at t**(k - 1), to where they stop mattering for |t| <= 1/2 (zeta(k) - 1
+    by its sum to N and the Euler-Maclaurin tail)."""
+    with localcontext() as ctx:
+        ctx.prec = 50
+        euler = Decimal("0.57721566490153286060651209008240243104215933593992")
+        out, k = [float(1 - euler)], 2
+        n_max = 200
+        while True:
+            d = [Decimal(n) for n in range(2, n_max + 1)]
+            big = Decimal(n_max)
+            zeta1 = sum(n ** -k for n in d) + big ** (1 - k) / (k - 1) - big ** -k / 2 + \
+                k * big ** (-k - 1) / 12 - k * (k + 1) * (k + 2) * big ** (-k - 3) / 720
+            c = (-1) ** k * zeta1 / k
+            out.append(float(c))
+            if abs(c) * Decimal(2) ** (1 - k) < Decimal(2) ** (-58 if prec == "f64" else -28):
+                return out
+            k += 1
+
+
+_SERIES = {"erf": _erf_series, "stirling": _stirling_series, "lgamma2": _lgamma2_series}
 
 
 def _c(name) -> Fraction:
@@ -94,6 +143,12 @@ def _constants(prec: str) -> dict:
     c["HUGE_EXP"] = 22.0 if f64 else 9.0
     c["HALF_E2"] = _round(Fraction(3694528049465325, 10 ** 15), prec)   # e**2 / 2
     c["MIN_NORMAL"] = 2.0 ** (-1022 if f64 else -126)
+    c["HALF_LOG_2PI"] = _round(Fraction(9189385332046727418, 10 ** 19), prec)
+    c["SQRT_2PI"] = _round(Fraction(25066282746310005024, 10 ** 19), prec)
+    c["GAMMA_OVER"] = 171.62437695630272 if f64 else 35.040095
+    c["INV_SQRTPI"] = _round(Fraction(5641895835477562869, 10 ** 19), prec)
+    c["TWO_OVER_SQRTPI"] = _round(Fraction(11283791670955125739, 10 ** 19), prec)
+    c["HALF_MAX"] = float(np.finfo(np.float64 if f64 else np.float32).max) / 2
     return c
 
 
@@ -114,7 +169,7 @@ class _Prec:
         return text if "." in text else text.replace("e", ".0e")
 
     def horner(self, name: str, var: str) -> str:
-        coeffs = POLY[(name, self.prec)]
+        coeffs = POLY.get((name, self.prec)) or _SERIES[name](self.prec)
         out = self.lit(coeffs[-1])
         for c in reversed(coeffs[:-1]):
             out = f"{self.lit(c)} + {var} * ({out})"
@@ -258,6 +313,15 @@ def _code(name: str, p: _Prec) -> str:
                                 "unpackDouble2x32(f - hfsq).y))" if p.prec == "f64" else
                                 "uintBitsToFloat(floatBitsToUint(f - hfsq) & 0xfffff000u)")
     template = template.replace("GAP", "60" if p.prec == "f64" else "26")
+    f64 = p.prec == "f64"
+    for token, v64, v32 in (("IEMAX", "1023", "127"), ("IEMIN", "(-1022)", "(-126)"),
+                            ("IMANT", "53", "24"), ("IFMODN", "2100", "280"),
+                            ("IDIGITS", "330", "50"), ("ICBRTK", "180", "25"),
+                            ("ICFN", "180", "40"), ("ICFMIN", "20", "10"),
+                            ("IGAMMAX", "12.0", "8.0"),
+                            ("POW2BITS", "packDouble2x32(uvec2(0u, uint(n + 1023) << 20))",
+                             "uintBitsToFloat(uint(n + 127) << 23)")):
+        template = template.replace(token, v64 if f64 else v32)
     consts = p.consts
     if name == "logdd":
         consts = dict(consts)

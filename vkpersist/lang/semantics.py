@@ -59,6 +59,8 @@ class Semantics:
     def convert(self, e: ir.Expr, t) -> ir.Expr:
         if e.type == t:
             return e
+        if isinstance(t, T.Complex) or isinstance(e.type, T.Complex):
+            return self._convert_complex(e, t)
         if isinstance(e.type, T.Scalar) and isinstance(t, T.Scalar):
             self.require(t)
             if isinstance(e, ir.Const):
@@ -80,6 +82,8 @@ class Semantics:
         """The one type a name or a branch takes when it holds values of types a and b."""
         if a == b:
             return a
+        if isinstance(a, T.Complex) or isinstance(b, T.Complex):
+            return self._complex_type(a, b)
         if isinstance(a, T.Scalar) and isinstance(b, T.Scalar):
             if T.bool_ in (a, b):      # bool with a number: the number's type
                 return b if a == T.bool_ else a
@@ -94,6 +98,8 @@ class Semantics:
         for e in exprs[1:]:
             if isinstance(t, T.Scalar) and isinstance(e.type, T.Scalar):
                 t = _promote(t, e.type, weak, is_weak(e))
+            elif isinstance(t, T.Complex) or isinstance(e.type, T.Complex):
+                t = self._complex_type(t, e.type, weak, is_weak(e))
             else:
                 t = self.unify(t, e.type)
             weak = weak and is_weak(e)
@@ -106,6 +112,8 @@ class Semantics:
             if isinstance(e, ir.Const):
                 return const(bool(e.value), e.loc, T.bool_)
             return ir.Compare(T.bool_, e.loc, "!=", e, const(0, e.loc, e.type))
+        if isinstance(e.type, T.Complex):
+            return ir.Compare(T.bool_, e.loc, "!=", e, ir.Const(e.type, e.loc, 0j))
         raise TypingError(f"a {e.type} has no truth value here; compare its components")
 
     # ---- arithmetic ----------------------------------------------------------------------
@@ -116,6 +124,8 @@ class Semantics:
         if isinstance(v.type, T.Scalar) and v.type == T.bool_:
             v = self.convert(v, T.i32)
         if op == "-":
+            if isinstance(v, ir.Const) and isinstance(v.type, T.Complex):
+                return ir.Const(v.type, loc, -v.value, v.weak)
             if isinstance(v, ir.Const):
                 return literal(-v.value, loc) if is_weak(v) else \
                     ir.Const(v.type, loc, wrap(-v.value, v.type))
@@ -130,6 +140,8 @@ class Semantics:
             if exact is not None:
                 return exact
         lt, rt = left.type, right.type
+        if isinstance(lt, T.Complex) or isinstance(rt, T.Complex):
+            return self._complex_binary(op, left, right, loc)
         if isinstance(lt, T.Vector) or isinstance(rt, T.Vector):
             return self._vector_binary(op, left, right, loc)
         if not (isinstance(lt, T.Scalar) and isinstance(rt, T.Scalar)):
@@ -209,6 +221,12 @@ class Semantics:
 
     # ---- comparisons ---------------------------------------------------------------------
     def compare(self, op: str, left: ir.Expr, right: ir.Expr, loc) -> ir.Expr:
+        if isinstance(left.type, T.Complex) or isinstance(right.type, T.Complex):
+            if op not in ("==", "!="):
+                raise TypingError(f"complex numbers are not ordered ({op}); compare abs(z) "
+                                  "or the .real/.imag parts")
+            t = self._complex_type(left.type, right.type, is_weak(left), is_weak(right))
+            return ir.Compare(T.bool_, loc, op, self.convert(left, t), self.convert(right, t))
         if not (isinstance(left.type, T.Scalar) and isinstance(right.type, T.Scalar)):
             raise TypingError(f"cannot compare {left.type} and {right.type} (compare vector "
                               "components instead)")
@@ -248,6 +266,76 @@ class Semantics:
         return result
 
 
+    # ---- complex numbers -----------------------------------------------------------------
+    # complex64/complex128 are (re, im) vec2/dvec2 values (types.Complex). A real meets a
+    # complex as in NumPy (int/float32 with complex64 stays complex64, float64 gives
+    # complex128; weak literals take the complex's precision); + and - are the vectors';
+    # a real factor or divisor scales both parts (exactly as C's real * complex); complex
+    # products, quotients (Smith's algorithm) and powers are helpers (lang/complexlib.py).
+    def _complex_type(self, a, b, weak_a=False, weak_b=False):
+        for side in (a, b):
+            if not isinstance(side, (T.Complex, T.Scalar)):
+                raise TypingError(f"cannot combine {a} and {b}")
+        pa, pb = (x.elem if isinstance(x, T.Complex) else x for x in (a, b))
+        elem = _promote(pa, pb, weak_a, weak_b)
+        t = T.complex_of(elem)
+        self.require(t.elem)
+        return t
+
+    def _convert_complex(self, e, t):
+        if not isinstance(t, T.Complex):
+            raise TypingError(f"cannot convert {e.type} to {t} (take .real, .imag or abs(z) "
+                              "of a complex number)")
+        if isinstance(e.type, T.Complex):
+            if isinstance(e, ir.Const):
+                return ir.Const(t, e.loc, complex(np.array(e.value, t.dtype)))
+            return ir.Cast(t, e.loc, e)
+        if not isinstance(e.type, T.Scalar):
+            raise TypingError(f"cannot convert {e.type} to {t}")
+        self.require(t.elem)
+        if isinstance(e, ir.Const):
+            return ir.Const(t, e.loc, complex(np.array(e.value, t.dtype)))
+        return ir.MakeVector(t, e.loc, [self.convert(e, t.elem), const(0.0, e.loc, t.elem)])
+
+    def _complex_binary(self, op, left, right, loc):
+        t = self._complex_type(left.type, right.type, is_weak(left), is_weak(right))
+        real = [isinstance(x.type, T.Scalar) for x in (left, right)]
+        if op == "**":
+            return self._complex_power(left, right, t, loc)
+        if op not in ("+", "-", "*", "/"):
+            raise TypingError(f"operator {op} is not defined for complex numbers (Python "
+                              "refuses it too)")
+        if isinstance(left, ir.Const) and isinstance(right, ir.Const) \
+                and not (op == "/" and right.value == 0):
+            value = _PYTHON_OPS[op](complex(left.value), complex(right.value))
+            return ir.Const(t, loc, complex(np.array(value, t.dtype)))
+        if op == "*" and any(real) or op == "/" and real[1]:
+            # scale both parts by the real: what C does for real * complex, no rounding more
+            z, r = (left, right) if real[1] else (right, left)
+            return ir.Binary(t, loc, op, self.convert(z, t), self.convert(r, t.elem))
+        a, b = self.convert(left, t), self.convert(right, t)
+        if op in ("+", "-"):
+            return ir.Binary(t, loc, op, a, b)
+        return ir.Intrinsic(t, loc, "cmul" if op == "*" else "cdiv", [a, b])
+
+    def _complex_power(self, base, exp, t, loc):
+        if isinstance(exp, ir.Const) and isinstance(exp.value, (int, np.integer)) \
+                and not isinstance(exp.value, bool) and 0 <= exp.value <= 16:
+            n = int(exp.value)
+            if n == 0:
+                return ir.Const(t, loc, 1 + 0j)
+            b = self.convert(base, t)
+            tmp = None
+            if not isinstance(b, (ir.Ref, ir.Const)):
+                tmp = self.temp(t, "p")
+                b = ir.Ref(t, loc, tmp)
+            out = b
+            for _ in range(n - 1):
+                out = ir.Intrinsic(t, loc, "cmul", [out, b])
+            return out if tmp is None else ir.Let(t, loc, tmp, self.convert(base, t), out)
+        return ir.Intrinsic(t, loc, "cpow", [self.convert(base, t), self.convert(exp, t)])
+
+
 def _promote(a, b, weak_a=False, weak_b=False):
     try:
         return T.promote(a, b, weak_a, weak_b)
@@ -279,7 +367,8 @@ def fold_literals(op, a, b, loc):
         return None
     except OverflowError:
         raise TypingError(f"{a!r} {op} {b!r} overflows a float") from None
-    if isinstance(value, complex):          # (-8) ** 0.5
+    if isinstance(value, complex) and not isinstance(a, complex) \
+            and not isinstance(b, complex):          # (-8) ** 0.5
         raise TypingError(f"{a!r} {op} {b!r} is complex")
     return literal(value, loc)
 

@@ -255,6 +255,13 @@ class StatementLowering:
         if isinstance(target, ast.Name):
             if isinstance(value, PyValue) and isinstance(value.value, tuple):
                 return self._assign_tuple(target.id, value.value, node)
+            if isinstance(value, PyValue) and isinstance(value.value, ArrayHandle) \
+                    and value.value.var.role == "const_array":     # C = const.array_like(A)
+                if self.vars.get(target.id, value.value.var) is not value.value.var:
+                    raise self.src.error(node, f"{target.id!r} already names another value; "
+                                         "give this array its own name")
+                self.vars[target.id] = value.value.var
+                return None
             if target.id in self.tuple_locals:
                 raise self.src.error(node, f"{target.id!r} holds a tuple; it cannot also hold "
                                      "a single value: use a new name")

@@ -123,6 +123,45 @@ VECTORS = (vec2, vec3, vec4, ivec2, ivec3, ivec4, uvec2, uvec3, uvec4, dvec2, dv
 
 
 @dataclass(frozen=True)
+class Complex(Vector):
+    """complex64 / complex128: a (real, imag) pair of float32 / float64, held and stored as
+    GLSL's vec2 / dvec2, which is NumPy's memory layout of complex arrays (interleaved, 8 or
+    16 bytes an element), so complex arrays go to the device without a copy. A Vector for
+    storage, parameters and construction only: semantics.py gives it complex arithmetic,
+    and the float math functions refuse it (cmath's are its functions)."""
+
+    @property
+    def name(self) -> str:
+        return "complex64" if self.elem == f32 else "complex128"
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype(self.name)
+
+    def __repr__(self) -> str:
+        return f"vkp.{'c64' if self.elem == f32 else 'c128'}"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+c64 = Complex(f32, 2)
+c128 = Complex(f64, 2)
+COMPLEX = {np.dtype(np.complex64): c64, np.dtype(np.complex128): c128}
+
+
+def complex_of(elem: Scalar) -> Complex:
+    """The complex type whose parts compute in `elem`'s float type (float64: complex128)."""
+    return c128 if elem == f64 else c64
+
+
+def value_type_of_dtype(dtype):
+    """The kernel type of one element of a NumPy dtype: a scalar, or a complex type."""
+    dt = np.dtype(dtype)
+    return COMPLEX[dt] if dt in COMPLEX else scalar_of_dtype(dt)
+
+
+@dataclass(frozen=True)
 class ArrayType(Type):
     """A kernel parameter backed by a device buffer. `ndim` None matches any rank
     (annotation only; specialisation fixes it). `strided`: the argument is a view indexed
@@ -277,7 +316,7 @@ def python_scalar_type(value) -> tuple[Scalar, bool]:
     if isinstance(value, (bool, np.bool_)):
         return bool_, False
     if isinstance(value, np.generic):
-        return scalar_of_dtype(value.dtype), False
+        return value_type_of_dtype(value.dtype), False
     if isinstance(value, int):
         if -2**31 <= value < 2**31:
             return i32, True
@@ -288,6 +327,8 @@ def python_scalar_type(value) -> tuple[Scalar, bool]:
         raise OverflowError(f"integer constant {value} does not fit in 64 bits")
     if isinstance(value, float):
         return f32, True
+    if isinstance(value, complex):
+        return c64, True
     raise TypeError(f"unsupported constant {value!r}")
 
 
@@ -306,7 +347,9 @@ def resolve_type(v):
         return i32
     if v is bool:
         return bool_
+    if v is complex:
+        return c64
     try:
-        return scalar_of_dtype(np.dtype(v)) if v is not None else None
+        return value_type_of_dtype(np.dtype(v)) if v is not None else None
     except TypeError:
         return None

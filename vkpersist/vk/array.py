@@ -31,6 +31,7 @@ _DTYPE_NEEDS = {
     np.dtype(np.float16): "storage16",
     np.dtype(np.int32): None, np.dtype(np.uint32): None, np.dtype(np.float32): None,
     np.dtype(np.int64): "int64", np.dtype(np.uint64): "int64", np.dtype(np.float64): "float64",
+    np.dtype(np.complex64): None, np.dtype(np.complex128): "float64",
 }
 SUPPORTED_DTYPES = tuple(str(d) for d in _DTYPE_NEEDS)
 

@@ -47,7 +47,6 @@ class DeviceInfo:
     atomic_float: bool             # float32 atomic add/exchange on buffers and shared memory
     memory_model: bool
     subgroup_size: int
-    subgroup_arithmetic: bool      # subgroupAdd/Mul/Min/Max... in compute shaders
     heaps: tuple[MemoryHeap, ...]
     memory_types: tuple[MemoryType, ...]
     memory_kinds: dict             # kind -> memory type index, only kinds the device has
@@ -64,6 +63,15 @@ class DeviceInfo:
     max_push_constants_size: int
     timestamp_period_ns: float
     timestamps: bool
+    # subgroup operations compute shaders have ("basic", "vote", "arithmetic", "ballot",
+    # "shuffle", "shuffle_relative", "clustered", "quad"; "extended_types": 64-bit integers
+    # in them too): warp functions need them
+    subgroup_ops: frozenset = frozenset()
+
+    @property
+    def subgroup_arithmetic(self) -> bool:
+        """subgroupAdd/Mul/Min/Max... in compute shaders (the reductions' subgroup path)."""
+        return "arithmetic" in self.subgroup_ops
 
     @property
     def is_lavapipe(self) -> bool:
@@ -164,7 +172,7 @@ def _describe(index: int, pd) -> DeviceInfo:
     feats = vk.vkGetPhysicalDeviceFeatures(pd)
     f11 = f12 = None
     driver, driver_info, driver_id, subgroup = "", "", 0, 1
-    subgroup_arithmetic = False
+    subgroup_ops = frozenset()
     max_alloc = 1 << 30
     host_alignment = 0
     atomic_float = False
@@ -189,8 +197,11 @@ def _describe(index: int, pd) -> DeviceInfo:
         vk.vkGetPhysicalDeviceProperties2(pd, p2)
         driver, driver_info, driver_id = _text(dp.driverName), _text(dp.driverInfo), dp.driverID
         subgroup, max_alloc = sg.subgroupSize, m3.maxMemoryAllocationSize
-        subgroup_arithmetic = bool(sg.supportedOperations & vk.VK_SUBGROUP_FEATURE_ARITHMETIC_BIT
-                                   and sg.supportedStages & vk.VK_SHADER_STAGE_COMPUTE_BIT)
+        if sg.supportedStages & vk.VK_SHADER_STAGE_COMPUTE_BIT:
+            subgroup_ops = frozenset(name for bit, name in _SUBGROUP_OPS
+                                     if sg.supportedOperations & bit)
+            if f12.shaderSubgroupExtendedTypes:    # 64-bit integers in subgroup operations
+                subgroup_ops |= {"extended_types"}
         if hp is not None:
             host_alignment = int(hp.minImportedHostPointerAlignment)
     mp = vk.vkGetPhysicalDeviceMemoryProperties(pd)
@@ -216,7 +227,6 @@ def _describe(index: int, pd) -> DeviceInfo:
         atomic_int64=bool(f12 and f12.shaderBufferInt64Atomics), atomic_float=atomic_float,
         memory_model=bool(f12 and f12.vulkanMemoryModel and f12.vulkanMemoryModelDeviceScope),
         subgroup_size=subgroup, heaps=heaps, memory_types=types,
-        subgroup_arithmetic=subgroup_arithmetic,
         memory_kinds=resolve_kinds(list(types)), uma=uma,
         external_memory_host="VK_EXT_external_memory_host" in exts and host_alignment > 0,
         host_pointer_alignment=host_alignment,
@@ -229,7 +239,13 @@ def _describe(index: int, pd) -> DeviceInfo:
         max_push_constants_size=lim.maxPushConstantsSize,
         timestamp_period_ns=float(lim.timestampPeriod),
         timestamps=any(q.timestampValidBits for q in queues if q.queueFlags & vk.VK_QUEUE_COMPUTE_BIT),
+        subgroup_ops=subgroup_ops,
     )
+
+
+# VkSubgroupFeatureFlagBits -> the name of the GLSL extension GL_KHR_shader_subgroup_<name>
+_SUBGROUP_OPS = ((1, "basic"), (2, "vote"), (4, "arithmetic"), (8, "ballot"), (16, "shuffle"),
+                 (32, "shuffle_relative"), (64, "clustered"), (128, "quad"))
 
 
 def _fmt_bytes(n: int) -> str:

@@ -135,10 +135,18 @@ def reflect(code: bytes) -> Reflection:
             readonly = _NonWritable in decs or all(
                 _NonWritable in member_decorations.get((pointee, i), {}) for i in range(len(members)))
             elems = {_scalar_of(types, m) for m in members}
-            out.bindings.append(BufferBinding(
+            b = BufferBinding(
                 set=decs.get(_DescriptorSet, [0])[0], binding=decs.get(_Binding, [0])[0],
                 name=names.get(var) or names.get(pointee, f"binding{len(out.bindings)}"),
-                readonly=readonly, dtype=elems.pop() if len(elems) == 1 else None))
+                readonly=readonly, dtype=elems.pop() if len(elems) == 1 else None)
+            first = next((i for i, o in enumerate(out.bindings)
+                          if (o.set, o.binding) == (b.set, b.binding)), None)
+            if first is None:
+                out.bindings.append(b)
+            else:      # one buffer declared twice (viewed as floats and as words): one binding
+                o = out.bindings[first]
+                out.bindings[first] = BufferBinding(o.set, o.binding, o.name,
+                                                    o.readonly and b.readonly, o.dtype)
         elif storage == _Uniform and _Block in block_decs:
             raise VkPersistError("uniform blocks are not supported by glsl_kernel; use a "
                                  "storage buffer (layout(std430, binding=N) buffer ...) or "

@@ -48,6 +48,7 @@ class Target:
     float64: bool
     atomic_int64: bool
     atomic_float: bool
+    subgroup_ops: frozenset = frozenset()     # DeviceInfo.subgroup_ops: warp functions
 
     @classmethod
     def for_device(cls, info) -> "Target":
@@ -59,7 +60,8 @@ class Target:
                    spin_unroll=64 if lavapipe else 8,
                    workgroups_at_once=_pool_threads() if lavapipe else None,
                    int64=info.int64, float64=info.float64,
-                   atomic_int64=info.atomic_int64, atomic_float=info.atomic_float)
+                   atomic_int64=info.atomic_int64, atomic_float=info.atomic_float,
+                   subgroup_ops=info.subgroup_ops)
 
     @classmethod
     def any_device(cls) -> "Target":
@@ -68,7 +70,10 @@ class Target:
         return cls(name="any device", memory_model=True, loop_guard=False, steps_ahead=2,
                    dedicated_planner_from=16, spin_unroll=8, workgroups_at_once=None,
                    int64=True, float64=True,
-                   atomic_int64=True, atomic_float=True)
+                   atomic_int64=True, atomic_float=True,
+                   subgroup_ops=frozenset(("basic", "vote", "arithmetic", "ballot", "shuffle",
+                                           "shuffle_relative", "clustered", "quad",
+                                           "extended_types")))
 
 
 def _pool_threads() -> int:

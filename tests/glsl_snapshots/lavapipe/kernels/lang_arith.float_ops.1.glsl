@@ -14,6 +14,70 @@ layout(std430, binding = 2) buffer out_py_buffer { float out_py[]; };
 layout(std430, binding = 3) buffer VkpStatus { uint _vkp_status[]; };
 uint _vkp_iterations = 0u;
 
+bool _vkp_signbit(float x) {
+    return (floatBitsToUint(x) >> 31) != 0u;
+}
+
+float _vkp_pow2i(int n) {
+    // 2**n, exactly, for n in [(-126), 127]
+    return uintBitsToFloat(uint(n + 127) << 23);
+}
+
+float _vkp_frexp(float x, out int e) {
+    // x = m * 2**e, 0.5 <= |m| < 1; zeros, infinities and nan give (x, 0) as C and Python
+    e = 0;
+    if (x == 0.0 || isinf(x) || isnan(x)) return x;
+    int bias = 0;
+    if (abs(x) < 1.1754944e-38) { x *= _vkp_pow2i(24); bias = 24; }
+    float m = frexp(x, e);
+    e -= bias;
+    return m;
+}
+
+float _vkp_ldexp(float x, int n) {
+    // x * 2**n with one rounding (also to a subnormal): at most three exact products,
+    // since GLSL's ldexp leaves overflow and subnormal results undefined
+    if (n > 127) {
+        x *= _vkp_pow2i(127);
+        n -= 127;
+        if (n > 127) { x *= _vkp_pow2i(127); n = min(n - 127, 127); }
+    } else if (n < (-126)) {
+        x *= _vkp_pow2i((-126) + 24);
+        n -= (-126) + 24;
+        if (n < (-126)) { x *= _vkp_pow2i((-126) + 24); n = max(n - (-126) - 24, (-126)); }
+    }
+    return x * _vkp_pow2i(n);
+}
+
+float _vkp_fmod(float x, float y) {
+    // C's fmod, exactly: subtract |y| * 2**k from |x|, largest k first; each subtraction
+    // is exact (Sterbenz), at most one per binade between |x| and |y|
+    if (isnan(x) || isnan(y) || isinf(x) || y == 0.0) return uintBitsToFloat(0x7fc00000u);
+    float r = abs(x), ay = abs(y);
+    if (r < ay || isinf(y)) return x;
+    int ey, er;
+    _vkp_frexp(ay, ey);
+    for (int i = 0; i < 280 && r >= ay; i++) {
+        _vkp_frexp(r, er);
+        float s = _vkp_ldexp(ay, er - ey);
+        if (s > r) s *= 0.5;
+        r -= s;
+    }
+    return _vkp_signbit(x) ? -r : r;
+}
+
+float _vkp_pymod(float x, float y) {
+    // Python's (and NumPy's) float %: fmod, moved to the divisor's sign
+    float r = _vkp_fmod(x, y);
+    if (r != 0.0) {
+        if ((r < 0.0) != (y < 0.0)) r += y;
+    } else {
+        r = y < 0.0 || (y == 0.0 && _vkp_signbit(y)) ? -0.0 : 0.0;
+        if (isnan(y) || isnan(x)) r = uintBitsToFloat(0x7fc00000u);
+    }
+    return r;
+}
+
 // test_lang_arith.py:78: float_ops
 void main() {
     int i;
@@ -38,7 +102,7 @@ void main() {
         // test_lang_arith.py:87
         out_py[(i) * out_py_shape1 + 4] = floor((x) / (y));
         // test_lang_arith.py:88
-        out_py[(i) * out_py_shape1 + 5] = mod(x, y);
+        out_py[(i) * out_py_shape1 + 5] = _vkp_pymod(x, y);
         // test_lang_arith.py:89
         out_py[(i) * out_py_shape1 + 6] = -(x);
         // test_lang_arith.py:90

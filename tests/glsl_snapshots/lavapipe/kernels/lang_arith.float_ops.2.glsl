@@ -14,6 +14,70 @@ layout(std430, binding = 2) buffer out_py_buffer { double out_py[]; };
 layout(std430, binding = 3) buffer VkpStatus { uint _vkp_status[]; };
 uint _vkp_iterations = 0u;
 
+bool _vkp_signbit_float64(double x) {
+    return (unpackDouble2x32(x).y >> 31) != 0u;
+}
+
+double _vkp_pow2i_float64(int n) {
+    // 2**n, exactly, for n in [(-1022), 1023]
+    return packDouble2x32(uvec2(0u, uint(n + 1023) << 20));
+}
+
+double _vkp_frexp_float64(double x, out int e) {
+    // x = m * 2**e, 0.5 <= |m| < 1; zeros, infinities and nan give (x, 0) as C and Python
+    e = 0;
+    if (x == 0.0 || isinf(x) || isnan(x)) return x;
+    int bias = 0;
+    if (abs(x) < 2.2250738585072014e-308lf) { x *= _vkp_pow2i_float64(53); bias = 53; }
+    double m = frexp(x, e);
+    e -= bias;
+    return m;
+}
+
+double _vkp_ldexp_float64(double x, int n) {
+    // x * 2**n with one rounding (also to a subnormal): at most three exact products,
+    // since GLSL's ldexp leaves overflow and subnormal results undefined
+    if (n > 1023) {
+        x *= _vkp_pow2i_float64(1023);
+        n -= 1023;
+        if (n > 1023) { x *= _vkp_pow2i_float64(1023); n = min(n - 1023, 1023); }
+    } else if (n < (-1022)) {
+        x *= _vkp_pow2i_float64((-1022) + 53);
+        n -= (-1022) + 53;
+        if (n < (-1022)) { x *= _vkp_pow2i_float64((-1022) + 53); n = max(n - (-1022) - 53, (-1022)); }
+    }
+    return x * _vkp_pow2i_float64(n);
+}
+
+double _vkp_fmod_float64(double x, double y) {
+    // C's fmod, exactly: subtract |y| * 2**k from |x|, largest k first; each subtraction
+    // is exact (Sterbenz), at most one per binade between |x| and |y|
+    if (isnan(x) || isnan(y) || isinf(x) || y == 0.0) return packDouble2x32(uvec2(0u, 0x7ff80000u));
+    double r = abs(x), ay = abs(y);
+    if (r < ay || isinf(y)) return x;
+    int ey, er;
+    _vkp_frexp_float64(ay, ey);
+    for (int i = 0; i < 2100 && r >= ay; i++) {
+        _vkp_frexp_float64(r, er);
+        double s = _vkp_ldexp_float64(ay, er - ey);
+        if (s > r) s *= 0.5;
+        r -= s;
+    }
+    return _vkp_signbit_float64(x) ? -r : r;
+}
+
+double _vkp_pymod_float64(double x, double y) {
+    // Python's (and NumPy's) float %: fmod, moved to the divisor's sign
+    double r = _vkp_fmod_float64(x, y);
+    if (r != 0.0) {
+        if ((r < 0.0) != (y < 0.0)) r += y;
+    } else {
+        r = y < 0.0 || (y == 0.0 && _vkp_signbit_float64(y)) ? -0.0 : 0.0;
+        if (isnan(y) || isnan(x)) r = packDouble2x32(uvec2(0u, 0x7ff80000u));
+    }
+    return r;
+}
+
 // test_lang_arith.py:78: float_ops
 void main() {
     int i;
@@ -38,7 +102,7 @@ void main() {
         // test_lang_arith.py:87
         out_py[(i) * out_py_shape1 + 4] = floor((x) / (y));
         // test_lang_arith.py:88
-        out_py[(i) * out_py_shape1 + 5] = mod(x, y);
+        out_py[(i) * out_py_shape1 + 5] = _vkp_pymod_float64(x, y);
         // test_lang_arith.py:89
         out_py[(i) * out_py_shape1 + 6] = -(x);
         // test_lang_arith.py:90

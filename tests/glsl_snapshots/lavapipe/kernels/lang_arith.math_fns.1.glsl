@@ -284,6 +284,26 @@ float _vkp_atan(float x) {
     return x < 0.0 ? -r : r;
 }
 
+float _vkp_pow2i(int n) {
+    // 2**n, exactly, for n in [(-126), 127]
+    return uintBitsToFloat(uint(n + 127) << 23);
+}
+
+float _vkp_div(float a, float b) {
+    // a / b correctly rounded but for rare ties: Vulkan lets a device's division be off by
+    // 2.5 ulp (NVIDIA's is), so the quotient is corrected by its exact residual
+    precise float q = a / b;
+    // (no correction where the residual would under- or overflow: Dekker's split of q * b)
+    float big = _vkp_pow2i(127 - 32);
+    if (abs(q) < _vkp_pow2i((-126) + 24) || abs(q) > big || abs(b) > big || q == 0.0)
+        return q;
+    float p, e;
+    _vkp_two_prod(q, b, p, e);
+    precise float r = (a - p) - e;
+    precise float res = q + r / b;
+    return res;
+}
+
 float _vkp_atan2(float y, float x) {
     if (isnan(x) || isnan(y)) return uintBitsToFloat(0x7fc00000u);
     bool nx = _vkp_signbit(x);
@@ -299,7 +319,9 @@ float _vkp_atan2(float y, float x) {
         if (ey - ex > 26) r = 1.5707964e+00;
         else if (ex - ey > 26 && nx) r = 3.1415927e+00;
         else {
-            float a = _vkp_atan(ay / ax);
+            // scaled near 1 (an approximate division of huge numbers can flush the
+            // reciprocal to zero), then divided to the last bit
+            float a = _vkp_atan(_vkp_div(ldexp(ay, -ex), ldexp(ax, -ex)));
             r = nx ? 3.1415927e+00 - (a - -8.742278e-08) : a;
         }
     }
@@ -426,6 +448,56 @@ float _vkp_log10(float x) {
     return res;
 }
 
+float _vkp_frexp(float x, out int e) {
+    // x = m * 2**e, 0.5 <= |m| < 1; zeros, infinities and nan give (x, 0) as C and Python
+    e = 0;
+    if (x == 0.0 || isinf(x) || isnan(x)) return x;
+    int bias = 0;
+    if (abs(x) < 1.1754944e-38) { x *= _vkp_pow2i(24); bias = 24; }
+    float m = frexp(x, e);
+    e -= bias;
+    return m;
+}
+
+float _vkp_ldexp(float x, int n) {
+    // x * 2**n with one rounding (also to a subnormal): at most three exact products,
+    // since GLSL's ldexp leaves overflow and subnormal results undefined
+    if (n > 127) {
+        x *= _vkp_pow2i(127);
+        n -= 127;
+        if (n > 127) { x *= _vkp_pow2i(127); n = min(n - 127, 127); }
+    } else if (n < (-126)) {
+        x *= _vkp_pow2i((-126) + 24);
+        n -= (-126) + 24;
+        if (n < (-126)) { x *= _vkp_pow2i((-126) + 24); n = max(n - (-126) - 24, (-126)); }
+    }
+    return x * _vkp_pow2i(n);
+}
+
+float _vkp_hypot(float x, float y) {
+    // the larger part scaled to [0.5, 1) (no overflow or underflow), the sum of squares to
+    // double length, and the driver's sqrt corrected by one Newton step (sqrt may be off
+    // by a few ulp, and some drivers compute sqrt(0) as 0 * inversesqrt(0) = nan)
+    float a = abs(x), b = abs(y);
+    if (isinf(a) || isinf(b)) return uintBitsToFloat(0x7f800000u);
+    if (isnan(a) || isnan(b)) return a + b;
+    float m = max(a, b), n = min(a, b);
+    if (m == 0.0) return m;
+    int e;
+    _vkp_frexp(m, e);
+    m = _vkp_ldexp(m, -e);
+    n = _vkp_ldexp(n, -e);
+    float p, pe, q, qe, s, se, hh, he;
+    _vkp_two_prod(m, m, p, pe);
+    _vkp_two_prod(n, n, q, qe);
+    _vkp_two_sum(p, q, s, se);
+    precise float lo = se + (pe + qe);
+    float h = sqrt(s);
+    _vkp_two_prod(h, h, hh, he);
+    precise float r = h + (((s - hh) - he) + lo) / (2.0 * h);
+    return _vkp_ldexp(r, e);
+}
+
 float _vkp_copysign(float a, float b) {
     return (b < 0.0 || (b == 0.0 && 1.0 / b < 0.0)) ? -abs(a) : abs(a);
 }
@@ -463,7 +535,7 @@ void main() {
         // test_lang_arith.py:245
         out_py[(i) * out_py_shape1 + 10] = fma(v, 2.0, 1.0);
         // test_lang_arith.py:246
-        out_py[(i) * out_py_shape1 + 11] = (_vkp_tanh((v - 1.0)) + _vkp_log10(v)) + length(vec2(v, 1.0));
+        out_py[(i) * out_py_shape1 + 11] = (_vkp_tanh((v - 1.0)) + _vkp_log10(v)) + _vkp_hypot(v, 1.0);
         // test_lang_arith.py:247
         out_py[(i) * out_py_shape1 + 12] = _vkp_pow(-(v), 2.0);
         // test_lang_arith.py:248
