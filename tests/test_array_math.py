@@ -380,8 +380,8 @@ def test_kernel_builtins_do_the_array_operation_outside_kernels(ctx):
     np.testing.assert_array_equal(vkp.max(dx, dy).numpy(), np.maximum(x, y))
     np.testing.assert_array_equal(vkp.clamp(dy, -1, 1).numpy(), np.clip(y, -1, 1))
     np.testing.assert_allclose(vkp.rsqrt(dx[:2]).numpy(), 1 / np.sqrt(x[:2]), rtol=1e-6)
-    with pytest.raises(RuntimeError, match=r"vkp.dot\(\) can only be used inside a @vkp.kernel"):
-        vkp.dot(dx, dy)
+    with pytest.raises(RuntimeError, match=r"vkp.cross\(\) can only be used inside a @vkp.kernel"):
+        vkp.cross(dx, dy)
     with pytest.raises(RuntimeError, match="can only be used inside"):
         vkp.global_id(0)
 

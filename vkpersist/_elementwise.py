@@ -94,6 +94,10 @@ def resolve(node: Node) -> None:
         resolve(a)
     if node.op == "array":
         node.dtype = node.value.dtype
+        if node.dtype.kind == "c":
+            raise TypeError(f"element-wise array math on {node.dtype} arrays is not supported "
+                            "yet; complex values work inside @vkp.kernel (docs/language.md), "
+                            "or compute on the real and imaginary parts as float arrays")
     elif node.op == "scalar":
         v = node.value
         node.dtype = np.result_type(v) if weak(node) else np.asarray(v).dtype
