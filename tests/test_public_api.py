@@ -12,7 +12,7 @@ TOP = {
     "VulkanUnavailable", "default_context", "list_devices", "synchronize", "to_device",
     "Kernel", "kernel", "func", "compile_source", "Program", "every", "when", "QueueOverflow",
     "Ack", "ControlBuffer", "ControlField", "Controls", "MemSock", "Frame", "Socket",
-    "lowlevel", "cuda"}
+    "render_in_thread", "lowlevel", "cuda"}
 LOWLEVEL = {"DeviceInfo", "GLSLKernel", "MEMORY_KINDS", "SUPPORTED_DTYPES", "Target",
             "glsl_kernel", "host_array"}
 

@@ -18,6 +18,7 @@ from ._kernel import Kernel, func, kernel
 from . import _copies  # noqa: F401  (device-side copies for views and astype)
 from .lang.source import compile_source
 from .scheduler import Program, QueueOverflow, every, when
+from ._render import render_in_thread
 from . import lowlevel
 from . import cuda
 from .lang.builtins import (acos, acosh, asin, asinh, atan, atan2, atanh, atomic, barrier, ceil,
@@ -46,6 +47,7 @@ __all__ = [
     # kernels, programs and the channels to running kernels
     "Kernel", "kernel", "func", "compile_source", "Program", "every", "when", "QueueOverflow",
     "Ack", "ControlBuffer", "ControlField", "Controls", "MemSock", "Frame", "Socket",
+    "render_in_thread",
     # kernel language: types and builtins (usable inside @vkp.kernel / @vkp.func). vkp.abs,
     # vkp.min, vkp.max and vkp.pow exist too but stay out of `import *`, which would
     # shadow Python's own.

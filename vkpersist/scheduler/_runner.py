@@ -19,7 +19,7 @@ import time
 import warnings
 
 from .._errors import DeviceLimitError, DeviceTimeout, VkPersistError, internal_error
-from .._polling import SPIN_S, check_timeout, poll_until, poll_until_async
+from .._polling import SPIN_S, check_timeout, poll_until
 from ._build import FALLBACK_ROUNDS, build_for
 from ._codegen import REASON_BLOCKED, REASON_BUDGET, REASON_DONE, REASON_LOOP_LIMIT
 from ._declare import Q_UNDRAINED, RunReport
@@ -125,6 +125,7 @@ class Runner:
             budget = 1 << (budget.bit_length() - 1)      # batches are recorded in powers of 2
             sequence = self.build.batch(budget, self.local)
         self.ctl["_budget"] = budget
+        self.ctl["_done"] = 0          # not the last epoch's count while this one starts
         sequence.launch()
         self.running = True
         self._started = self._last_beat = time.perf_counter()
@@ -207,15 +208,8 @@ class Runner:
         poll_until(lambda: True if self.finished(limit) else None, float("inf"), lambda: "",
                    spin=self.spin)
 
-    async def wait_epoch_async(self, limit: float) -> None:
-        await poll_until_async(lambda: True if self.finished(limit) else None, float("inf"),
-                               lambda: "", spin=self.spin)
-
     def wait_for_readers(self, limit: float) -> None:
         poll_until(self._room, limit, lambda: self._no_room(limit))
-
-    async def wait_for_readers_async(self, limit: float) -> None:
-        await poll_until_async(self._room, limit, lambda: self._no_room(limit))
 
     def _stop_interrupted(self, limit: float) -> None:
         """After Ctrl-C: halt the epoch at its next step boundary and count the steps it
