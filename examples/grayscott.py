@@ -128,7 +128,10 @@ def draw(fig, frame_data, step, F, k):
 
 async def steer(prog, out: pathlib.Path, steps: int, mode: str = "auto", work: float = 0.0):
     """The session: save every frame as a PNG off the event loop, switch to the coral
-    regime halfway; returns (frames saved, the command's ack)."""
+    regime at the first frame past halfway; returns (frames saved, the command's ack).
+    The device runs on while a frame renders, but with policy "block" it stays at most
+    the ring's capacity (2 here) frames ahead of this loop, so the switch lands before
+    the program ends."""
     import trio
     out.mkdir(parents=True, exist_ok=True)
     saved, ack = [], None
@@ -166,7 +169,10 @@ def main(argv=None):
     for name in ("size", "steps", "every"):
         if getattr(args, name) < 1:
             ap.error(f"--{name} must be >= 1, got {getattr(args, name)}")
-    prog, arrays, frames = build(n=args.size, every=args.every)
+    if args.steps < 4 * args.every:
+        ap.error("--steps must be at least 4 x --every (the switch happens halfway, while "
+                 "the program runs)")
+    prog, arrays, frames = build(n=args.size, every=args.every, capacity=2)
     print(f"grayscott: {args.size}² cells, {args.steps} steps on "
           f"{prog.ctx.info.name}, mode {args.mode}")
     t0 = time.perf_counter()

@@ -23,6 +23,7 @@ from .._polling import SPIN_S, check_timeout, poll_until
 from ._build import FALLBACK_ROUNDS, build_for
 from ._codegen import REASON_BLOCKED, REASON_BUDGET, REASON_DONE, REASON_LOOP_LIMIT
 from ._declare import Q_UNDRAINED, RunReport
+from ._progress import Bar, wants_bar
 
 if TYPE_CHECKING:
     from ._program import Program
@@ -30,6 +31,10 @@ if TYPE_CHECKING:
 
 class QueueOverflow(RuntimeWarning):
     """A program's work queue was full and dropped items."""
+
+
+class OccupancyWarning(RuntimeWarning):
+    """The megakernel ran on fewer workgroups than the device runs at once (lavapipe)."""
 
 
 MODES = ("auto", "persistent", "launch")
@@ -107,6 +112,18 @@ class Runner:
         self.running = False
         self.epochs = 0
         self.participants = None
+        self.short_epochs = self._counted_epochs = 0     # see report_occupancy()
+        self._fewest = None
+        self.at_once = prog.ctx.target.workgroups_at_once if self.mode == "persistent" \
+            else None
+        if self.at_once is not None and self.groups > self.at_once:
+            warnings.warn(
+                f"{prog.name}: groups={self.groups}, but {info.name} runs "
+                f"{self.at_once} workgroup(s) at once (one per thread of its pool, "
+                "LP_NUM_THREADS or the CPU count): the other "
+                f"{self.groups - self.at_once} can never join the megakernel, and every "
+                f"epoch starts by waiting for them in vain; leave groups to the default "
+                f"({self.at_once})", OccupancyWarning, stacklevel=5)
         self._started = self._last_beat = 0.0
         self._last_step = None
         # on a CPU device (lavapipe) a host spinning on the result takes a core from the
@@ -159,6 +176,11 @@ class Runner:
             self.running = False      # with the count: Ctrl-C cannot come in between
         if self.mode == "persistent":
             self.participants = int(self.ctl["_parts"])
+            if self.at_once is not None:
+                self._counted_epochs += 1
+                if self.participants < min(self.groups, self.at_once):
+                    self.short_epochs += 1
+                    self._fewest = min(self._fewest or self.participants, self.participants)
         self.ctl["_halt"] = 0          # whoever asked for the halt decides what comes next
         self._check_queues()
         if reason == REASON_LOOP_LIMIT and done == 0:
@@ -172,6 +194,27 @@ class Runner:
             limit = 1 << 30 if self.mode == "persistent" else MAX_BATCH
             self.epoch_steps = int(max(1, min(limit, rate * target, 4 * self.epoch_steps)))
         return done, reason
+
+    def report_occupancy(self) -> None:
+        """Warn once per run or session if epochs ran on fewer workgroups than a CPU
+        device runs at once. On lavapipe every workgroup of the megakernel is one pool
+        thread; a thread that starts late (another process or Python thread held its
+        core) misses the occupancy poll, and its epoch runs on the others alone: half the
+        speed on 2 threads, from run to run. Silent, it looked like a slow program."""
+        short, epochs, fewest = self.short_epochs, self._counted_epochs, self._fewest
+        self.short_epochs = self._counted_epochs = 0
+        self._fewest = None
+        if short:
+            want = min(self.groups, self.at_once)
+            warnings.warn(
+                f"{self.prog.name}: in {short} of {epochs} epochs fewer than the {want} "
+                f"workgroups {self.prog.ctx.info.name} runs at once joined the megakernel "
+                f"(as few as {fewest}: about {fewest}/{want} of the speed). A workgroup "
+                "joins only if its CPU thread starts while the first one polls for the "
+                "others, a fraction of a millisecond: another process or thread held "
+                "the core. "
+                "mode='launch' (the default on CPU devices) spreads every dispatch over "
+                "all threads and does not depend on it", OccupancyWarning, stacklevel=4)
 
     def _check_queues(self) -> None:
         """Queue overflows are reported, never silent: a warning per epoch that dropped
@@ -229,28 +272,37 @@ class Runner:
             self.ctl["_halt"] = 1
 
     # ---- a whole run, synchronously -----------------------------------------------------------
-    def run(self, steps: int | None, timeout: float | None) -> RunReport:
+    def run(self, steps: int | None, timeout: float | None, progress=None) -> RunReport:
+        show = wants_bar(progress)
+        total = steps
         if steps is None:
             if self.prog.steps_field is None:
                 raise ValueError(f"{self.prog.name}: run(steps) needs a step count, unless "
                                  "the loop takes it from a control (loop(..., steps=field))")
             steps = 2**62
+            total = max(0, int(self.ctl[self.prog.steps_field]) - self.prog.steps_done)
         if not isinstance(steps, int) or steps < 0:
             raise ValueError(f"steps must be a non-negative int, got {steps!r}")
         limit = self.prog.ctx.timeout if timeout is None else \
             check_timeout(timeout, "run(timeout=)")
         left, epochs0, reason = steps, self.epochs, None
-        while left > 0 and reason != REASON_DONE:
-            self.start(min(left, 2**31))
-            try:
-                self.wait_epoch(limit)
-                done, reason = self.finish()
-            except KeyboardInterrupt:     # Ctrl-C: stop the device too, then give up
-                self._stop_interrupted(limit)
-                raise
-            left -= done
-            if reason == REASON_BLOCKED and left > 0:
-                self.wait_for_readers(limit)
+        bar = Bar(show, total, self.prog.name)
+        try:
+            while left > 0 and reason != REASON_DONE:
+                self.start(min(left, 2**31))
+                try:
+                    self.wait_epoch(limit)
+                    done, reason = self.finish()
+                except KeyboardInterrupt:     # Ctrl-C: stop the device too, then give up
+                    self._stop_interrupted(limit)
+                    raise
+                left -= done
+                bar.update(steps - left)
+                if reason == REASON_BLOCKED and left > 0:
+                    self.wait_for_readers(limit)
+        finally:
+            bar.close()
+        self.report_occupancy()
         return RunReport(self.mode, steps - left, self.epochs - epochs0, self.participants)
 
 

@@ -188,6 +188,7 @@ class Session:
         try:
             await trio.to_thread.run_sync(self._drive_thread,
                                           limiter=trio.CapacityLimiter(1))
+            self.runner.report_occupancy()
         finally:
             self._parked.set()
             self._finished.set()
@@ -236,10 +237,18 @@ class Session:
 
     def _wait_for_readers(self, limit: float) -> None:
         """Until every "block" memsock has room (the reader released a frame), the body
-        pauses or stops the session, or `limit` passes (DeviceTimeout naming the full
-        memsocks)."""
+        pauses or stops the session or sends a command, or `limit` passes (DeviceTimeout
+        naming the full memsocks). A command ends the wait because a body that awaits its
+        acknowledgement reads no frames meanwhile: the next epoch applies it at its first
+        step boundary (acknowledged with the step that waits for room) and ends there
+        again, blocked."""
+        ctl = self.prog.ctl
+        head, tail = (ctl._fields[f].word for f in ("_cmd_head", "_cmd_tail"))
+
         def room():
-            return True if self._want != "run" else self.runner._room()
+            if self._want != "run" or ctl._words[head] != ctl._words[tail]:
+                return True
+            return self.runner._room()
         poll_until(room, limit, lambda: self.runner._no_room(limit))
 
     def _halt_now(self, limit: float) -> None:
