@@ -62,7 +62,7 @@ async def session(prog, steps: int, mode: str, consumer: str, work: float, out) 
 def measure(ctx, args, mode: str, consumer: str, out) -> float:
     prog, _, _ = grayscott.build(ctx, args.size, every=args.every, capacity=8,
                                  policy="block")
-    prog.run(2 * args.every, mode=mode, progress=False)    # compile, warm up
+    prog.run(2 * args.every, mode=mode)                    # compile, warm up
     while (frame := prog.sockets["v"].poll()) is not None:
         frame.release()
     rate = trio.run(session, prog, args.steps, mode, consumer, args.work, out)
