@@ -52,6 +52,7 @@ GPU_FILL_FROM = 1 << 21      # measured on the H200: filling lost below it (the 
 EPOCH_TARGET_S = 0.25
 BATCH_TARGET_S = 0.05
 MAX_BATCH = 256
+SHORT_EPOCHS_REPORTED_S = 1.0    # report_occupancy() warns from this much time on
 
 
 def choose_mode(prog: Program, mode: str) -> str:
@@ -114,6 +115,7 @@ class Runner:
         self.participants = None
         self.short_epochs = self._counted_epochs = 0     # see report_occupancy()
         self._fewest = None
+        self._short_seconds = 0.0
         self.at_once = prog.ctx.target.workgroups_at_once if self.mode == "persistent" \
             else None
         if self.at_once is not None and self.groups > self.at_once:
@@ -180,6 +182,7 @@ class Runner:
                 self._counted_epochs += 1
                 if self.participants < min(self.groups, self.at_once):
                     self.short_epochs += 1
+                    self._short_seconds += elapsed
                     self._fewest = min(self._fewest or self.participants, self.participants)
         self.ctl["_halt"] = 0          # whoever asked for the halt decides what comes next
         self._check_queues()
@@ -195,16 +198,19 @@ class Runner:
             self.epoch_steps = int(max(1, min(limit, rate * target, 4 * self.epoch_steps)))
         return done, reason
 
-    def report_occupancy(self) -> None:
+    def report_occupancy(self, stacklevel: int = 5) -> None:
         """Warn once per run or session if epochs ran on fewer workgroups than a CPU
-        device runs at once. On lavapipe every workgroup of the megakernel is one pool
-        thread; a thread that starts late (another process or Python thread held its
-        core) misses the occupancy poll, and its epoch runs on the others alone: half the
-        speed on 2 threads, from run to run. Silent, it looked like a slow program."""
+        device runs at once, for a second or more in all. On lavapipe every workgroup of
+        the megakernel is one pool thread; a thread that starts late (another process or
+        Python thread held its core) misses the occupancy poll, and its epoch runs on the
+        others alone: half the speed on 2 threads, from run to run. Silent, it looked like
+        a slow program; a run that lost less than a second to it is not worth a warning
+        (short runs and tests would see it often on a busy machine)."""
         short, epochs, fewest = self.short_epochs, self._counted_epochs, self._fewest
+        seconds = self._short_seconds
         self.short_epochs = self._counted_epochs = 0
-        self._fewest = None
-        if short:
+        self._fewest, self._short_seconds = None, 0.0
+        if seconds >= SHORT_EPOCHS_REPORTED_S:
             want = min(self.groups, self.at_once)
             warnings.warn(
                 f"{self.prog.name}: in {short} of {epochs} epochs fewer than the {want} "
@@ -214,7 +220,8 @@ class Runner:
                 "others, a fraction of a millisecond: another process or thread held "
                 "the core. "
                 "mode='launch' (the default on CPU devices) spreads every dispatch over "
-                "all threads and does not depend on it", OccupancyWarning, stacklevel=4)
+                "all threads and does not depend on it", OccupancyWarning,
+                stacklevel=stacklevel)
 
     def _check_queues(self) -> None:
         """Queue overflows are reported, never silent: a warning per epoch that dropped

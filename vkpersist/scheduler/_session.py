@@ -188,7 +188,7 @@ class Session:
         try:
             await trio.to_thread.run_sync(self._drive_thread,
                                           limiter=trio.CapacityLimiter(1))
-            self.runner.report_occupancy()
+            self.runner.report_occupancy(stacklevel=2)
         finally:
             self._parked.set()
             self._finished.set()
