@@ -63,9 +63,10 @@ def choose_mode(prog: Program, mode: str) -> str:
     if prog.ctl is None:
         prog.ctl = prog._make_controls(16, None, {})
     # persistent needs host writes to reach the running megakernel (commands, pause, stop).
-    # On a CPU device the fallback is faster: lavapipe spreads each dispatch over all its
-    # threads, while the megakernel often gets fewer participants than threads (measured
-    # in docs/benchmarks.md).
+    # On a CPU device the fallback: lavapipe spreads each dispatch over all its threads,
+    # while the megakernel's participants spin at grid barriers and are only the threads
+    # that started in time. On an idle machine persistent can win a little, on a busy
+    # one it loses 3x (docs/benchmarks.md, benchmarks/grayscott_modes.py).
     if prog.ctx.info.kind == "cpu":
         return "launch"
     return "persistent" if prog.ctl.live else "launch"
