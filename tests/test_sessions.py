@@ -324,3 +324,23 @@ def test_grayscott_example_writes_pngs(tmp_path):
     pngs = sorted(tmp_path.glob("v_*.png"))
     assert [p.name for p in pngs] == [f"v_{s:07d}.png" for s in range(0, 400, 50)]
     assert "switched to coral before step" in run.stdout
+
+
+def test_a_cancelled_session_stops_the_device(ctx):
+    """Cancelling the scope around a session (a deadline of the caller) stops the program
+    at a step boundary, the driver thread ends, and the program is usable again."""
+    prog, A, init = jacobi(ctx, 8)
+
+    async def main():
+        with trio.move_on_after(0.5) as scope:
+            async with prog.session(mode="persistent") as run:
+                await trio.sleep(30)
+        assert scope.cancelled_caught and run.finished and not run.running
+
+    trio.run(main)
+    done = int(prog.step)
+    assert not prog._runner.running              # (steps done: whatever 0.5 s allowed)
+    assert prog.run(3, mode="launch").steps == 3
+    np.testing.assert_allclose(A.numpy(), jacobi_reference(init, done + 3), rtol=1e-4,
+                               atol=1e-6)
+    prog.free()
