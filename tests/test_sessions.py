@@ -37,7 +37,7 @@ def test_the_device_runs_while_the_body_blocks_the_event_loop(ctx, mode):
             while prog._runner.epochs < 2:
                 await trio.sleep(0.01)
             epochs, steps = prog._runner.epochs, run.steps_done
-            time.sleep(1.2)                       # blocks the loop; no await
+            time.sleep(2.0)                       # blocks the loop; no await
             assert prog._runner.epochs - epochs >= 2
             assert run.steps_done > steps
             return await run.stop()
@@ -93,7 +93,7 @@ def _grayscott_replay(ctx, mode, n, steps, ack_step):
 def test_grayscott_with_a_slow_consumer_in_both_modes(ctx):
     """Frames in order, none lost ("block"), the command acknowledged with the step it
     took effect at, results against NumPy, and each mode bit for bit against the other
-    (replayed with the same command step). The consumer sleeps 1 s on the first frame,
+    (replayed with the same command step). The consumer sleeps 2 s on the first frame,
     blocking the loop: meanwhile the device runs on until the ring of 4 is full (frames
     at steps 20-80), before step 100."""
     n, steps, every = 48, 240, 20
@@ -101,7 +101,7 @@ def test_grayscott_with_a_slow_consumer_in_both_modes(ctx):
     for mode, other in (("persistent", "launch"), ("launch", "persistent")):
         frames, ack, after_first, u, v = _grayscott_session(ctx, mode, n, steps, every,
                                                           change_after=100,
-                                                          first_sleep=1.0, sleep=0.05)
+                                                          first_sleep=2.0, sleep=0.05)
         assert [f[0] for f in frames] == list(range(steps // every))
         assert [f[1] for f in frames] == list(range(0, steps, every))
         assert after_first == 5 * every, (mode, after_first)
