@@ -344,3 +344,22 @@ def test_a_cancelled_session_stops_the_device(ctx):
     np.testing.assert_allclose(A.numpy(), jacobi_reference(init, done + 3), rtol=1e-4,
                                atol=1e-6)
     prog.free()
+
+
+def test_a_paused_session_reports_no_speed(ctx, monkeypatch):
+    monkeypatch.setattr(_progress, "WINDOW_S", 0.3)
+    prog, _, _ = jacobi(ctx, 8)
+
+    async def main():
+        async with prog.session(mode="launch") as run:
+            while run.steps_done < 50:
+                await trio.sleep(0.01)
+            await run.pause()
+            await trio.sleep(0.5)
+            paused = run.progress
+            await run.stop()
+            return paused
+
+    paused = trio.run(main)
+    assert paused.steps_per_second == 0.0 and paused.total is None and paused.eta is None
+    prog.free()

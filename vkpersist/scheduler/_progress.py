@@ -53,12 +53,15 @@ class Meter:
             while len(self._samples) > 2 and now - self._samples[1][0] > WINDOW_S:
                 self._samples.popleft()
 
-    def read(self, steps: int | None = None) -> Progress:
-        """The progress now; `steps`: a fresher count than the last recorded one."""
+    def read(self, steps: int | None = None, ended: bool = False) -> Progress:
+        """The progress now; `steps`: a fresher count than the last recorded one. While
+        running (not `ended`), no epoch for WINDOW_S means no steps now: 0 steps/s."""
         now = time.perf_counter()
         with self._lock:
             (t0, s0), (t1, s1) = self._samples[0], self._samples[-1]
         rate = (s1 - s0) / (t1 - t0) if t1 > t0 else 0.0
+        if not ended and now - t1 > WINDOW_S:     # paused, or waiting for a reader
+            rate = 0.0
         steps = s1 if steps is None else max(steps, s1)
         eta = None
         if self.total is not None and rate > 0:

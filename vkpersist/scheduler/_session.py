@@ -78,12 +78,13 @@ class Session:
     def progress(self) -> Progress:
         """Steps this session has run (of `steps=`, if given), the recent steps/s and the
         time left at that rate: `print(run.progress)`."""
-        return self._meter.read(self.steps_done - self._first)
+        return self._meter.read(self.steps_done - self._first, self.finished)
 
     @property
     def steps_per_second(self) -> float:
-        """The recent rate: steps completed over the last few seconds of epochs."""
-        return self._meter.read().steps_per_second
+        """The recent rate: steps completed over the last few seconds of epochs (0 while
+        paused or waiting for a reader)."""
+        return self.progress.steps_per_second
 
     @property
     def participants(self) -> int | None:
