@@ -216,10 +216,10 @@ class Runner:
             warnings.warn(
                 f"{self.prog.name}: in {short} of {epochs} epochs fewer than the {want} "
                 f"workgroups {self.prog.ctx.info.name} runs at once joined the megakernel "
-                f"(as few as {fewest}: about {fewest}/{want} of the speed). A workgroup "
-                "joins only if its CPU thread starts while the first one polls for the "
-                "others, a fraction of a millisecond: another process or thread held "
-                "the core. "
+                f"(as few as {fewest}: on an otherwise idle machine about {fewest}/{want} "
+                "of the speed). A workgroup joins only if its CPU thread starts while the "
+                "first one polls for the others, a fraction of a millisecond: another "
+                "process or thread held the core. "
                 "mode='launch' (the default on CPU devices) spreads every dispatch over "
                 "all threads and does not depend on it", OccupancyWarning,
                 stacklevel=stacklevel)
