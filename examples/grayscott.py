@@ -161,8 +161,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m examples.grayscott", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--size", type=int, default=128, help="cells per side (default 128)")
-    ap.add_argument("--steps", type=int, default=6000, help="steps (default 6000)")
-    ap.add_argument("--every", type=int, default=500, help="steps between frames (default 500)")
+    ap.add_argument("--steps", type=int, default=4000, help="steps (default 4000)")
+    ap.add_argument("--every", type=int, default=400, help="steps between frames (default 400)")
     ap.add_argument("--mode", choices=("auto", "persistent", "launch"), default="auto")
     ap.add_argument("--out", type=pathlib.Path, default=pathlib.Path("grayscott-out"))
     args = ap.parse_args(argv)
