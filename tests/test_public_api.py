@@ -7,12 +7,13 @@ import pytest
 import vkpersist as vkp
 
 TOP = {
+    "render_in_thread",
     "Array", "CompileError", "Context", "DeviceLimitError", "DeviceLost", "DeviceNotFound",
     "DeviceTimeout", "OutOfDeviceMemory", "UnsupportedError", "VkPersistError",
     "VulkanUnavailable", "default_context", "list_devices", "synchronize", "to_device",
     "Kernel", "kernel", "func", "compile_source", "Program", "every", "when", "QueueOverflow",
     "Ack", "ControlBuffer", "ControlField", "Controls", "MemSock", "Frame", "Socket",
-    "render_in_thread", "lowlevel", "cuda"}
+    "lowlevel", "cuda"}
 LOWLEVEL = {"DeviceInfo", "GLSLKernel", "MEMORY_KINDS", "SUPPORTED_DTYPES", "Target",
             "glsl_kernel", "host_array"}
 
