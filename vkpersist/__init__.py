@@ -60,12 +60,12 @@ __all__ = [
     "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh",
     "atanh", "floor", "ceil", "trunc", "fabs", "clamp", "mix", "fma", "isnan", "isinf",
     "copysign", "hypot", "sign", "select", "dot", "cross", "length", "normalize", "distance",
-    # drawing frames with matplotlib off the trio event loop (docs/programs.md)
-    "render_in_thread",
     # the layer underneath: raw GLSL kernels, host pages, device details
     "lowlevel",
     # numba.cuda's API (`from vkpersist import cuda`, docs/cuda.md)
     "cuda",
+    # drawing frames with matplotlib off the trio event loop (docs/programs.md)
+    "render_in_thread",
 ]
 
 
