@@ -46,6 +46,7 @@ __all__ = [
     "VulkanUnavailable", "default_context", "list_devices", "synchronize", "to_device",
     # kernels, programs and the channels to running kernels
     "Kernel", "kernel", "func", "compile_source", "Program", "every", "when", "QueueOverflow",
+    "render_in_thread",      # frames drawn with matplotlib off the trio event loop
     "Ack", "ControlBuffer", "ControlField", "Controls", "MemSock", "Frame", "Socket",
     # kernel language: types and builtins (usable inside @vkp.kernel / @vkp.func). vkp.abs,
     # vkp.min, vkp.max and vkp.pow exist too but stay out of `import *`, which would
@@ -64,8 +65,6 @@ __all__ = [
     "lowlevel",
     # numba.cuda's API (`from vkpersist import cuda`, docs/cuda.md)
     "cuda",
-    # drawing frames with matplotlib off the trio event loop (docs/programs.md)
-    "render_in_thread",
 ]
 
 
