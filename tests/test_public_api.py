@@ -7,6 +7,7 @@ import pytest
 import vkpersist as vkp
 
 TOP = {
+    "render_in_thread",
     "Array", "CompileError", "Context", "DeviceLimitError", "DeviceLost", "DeviceNotFound",
     "DeviceTimeout", "OutOfDeviceMemory", "UnsupportedError", "VkPersistError",
     "VulkanUnavailable", "default_context", "list_devices", "synchronize", "to_device",

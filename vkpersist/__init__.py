@@ -23,6 +23,7 @@ from ._vectorize import vectorize
 from ._guvectorize import guvectorize
 from .lang.source import compile_source
 from .scheduler import Program, QueueOverflow, every, when
+from ._render import render_in_thread
 from . import lowlevel
 from . import cuda
 from .reductions import amax, amin, argmax, argmin, mean, prod
@@ -75,6 +76,7 @@ __all__ = [
     "VulkanUnavailable", "default_context", "list_devices", "synchronize", "to_device",
     # kernels, programs and the channels to running kernels
     "Kernel", "kernel", "func", "compile_source", "Program", "every", "when", "QueueOverflow",
+    "render_in_thread",      # frames drawn with matplotlib off the trio event loop
     "Ack", "ControlBuffer", "ControlField", "Controls", "MemSock", "Frame", "Socket",
     # host pages several devices share, and pipelines between devices (docs/pipelines.md)
     "SharedPages", "Relay",

@@ -54,15 +54,22 @@ def poll_until(check, limit: float, message, start: float | None = None,
 
 async def poll_until_async(check, limit: float, message, start: float | None = None,
                            spin: float = SPIN_S):
-    """poll_until under trio: while spinning it only yields to other tasks."""
+    """poll_until under trio: while spinning it only yields to other tasks. Like every
+    trio function it yields at least once, also when the result is there at once (a
+    reader of frames that are always ready would otherwise starve every other task), but
+    that yield is not a cancellation point: a frame taken by `check()` is never lost."""
     import trio
     limit = check_timeout(limit)
     start = time.perf_counter() if start is None else start
     delay = _FIRST_SLEEP_S
+    first = True
     while True:
         result = check()
         if result is not None:
+            if first:
+                await trio.lowlevel.cancel_shielded_checkpoint()
             return result
+        first = False
         waited = time.perf_counter() - start
         if waited > limit:
             raise DeviceTimeout(message())

@@ -321,7 +321,9 @@ def every(n, *stages) -> Every:
 
 
 class RunReport:
-    """What `prog.run` did."""
+    """What `prog.run` did: `steps`, and `epochs`, the dispatches that ran them: megakernel
+    epochs in mode "persistent", recorded batches of steps in mode "launch" (the repr
+    says which)."""
 
     def __init__(self, mode: str, steps: int, epochs: int, participants: int | None):
         self.mode = mode
@@ -331,7 +333,9 @@ class RunReport:
 
     def __repr__(self) -> str:
         parts = f", participants={self.participants}" if self.participants is not None else ""
-        return f"vkpersist.RunReport(mode={self.mode!r}, steps={self.steps}, epochs={self.epochs}{parts})"
+        what = "batches" if self.mode == "launch" else "epochs"
+        return (f"vkpersist.RunReport(mode={self.mode!r}, steps={self.steps}, "
+                f"{what}={self.epochs}{parts})")
 
 
 def resource_vars(prog: Program, coherent: bool, sched_len: int

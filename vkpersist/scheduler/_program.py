@@ -249,13 +249,16 @@ class Program:
     # ---- running ---------------------------------------------------------------------
     @user_frames_only
     def run(self, steps: int | None = None, *, mode: str = "auto", groups: int | None = None,
-            local: int | None = None, timeout: float | None = None) -> "RunReport":
+            local: int | None = None, timeout: float | None = None,
+            progress: bool | None = None) -> "RunReport":
         """Run `steps` steps and wait (a script's way; under trio use `session`); with
         `loop(steps=field)`, at most `steps` (default: until the field's count is reached).
         Returns what ran (steps, epochs, mode, participants). Ctrl-C stops the device at the
-        next step boundary before it raises."""
+        next step boundary before it raises. `progress`: a progress bar with steps/s and
+        the time left, for runs longer than a second (default: when stderr is a
+        terminal; True or False decide)."""
         self._usable("run")
-        return runner_for(self, mode, groups, local).run(steps, timeout)
+        return runner_for(self, mode, groups, local).run(steps, timeout, progress)
 
     @user_frames_only
     def session(self, *, steps: int | None = None, mode: str = "auto",

@@ -19,10 +19,11 @@ import time
 import warnings
 
 from .._errors import DeviceLimitError, DeviceTimeout, VkPersistError, internal_error
-from .._polling import SPIN_S, check_timeout, poll_until, poll_until_async
+from .._polling import SPIN_S, check_timeout, poll_until
 from ._build import FALLBACK_ROUNDS, build_for
 from ._codegen import REASON_BLOCKED, REASON_BUDGET, REASON_DONE, REASON_LOOP_LIMIT
 from ._declare import Q_UNDRAINED, RunReport
+from ._progress import Bar, wants_bar
 
 if TYPE_CHECKING:
     from ._program import Program
@@ -30,6 +31,10 @@ if TYPE_CHECKING:
 
 class QueueOverflow(RuntimeWarning):
     """A program's work queue was full and dropped items."""
+
+
+class OccupancyWarning(RuntimeWarning):
+    """The megakernel ran on fewer workgroups than the device runs at once (lavapipe)."""
 
 
 MODES = ("auto", "persistent", "launch")
@@ -47,6 +52,7 @@ GPU_FILL_FROM = 1 << 21      # measured on the H200: filling lost below it (the 
 EPOCH_TARGET_S = 0.25
 BATCH_TARGET_S = 0.05
 MAX_BATCH = 256
+SHORT_EPOCHS_REPORTED_S = 1.0    # report_occupancy() warns from this much time on
 
 
 def choose_mode(prog: Program, mode: str) -> str:
@@ -57,9 +63,10 @@ def choose_mode(prog: Program, mode: str) -> str:
     if prog.ctl is None:
         prog.ctl = prog._make_controls(16, None, {})
     # persistent needs host writes to reach the running megakernel (commands, pause, stop).
-    # On a CPU device the fallback is faster: lavapipe spreads each dispatch over all its
-    # threads, while the megakernel often gets fewer participants than threads (measured
-    # in docs/benchmarks.md).
+    # On a CPU device the fallback: lavapipe spreads each dispatch over all its threads,
+    # while the megakernel's participants spin at grid barriers and are only the threads
+    # that started in time. On an idle machine persistent can win a little, on a busy
+    # one it loses 3x (docs/benchmarks.md, benchmarks/grayscott_modes.py).
     if prog.ctx.info.kind == "cpu":
         return "launch"
     return "persistent" if prog.ctl.live else "launch"
@@ -107,6 +114,19 @@ class Runner:
         self.running = False
         self.epochs = 0
         self.participants = None
+        self.short_epochs = self._counted_epochs = 0     # see report_occupancy()
+        self._fewest = None
+        self._short_seconds = 0.0
+        self.at_once = prog.ctx.target.workgroups_at_once if self.mode == "persistent" \
+            else None
+        if self.at_once is not None and self.groups > self.at_once:
+            warnings.warn(
+                f"{prog.name}: groups={self.groups}, but {info.name} runs "
+                f"{self.at_once} workgroup(s) at once (one per thread of its pool, "
+                "LP_NUM_THREADS or the CPU count): the other "
+                f"{self.groups - self.at_once} can never join the megakernel, and every "
+                f"epoch starts by waiting for them in vain; leave groups to the default "
+                f"({self.at_once})", OccupancyWarning, stacklevel=5)
         self._started = self._last_beat = 0.0
         self._last_step = None
         # on a CPU device (lavapipe) a host spinning on the result takes a core from the
@@ -125,6 +145,7 @@ class Runner:
             budget = 1 << (budget.bit_length() - 1)      # batches are recorded in powers of 2
             sequence = self.build.batch(budget, self.local)
         self.ctl["_budget"] = budget
+        self.ctl["_done"] = 0          # not the last epoch's count while this one starts
         sequence.launch()
         self.running = True
         self._started = self._last_beat = time.perf_counter()
@@ -158,6 +179,12 @@ class Runner:
             self.running = False      # with the count: Ctrl-C cannot come in between
         if self.mode == "persistent":
             self.participants = int(self.ctl["_parts"])
+            if self.at_once is not None:
+                self._counted_epochs += 1
+                if self.participants < min(self.groups, self.at_once):
+                    self.short_epochs += 1
+                    self._short_seconds += elapsed
+                    self._fewest = min(self._fewest or self.participants, self.participants)
         self.ctl["_halt"] = 0          # whoever asked for the halt decides what comes next
         self._check_queues()
         if reason == REASON_LOOP_LIMIT and done == 0:
@@ -171,6 +198,31 @@ class Runner:
             limit = 1 << 30 if self.mode == "persistent" else MAX_BATCH
             self.epoch_steps = int(max(1, min(limit, rate * target, 4 * self.epoch_steps)))
         return done, reason
+
+    def report_occupancy(self, stacklevel: int = 5) -> None:
+        """Warn once per run or session if epochs ran on fewer workgroups than a CPU
+        device runs at once, for a second or more in all. On lavapipe every workgroup of
+        the megakernel is one pool thread; a thread that starts late (another process or
+        Python thread held its core) misses the occupancy poll, and its epoch runs on the
+        others alone: half the speed on 2 threads, from run to run. Silent, it looked like
+        a slow program; a run that lost less than a second to it is not worth a warning
+        (short runs and tests would see it often on a busy machine)."""
+        short, epochs, fewest = self.short_epochs, self._counted_epochs, self._fewest
+        seconds = self._short_seconds
+        self.short_epochs = self._counted_epochs = 0
+        self._fewest, self._short_seconds = None, 0.0
+        if seconds >= SHORT_EPOCHS_REPORTED_S:
+            want = min(self.groups, self.at_once)
+            warnings.warn(
+                f"{self.prog.name}: in {short} of {epochs} epochs fewer than the {want} "
+                f"workgroups {self.prog.ctx.info.name} runs at once joined the megakernel "
+                f"(as few as {fewest}: on an otherwise idle machine about {fewest}/{want} "
+                "of the speed). A workgroup joins only if its CPU thread starts while the "
+                "first one polls for the others, a fraction of a millisecond: another "
+                "process or thread held the core. "
+                "mode='launch' (the default on CPU devices) spreads every dispatch over "
+                "all threads and does not depend on it", OccupancyWarning,
+                stacklevel=stacklevel)
 
     def _check_queues(self) -> None:
         """Queue overflows are reported, never silent: a warning per epoch that dropped
@@ -207,15 +259,8 @@ class Runner:
         poll_until(lambda: True if self.finished(limit) else None, float("inf"), lambda: "",
                    spin=self.spin)
 
-    async def wait_epoch_async(self, limit: float) -> None:
-        await poll_until_async(lambda: True if self.finished(limit) else None, float("inf"),
-                               lambda: "", spin=self.spin)
-
     def wait_for_readers(self, limit: float) -> None:
         poll_until(self._room, limit, lambda: self._no_room(limit))
-
-    async def wait_for_readers_async(self, limit: float) -> None:
-        await poll_until_async(self._room, limit, lambda: self._no_room(limit))
 
     def _stop_interrupted(self, limit: float) -> None:
         """After Ctrl-C: halt the epoch at its next step boundary and count the steps it
@@ -235,28 +280,37 @@ class Runner:
             self.ctl["_halt"] = 1
 
     # ---- a whole run, synchronously -----------------------------------------------------------
-    def run(self, steps: int | None, timeout: float | None) -> RunReport:
+    def run(self, steps: int | None, timeout: float | None, progress=None) -> RunReport:
+        show = wants_bar(progress)
+        total = steps
         if steps is None:
             if self.prog.steps_field is None:
                 raise ValueError(f"{self.prog.name}: run(steps) needs a step count, unless "
                                  "the loop takes it from a control (loop(..., steps=field))")
             steps = 2**62
+            total = max(0, int(self.ctl[self.prog.steps_field]) - self.prog.steps_done)
         if not isinstance(steps, int) or steps < 0:
             raise ValueError(f"steps must be a non-negative int, got {steps!r}")
         limit = self.prog.ctx.timeout if timeout is None else \
             check_timeout(timeout, "run(timeout=)")
         left, epochs0, reason = steps, self.epochs, None
-        while left > 0 and reason != REASON_DONE:
-            self.start(min(left, 2**31))
-            try:
-                self.wait_epoch(limit)
-                done, reason = self.finish()
-            except KeyboardInterrupt:     # Ctrl-C: stop the device too, then give up
-                self._stop_interrupted(limit)
-                raise
-            left -= done
-            if reason == REASON_BLOCKED and left > 0:
-                self.wait_for_readers(limit)
+        bar = Bar(show, total, self.prog.name)
+        try:
+            while left > 0 and reason != REASON_DONE:
+                self.start(min(left, 2**31))
+                try:
+                    self.wait_epoch(limit)
+                    done, reason = self.finish()
+                except KeyboardInterrupt:     # Ctrl-C: stop the device too, then give up
+                    self._stop_interrupted(limit)
+                    raise
+                left -= done
+                bar.update(steps - left)
+                if reason == REASON_BLOCKED and left > 0:
+                    self.wait_for_readers(limit)
+        finally:
+            bar.close()
+        self.report_occupancy()
         return RunReport(self.mode, steps - left, self.epochs - epochs0, self.participants)
 
 
