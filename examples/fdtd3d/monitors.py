@@ -434,5 +434,7 @@ def add_hot_cell_stages(prog, hot, index, plane_shape, arrays, ctl, period):
     def reset_hot(n):
         found[0] = 0
 
-    return [vkp.every(period, find_hot), collect_hot, vkp.every(period, emit_hot),
-            vkp.every(period, reset_hot)], sock, queue
+    # all four under one every(): the queue stage too, which outside it synchronises the
+    # grid on every step to find its queue empty (one barrier per step more than the
+    # Yee update's own, for pushes that happen on one step in `period`)
+    return [vkp.every(period, find_hot, collect_hot, emit_hot, reset_hot)], sock, queue
