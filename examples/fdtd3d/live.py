@@ -65,10 +65,12 @@ def live(sim, args):
     fig.subplots_adjust(left=0.05, right=0.98, bottom=0.2, top=0.9, wspace=0.6)
     views = {sl.name: SliceView(fig, ax, sl, sim) for ax, sl in zip(axes[:2], sim.slices)}
     trace_ax = axes[2]
-    probe = sim.probes[0]
-    trace_ax.set_title(f"probe {probe.name!r}: {probe.fields[0]}")
+    probe = sim.probes[0] if sim.probes else None       # the first probe's first field
+    field = probe.fields[0] if probe else None
+    trace_ax.set_title(f"probe {probe.name!r}: {field}" if probe else "no probe in the scene")
     trace_ax.set_xlabel("t (ns)")
-    trace_ax.set_ylabel(f"{probe.fields[0]} ({unit(probe.fields[0])})")
+    if probe:
+        trace_ax.set_ylabel(f"{field} ({unit(field)})")
     (trace,) = trace_ax.plot([], [])
     status = fig.text(0.01, 0.005, "", family="monospace")
     commands = []
@@ -80,10 +82,9 @@ def live(sim, args):
         for name, view in views.items():
             if name in latest:
                 view.update(*latest[name], hot)
-        p = sim.probe(probe.name)
-        if probe.fields[0] in p and len(p[probe.fields[0]]):
-            trace.set_data(p["t_e" if probe.fields[0][0] == "e" else "t_h"] * 1e9,
-                           p[probe.fields[0]])
+        p = sim.probe(probe.name) if probe else {}
+        if field in p and len(p[field]):
+            trace.set_data(p["t_e" if field[0] == "e" else "t_h"] * 1e9, p[field])
             trace_ax.relim()
             trace_ax.autoscale_view()
         status.set_text(f"step {run.steps_done}/{args.steps}  {rate:7.0f} steps/s  "
