@@ -25,7 +25,7 @@ user's run): with no monitors ("session"), with each of the monitors named alone
 probe of two components; slices: two slices every 20 steps; hot: the hot-cell queue on
 the z slice every 20 steps; dft: one DFT plane at 2 frequencies), and with all of them
 ("session+all"); with no names: probe, slices and hot, the live outputs whose joint cost
-issue 14 bounds at 5 %.
+issue 14 bounds at 5 %. `--monitor-modes persistent launch` runs those rows in both modes.
 """
 from __future__ import annotations
 
@@ -201,6 +201,8 @@ def main() -> None:
                     help="cells per side (default: 32 .. 512 on GPUs, 32 48 on CPUs)")
     ap.add_argument("--seconds", type=float, default=2.0)
     ap.add_argument("--monitors", nargs="*", choices=MONITORS, default=None)
+    ap.add_argument("--monitor-modes", nargs="+", choices=("persistent", "launch"),
+                    default=["persistent"], help="run modes of the --monitors rows")
     ap.add_argument("--groups", type=int, nargs="*", default=[],
                     help="extra persistent rows with these workgroup counts")
     ap.add_argument("--local", type=int, default=None, help="invocations per workgroup")
@@ -221,10 +223,12 @@ def main() -> None:
             rows.append((f"persistent g={gr}", rate))
         if args.monitors is not None:
             kinds = args.monitors or ["probe", "slices", "hot"]
-            for name, mons in ([("session", ())] + [(f"session+{k}", (k,)) for k in kinds]
-                               + [("session+all", tuple(kinds))]):
-                rate, _, _ = bench_program(ctx, n, "persistent", args.seconds, monitors=mons)
-                rows.append((name, rate))
+            for mode in args.monitor_modes:
+                prefix = "session" if mode == "persistent" else "launch session"
+                for name, mons in ([(prefix, ())] + [(f"{prefix}+{k}", (k,)) for k in kinds]
+                                   + [(f"{prefix}+all", tuple(kinds))]):
+                    rate, _, _ = bench_program(ctx, n, mode, args.seconds, monitors=mons)
+                    rows.append((name, rate))
         ref = None
         if cp is not None:
             _, init = scene(ctx, n)

@@ -21,12 +21,11 @@ def mie_runs(ctx):
 
 def test_dielectric_sphere_cross_section_against_mie(mie_runs):
     """n = 2 sphere of radius 8 cells, wavelengths 20 .. 40 cells in vacuum (10 .. 20 in the
-    sphere). Measured on lavapipe (docs/fdtd.md): staircased -8.1, -2.7, -0.4, +4.4 %;
-    smoothed -5.4, +2.3, +0.5, +7.5 %, the remaining error being the Yee scheme's
-    dispersion at 10 cells per wavelength inside the sphere (it shifts the magnetic-dipole
-    resonance near 2πr/λ = 1.6). The 3 % target holds at 25 and 30 cells; see the note
-    in docs/fdtd.md."""
-    for smoothing, bound in ((False, (0.09, 0.03, 0.01, 0.05)), (True, (0.06, 0.03, 0.01, 0.08))):
+    sphere). Measured on lavapipe (docs/fdtd.md): smoothed +0.8, +1.0, +1.8, +0.9 % (the
+    3 % target at all four); staircased -2.1, -3.9, +0.9, -2.0 %, mostly the staircase's
+    volume (its volume-equivalent radius is 7.95 cells, which alone gives -0.6, -4.5,
+    -0.5, -4.2 %)."""
+    for smoothing, bound in ((False, (0.03, 0.05, 0.02, 0.03)), (True, (0.03,) * 4)):
         sim, sigma, ref = mie_runs[smoothing]
         err = np.abs(sigma / ref - 1)
         assert np.all(err < bound), (smoothing, sigma / ref - 1)
@@ -77,3 +76,30 @@ def test_cpml_reflection_against_a_grid_too_large_to_reflect(ctx):
             ref = big.probe(name)[comp]
             err = np.max(np.abs(small.probe(name)[comp] - ref)) / np.max(np.abs(ref))
             assert err < 1e-4, (name, comp, err)
+
+
+def test_live_window_runs_to_the_end_and_keys_steer_it(ctx, tmp_path, monkeypatch):
+    """The live window's loop under Agg (no display here; docs/fdtd.md says how it was
+    checked under Xvfb): it runs every step, draws the slices, hot cells and probe trace,
+    saves its last frame, and a key pressed in the figure steers the run ("a": amplitude
+    x2, sent before the pulse leaves its source, so the forward probe's peak doubles)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.backend_bases import KeyEvent
+    from examples.fdtd3d import live as live_mod
+    from examples.fdtd3d.__main__ import parse
+
+    def show(block=True):                   # the window is up: press "a"
+        canvas = plt.gcf().canvas
+        canvas.callbacks.process("key_press_event", KeyEvent("key_press_event", canvas, "a"))
+    monkeypatch.setattr(plt, "show", show)
+    monkeypatch.setattr(live_mod, "REDRAW_S", 0.0)
+    sim = mie_sphere(48, radius_cells=6, ctx=ctx, snap_every=20)
+    live_mod.live(sim, parse(["--live", "--steps", "160", "--out", str(tmp_path)]))
+    assert sim.step == 160
+    assert (tmp_path / "live_last.png").stat().st_size > 10_000
+    ref = mie_sphere(48, radius_cells=6, ctx=ctx, snap_every=20)
+    ref.run(160)
+    peak = np.abs(sim.probe("forward")["ez"]).max() / np.abs(ref.probe("forward")["ez"]).max()
+    assert abs(peak - 2) < 0.05, peak

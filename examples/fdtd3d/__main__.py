@@ -57,8 +57,8 @@ def headless(sim, args):
     for wl, xi, s, r in zip(sim.mie["wavelengths"], x, sigma, ref):
         print(f"    {wl:9.3g}   {xi:6.3f}   {s * 1e6:12.4f}   {r * 1e6:11.4f}   {s / r - 1:+6.2%}")
     paths = []
-    paths += output.slice_pngs(sim, out, "ez_z", every=max(1, len(sim.frames["ez_z"]) // 8))
-    paths += output.slice_pngs(sim, out, "abs_e_y", every=max(1, len(sim.frames["abs_e_y"]) // 4))
+    paths += output.slice_pngs(sim, out, "ez_z", count=8)
+    paths += output.slice_pngs(sim, out, "abs_e_y", count=4)
     paths.append(output.slice_gif(sim, out, "ez_z"))
     paths.append(output.probe_spectrum_png(sim, out))
     paths.append(output.cross_section_png(sim, sigma, ref, out))

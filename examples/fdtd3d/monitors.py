@@ -361,11 +361,20 @@ class DFTResults:
             out[key] = block[:, :, 0] + 1j * block[:, :, 1]
         return out
 
-    def read_incident(self) -> dict:
+    def read_incident(self, frequencies=None) -> dict:
+        """The incident E and H at `frequencies` (default: every DFT frequency, ascending),
+        in the order given: the accumulators are kept in ascending frequency, which need
+        not be a plane's own order, and a cross-section divides the two entry by entry."""
         lay = self.layout
         raw = self.acc.numpy().astype(np.float64)[lay.inc_base:].reshape(lay.nf, 8)
-        return {"freqs": self.freqs, "e": raw[:, 0] + 1j * raw[:, 1],
-                "h": raw[:, 4] + 1j * raw[:, 5]}
+        freqs = self.freqs if frequencies is None else np.asarray(frequencies, float)
+        known = list(self.freqs)
+        missing = [f for f in freqs if f not in known]
+        if missing:
+            raise ValueError(f"no incident DFT at {missing} Hz; the DFT frequencies are {known}")
+        sel = [known.index(f) for f in freqs]
+        return {"freqs": freqs, "e": raw[sel, 0] + 1j * raw[sel, 1],
+                "h": raw[sel, 4] + 1j * raw[sel, 5]}
 
 
 @dataclass
@@ -427,5 +436,7 @@ def add_hot_cell_stages(prog, hot, index, plane_shape, arrays, ctl, period):
     def reset_hot(n):
         found[0] = 0
 
-    return [vkp.every(period, find_hot), collect_hot, vkp.every(period, emit_hot),
-            vkp.every(period, reset_hot)], sock, queue
+    # all four under one every(): the queue stage too, which outside it synchronises the
+    # grid on every step to find its queue empty (one barrier per step more than the
+    # Yee update's own, for pushes that happen on one step in `period`)
+    return [vkp.every(period, find_hot, collect_hot, emit_hot, reset_hot)], sock, queue

@@ -15,9 +15,38 @@ def _plt():
     return plt
 
 
-def slice_pngs(sim, out: pathlib.Path, name: str, every: int = 1) -> list[pathlib.Path]:
+def on_screen(sl, data, cells=None):
+    """(image rows = the vertical axis, horizontal axis, vertical axis, hot cells as
+    (horizontal, vertical)) of a slice frame: the earlier of the plane's two axes
+    (x, then y, then z) runs left to right, so a y slice, stored (z, x), shows x across as
+    the x and z slices do and a wave along +x moves to the right in all three."""
+    u, v = sl.plane_axes
+    swap = u > v
+    if cells is not None and len(cells):
+        cells = cells[:, ::-1] if swap else cells
+    return (data if swap else data.T), (v if swap else u), (u if swap else v), cells
+
+
+def lively_frames(frames, count: int):
+    """Up to `count` frames evenly spread over the span where the slice holds more than 2 %
+    of its largest value: the pulse arriving, crossing and ringing down, rather than
+    evenly over a run whose later part is a blank grid."""
+    peaks = np.array([float(np.abs(f).max()) for _, f in frames])
+    live = np.flatnonzero(peaks >= 0.02 * peaks.max()) if len(peaks) and peaks.max() > 0 \
+        else np.arange(len(frames))
+    if not len(live):
+        return []
+    picks = np.unique(np.linspace(live[0], live[-1], min(count, live[-1] - live[0] + 1))
+                      .round().astype(int))
+    return [frames[k] for k in picks]
+
+
+def slice_pngs(sim, out: pathlib.Path, name: str, every: int = 1,
+               count: int | None = None) -> list[pathlib.Path]:
+    """PNGs of slice `name`: every `every`-th frame, or `count` frames of lively_frames."""
     plt = _plt()
-    frames = sim.frames[name][::every]
+    frames = sim.frames[name]
+    frames = lively_frames(frames, count) if count else frames[::every]
     if not frames:
         return []
     sl = next(s for s in sim.slices if s.name == name)
@@ -28,7 +57,7 @@ def slice_pngs(sim, out: pathlib.Path, name: str, every: int = 1) -> list[pathli
     for step, data in frames:
         fig, ax = plt.subplots(figsize=(5, 4.4))
         _draw_slice(ax, sim, sl, data, vmax)
-        cells = hot.get(step)
+        cells = on_screen(sl, data, hot.get(step))[3]
         if cells is not None and len(cells):
             ax.scatter(cells[:, 0], cells[:, 1], s=4, c="lime", marker="s", linewidths=0,
                        label=f"|E| > {sim.hot.threshold:g} V/m ({len(cells)} cells)")
@@ -42,15 +71,18 @@ def slice_pngs(sim, out: pathlib.Path, name: str, every: int = 1) -> list[pathli
 
 
 def _draw_slice(ax, sim, sl, data, vmax):
-    b, c = sl.plane_axes
+    shown, across, up, _ = on_screen(sl, data)
     signed = not sl.field.startswith("|")
-    img = ax.imshow(data.T, origin="lower", cmap="RdBu_r" if signed else "inferno",
+    img = ax.imshow(shown, origin="lower", cmap="RdBu_r" if signed else "inferno",
                     vmin=-vmax if signed else 0, vmax=vmax, interpolation="nearest")
-    ax.set_xlabel(f"{b} (cells)")
-    ax.set_ylabel(f"{c} (cells)")
-    ax.figure.colorbar(img, ax=ax, shrink=0.8, label=f"{sl.field} (V/m)" if sl.field[-1] != "h"
-                       and "h" not in sl.field else f"{sl.field} (A/m)")
+    ax.set_xlabel(f"{across} (cells)")
+    ax.set_ylabel(f"{up} (cells)")
+    ax.figure.colorbar(img, ax=ax, shrink=0.8, label=f"{sl.field} ({unit(sl.field)})")
     return img
+
+
+def unit(field: str) -> str:
+    return "A/m" if "h" in field else "V/m"
 
 
 def slice_gif(sim, out: pathlib.Path, name: str, fps: int = 10) -> pathlib.Path | None:
@@ -67,7 +99,7 @@ def slice_gif(sim, out: pathlib.Path, name: str, fps: int = 10) -> pathlib.Path 
 
     def update(k):
         step, data = frames[k]
-        img.set_data(data.T)
+        img.set_data(on_screen(sl, data)[0])
         title.set_text(f"{sl.field}, t = {step * sim.grid.dt * 1e9:.3f} ns")
         return img, title
     anim = FuncAnimation(fig, update, frames=len(frames))
@@ -91,7 +123,7 @@ def probe_spectrum_png(sim, out: pathlib.Path) -> pathlib.Path | None:
             freq = np.fft.rfftfreq(len(t), sim.grid.dt)
             ax2.semilogy(freq / 1e9, spec + 1e-30, label=f"{p.name} {f}")
     ax1.set_xlabel("t (ns)")
-    ax1.set_ylabel("field")
+    ax1.set_ylabel("field (V/m, A/m)")
     ax1.legend()
     ax2.set_xlabel("f (GHz)")
     ax2.set_ylabel("|FFT|")

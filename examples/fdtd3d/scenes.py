@@ -63,6 +63,6 @@ def scattering_cross_section(sim) -> np.ndarray:
     """σ = P_scat / I_inc: the net scattered flux out of the DFT box (it lies in the
     scattered-field region) over the incident intensity ½Re(E_inc·H_inc*) of the 1-D grid."""
     from .validation import box_flux
-    inc = sim.incident_dft()
+    inc = sim.incident_dft(sim.dft("boxx+")["freqs"])
     intensity = 0.5 * np.real(inc["e"] * np.conj(inc["h"]))
     return box_flux(sim, "box") / intensity

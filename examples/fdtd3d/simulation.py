@@ -475,12 +475,14 @@ class Simulation:
             raise ValueError(f"no DFT plane {name!r}; planes: {', '.join(names) or 'none'}")
         return self._dft.read(name)
 
-    def incident_dft(self) -> dict:
-        """The plane wave's incident E and H (complex, per DFT frequency) at the centre of
-        the total-field box, from the 1-D grid: what cross-sections are normalised by."""
+    def incident_dft(self, frequencies=None) -> dict:
+        """The plane wave's incident E and H (complex) at the centre of the total-field box,
+        from the 1-D grid: what cross-sections are normalised by. At `frequencies` (Hz, in
+        that order; e.g. a plane's `sim.dft(name)["freqs"]`), or at every DFT frequency in
+        ascending order."""
         if self._dft is None or self.aux is None:
             raise ValueError("incident_dft() needs a plane wave and at least one DFT plane")
-        return self._dft.read_incident()
+        return self._dft.read_incident(frequencies)
 
     def energy(self) -> float:
         """Electromagnetic energy in joules from the fields now (E at n·dt, H at (n-½)·dt):
