@@ -12,6 +12,7 @@ TOP = {
     "DeviceTimeout", "OutOfDeviceMemory", "UnsupportedError", "VkPersistError",
     "VulkanUnavailable", "default_context", "list_devices", "synchronize", "to_device",
     "Kernel", "kernel", "func", "compile_source", "Program", "every", "when", "QueueOverflow",
+    "OccupancyWarning",
     "Ack", "ControlBuffer", "ControlField", "Controls", "MemSock", "Frame", "Socket",
     "SharedPages", "Relay", "lowlevel", "cuda"}
 LOWLEVEL = {"DeviceInfo", "GLSLKernel", "MEMORY_KINDS", "SUPPORTED_DTYPES", "Target",

@@ -16,7 +16,7 @@ import trio
 
 import vkpersist as vkp
 from vkpersist.scheduler import _progress, _runner
-from vkpersist.scheduler._runner import OccupancyWarning
+from vkpersist import OccupancyWarning
 from programs_lib import jacobi, jacobi_reference, wave, wave_expected
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))

@@ -22,7 +22,7 @@ from ._fusion import jit
 from ._vectorize import vectorize
 from ._guvectorize import guvectorize
 from .lang.source import compile_source
-from .scheduler import Program, QueueOverflow, every, when
+from .scheduler import OccupancyWarning, Program, QueueOverflow, every, when
 from ._render import render_in_thread
 from . import lowlevel
 from . import cuda
@@ -75,7 +75,7 @@ __all__ = [
     "DeviceTimeout", "OutOfDeviceMemory", "UnsupportedError", "VkPersistError",
     "VulkanUnavailable", "default_context", "list_devices", "synchronize", "to_device",
     # kernels, programs and the channels to running kernels
-    "Kernel", "kernel", "func", "compile_source", "Program", "every", "when", "QueueOverflow",
+    "Kernel", "kernel", "func", "compile_source", "Program", "every", "when", "QueueOverflow", "OccupancyWarning",
     "render_in_thread",      # frames drawn with matplotlib off the trio event loop
     "Ack", "ControlBuffer", "ControlField", "Controls", "MemSock", "Frame", "Socket",
     # host pages several devices share, and pipelines between devices (docs/pipelines.md)

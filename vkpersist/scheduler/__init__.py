@@ -5,6 +5,6 @@ Only what users construct is exported (`vkp.Program`, `vkp.every`, `vkp.when`) a
 warning they may see; arrays, queues, memsocks, stages, sessions and run reports come from
 a Program's methods."""
 from ._program import Program, every, when
-from ._runner import QueueOverflow
+from ._runner import OccupancyWarning, QueueOverflow
 
-__all__ = ["Program", "QueueOverflow", "every", "when"]
+__all__ = ["OccupancyWarning", "Program", "QueueOverflow", "every", "when"]
