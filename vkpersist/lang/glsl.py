@@ -19,6 +19,7 @@ import os
 import numpy as np
 
 from . import builtins as B
+from .bounds import register_site
 from . import ir
 from . import types as T
 
@@ -144,6 +145,7 @@ class Writer:
         # under the Vulkan memory model (set by its writer), else `coherent`
         self.vulkan_memory_model = False
         self.uses_barrier = False     # vkp.barrier(): needs GL_KHR_memory_scope_semantics
+        self.stmt_loc = kernel.loc       # the statement being written (debug reports)
         self.global_names = {v.name for v in kernel.array_params} | \
             {v.name for v in unit.shared_arrays}
 
@@ -192,6 +194,9 @@ class Writer:
             head.append(f"layout(std430, binding = {status_binding}) buffer VkpStatus "
                         "{ uint _vkp_status[]; };")
             head.append("uint _vkp_iterations = 0u;")
+        if self.unit.debug:         # the error record of bounds checks (lang/bounds.py)
+            head.append(f"layout(std430, binding = {self.debug_binding}) buffer VkpDebug "
+                        "{ uint _vkp_debug[]; };")
         for var in self.unit.shared_arrays:
             dims = "".join(f"[{n}]" for n in var.type.shape)
             head.append(f"shared {glsl_type(var.type.elem)} {var.name}{dims};")
@@ -200,6 +205,11 @@ class Writer:
             head.append(h)
             head.append("")
         return "\n".join(head + functions).rstrip() + "\n"
+
+    @property
+    def debug_binding(self) -> int:
+        """Debug mode's error record: bound after the arrays (and the loop guard's word)."""
+        return ir.bindings_end(self.kernel.array_params) + (1 if self.loop_guard else 0)
 
     def contained_functions(self) -> list:
         """The device functions this shader holds, callees first: the unit's (a kernel
@@ -322,6 +332,7 @@ class Writer:
         return pre, text
 
     def stmt(self, s) -> None:
+        self.stmt_loc = s.loc or self.stmt_loc      # what debug mode's reports name
         self._mark(s)
         method = getattr(self, "stmt_" + type(s).__name__)
         method(s)
@@ -573,8 +584,48 @@ class Writer:
     def linear(self, var, index) -> str:
         """The flat index of element `index` of `var`: row-major, or for a strided view
         (an array argument that is a slice, a transpose, ...) its element offset plus the
-        index times its element strides, all push constants of the launch."""
+        index times its element strides, all push constants of the launch. In debug mode,
+        through a function that checks the index against the shape first."""
         idx = [self.index_expr(i) for i in index]
+        if self.unit.debug and isinstance(var.type, (T.ArrayType, T.SocketType)):
+            return self.checked_index(var, idx)
+        return self.flat_index(var, idx)
+
+    def checked_index(self, var, idx: list) -> str:
+        """Debug mode: `_vkp_at_NAME(i, j, site)` tests the index against the shape; out of
+        range, it reports the access (the first one wins, lang/bounds.py) and gives element
+        0's place, so the invocation goes on harmlessly until the host raises."""
+        n = len(idx)
+        name = f"_vkp_at_{var.name}"
+        if "_vkp_out_of_range" not in self.helpers:
+            self.helpers["_vkp_out_of_range"] = "\n".join([
+                "// debug: the first access out of range writes the error record",
+                "void _vkp_out_of_range(uint site, int i0, int i1, int i2, int n0, int n1, "
+                "int n2) {",
+                "    if (atomicCompSwap(_vkp_debug[0], 0u, site) == 0u) {",
+                "        _vkp_debug[1] = uint(i0); _vkp_debug[2] = uint(i1); "
+                "_vkp_debug[3] = uint(i2);",
+                "        _vkp_debug[4] = uint(n0); _vkp_debug[5] = uint(n1); "
+                "_vkp_debug[6] = uint(n2);",
+                "    }",
+                "}"])
+        if name not in self.helpers:
+            params = [f"i{a}" for a in range(n)]
+            extents = [self.extent(var, a) for a in range(n)]
+            inside = " && ".join(f"uint(i{a}) < uint({e})" for a, e in enumerate(extents))
+            self.helpers[name] = "\n".join([
+                f"int {name}({', '.join('int ' + p for p in params)}, uint site) {{   "
+                f"// debug: an index of {var.name}, checked",
+                f"    if ({inside}) return {self.flat_index(var, params)};",
+                f"    _vkp_out_of_range(site, {', '.join(params + ['0'] * (3 - n))}, "
+                f"{', '.join(extents + ['1'] * (3 - n))});",
+                f"    return {self.flat_index(var, ['0'] * n)};",
+                "}"])
+        site = register_site(self.stmt_loc, var.name, n)
+        return f"{name}({', '.join(f'int({i})' for i in idx)}, {site}u)"
+
+    def flat_index(self, var, idx: list) -> str:
+        """`linear` of the index expressions `idx` (GLSL text)."""
         if getattr(var.type, "strided", False):
             terms = [f"({i}) * {var.name}_stride{a}" for a, i in enumerate(idx)]
             return " + ".join([f"{var.name}_offset"] + terms)

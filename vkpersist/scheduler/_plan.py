@@ -31,6 +31,8 @@ class Access:
     buffer: str
     write: bool
     index: tuple | None = None
+    atomic: bool = False         # an atomic read-modify-write (never a race with another)
+    loc: object = field(default=None, compare=False)    # its Python line (ir.Loc)
 
     @property
     def offsets(self) -> tuple | None:
@@ -115,14 +117,14 @@ def _walk(node, env, out, seen) -> None:
         return
     if isinstance(node, (ir.Load, ir.Store)) and node.var.role not in ("local_array", "shared"):
         out.append(Access(node.var.name, isinstance(node, ir.Store),
-                          tuple(_affine(i, env) for i in node.index)))
+                          tuple(_affine(i, env) for i in node.index), loc=node.loc))
     elif isinstance(node, ir.Intrinsic):
         effect, var = accessed(node)
         if effect is not None:
             target = node.args[0]
             index = tuple(_affine(i, env) for i in target.index) \
                 if isinstance(target, ir.Load) else None
-            out.append(Access(var.name, effect == "write", index))
+            out.append(Access(var.name, effect == "write", index, atomic=True, loc=node.loc))
             if isinstance(target, ir.Load):      # the element itself is not a separate read
                 for value in node.args[1:]:
                     _walk(value, env, out, seen)
@@ -150,12 +152,61 @@ def plan_step(prog, functions: dict, resources: dict) -> StepPlan:
         fn = functions[stage.name]
         entries.append(Entry(index, stage, "queue" if stage.consumes is not None else "domain",
                              bit, fn, function_accesses(fn)))
+    arrays = {resources[id(a)].name: name for name, a in prog.arrays.items()}
+    for e in entries:
+        if e.kind == "domain":
+            refuse_races(prog, e, arrays)
     plan = StepPlan(entries, prog.periods, prog.steps_field)
     plan.emitters = _emitters(prog, plan, resources)
     for name, index in plan.emitters.items():
         entries[index].emits += (name,)
     place_barriers(plan)
     return plan
+
+
+def _overlap(a: Access, b: Access, domain: tuple) -> bool:
+    """Whether plain accesses `a` and `b` of one array, both the stage's index plus
+    constants along the same axes, touch one element from two different indices of
+    `domain`: their constants differ by less than the domain's extent on every axis."""
+    if a.index is None or b.index is None or None in a.index or None in b.index:
+        return False
+    axes = [ax for ax, _ in a.index]
+    if axes != [ax for ax, _ in b.index] or len(set(axes)) != len(axes):
+        return False
+    d = [ca - cb for (_, ca), (_, cb) in zip(a.index, b.index)]
+    return any(d) and all(abs(x) < domain[ax] for x, ax in zip(d, axes))
+
+
+def _index_text(access: Access, params: list) -> str:
+    def axis(ax, c):
+        return params[ax] if c == 0 else f"{params[ax]} {'+' if c > 0 else '-'} {abs(c)}"
+    return ", ".join(axis(ax, c) for ax, c in access.index)
+
+
+def refuse_races(prog, entry: Entry, arrays: dict) -> None:
+    """A domain stage that writes an array at one offset from its index and reads (or
+    writes) it at another, `A[i, j] = ... A[i + 1, j]`, races: invocations run in any
+    order, so one reads the element another writes before or after it did. Refused
+    (only where the offsets prove it: indices that are not the stage's index plus a
+    constant are not judged, and atomics never race)."""
+    plain = [a for a in entry.accesses if a.buffer in arrays and not a.atomic]
+    params = list(entry.stage.fn.__code__.co_varnames[:len(entry.stage.domain)])
+    for w in plain:
+        if not w.write:
+            continue
+        for other in plain:
+            if other.buffer == w.buffer and _overlap(w, other, entry.stage.domain):
+                name = arrays[w.buffer]
+                where = [f" ({a.loc.file}:{a.loc.line})" if a.loc else "" for a in (w, other)]
+                did = "writes" if other.write else "reads"
+                raise VkPersistError(
+                    f"{prog.name}: stage {entry.stage.name} writes {name}"
+                    f"[{_index_text(w, params)}]{where[0]} and {did} {name}"
+                    f"[{_index_text(other, params)}]{where[1]}: invocations run in any "
+                    f"order and at once, so one may {did[:-1]} an element of {name} before "
+                    "or after another index writes it (a race). Use two arrays, e.g. an "
+                    f"array pair ({name}, {name}_next = prog.array_pair(...): read {name}, "
+                    f"write {name}_next, swapped at each step end), or two stages")
 
 
 def _emitters(prog, plan: StepPlan, resources: dict) -> dict:

@@ -125,6 +125,7 @@ class Runner:
             budget = 1 << (budget.bit_length() - 1)      # batches are recorded in powers of 2
             sequence = self.build.batch(budget, self.local)
         self.ctl["_budget"] = budget
+        self.build.count_from(self.prog.steps_done)
         sequence.launch()
         self.running = True
         self._started = self._last_beat = time.perf_counter()
@@ -155,6 +156,7 @@ class Runner:
             done, reason = int(self.ctl["_done"]), int(self.ctl["_reason"])
             self.epochs += 1
             self.prog.steps_done += done
+            self.build.device_steps = self.prog.steps_done & 0xFFFFFFFF
             self.running = False      # with the count: Ctrl-C cannot come in between
         if self.mode == "persistent":
             self.participants = int(self.ctl["_parts"])
