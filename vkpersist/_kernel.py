@@ -145,12 +145,13 @@ class Kernel:
             types = (None,) * len(self.param_names)
         return self._compile(self._types_for(types), target_of(device)).glsl_kernel.spirv()
 
-    def _compile(self, types, target, dynamic_shared: int = 0) -> "_Compiled":
+    def _compile(self, types, target, dynamic_shared: int = 0,
+                 forall: bool = False) -> "_Compiled":
         debug = debug_default() if self.debug is None else self.debug
-        key = (tuple(types), target, dynamic_shared, debug)
+        key = (tuple(types), target, dynamic_shared, debug, forall)
         compiled = self._compiled.get(key)
         if compiled is None:
-            compiled = _Compiled(self, list(types), target, dynamic_shared, debug)
+            compiled = _Compiled(self, list(types), target, dynamic_shared, debug, forall)
             self._compiled[key] = compiled
         return compiled
 
@@ -166,9 +167,12 @@ class Kernel:
     def forall(self, n, local=None) -> "_Launcher":
         """One invocation per index of `n`: an int (along axis 0) or a shape of 1-3 ints
         (`global_id(0)`, `global_id(1)`, `global_id(2)` run over its axes, like the
-        domains of program stages), plus a few idle ones where the shape is not a multiple
-        of the local size: guard with `if i < n`. `local`: invocations per workgroup, an
-        int for a 1-d shape or a tuple of the shape's rank (default: 64, (8, 8), (4, 4, 4))."""
+        domains of program stages). The workgroups cover the shape rounded up to the local
+        size; the invocations beyond it return at once, so the kernel needs no guard,
+        except a kernel with barrier(), shared arrays or a memsock commit(), where every
+        invocation of a workgroup must run (it guards with `if i < n` itself). `local`:
+        invocations per workgroup, an int for a 1-d shape or a tuple of the shape's rank
+        (default: 64, (8, 8), (4, 4, 4))."""
         shape = n if isinstance(n, tuple) else (n,)
         if not 1 <= len(shape) <= 3:
             raise ValueError(f"{self.__name__}.forall(n): n is an int or a shape of 1-3 ints, "
@@ -185,8 +189,8 @@ class Kernel:
             local = FORALL_LOCAL[rank]
         if rank == 1 and isinstance(local, tuple):
             raise TypeError(f"{self.__name__}.forall(n, local): local is one int (forall runs "
-                            f"along axis 0 for an int n), got {local!r}; for more axes pass "
-                            f"n as a shape, or use {self.__name__}[groups, local]")
+                            f"along axis 0), got {local!r}; for more axes pass n as a "
+                            f"shape, or use {self.__name__}[groups, local]")
         if isinstance(local, tuple) and len(local) != rank:
             raise TypeError(f"{self.__name__}.forall(n, local): local takes one int per axis "
                             f"of n ({rank} for {n!r}), got {local!r}")
@@ -196,9 +200,9 @@ class Kernel:
         local = launch_dims(local, "local size", self.__name__, 1)
         full = tuple(int(v) for v in shape) + (1,) * (3 - rank)
         groups = tuple((v + l - 1) // l for v, l in zip(full, local))
-        return _Launcher(self, groups, local)
+        return _Launcher(self, groups, local, bounds=full)
 
-    def _launch(self, groups, local, args, dynamic_shared=0):
+    def _launch(self, groups, local, args, dynamic_shared=0, bounds=None):
         if len(args) != len(self.param_names):
             raise TypeError(f"{self.__name__}() takes {len(self.param_names)} arguments "
                             f"({', '.join(self.param_names)}), got {len(args)}")
@@ -212,12 +216,12 @@ class Kernel:
         core = ctx._core
         if core.device is None:
             ctx._core_alive()                    # raises: the context is closed
-        key = (core, local, dynamic_shared, *[_arg_key(a) for a in args])
+        key = (core, local, dynamic_shared, bounds is not None, *[_arg_key(a) for a in args])
         plan = self._plans.get(key)
         if plan is None:
-            plan = _Plan(self, ctx, args, local, dynamic_shared)
+            plan = _Plan(self, ctx, args, local, dynamic_shared, bounds is not None)
             self._plans[key] = plan
-        plan.launch(ctx, args, groups)
+        plan.launch(ctx, args, groups, bounds)
 
 
 def _arg_key(a):
@@ -240,13 +244,13 @@ class _Compiled:
     """One specialisation: GLSL source and its GLSLKernel (SPIR-V, reflection, pipelines)."""
 
     def __init__(self, kern: Kernel, types: list, target, dynamic_shared: int = 0,
-                 debug: bool = False):
+                 debug: bool = False, forall: bool = False):
         unit = Unit(target)
         unit.dynamic_shared = dynamic_shared     # bytes for shared.array(0, ...) (vkp.cuda)
         unit.debug = self.debug = debug
         fn = unit.compile_kernel(kern.pyfunc, types)
         ir.assign_bindings(fn.array_params)      # in parameter order, as launches bind them
-        writer = Writer(fn, unit, kernel_id=kern.kernel_id)
+        writer = Writer(fn, unit, kernel_id=kern.kernel_id, forall=forall)
         self.source = writer.module()
         self.loop_guard = target.loop_guard
         self.types = types
@@ -258,13 +262,16 @@ class _Compiled:
 class _Plan:
     """Everything a repeated launch with the same argument signature can reuse."""
 
-    def __init__(self, kern: Kernel, ctx: Context, args, local, dynamic_shared=0):
+    def __init__(self, kern: Kernel, ctx: Context, args, local, dynamic_shared=0,
+                 forall: bool = False):
         self.kern = kern
         types = []
         for name, ann, a in zip(kern.param_names, kern.annotations, args):
             types.append(_param_type(kern.__name__, name, ann, a))
         self.types = types
-        self.compiled = kern._compile(types, ctx.target, dynamic_shared)
+        self.compiled = kern._compile(types, ctx.target, dynamic_shared, forall)
+        # the forall variant's shape, when the kernel took the guard (Writer.forall_guard)
+        self.bounded = any(name == "_vkp_forall0" for name, _ in self.compiled.push_fields)
         self.pipeline = self.compiled.glsl_kernel._pipeline(ctx, local)
         self.packer = push_struct(self.compiled.glsl_kernel.reflection,
                                   [name for name, _ in self.compiled.push_fields])
@@ -283,7 +290,7 @@ class _Plan:
         self.status = loop_status_array(ctx) if self.compiled.loop_guard else None
         self.bounds = bounds_record(ctx) if self.compiled.debug else None
 
-    def launch(self, ctx, args, groups):
+    def launch(self, ctx, args, groups, bounds=None):
         """The hot path: pack scalars and shapes, bind, submit. Conversions are left to
         struct.pack; only when it refuses a value is the slower, explaining check run."""
         if 0 in groups:
@@ -312,6 +319,8 @@ class _Plan:
                 bound, values = a._bind()
                 buffers += bound
                 shapes += values
+        if self.bounded:
+            shapes += bounds
         try:
             if self.vector_slots:
                 values = []
@@ -428,12 +437,13 @@ def _param_type(kname, name, ann, value):
 
 
 class _Launcher:
-    __slots__ = ("kernel", "groups", "local", "dynamic_shared")
+    __slots__ = ("kernel", "groups", "local", "dynamic_shared", "bounds")
 
-    def __init__(self, kernel, groups, local, dynamic_shared=0):
+    def __init__(self, kernel, groups, local, dynamic_shared=0, bounds=None):
         self.kernel, self.groups, self.local = kernel, groups, local
         self.dynamic_shared = dynamic_shared
+        self.bounds = bounds     # forall's shape: invocations beyond it do not run
 
     @user_frames_only
     def __call__(self, *args):
-        self.kernel._launch(self.groups, self.local, args, self.dynamic_shared)
+        self.kernel._launch(self.groups, self.local, args, self.dynamic_shared, self.bounds)

@@ -124,8 +124,13 @@ def glsl_type(t) -> str:
 
 
 class Writer:
-    def __init__(self, kernel: ir.Function, unit, *, kernel_id: int = 0):
+    def __init__(self, kernel: ir.Function, unit, *, kernel_id: int = 0, forall: bool = False):
         self.kernel = kernel
+        # a forall launch's variant: invocations beyond the launch's shape (push constants
+        # _vkp_forall0..2) return at once, unless the kernel needs every invocation of its
+        # workgroups (barrier(), shared arrays, a memsock's commit): see forall_guard
+        self.forall = forall
+        self.forall_guarded = False
         self.unit = unit
         self.loop_guard = unit.target.loop_guard
         self.kernel_id = kernel_id
@@ -181,6 +186,10 @@ class Writer:
             for name, t in fields:
                 push.append(f"    {glsl_type(t)} {name};")
                 self.push_fields.append((name, t))
+        if self.forall_guarded:
+            for a in range(3):
+                push.append(f"    uint _vkp_forall{a};")
+                self.push_fields.append((f"_vkp_forall{a}", T.u32))
         if push:
             head.append("layout(push_constant) uniform Params {")
             head += push
@@ -303,10 +312,26 @@ class Writer:
             else:
                 self.emit(f"{glsl_type(v.type)} {self.name(v)};")
         self.last_line = None
+        start = len(self.lines)
         self.block(fn.body)
+        if fn.is_kernel and self.forall:
+            self.forall_guard(start)
         self.indent -= 1
         self.emit("}")
         self.emit("")
+
+    def forall_guard(self, at: int) -> None:
+        """`k.forall(shape)`: invocations beyond the shape do not run (inserted at line
+        `at`, the top of main's body). Not where every invocation of a workgroup must
+        reach a barrier: the kernel then guards its indices itself."""
+        if self.uses_barrier or self.unit.shared_arrays or any(
+                isinstance(v.type, T.SocketType) for v in self.kernel.array_params):
+            return
+        self.forall_guarded = True
+        self.lines.insert(at, "    if (gl_GlobalInvocationID.x >= _vkp_forall0 || "
+                              "gl_GlobalInvocationID.y >= _vkp_forall1 || "
+                              "gl_GlobalInvocationID.z >= _vkp_forall2) return;   "
+                              "// forall: beyond the shape")
 
     def name(self, var) -> str:
         return self.local_names.get(var, var.name)
