@@ -7,7 +7,7 @@ import pytest
 import vkpersist as vkp
 
 TOP = {
-    "Array", "CompileError", "Context", "DeviceLimitError", "DeviceLost", "DeviceNotFound",
+    "Array", "BoundsError", "CompileError", "Context", "DeviceLimitError", "DeviceLost", "DeviceNotFound",
     "DeviceTimeout", "OutOfDeviceMemory", "UnsupportedError", "VkPersistError",
     "VulkanUnavailable", "default_context", "list_devices", "synchronize", "to_device",
     "Kernel", "kernel", "func", "compile_source", "Program", "every", "when", "QueueOverflow",

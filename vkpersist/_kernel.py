@@ -250,13 +250,34 @@ class _Compiled:
         unit.debug = self.debug = debug
         fn = unit.compile_kernel(kern.pyfunc, types)
         ir.assign_bindings(fn.array_params)      # in parameter order, as launches bind them
-        writer = Writer(fn, unit, kernel_id=kern.kernel_id, forall=forall)
+        writer = (ForallWriter if forall else Writer)(fn, unit, kernel_id=kern.kernel_id)
         self.source = writer.module()
         self.loop_guard = target.loop_guard
         self.types = types
         self.push_fields = writer.push_fields
         self.array_params = fn.array_params
         self.glsl_kernel = compile_generated(self.source, kern.__name__)
+
+
+class ForallWriter(Writer):
+    """A kernel's forall variant: invocations beyond the launch's shape (push constants
+    _vkp_forall0..2) return at once, unless the kernel needs every invocation of its
+    workgroups (barrier(), shared arrays, a memsock's commit()); then it guards itself."""
+    guarded = False
+
+    def function(self, fn: ir.Function) -> None:
+        super().function(fn)
+        if not fn.is_kernel or self.uses_barrier or self.unit.shared_arrays or any(
+                isinstance(v.type, T.SocketType) for v in fn.array_params):
+            return
+        self.guarded = True
+        self.lines.insert(self.body_start, "    if (gl_GlobalInvocationID.x >= _vkp_forall0 || "
+                          "gl_GlobalInvocationID.y >= _vkp_forall1 || "
+                          "gl_GlobalInvocationID.z >= _vkp_forall2) return;   "
+                          "// forall: beyond the shape")
+
+    def extra_push_fields(self) -> list:
+        return [(f"_vkp_forall{a}", T.u32) for a in range(3)] if self.guarded else []
 
 
 class _Plan:

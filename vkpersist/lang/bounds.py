@@ -4,8 +4,8 @@ a memsock frame) is tested on the device against the array's shape. The first ac
 of range writes an error record (first one wins: an atomic compare-and-swap on its first
 word) and goes to element 0 instead; the host reads the record once the launch, batch or
 epoch has completed and raises BoundsError with the Python file:line, the array, the index
-and the shape. The GLSL side is the writer's (lang/glsl.py `checked_index`); this module
-keeps the access sites the records name and the per-context record.
+and the shape. Both sides live here: the GLSL the writer (lang/glsl.py `linear`) calls for
+each index, the access sites the records name, and the per-context record.
 
 Without debug nothing is generated: kernels and programs compile to the same GLSL."""
 from __future__ import annotations
@@ -34,6 +34,45 @@ def register_site(loc, name: str, ndim: int) -> int:
     site = zlib.crc32(f"{where[0]}:{where[1]}:{name}:{ndim}".encode()) & 0x7FFFFFFF or 1
     _sites.setdefault(site, (*where, name, ndim))
     return site
+
+
+def record_declaration(binding: int) -> str:
+    return f"layout(std430, binding = {binding}) buffer VkpDebug {{ uint _vkp_debug[]; }};"
+
+
+def checked_index(w, var, idx: list) -> str:
+    """The flat index of `var` at `idx` (GLSL texts) through `_vkp_at_NAME(i, j, site)`
+    (a helper of writer `w`), which tests it against the shape; out of range, it reports
+    the access (the first one wins) and gives element 0's place, so the invocation goes
+    on harmlessly until the host raises."""
+    n = len(idx)
+    name = f"_vkp_at_{var.name}"
+    if "_vkp_out_of_range" not in w.helpers:
+        w.helpers["_vkp_out_of_range"] = "\n".join([
+            "// debug: the first access out of range writes the error record",
+            "void _vkp_out_of_range(uint site, int i0, int i1, int i2, int n0, int n1, "
+            "int n2) {",
+            "    if (atomicCompSwap(_vkp_debug[0], 0u, site) == 0u) {",
+            "        _vkp_debug[1] = uint(i0); _vkp_debug[2] = uint(i1); "
+            "_vkp_debug[3] = uint(i2);",
+            "        _vkp_debug[4] = uint(n0); _vkp_debug[5] = uint(n1); "
+            "_vkp_debug[6] = uint(n2);",
+            "    }",
+            "}"])
+    if name not in w.helpers:
+        params = [f"i{a}" for a in range(n)]
+        extents = [w.extent(var, a) for a in range(n)]
+        inside = " && ".join(f"uint(i{a}) < uint({e})" for a, e in enumerate(extents))
+        w.helpers[name] = "\n".join([
+            f"int {name}({', '.join('int ' + p for p in params)}, uint site) {{   "
+            f"// debug: an index of {var.name}, checked",
+            f"    if ({inside}) return {w.flat_index(var, params)};",
+            f"    _vkp_out_of_range(site, {', '.join(params + ['0'] * (3 - n))}, "
+            f"{', '.join(extents + ['1'] * (3 - n))});",
+            f"    return {w.flat_index(var, ['0'] * n)};",
+            "}"])
+    site = register_site(w.stmt_loc, var.name, n)
+    return f"{name}({', '.join(f'int({i})' for i in idx)}, {site}u)"
 
 
 def bounds_record(ctx):

@@ -19,7 +19,7 @@ import os
 import numpy as np
 
 from . import builtins as B
-from .bounds import register_site
+from .bounds import checked_index, record_declaration
 from . import ir
 from . import types as T
 
@@ -124,13 +124,8 @@ def glsl_type(t) -> str:
 
 
 class Writer:
-    def __init__(self, kernel: ir.Function, unit, *, kernel_id: int = 0, forall: bool = False):
+    def __init__(self, kernel: ir.Function, unit, *, kernel_id: int = 0):
         self.kernel = kernel
-        # a forall launch's variant: invocations beyond the launch's shape (push constants
-        # _vkp_forall0..2) return at once, unless the kernel needs every invocation of its
-        # workgroups (barrier(), shared arrays, a memsock's commit): see forall_guard
-        self.forall = forall
-        self.forall_guarded = False
         self.unit = unit
         self.loop_guard = unit.target.loop_guard
         self.kernel_id = kernel_id
@@ -186,10 +181,9 @@ class Writer:
             for name, t in fields:
                 push.append(f"    {glsl_type(t)} {name};")
                 self.push_fields.append((name, t))
-        if self.forall_guarded:
-            for a in range(3):
-                push.append(f"    uint _vkp_forall{a};")
-                self.push_fields.append((f"_vkp_forall{a}", T.u32))
+        for name, t in self.extra_push_fields():
+            push.append(f"    {glsl_type(t)} {name};")
+            self.push_fields.append((name, t))
         if push:
             head.append("layout(push_constant) uniform Params {")
             head += push
@@ -203,9 +197,8 @@ class Writer:
             head.append(f"layout(std430, binding = {status_binding}) buffer VkpStatus "
                         "{ uint _vkp_status[]; };")
             head.append("uint _vkp_iterations = 0u;")
-        if self.unit.debug:         # the error record of bounds checks (lang/bounds.py)
-            head.append(f"layout(std430, binding = {self.debug_binding}) buffer VkpDebug "
-                        "{ uint _vkp_debug[]; };")
+        if self.unit.debug:         # after the arrays and the loop guard's word
+            head.append(record_declaration(ir.bindings_end(k.array_params) + self.loop_guard))
         for var in self.unit.shared_arrays:
             dims = "".join(f"[{n}]" for n in var.type.shape)
             head.append(f"shared {glsl_type(var.type.elem)} {var.name}{dims};")
@@ -215,10 +208,9 @@ class Writer:
             head.append("")
         return "\n".join(head + functions).rstrip() + "\n"
 
-    @property
-    def debug_binding(self) -> int:
-        """Debug mode's error record: bound after the arrays (and the loop guard's word)."""
-        return ir.bindings_end(self.kernel.array_params) + (1 if self.loop_guard else 0)
+    def extra_push_fields(self) -> list:
+        """Push constants after the parameters' and arrays' (a writer's own)."""
+        return []
 
     def contained_functions(self) -> list:
         """The device functions this shader holds, callees first: the unit's (a kernel
@@ -312,26 +304,11 @@ class Writer:
             else:
                 self.emit(f"{glsl_type(v.type)} {self.name(v)};")
         self.last_line = None
-        start = len(self.lines)
+        self.body_start = len(self.lines)    # where the body's lines begin
         self.block(fn.body)
-        if fn.is_kernel and self.forall:
-            self.forall_guard(start)
         self.indent -= 1
         self.emit("}")
         self.emit("")
-
-    def forall_guard(self, at: int) -> None:
-        """`k.forall(shape)`: invocations beyond the shape do not run (inserted at line
-        `at`, the top of main's body). Not where every invocation of a workgroup must
-        reach a barrier: the kernel then guards its indices itself."""
-        if self.uses_barrier or self.unit.shared_arrays or any(
-                isinstance(v.type, T.SocketType) for v in self.kernel.array_params):
-            return
-        self.forall_guarded = True
-        self.lines.insert(at, "    if (gl_GlobalInvocationID.x >= _vkp_forall0 || "
-                              "gl_GlobalInvocationID.y >= _vkp_forall1 || "
-                              "gl_GlobalInvocationID.z >= _vkp_forall2) return;   "
-                              "// forall: beyond the shape")
 
     def name(self, var) -> str:
         return self.local_names.get(var, var.name)
@@ -613,41 +590,8 @@ class Writer:
         through a function that checks the index against the shape first."""
         idx = [self.index_expr(i) for i in index]
         if self.unit.debug and isinstance(var.type, (T.ArrayType, T.SocketType)):
-            return self.checked_index(var, idx)
+            return checked_index(self, var, idx)
         return self.flat_index(var, idx)
-
-    def checked_index(self, var, idx: list) -> str:
-        """Debug mode: `_vkp_at_NAME(i, j, site)` tests the index against the shape; out of
-        range, it reports the access (the first one wins, lang/bounds.py) and gives element
-        0's place, so the invocation goes on harmlessly until the host raises."""
-        n = len(idx)
-        name = f"_vkp_at_{var.name}"
-        if "_vkp_out_of_range" not in self.helpers:
-            self.helpers["_vkp_out_of_range"] = "\n".join([
-                "// debug: the first access out of range writes the error record",
-                "void _vkp_out_of_range(uint site, int i0, int i1, int i2, int n0, int n1, "
-                "int n2) {",
-                "    if (atomicCompSwap(_vkp_debug[0], 0u, site) == 0u) {",
-                "        _vkp_debug[1] = uint(i0); _vkp_debug[2] = uint(i1); "
-                "_vkp_debug[3] = uint(i2);",
-                "        _vkp_debug[4] = uint(n0); _vkp_debug[5] = uint(n1); "
-                "_vkp_debug[6] = uint(n2);",
-                "    }",
-                "}"])
-        if name not in self.helpers:
-            params = [f"i{a}" for a in range(n)]
-            extents = [self.extent(var, a) for a in range(n)]
-            inside = " && ".join(f"uint(i{a}) < uint({e})" for a, e in enumerate(extents))
-            self.helpers[name] = "\n".join([
-                f"int {name}({', '.join('int ' + p for p in params)}, uint site) {{   "
-                f"// debug: an index of {var.name}, checked",
-                f"    if ({inside}) return {self.flat_index(var, params)};",
-                f"    _vkp_out_of_range(site, {', '.join(params + ['0'] * (3 - n))}, "
-                f"{', '.join(extents + ['1'] * (3 - n))});",
-                f"    return {self.flat_index(var, ['0'] * n)};",
-                "}"])
-        site = register_site(self.stmt_loc, var.name, n)
-        return f"{name}({', '.join(f'int({i})' for i in idx)}, {site}u)"
 
     def flat_index(self, var, idx: list) -> str:
         """`linear` of the index expressions `idx` (GLSL text)."""
