@@ -1,19 +1,14 @@
 """Declaring a program: resident arrays, controls, stages and the loop that schedules them.
 
     prog = vkp.Program(ctx)
-    T = prog.array("T", (n, n, n), np.float32, init=t0)
-    T2 = prog.array("T2", (n, n, n), np.float32)
+    T, T_next = prog.array_pair("T", (n, n, n), np.float32, init=t0)   # swapped each step
     ctl = prog.controls(alpha=vkp.f32(0.1))
 
     @prog.stage(domain=(n, n, n))
     def diffuse(i, j, k):                   # one call per index of the domain
-        T2[i, j, k] = T[i, j, k] + ctl.alpha * laplacian(T, i, j, k)
+        T_next[i, j, k] = T[i, j, k] + ctl.alpha * laplacian(T, i, j, k)
 
-    @prog.stage(domain=(n, n, n))
-    def copy_back(i, j, k):
-        T[i, j, k] = T2[i, j, k]
-
-    prog.loop(diffuse, copy_back, vkp.every(10, record))
+    prog.loop(diffuse, vkp.every(10, record))
     prog.run(1000)                          # or: async with prog.session() as run: ...
 
 Stages are kernel-language functions of their domain indices; they read and write the
