@@ -86,7 +86,7 @@ class PairHalf(ProgramArray):
         """A copy of the current contents: for `A`, the state after the steps done so far;
         for `A_next`, the state before the last step (what the next step overwrites)."""
         self.program._require_idle(f"read array {self.name!r}")
-        return self.array.numpy()[self._half()]
+        return self.array[self._half()].numpy()
 
     def set(self, data) -> None:
         """Replace the contents: `A.set(x)` writes both halves (the state, and the one the
