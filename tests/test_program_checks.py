@@ -84,6 +84,10 @@ def test_array_pair_host_side(ctx):
     np.testing.assert_array_equal(A.numpy(), relax_reference(x, 1))
     with pytest.raises(ValueError, match="has shape"):
         A.set(np.zeros(3))
+    state = A.numpy()
+    A_next.set(x)                       # its own half only
+    np.testing.assert_array_equal(A_next.numpy(), x)
+    np.testing.assert_array_equal(A.numpy(), state)
     prog.free()
     prog = vkp.Program(ctx)
     prog.array("B", (4,))
