@@ -176,15 +176,34 @@ def test_reset_step_keeps_an_array_pair_and_refuses_a_running_session(ctx):
     prog.run(1, mode="launch")
     np.testing.assert_array_equal(A.numpy(), relax_reference(init, 5))
 
+    prog.free()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_reset_step_in_a_paused_session(ctx, mode):
+    prog, log, _ = step_log(ctx)
+
     async def main():
-        async with prog.session(mode="launch") as run:
+        async with prog.session(mode=mode) as run:
             with pytest.raises(vkp.VkPersistError, match="while the program runs"):
                 prog.reset_step()
-            await run.pause()
+            with trio.fail_after(30):
+                while run.steps_done < 3:
+                    await trio.sleep(0.005)
+            done = await run.pause()
             prog.reset_step(0)              # paused: allowed; the session goes on from 0
+            assert int(prog.step) == 0 and run.steps_done == 0
+            await run.resume()
+            with trio.fail_after(30):
+                while run.steps_done < 2:
+                    await trio.sleep(0.005)
             await run.stop()
+        return done
 
-    trio.run(main)
+    done = trio.run(main)
+    counts = log.numpy()
+    assert counts[0] == 2 and counts[1] == 2                 # steps 0 and 1 ran twice
+    assert counts[:min(done, 16)].min() >= 1                 # before the reset, once each
     prog.free()
 
 

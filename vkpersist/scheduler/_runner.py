@@ -125,6 +125,7 @@ class Runner:
             budget = 1 << (budget.bit_length() - 1)      # batches are recorded in powers of 2
             sequence = self.build.batch(budget, self.local)
         self.ctl["_budget"] = budget
+        self.ctl["_done"] = 0          # not the last epoch's count until this one publishes
         self.build.count_from(self.prog.steps_done)
         sequence.launch()
         self.running = True
