@@ -2,7 +2,9 @@
 IPython kernel (nbclient starts one, as `jupyter nbconvert --execute` does): IPython keeps
 each cell's text in the line cache, which is where vkpersist reads kernel source from.
 Needs the test extras (nbclient, nbformat, ipykernel); skipped without them."""
+import json
 import os
+import sys
 
 import pytest
 
@@ -52,10 +54,17 @@ print("notebook ok")""",
 ]
 
 
-def test_kernels_funcs_and_stages_in_notebook_cells(ctx, monkeypatch):
+def test_kernels_funcs_and_stages_in_notebook_cells(ctx, monkeypatch, tmp_path):
     monkeypatch.setenv("VKPERSIST_DEVICE", str(ctx.info.index))   # the device under test
+    # a kernel spec of this interpreter, found before any "python3" the machine has
+    spec = tmp_path / "kernels" / "vkpersist-test"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "vkpersist tests", "language": "python"}))
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path))
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in CELLS])
-    client = nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
+    client = nbclient.NotebookClient(nb, timeout=120, kernel_name="vkpersist-test",
                                      resources={"metadata": {"path": os.getcwd()}})
     client.execute()
     outputs = [o for cell in nb.cells for o in cell.get("outputs", [])]
