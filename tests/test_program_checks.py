@@ -226,6 +226,54 @@ def test_in_place_stencil_is_refused_with_the_line(ctx):
     prog.free()
 
 
+@pytest.mark.parametrize("case", ["read", "frame"])
+def test_an_index_out_of_range_for_every_run_is_refused(ctx, case):
+    """An access that runs for every index of the domain (no branch before it) and is
+    the index plus a constant must stay in the shape for the whole domain."""
+    prog = vkp.Program(ctx, name="edges")
+    A = prog.array("A", (8, 8))
+    B = prog.array("B", (8, 8))
+    snap = prog.memsock("snap", np.float32, (4, 8))
+
+    @prog.stage(domain=(8, 8))
+    def shift(i, j):
+        B[i, j] = A[i - 1, j]
+
+    @prog.stage(domain=(8, 8))
+    def emit(i, j):
+        snap.frame[i, j] = A[i, j]
+
+    @prog.stage(domain=(8, 8))
+    def guarded(i, j):            # fine: the branch, and an index not of the domain's
+        if i > 0:
+            B[i, j] = A[i - 1, j]
+        B[i, j] = B[i, j] + A[7 - i, j]
+
+    @prog.stage(domain=(4, 8))
+    def fits(i, j):               # fine: the domain fits the frame
+        snap.frame[i, j] = A[i + 4, j]
+
+    prog.loop(shift if case == "read" else emit)
+    line = (shift if case == "read" else emit).fn.__code__.co_firstlineno + 2
+    match = (rf"stage shift reads A\[i - 1, j\] \(.*:{line}\) for every index of its "
+             r"domain \(8, 8\): with i from 0 to 7, axis 0 reaches -1, outside A's shape "
+             r"\(8, 8\). Guard it \(if i >= 1: ...\)") if case == "read" else \
+        (rf"stage emit writes snap.frame\[i, j\] \(.*:{line}\) .* axis 0 reaches 7, "
+         r"outside the frames of memsock 'snap', of shape \(4, 8\). Guard it \(if i < 4")
+    with pytest.raises(vkp.BoundsError, match=match):
+        prog.run(1)
+    prog.free()
+    prog = vkp.Program(ctx, name="inside")
+    A = prog.array("A", (8, 8))
+    B = prog.array("B", (8, 8))
+    snap = prog.memsock("snap", np.float32, (4, 8))
+    prog.stage(domain=(8, 8))(guarded.fn)      # they close over A, B, snap: now these
+    prog.stage(domain=(4, 8))(fits.fn)
+    prog.loop(*prog.stages.values())
+    prog.run(1)
+    prog.free()
+
+
 def test_what_is_not_a_race_is_accepted(ctx):
     prog = vkp.Program(ctx, name="fine")
     A = prog.array("A", (8,), np.float32, init=np.arange(8))
@@ -304,15 +352,17 @@ def test_debug_program_checks_arrays_and_frames(ctx, mode, case):
 
     @prog.stage(domain=(8, 8))
     def shift(i, j):
-        A_next[i, j] = A[i - 1, j]
+        if i < 8:                 # the guard is wrong: only debug mode can tell
+            A_next[i, j] = A[i - 1, j]
 
     @prog.stage(domain=(8, 8))
     def emit(i, j):
-        snap.frame[i, j] = A[i, j]
+        if i < 5:                 # one row too many for the frame
+            snap.frame[i, j] = A[i, j]
 
     prog.loop(shift if case == "array" else emit)
     match = r"index \[-1, \d\] is out of range for A of shape \(8, 8\)" if case == "array" \
-        else r"index \[[4-7], \d\] is out of range for snap of shape \(4, 8\)"
+        else r"index \[4, \d\] is out of range for snap of shape \(4, 8\)"
     with pytest.raises(vkp.BoundsError, match=match):
         prog.run(2, mode=mode)
     prog.free()
