@@ -7,9 +7,10 @@ import pytest
 import vkpersist as vkp
 
 TOP = {
-    "Array", "BoundsError", "CompileError", "Context", "DeviceLimitError", "DeviceLost", "DeviceNotFound",
+    "Array", "CompileError", "Context", "DeviceLimitError", "DeviceLost", "DeviceNotFound",
     "DeviceTimeout", "OutOfDeviceMemory", "UnsupportedError", "VkPersistError",
     "VulkanUnavailable", "default_context", "list_devices", "synchronize", "to_device",
+    "BoundsError",
     "Kernel", "kernel", "func", "compile_source", "Program", "every", "when", "QueueOverflow",
     "Ack", "ControlBuffer", "ControlField", "Controls", "MemSock", "Frame", "Socket",
     "lowlevel", "cuda"}

@@ -118,6 +118,7 @@ class Runner:
         """Submit the next epoch, running at most `steps_left` steps."""
         if self.running:
             raise internal_error("an epoch was started while one is running")
+        self.build.count_from(self.prog.steps_done)     # after reset_step, a mode switch
         budget = min(steps_left, self.epoch_steps)
         if self.mode == "persistent":
             sequence = self.build.epoch(self.groups, self.local)
@@ -125,8 +126,7 @@ class Runner:
             budget = 1 << (budget.bit_length() - 1)      # batches are recorded in powers of 2
             sequence = self.build.batch(budget, self.local)
         self.ctl["_budget"] = budget
-        self.ctl["_done"] = 0          # not the last epoch's count until this one publishes
-        self.build.count_from(self.prog.steps_done)
+        self.ctl["_done"] = 0          # not the last epoch's count while this one starts
         sequence.launch()
         self.running = True
         self._started = self._last_beat = time.perf_counter()
