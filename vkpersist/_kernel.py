@@ -30,7 +30,7 @@ from .lang import ir
 from .lang import types as T
 from .lang.compiler import DeviceFunction, Unit
 from .lang.source import glsl_name
-from .lang.bounds import bounds_record, debug_default
+from .lang.bounds import BoundsChecks, bounds_record, debug_default
 from .lang.glsl import Writer, compile_generated
 from .vk.array import Array, to_scalar
 from .vk.context import Context, default_context
@@ -250,7 +250,7 @@ class _Compiled:
         unit.debug = self.debug = debug
         fn = unit.compile_kernel(kern.pyfunc, types)
         ir.assign_bindings(fn.array_params)      # in parameter order, as launches bind them
-        writer = (ForallWriter if forall else Writer)(fn, unit, kernel_id=kern.kernel_id)
+        writer = (ForallWriter if forall else KernelWriter)(fn, unit, kernel_id=kern.kernel_id)
         self.source = writer.module()
         self.loop_guard = target.loop_guard
         self.types = types
@@ -259,25 +259,31 @@ class _Compiled:
         self.glsl_kernel = compile_generated(self.source, kern.__name__)
 
 
-class ForallWriter(Writer):
+class KernelWriter(BoundsChecks, Writer):
+    """A kernel's GLSL, with debug mode's bounds checks where the unit asks for them."""
+
+
+class ForallWriter(KernelWriter):
     """A kernel's forall variant: invocations beyond the launch's shape (push constants
-    _vkp_forall0..2) return at once, unless the kernel needs every invocation of its
-    workgroups (barrier(), shared arrays, a memsock's commit()); then it guards itself."""
+    _vkp_forall0..2, after the parameters) return at once, unless the kernel needs every
+    invocation of its workgroups (barrier(), shared arrays, a memsock's commit()); then
+    it guards itself."""
     guarded = False
 
     def function(self, fn: ir.Function) -> None:
+        start = len(self.lines)
         super().function(fn)
         if not fn.is_kernel or self.uses_barrier or self.unit.shared_arrays or any(
                 isinstance(v.type, T.SocketType) for v in fn.array_params):
             return
         self.guarded = True
-        self.lines.insert(self.body_start, "    if (gl_GlobalInvocationID.x >= _vkp_forall0 || "
+        fn.params = fn.params + [ir.Var(f"_vkp_forall{a}", T.u32, "scalar_param")
+                                 for a in range(3)]
+        top = self.lines.index("void main() {", start) + 1
+        self.lines.insert(top, "    if (gl_GlobalInvocationID.x >= _vkp_forall0 || "
                           "gl_GlobalInvocationID.y >= _vkp_forall1 || "
                           "gl_GlobalInvocationID.z >= _vkp_forall2) return;   "
                           "// forall: beyond the shape")
-
-    def extra_push_fields(self) -> list:
-        return [(f"_vkp_forall{a}", T.u32) for a in range(3)] if self.guarded else []
 
 
 class _Plan:
@@ -340,8 +346,8 @@ class _Plan:
                 bound, values = a._bind()
                 buffers += bound
                 shapes += values
-        if self.bounded:
-            shapes += bounds
+        if self.bounded:                    # forall's shape: after the scalars, first
+            shapes = [*bounds, *shapes]
         try:
             if self.vector_slots:
                 values = []

@@ -4,8 +4,9 @@ a memsock frame) is tested on the device against the array's shape. The first ac
 of range writes an error record (first one wins: an atomic compare-and-swap on its first
 word) and goes to element 0 instead; the host reads the record once the launch, batch or
 epoch has completed and raises BoundsError with the Python file:line, the array, the index
-and the shape. Both sides live here: the GLSL the writer (lang/glsl.py `linear`) calls for
-each index, the access sites the records name, and the per-context record.
+and the shape. Both sides live here: the writers' mixin that routes every index through a
+checking function (`BoundsChecks`), the access sites the records name, and the
+per-context record.
 
 Without debug nothing is generated: kernels and programs compile to the same GLSL."""
 from __future__ import annotations
@@ -16,6 +17,8 @@ import zlib
 import numpy as np
 
 from .._errors import BoundsError
+from . import ir
+from . import types as T
 
 RECORD_WORDS = 8             # site, the index (3 words), the shape (3 words), spare
 _sites: dict[int, tuple] = {}    # site id -> (file, line, array name, rank)
@@ -36,8 +39,32 @@ def register_site(loc, name: str, ndim: int) -> int:
     return site
 
 
-def record_declaration(binding: int) -> str:
-    return f"layout(std430, binding = {binding}) buffer VkpDebug {{ uint _vkp_debug[]; }};"
+class BoundsChecks:
+    """Mixin of a GLSL writer (before lang/glsl.py's Writer in its bases): with the unit's
+    `debug` set, every index of an array or memsock frame goes through `checked_index`,
+    and the error record is bound after the arrays (and the loop guard's word)."""
+
+    def __init__(self, kernel, unit, **kw):
+        super().__init__(kernel, unit, **kw)
+        self.stmt_loc = kernel.loc       # the statement being written: what reports name
+        if unit.debug:
+            binding = ir.bindings_end(kernel.array_params) + (1 if self.loop_guard else 0)
+            self.globals.append(f"layout(std430, binding = {binding}) buffer VkpDebug "
+                                "{ uint _vkp_debug[]; };   // debug: the error record")
+
+    def stmt(self, s) -> None:
+        self.stmt_loc = s.loc or self.stmt_loc
+        super().stmt(s)
+
+    def linear(self, var, index) -> str:
+        if not self.unit.debug or not isinstance(var.type, (T.ArrayType, T.SocketType)):
+            return super().linear(var, index)
+        return checked_index(self, var, [self.index_expr(i) for i in index])
+
+    def flat_index(self, var, names: list) -> str:
+        """The unchecked flat index of `var` at the GLSL variables `names`."""
+        refs = [ir.Ref(T.i32, None, ir.Var(n, T.i32)) for n in names]
+        return super(BoundsChecks, self).linear(var, refs)
 
 
 def checked_index(w, var, idx: list) -> str:

@@ -19,7 +19,6 @@ import os
 import numpy as np
 
 from . import builtins as B
-from .bounds import checked_index, record_declaration
 from . import ir
 from . import types as T
 
@@ -145,7 +144,6 @@ class Writer:
         # under the Vulkan memory model (set by its writer), else `coherent`
         self.vulkan_memory_model = False
         self.uses_barrier = False     # vkp.barrier(): needs GL_KHR_memory_scope_semantics
-        self.stmt_loc = kernel.loc       # the statement being written (debug reports)
         self.global_names = {v.name for v in kernel.array_params} | \
             {v.name for v in unit.shared_arrays}
 
@@ -181,9 +179,6 @@ class Writer:
             for name, t in fields:
                 push.append(f"    {glsl_type(t)} {name};")
                 self.push_fields.append((name, t))
-        for name, t in self.extra_push_fields():
-            push.append(f"    {glsl_type(t)} {name};")
-            self.push_fields.append((name, t))
         if push:
             head.append("layout(push_constant) uniform Params {")
             head += push
@@ -197,8 +192,6 @@ class Writer:
             head.append(f"layout(std430, binding = {status_binding}) buffer VkpStatus "
                         "{ uint _vkp_status[]; };")
             head.append("uint _vkp_iterations = 0u;")
-        if self.unit.debug:         # after the arrays and the loop guard's word
-            head.append(record_declaration(ir.bindings_end(k.array_params) + self.loop_guard))
         for var in self.unit.shared_arrays:
             dims = "".join(f"[{n}]" for n in var.type.shape)
             head.append(f"shared {glsl_type(var.type.elem)} {var.name}{dims};")
@@ -207,10 +200,6 @@ class Writer:
             head.append(h)
             head.append("")
         return "\n".join(head + functions).rstrip() + "\n"
-
-    def extra_push_fields(self) -> list:
-        """Push constants after the parameters' and arrays' (a writer's own)."""
-        return []
 
     def contained_functions(self) -> list:
         """The device functions this shader holds, callees first: the unit's (a kernel
@@ -304,7 +293,6 @@ class Writer:
             else:
                 self.emit(f"{glsl_type(v.type)} {self.name(v)};")
         self.last_line = None
-        self.body_start = len(self.lines)    # where the body's lines begin
         self.block(fn.body)
         self.indent -= 1
         self.emit("}")
@@ -334,7 +322,6 @@ class Writer:
         return pre, text
 
     def stmt(self, s) -> None:
-        self.stmt_loc = s.loc or self.stmt_loc      # what debug mode's reports name
         self._mark(s)
         method = getattr(self, "stmt_" + type(s).__name__)
         method(s)
@@ -586,15 +573,8 @@ class Writer:
     def linear(self, var, index) -> str:
         """The flat index of element `index` of `var`: row-major, or for a strided view
         (an array argument that is a slice, a transpose, ...) its element offset plus the
-        index times its element strides, all push constants of the launch. In debug mode,
-        through a function that checks the index against the shape first."""
+        index times its element strides, all push constants of the launch."""
         idx = [self.index_expr(i) for i in index]
-        if self.unit.debug and isinstance(var.type, (T.ArrayType, T.SocketType)):
-            return checked_index(self, var, idx)
-        return self.flat_index(var, idx)
-
-    def flat_index(self, var, idx: list) -> str:
-        """`linear` of the index expressions `idx` (GLSL text)."""
         if getattr(var.type, "strided", False):
             terms = [f"({i}) * {var.name}_stride{a}" for a, i in enumerate(idx)]
             return " + ".join([f"{var.name}_offset"] + terms)

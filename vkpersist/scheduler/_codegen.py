@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from ..lang import ir
 from ..lang import types as T
+from ..lang.bounds import BoundsChecks
 from ..lang.glsl import Writer, glsl_type
 from ..vk.target import LOOP_GUARD_LIMIT
 from ._megakernel import MegakernelWriter
@@ -47,7 +48,7 @@ PHASE_FIRST, PHASE_NEXT, PHASE_FINAL = 0, 1, 2    # fallback queue rounds (setup
 BLOCK_POLLS = 64            # policy "block": polls for the reader before the epoch ends
 
 
-class ProgramWriter(MegakernelWriter, Writer):
+class ProgramWriter(MegakernelWriter, BoundsChecks, Writer):
     """Writer whose main() is a scheduler: `kind` is "mega" (the megakernel), "boundary",
     a schedule index (that entry's fallback kernel) or ("setup", index) (a queue round's
     setup in the fallback). `plan` is the build's ShaderPlan."""
