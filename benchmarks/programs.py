@@ -8,6 +8,9 @@ heat stencil with zero boundaries (stage `sweep_ab`: B = f(A), then `sweep_ba`: 
 two stages like an FDTD step (H then E). Rows, all measured in this run on one device:
 
   persistent     prog.run(steps, mode="persistent"): one megakernel per epoch
+  pair           the same, double-buffered with an array pair (A, A_next): one sweep
+                 stage per program step, two program steps per row step; what selecting
+                 the halves by the step's parity costs against two explicit arrays
   launch         prog.run(steps, mode="launch"): the fallback, batches of recorded steps
   python loop    the same stencil as a @vkp.kernel, two launches per step from Python
   cuda graph     (when CuPy and a CUDA device are present) the same stencil as a CuPy
@@ -76,6 +79,19 @@ def make_program(ctx, n: int, init: np.ndarray) -> tuple[vkp.Program, object]:
     return prog, A
 
 
+def make_pair_program(ctx, n: int, init: np.ndarray) -> tuple[vkp.Program, object]:
+    prog = vkp.Program(ctx, name=f"jacobi_pair{n}")
+    A, A_next = prog.array_pair("A", (n, n, n), init=init)
+    ctl = prog.controls(alpha=vkp.f32(ALPHA))
+
+    @prog.stage(domain=(n, n, n))
+    def sweep_pair(i, j, k):
+        sweep(A, A_next, ctl.alpha, i, j, k)
+
+    prog.loop(sweep_pair)
+    return prog, A
+
+
 def time_steps(run_steps, seconds: float) -> float:
     """steps/s: grow the step count until one timed call lasts `seconds`/2. `run_steps(n)`
     may run more steps than asked and return how many it ran."""
@@ -89,17 +105,19 @@ def time_steps(run_steps, seconds: float) -> float:
         steps *= 2 if dt > seconds / 20 else 8
 
 
-def bench_program(ctx, n, init, mode, seconds, groups, local):
-    prog, A = make_program(ctx, n, init)
+def bench_program(ctx, n, init, mode, seconds, groups, local, make=make_program, per=1):
+    """`per`: program steps per row step (two sweeps)."""
+    prog, A = make(ctx, n, init)
     kw = {"groups": groups, "local": local} if mode == "persistent" else {"local": local}
     prog.run(4, mode=mode, **kw)          # compile and warm up
-    rate = time_steps(lambda s: prog.run(s, mode=mode, **kw).steps, seconds)
+    rate = time_steps(lambda s: prog.run(per * s, mode=mode, **kw).steps // per, seconds)
     runner = prog._runner
     note = f"{runner.participants} x {runner.local} invocations" if mode == "persistent" \
         else f"{runner.local} per workgroup"
     # a fixed-length run from the initial state, for the identity check
     A.set(init)
-    prog.run(100, mode=mode, **kw)
+    prog.reset_step()
+    prog.run(100 * per, mode=mode, **kw)
     state = A.numpy()
     prog.free()
     return rate, note, state
@@ -259,7 +277,7 @@ def main() -> None:
                     help="megakernel workgroups (default: the runner's choice)")
     ap.add_argument("--local", type=int, default=None,
                     help="invocations per workgroup (default: the runner's choice)")
-    rows = ["loop", "persistent", "launch", "graph", "cuda-persistent", "floor"]
+    rows = ["loop", "persistent", "pair", "launch", "graph", "cuda-persistent", "floor"]
     ap.add_argument("--rows", nargs="+", default=rows, choices=rows,
                     help="which rows to measure (default: all)")
     args = ap.parse_args()
@@ -281,6 +299,11 @@ def main() -> None:
             rate, note, states[mode] = bench_program(ctx, n, init, mode, args.seconds,
                                                      args.groups, args.local)
             rows.append((mode, rate, note))
+        if "pair" in args.rows:
+            rate, note, states["pair"] = bench_program(
+                ctx, n, init, "persistent", args.seconds, args.groups, args.local,
+                make_pair_program, per=2)
+            rows.append(("pair", rate, note))
         cuda_states = {}
         if cp is not None and "graph" in args.rows:
             graph, cuda_states["graph"] = bench_cuda_graph(cp, n, init, args.seconds)
@@ -293,10 +316,11 @@ def main() -> None:
             cells = 2 * rate * n ** 3 / 1e9
             vs = f"{rate / loop:>7.1f}x" if loop is not None else f"{'-':>8}"
             print(f"{n:>4} {name:<12} {rate:>12,.0f} {vs} {cells:>15.2f}  {note}")
-        if len(states) == 2:
-            same = np.array_equal(states["persistent"], states["launch"])
-            print(f"{n:>4} persistent and launch states after 100 steps bit-identical: "
-                  f"{'yes' if same else 'NO'}")
+        for other in ("launch", "pair"):
+            if "persistent" in states and other in states:
+                same = np.array_equal(states["persistent"], states[other])
+                print(f"{n:>4} persistent and {other} states after 100 steps bit-identical: "
+                      f"{'yes' if same else 'NO'}")
         if len(cuda_states) == 2:
             same = np.array_equal(cuda_states["persistent"], cuda_states["graph"])
             print(f"{n:>4} cuda persistent and graph states after 100 steps bit-identical: "

@@ -11,6 +11,7 @@ TOP = {
     "Array", "CompileError", "Context", "DeviceLimitError", "DeviceLost", "DeviceNotFound",
     "DeviceTimeout", "OutOfDeviceMemory", "UnsupportedError", "VkPersistError",
     "VulkanUnavailable", "default_context", "list_devices", "synchronize", "to_device",
+    "BoundsError",
     "Kernel", "kernel", "func", "compile_source", "Program", "every", "when", "QueueOverflow",
     "OccupancyWarning",
     "Ack", "ControlBuffer", "ControlField", "Controls", "MemSock", "Frame", "Socket",

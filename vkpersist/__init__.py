@@ -9,6 +9,7 @@ import inspect
 
 from ._errors import (CompileError, DeviceLimitError, DeviceLost, DeviceNotFound, DeviceTimeout,
                       OutOfDeviceMemory, UnsupportedError, VkPersistError, VulkanUnavailable)
+from ._errors import BoundsError
 from .vk.context import Context, default_context, synchronize
 from .vk.devices import list_devices
 
@@ -71,7 +72,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     # devices, arrays, errors
-    "Array", "CompileError", "Context", "DeviceLimitError", "DeviceLost", "DeviceNotFound",
+    "Array", "BoundsError", "CompileError", "Context", "DeviceLimitError", "DeviceLost", "DeviceNotFound",
     "DeviceTimeout", "OutOfDeviceMemory", "UnsupportedError", "VkPersistError",
     "VulkanUnavailable", "default_context", "list_devices", "synchronize", "to_device",
     # kernels, programs and the channels to running kernels

@@ -36,6 +36,11 @@ class DeviceLimitError(VkPersistError):
     """A kernel hit a driver limit that would otherwise silently truncate its work."""
 
 
+class BoundsError(VkPersistError, IndexError):
+    """Debug mode: a kernel or stage indexed an array outside its shape (the message names
+    the Python line, the array, the index and the shape)."""
+
+
 class CompileError(VkPersistError):
     """Shader source could not be compiled; the message shows the offending line."""
 

@@ -30,6 +30,7 @@ from .lang import ir
 from .lang import types as T
 from .lang.compiler import DeviceFunction, Unit
 from .lang.source import glsl_name
+from .lang.bounds import BoundsChecks, bounds_record, debug_default
 from .lang.glsl import Writer, compile_generated
 from .vk.array import Array, to_scalar
 from .vk.context import Context, default_context
@@ -38,6 +39,7 @@ from .vk.loop_guard import loop_status_array, register_kernel_name
 from .vk.target import target_of
 
 DEFAULT_LOCAL = 64
+FORALL_LOCAL = {1: DEFAULT_LOCAL, 2: (8, 8), 3: (4, 4, 4)}   # 64 invocations
 
 
 def func(pyfunc) -> DeviceFunction:
@@ -45,11 +47,14 @@ def func(pyfunc) -> DeviceFunction:
     return DeviceFunction(pyfunc)
 
 
-def kernel(pyfunc=None):
-    """Mark a function as a GPU kernel (see the module docs)."""
+def kernel(pyfunc=None, *, debug: bool | None = None):
+    """Mark a function as a GPU kernel (see the module docs). `debug=True` checks every
+    array index on the device and raises vkp.BoundsError at the first one out of range,
+    with its Python line (numba's boundscheck; default: the VKPERSIST_DEBUG variable);
+    each launch then waits for its result."""
     if pyfunc is None:
-        return kernel
-    return Kernel(pyfunc)
+        return lambda fn: kernel(fn, debug=debug)
+    return Kernel(pyfunc, debug=debug)
 
 
 def _annotation(kernel_name, name, ann):
@@ -84,8 +89,11 @@ def _type_of_value(value):
 
 
 class Kernel:
-    def __init__(self, pyfunc):
+    def __init__(self, pyfunc, *, debug: bool | None = None):
+        if debug is not None and not isinstance(debug, bool):
+            raise TypeError(f"@vkp.kernel(debug=...) takes True or False, got {debug!r}")
         self.pyfunc = pyfunc
+        self.debug = debug          # None: VKPERSIST_DEBUG decides, at compile time
         self.__name__ = pyfunc.__name__
         self.__doc__ = pyfunc.__doc__
         self.__wrapped__ = pyfunc
@@ -139,11 +147,13 @@ class Kernel:
             types = (None,) * len(self.param_names)
         return self._compile(self._types_for(types), target_of(device)).glsl_kernel.spirv()
 
-    def _compile(self, types, target, dynamic_shared: int = 0) -> "_Compiled":
-        key = (tuple(types), target, dynamic_shared)
+    def _compile(self, types, target, dynamic_shared: int = 0,
+                 forall: bool = False) -> "_Compiled":
+        debug = debug_default() if self.debug is None else self.debug
+        key = (tuple(types), target, dynamic_shared, debug, forall)
         compiled = self._compiled.get(key)
         if compiled is None:
-            compiled = _Compiled(self, list(types), target, dynamic_shared)
+            compiled = _Compiled(self, list(types), target, dynamic_shared, debug, forall)
             self._compiled[key] = compiled
         return compiled
 
@@ -156,22 +166,45 @@ class Kernel:
         return _Launcher(self, launch_dims(groups, "groups", self.__name__, 0),
                          launch_dims(local, "local size", self.__name__, 1))
 
-    def forall(self, n: int, local: int = DEFAULT_LOCAL) -> "_Launcher":
-        """One invocation per index in range(n) along axis 0 (plus a few idle ones: guard
-        with `if i < n`); `local` invocations per workgroup."""
-        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
-            raise TypeError(f"{self.__name__}.forall(n): n is the number of invocations, an "
-                            f"int, got {type(n).__name__} {n!r}")
-        if n < 0:
-            raise ValueError(f"{self.__name__}.forall(n): n must not be negative, got {n}")
-        if isinstance(local, tuple):
+    def forall(self, n, local=None) -> "_Launcher":
+        """One invocation per index of `n`: an int (along axis 0) or a shape of 1-3 ints
+        (`global_id(0)`, `global_id(1)`, `global_id(2)` run over its axes, like the
+        domains of program stages). The workgroups cover the shape rounded up to the local
+        size; the invocations beyond it return at once, so the kernel needs no guard,
+        except a kernel with barrier(), shared arrays or a memsock commit(), where every
+        invocation of a workgroup must run (it guards with `if i < n` itself). `local`:
+        invocations per workgroup, an int for a 1-d shape or a tuple of the shape's rank
+        (default: 64, (8, 8), (4, 4, 4))."""
+        shape = n if isinstance(n, tuple) else (n,)
+        if not 1 <= len(shape) <= 3:
+            raise ValueError(f"{self.__name__}.forall(n): n is an int or a shape of 1-3 ints, "
+                             f"got {n!r}")
+        for v in shape:
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+                raise TypeError(f"{self.__name__}.forall(n): n is the number of invocations, "
+                                f"an int, got {type(v).__name__} {v!r} (or a shape of 1-3 "
+                                "ints, one invocation per index)")
+            if v < 0:
+                raise ValueError(f"{self.__name__}.forall(n): n must not be negative, got {n}")
+        rank = len(shape)
+        if local is None:
+            local = FORALL_LOCAL[rank]
+        if rank == 1 and isinstance(local, tuple):
             raise TypeError(f"{self.__name__}.forall(n, local): local is one int (forall runs "
-                            f"along axis 0), got {local!r}; for more axes use "
-                            f"{self.__name__}[groups, local]")
-        local = launch_dims(local, "local size", self.__name__, 1)[0]
-        return _Launcher(self, ((int(n) + local - 1) // local, 1, 1), (local, 1, 1))
+                            f"along axis 0), got {local!r}; for more axes pass n as a "
+                            f"shape, or use {self.__name__}[groups, local]")
+        if isinstance(local, tuple) and len(local) != rank:
+            raise TypeError(f"{self.__name__}.forall(n, local): local takes one int per axis "
+                            f"of n ({rank} for {n!r}), got {local!r}")
+        if rank > 1 and not isinstance(local, tuple):
+            raise TypeError(f"{self.__name__}.forall(n, local): n has {rank} axes, so local is "
+                            f"a tuple of {rank} ints (e.g. {FORALL_LOCAL[rank]}), got {local!r}")
+        local = launch_dims(local, "local size", self.__name__, 1)
+        full = tuple(int(v) for v in shape) + (1,) * (3 - rank)
+        groups = tuple((v + l - 1) // l for v, l in zip(full, local))
+        return _Launcher(self, groups, local, bounds=full)
 
-    def _launch(self, groups, local, args, dynamic_shared=0):
+    def _launch(self, groups, local, args, dynamic_shared=0, bounds=None):
         if len(args) != len(self.param_names):
             raise TypeError(f"{self.__name__}() takes {len(self.param_names)} arguments "
                             f"({', '.join(self.param_names)}), got {len(args)}")
@@ -185,12 +218,12 @@ class Kernel:
         core = ctx._core
         if core.device is None:
             ctx._core_alive()                    # raises: the context is closed
-        key = (core, local, dynamic_shared, *[_arg_key(a) for a in args])
+        key = (core, local, dynamic_shared, bounds is not None, *[_arg_key(a) for a in args])
         plan = self._plans.get(key)
         if plan is None:
-            plan = _Plan(self, ctx, args, local, dynamic_shared)
+            plan = _Plan(self, ctx, args, local, dynamic_shared, bounds is not None)
             self._plans[key] = plan
-        plan.launch(ctx, args, groups)
+        plan.launch(ctx, args, groups, bounds)
 
 
 def _arg_key(a):
@@ -212,12 +245,14 @@ def _arg_key(a):
 class _Compiled:
     """One specialisation: GLSL source and its GLSLKernel (SPIR-V, reflection, pipelines)."""
 
-    def __init__(self, kern: Kernel, types: list, target, dynamic_shared: int = 0):
+    def __init__(self, kern: Kernel, types: list, target, dynamic_shared: int = 0,
+                 debug: bool = False, forall: bool = False):
         unit = Unit(target)
         unit.dynamic_shared = dynamic_shared     # bytes for shared.array(0, ...) (vkp.cuda)
+        unit.debug = self.debug = debug
         fn = unit.compile_kernel(kern.pyfunc, types)
         ir.assign_bindings(fn.array_params)      # in parameter order, as launches bind them
-        writer = Writer(fn, unit, kernel_id=kern.kernel_id)
+        writer = (ForallWriter if forall else KernelWriter)(fn, unit, kernel_id=kern.kernel_id)
         self.source = writer.module()
         self.loop_guard = target.loop_guard
         self.types = types
@@ -226,16 +261,46 @@ class _Compiled:
         self.glsl_kernel = compile_generated(self.source, kern.__name__)
 
 
+class KernelWriter(BoundsChecks, Writer):
+    """A kernel's GLSL, with debug mode's bounds checks where the unit asks for them."""
+
+
+class ForallWriter(KernelWriter):
+    """A kernel's forall variant: invocations beyond the launch's shape (push constants
+    _vkp_forall0..2, after the parameters) return at once, unless the kernel needs every
+    invocation of its workgroups (barrier(), shared arrays, a memsock's commit()); then
+    it guards itself."""
+    guarded = False
+
+    def function(self, fn: ir.Function) -> None:
+        start = len(self.lines)
+        super().function(fn)
+        if not fn.is_kernel or self.uses_barrier or self.unit.shared_arrays or any(
+                isinstance(v.type, T.SocketType) for v in fn.array_params):
+            return
+        self.guarded = True
+        fn.params = fn.params + [ir.Var(f"_vkp_forall{a}", T.u32, "scalar_param")
+                                 for a in range(3)]
+        top = self.lines.index("void main() {", start) + 1
+        self.lines.insert(top, "    if (gl_GlobalInvocationID.x >= _vkp_forall0 || "
+                          "gl_GlobalInvocationID.y >= _vkp_forall1 || "
+                          "gl_GlobalInvocationID.z >= _vkp_forall2) return;   "
+                          "// forall: beyond the shape")
+
+
 class _Plan:
     """Everything a repeated launch with the same argument signature can reuse."""
 
-    def __init__(self, kern: Kernel, ctx: Context, args, local, dynamic_shared=0):
+    def __init__(self, kern: Kernel, ctx: Context, args, local, dynamic_shared=0,
+                 forall: bool = False):
         self.kern = kern
         types = []
         for name, ann, a in zip(kern.param_names, kern.annotations, args):
             types.append(_param_type(kern.__name__, name, ann, a))
         self.types = types
-        self.compiled = kern._compile(types, ctx.target, dynamic_shared)
+        self.compiled = kern._compile(types, ctx.target, dynamic_shared, forall)
+        # the forall variant's shape, when the kernel took the guard (Writer.forall_guard)
+        self.bounded = any(name == "_vkp_forall0" for name, _ in self.compiled.push_fields)
         self.pipeline = self.compiled.glsl_kernel._pipeline(ctx, local)
         self.packer = push_struct(self.compiled.glsl_kernel.reflection,
                                   [name for name, _ in self.compiled.push_fields])
@@ -252,8 +317,9 @@ class _Plan:
         self.copy_back = {i for i, _, _ in self.array_slots
                           if glsl_name(kern.param_names[i]) in written}
         self.status = loop_status_array(ctx) if self.compiled.loop_guard else None
+        self.bounds = bounds_record(ctx) if self.compiled.debug else None
 
-    def launch(self, ctx, args, groups):
+    def launch(self, ctx, args, groups, bounds=None):
         """The hot path: pack scalars and shapes, bind, submit. Conversions are left to
         struct.pack; only when it refuses a value is the slower, explaining check run."""
         if 0 in groups:
@@ -282,6 +348,8 @@ class _Plan:
                 bound, values = a._bind()
                 buffers += bound
                 shapes += values
+        if self.bounded:                    # forall's shape: after the scalars, first
+            shapes = [*bounds, *shapes]
         try:
             if self.vector_slots:
                 values = []
@@ -297,7 +365,11 @@ class _Plan:
             push = self._pack_checked(args, shapes)
         if self.status is not None:
             buffers.append(self.status.buffer)
+        if self.bounds is not None:
+            buffers.append(self.bounds.buffer)
         self.pipeline.launch(buffers, groups, push, (self.pipeline, buffers))
+        if self.bounds is not None:       # debug: raise at the launch that went out of range
+            ctx.synchronize()
         if host_copies:
             for host, dev in host_copies:
                 host[...] = dev.numpy()
@@ -407,12 +479,13 @@ def _param_type(kname, name, ann, value):
 
 
 class _Launcher:
-    __slots__ = ("kernel", "groups", "local", "dynamic_shared")
+    __slots__ = ("kernel", "groups", "local", "dynamic_shared", "bounds")
 
-    def __init__(self, kernel, groups, local, dynamic_shared=0):
+    def __init__(self, kernel, groups, local, dynamic_shared=0, bounds=None):
         self.kernel, self.groups, self.local = kernel, groups, local
         self.dynamic_shared = dynamic_shared
+        self.bounds = bounds     # forall's shape: invocations beyond it do not run
 
     @user_frames_only
     def __call__(self, *args):
-        self.kernel._launch(self.groups, self.local, args, self.dynamic_shared)
+        self.kernel._launch(self.groups, self.local, args, self.dynamic_shared, self.bounds)

@@ -31,6 +31,7 @@ class Unit:
         # bytes of dynamic shared memory (numba.cuda's shared.array(0, dtype), sized by the
         # launch: vkpersist.cuda's k[blocks, threads, stream, nbytes]); 0: none given
         self.dynamic_shared = 0
+        self.debug = False               # check every array index on the device (bounds.py)
 
     def require(self, t) -> None:
         """Note that the code computes in type `t`; TypingError if the target cannot."""

@@ -17,14 +17,15 @@ from .._errors import DeviceLimitError, VkPersistError
 from ..vk.loop_guard import loop_status_array, register_kernel_name
 from ..lang import ir
 from ..lang import types as T
+from ..lang.bounds import bounds_record
 from ..lang.compiler import Unit
 from ..vk.glsl_kernel import GLSLKernel, push_struct
 from ..lang.glsl import compile_generated
 from ..vk.sequence import DispatchSequence
 from ._codegen import PHASE_FINAL, PHASE_FIRST, PHASE_NEXT, ProgramWriter
-from ._words import EPOCH_WORDS, sched_words
+from ._words import EPOCH_WORDS, W, sched_words
 from ._plan import plan_step
-from ._declare import Q_ARGS, When, resource_vars
+from ._declare import Q_ARGS, PairHalf, When, resource_vars
 
 if TYPE_CHECKING:
     from ._program import Program
@@ -47,6 +48,8 @@ class ShaderPlan:
     steps_field: str | None   # control field with the program's total step count
     writes: frozenset      # buffers this shader's functions write (the others are readonly)
     functions: list        # the functions it contains, callees first
+    pairs: dict = dataclasses.field(default_factory=dict)   # array-pair var name: (role,
+    #                                                          elements per half)
 
 
 class _Shader:
@@ -75,6 +78,7 @@ class Build:
         self.kernel_id = register_kernel_name(f"program {prog.name!r} ({mode})")
         self.sched_words = ctx.zeros(sched_words(prog.ctl.type, len(prog.sockets)), np.uint32)
         self.sched = self.sched_words.buffer
+        self.device_steps = 0          # the step count the device's words hold (STEPS_DONE)
         self.status = loop_status_array(ctx) if self.loop_guard else None
         self.sequences: dict = {}
         # the megakernel's arrays are written and read by other workgroups of the same
@@ -83,6 +87,8 @@ class Build:
             prog, mode == "persistent", self.sched_words.size)
         self._check_bindings(ctx.info)
         self.unit = Unit(self.target, self.resources)
+        self.unit.debug = prog.debug
+        self.bounds = bounds_record(ctx) if prog.debug else None
         self.functions = {}
         for stage, _ in prog.schedule:
             if stage.name not in self.functions:
@@ -111,7 +117,7 @@ class Build:
         limit of storage buffers the driver may crash (lavapipe's limit is 32, and it
         segfaults beyond it), so refuse first, naming what takes the bindings."""
         used = ir.bindings_end(self.arrays + [self.ctl_var, self.sched_var]) + \
-            (1 if self.loop_guard else 0)
+            (1 if self.loop_guard else 0) + (1 if self.prog.debug else 0)
         limit = info.max_storage_buffers
         if used > limit:
             raise DeviceLimitError(
@@ -135,9 +141,16 @@ class Build:
                    for name, sock in prog.sockets.items()]
         segments = [(e.index, e.barrier_before, e.barrier_after) for e in plan.entries] \
             if kind == "mega" else []
+        writes = plan.writes_of(contained) | {self.sched_var.name}
+        pairs = {self.resources[id(a)].name: (a.role, a.size)
+                 for a in prog.arrays.values() if isinstance(a, PairHalf)}
+        if kind == "mega":      # the halves swap roles between steps of the same dispatch:
+            writes |= {self.resources[id(prog.arrays[a.partner])].name   # neither is readonly
+                       for a in prog.arrays.values()
+                       if isinstance(a, PairHalf) and self.resources[id(a)].name in writes}
         shader_plan = ShaderPlan(self.ctl_var, prog.schedule, prog.periods, stages, segments,
                                  queue_vars, sockets, conditions, prog.steps_field,
-                                 plan.writes_of(contained) | {self.sched_var.name}, contained)
+                                 writes, contained, pairs)
         params = []
         if isinstance(kind, tuple):             # a queue round's setup: which phase, and
             params = [ir.Var("_vkp_phase", T.u32, "scalar_param"),     # the consumer's
@@ -155,6 +168,15 @@ class Build:
         return _Shader(source, compile_generated(source, label), writer)
 
     # ---- launching -----------------------------------------------------------------------
+    def count_from(self, steps: int) -> None:
+        """Before an epoch: make the device's step count `steps` (the program's), where
+        it differs: after `prog.reset_step()`, or when the program ran in the other mode,
+        whose build keeps its own words."""
+        steps &= 0xFFFFFFFF
+        if steps != self.device_steps:
+            self.sched_words[W["STEPS_DONE"]] = steps
+            self.device_steps = steps
+
     def buffers(self) -> list:
         out = [a.array.buffer for a in self.prog.arrays.values()]
         for q in self.prog.queues.values():
@@ -164,6 +186,8 @@ class Build:
         out += [self.prog.ctl.buffer, self.sched]
         if self.status is not None:
             out.append(self.status.buffer)
+        if self.bounds is not None:
+            out.append(self.bounds.buffer)
         return out
 
     def _push(self, shader: _Shader, **params) -> bytes:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from ..lang import ir
 from ..lang import types as T
+from ..lang.bounds import BoundsChecks
 from ..lang.glsl import Writer, glsl_type
 from ..vk.target import LOOP_GUARD_LIMIT
 from ._megakernel import MegakernelWriter
@@ -47,7 +48,7 @@ PHASE_FIRST, PHASE_NEXT, PHASE_FINAL = 0, 1, 2    # fallback queue rounds (setup
 BLOCK_POLLS = 64            # policy "block": polls for the reader before the epoch ends
 
 
-class ProgramWriter(MegakernelWriter, Writer):
+class ProgramWriter(MegakernelWriter, BoundsChecks, Writer):
     """Writer whose main() is a scheduler: `kind` is "mega" (the megakernel), "boundary",
     a schedule index (that entry's fallback kernel) or ("setup", index) (a queue round's
     setup in the fallback). `plan` is the build's ShaderPlan."""
@@ -63,6 +64,9 @@ class ProgramWriter(MegakernelWriter, Writer):
                          "uint _vkp_step;       // the step being run, as stages see it",
                          "uint _vkp_snap;       // where its snapshot of the host fields starts"]
         self.host_scalars: dict[str, int] = {}   # scalar host fields stages read: word
+        if plan.pairs:
+            self.globals.append("int _vkp_parity;    // the step's parity: which half of "
+                                "each array pair holds the state it reads")
         for var, _, _ in plan.sockets:
             self.globals += [f"int {var.name}_slot = -1;   // this step's frame of memsock "
                              f"{var.name} (-1: none)", f"uint {var.name}_seq;"]
@@ -117,6 +121,17 @@ class ProgramWriter(MegakernelWriter, Writer):
                 f"layout(std430, binding = {b + 1}) coherent buffer {n}_items_buffer "
                 f"{{ {glsl_type(var.type.elem)} {n}_items[]; }};"])
         return super()._buffer_decl(var)
+
+    def linear(self, var, index) -> str:
+        """An array pair's names index their half of the pair's storage: the state a step
+        reads (role 0) at half step % 2, the one it writes at the other."""
+        flat = super().linear(var, index)
+        pair = self.plan.pairs.get(var.name)
+        if pair is None:
+            return flat
+        role, size = pair
+        half = "_vkp_parity" if role == 0 else "(1 - _vkp_parity)"
+        return f"{half} * {size} + {flat}"
 
     def queue_push(self, var) -> str:
         """The push helper of queue `var`: reserve a slot unless the queue is full (then
@@ -311,6 +326,8 @@ class ProgramWriter(MegakernelWriter, Writer):
         (`step`: its number, when already loaded)."""
         out = [f"_vkp_step = {step or self.step_word(2, at)};",
                f"_vkp_snap = _vkp_SNAPSHOT + {self.snapshot_words}u * {at};"]
+        if self.plan.pairs:
+            out.append("_vkp_parity = int(_vkp_step & 1u);")
         out += [f"{_host_scalar(name)} = _vkp_sched[_vkp_snap + {word}u];"
                 for name, word in self.host_scalars.items()]
         for k, (var, _, _) in enumerate(self.plan.sockets):

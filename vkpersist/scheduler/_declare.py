@@ -61,6 +61,58 @@ class ProgramArray:
         return f"<program array {self.name!r} {self.dtype} {self.shape}>"
 
 
+class PairHalf(ProgramArray):
+    """One name of an array pair (`prog.array_pair`): `role` 0 is the state a step reads
+    (`A`), 1 the state it writes (`A_next`). Both live in one device array of shape
+    (2, *shape), `storage`; which half each name means follows the parity of the step, so
+    the pair swaps at every step end without a copy: stages index `A` at offset
+    (step % 2) * size and `A_next` at the other half, and the host reads the half that
+    holds the state now."""
+
+    def __init__(self, program: "Program", name: str, storage: Array, role: int, partner: str):
+        super().__init__(program, name, storage)
+        self.role = role
+        self.partner = partner
+
+    shape = property(lambda self: self.array.shape[1:])
+    ndim = property(lambda self: len(self.array.shape) - 1)
+    size = property(lambda self: math.prod(self.shape))
+
+    def _half(self) -> int:
+        """The half of `storage` this name means now (the steps done so far decide)."""
+        return (self.program.steps_done + self.role) & 1
+
+    def numpy(self) -> np.ndarray:
+        """A copy of the current contents: for `A`, the state after the steps done so far;
+        for `A_next`, the state before the last step (what the next step overwrites)."""
+        self.program._require_idle(f"read array {self.name!r}")
+        return self.array[self._half()].numpy()
+
+    def set(self, data) -> None:
+        """Replace the contents: `A.set(x)` writes both halves (the state, and the one the
+        next step writes, so elements no stage writes stay `x`); `A_next.set(x)` only its own."""
+        self.program._require_idle(f"write array {self.name!r}")
+        data = np.asarray(data)
+        if data.shape != self.shape:
+            raise ValueError(f"array {self.name!r} has shape {self.shape}, got data of shape "
+                             f"{data.shape}")
+        data = data.astype(self.dtype, copy=False)
+        if self.role == 0:
+            self.array.copy_from(np.stack([data, data]))
+        else:
+            self.array[self._half()] = data
+
+    def swap_halves(self) -> None:
+        """Exchange the halves' contents (reset_step to a step of the other parity keeps
+        `A` the state it was)."""
+        self.array.copy_from(self.array.numpy()[::-1].copy())
+
+    def __repr__(self) -> str:
+        which = "the state steps read" if self.role == 0 else "the state steps write"
+        return f"<program array {self.name!r} {self.dtype} {self.shape}: {which} (pair " \
+               f"with {self.partner!r})>"
+
+
 class StepCounter:
     """`prog.step`: inside stages, the step being run (vkp.u32); on the host, `int(prog.step)`
     is the number of steps the program has completed."""

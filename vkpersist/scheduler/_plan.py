@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from .._errors import VkPersistError
+from .._errors import BoundsError, VkPersistError
 from ..lang import ir
 from ..lang.builtins import accessed
 from ._declare import When
@@ -31,6 +31,9 @@ class Access:
     buffer: str
     write: bool
     index: tuple | None = None
+    atomic: bool = False         # an atomic read-modify-write (never a race with another)
+    guarded: bool = False        # under a branch or loop, or after one: it may not run
+    loc: object = field(default=None, compare=False)    # its Python line (ir.Loc)
 
     @property
     def offsets(self) -> tuple | None:
@@ -106,39 +109,54 @@ def _affine(e, env):
     return None
 
 
-def _walk(node, env, out, seen) -> None:
+_BRANCHES = {ir.If: "cond", ir.While: "cond", ir.Select: "cond", ir.Logical: "left"}
+
+
+def _walk(node, env, out, seen, guarded=False) -> None:
+    """Append the accesses under `node` to `out`. `guarded`: whether the code may not run
+    for some index (inside a branch or loop, or after one, which may have returned)."""
     if isinstance(node, list):
         for x in node:
-            _walk(x, env, out, seen)
+            _walk(x, env, out, seen, guarded)
+            guarded = guarded or isinstance(x, (ir.If, ir.While, ir.ForRange, ir.Return))
         return
     if not dataclasses.is_dataclass(node) or isinstance(node, (ir.Var, ir.Loc)):
         return
     if isinstance(node, (ir.Load, ir.Store)) and node.var.role not in ("local_array", "shared"):
         out.append(Access(node.var.name, isinstance(node, ir.Store),
-                          tuple(_affine(i, env) for i in node.index)))
+                          tuple(_affine(i, env) for i in node.index), loc=node.loc,
+                          guarded=guarded))
     elif isinstance(node, ir.Intrinsic):
         effect, var = accessed(node)
         if effect is not None:
             target = node.args[0]
-            index = tuple(_affine(i, env) for i in target.index) \
-                if isinstance(target, ir.Load) else None
-            out.append(Access(var.name, effect == "write", index))
-            if isinstance(target, ir.Load):      # the element itself is not a separate read
+            atomic = isinstance(target, ir.Load)
+            index = target.index if atomic else node.args[1] \
+                if node.name == "socket_store" else None      # a memsock frame's element
+            index = tuple(_affine(i, env) for i in index) if index is not None else None
+            out.append(Access(var.name, effect == "write", index, atomic=atomic,
+                              loc=node.loc, guarded=guarded))
+            if atomic:                           # the element itself is not a separate read
                 for value in node.args[1:]:
-                    _walk(value, env, out, seen)
+                    _walk(value, env, out, seen, guarded)
                 for i in target.index:
-                    _walk(i, env, out, seen)
+                    _walk(i, env, out, seen, guarded)
                 return
     elif isinstance(node, ir.Call):
         callee = node.func
         inner = {p: _affine(a, env) for p, a in zip(callee.params, node.args)}
-        key = (id(callee), tuple(sorted((id(p), v) for p, v in inner.items() if v)))
+        key = (id(callee), guarded, tuple(sorted((id(p), v) for p, v in inner.items() if v)))
         if key not in seen:
             seen.add(key)
-            _walk(callee.body, {p: v for p, v in inner.items() if v is not None}, out, seen)
+            _walk(callee.body, {p: v for p, v in inner.items() if v is not None}, out, seen,
+                  guarded)
+    taken = _BRANCHES.get(type(node), "" if isinstance(node, ir.ForRange) else None)
     for f in dataclasses.fields(node):
         if f.name not in ("type", "loc", "func"):
-            _walk(getattr(node, f.name), env, out, seen)
+            # what a branch or loop runs may not run; its condition (a loop's bounds) does
+            inner = guarded or (taken is not None and f.name != taken
+                                and f.name not in ("start", "stop", "step"))
+            _walk(getattr(node, f.name), env, out, seen, inner)
 
 
 # ---- the plan -----------------------------------------------------------------------------------
@@ -150,12 +168,98 @@ def plan_step(prog, functions: dict, resources: dict) -> StepPlan:
         fn = functions[stage.name]
         entries.append(Entry(index, stage, "queue" if stage.consumes is not None else "domain",
                              bit, fn, function_accesses(fn)))
+    arrays = {resources[id(a)].name: name for name, a in prog.arrays.items()}
+    # buffer -> (what the stage indexes, what has the shape, the shape)
+    shapes = {resources[id(a)].name: (name, f"{name}'s shape", a.shape)
+              for name, a in prog.arrays.items()}
+    shapes.update({resources[id(k)].name: (f"{name}.frame", f"the frames of memsock "
+                                           f"{name!r}, of shape", k.frame_shape)
+                   for name, k in prog.sockets.items()})
+    for e in entries:
+        if e.kind == "domain":
+            refuse_races(prog, e, arrays)
+            refuse_out_of_range(prog, e, shapes)
     plan = StepPlan(entries, prog.periods, prog.steps_field)
     plan.emitters = _emitters(prog, plan, resources)
     for name, index in plan.emitters.items():
         entries[index].emits += (name,)
     place_barriers(plan)
     return plan
+
+
+def _overlap(a: Access, b: Access, domain: tuple) -> bool:
+    """Whether plain accesses `a` and `b` of one array, both the stage's index plus
+    constants along the same axes, touch one element from two different indices of
+    `domain`: their constants differ by less than the domain's extent on every axis."""
+    if a.index is None or b.index is None or None in a.index or None in b.index:
+        return False
+    axes = [ax for ax, _ in a.index]
+    if axes != [ax for ax, _ in b.index] or len(set(axes)) != len(axes):
+        return False
+    d = [ca - cb for (_, ca), (_, cb) in zip(a.index, b.index)]
+    return any(d) and all(abs(x) < domain[ax] for x, ax in zip(d, axes))
+
+
+def _index_text(access: Access, params: list) -> str:
+    def axis(ax, c):
+        return params[ax] if c == 0 else f"{params[ax]} {'+' if c > 0 else '-'} {abs(c)}"
+    return ", ".join(axis(ax, c) if ix is not None else "..."
+                     for ix in access.index for ax, c in [ix or (0, 0)])
+
+
+def refuse_races(prog, entry: Entry, arrays: dict) -> None:
+    """A domain stage that writes an array at one offset from its index and reads (or
+    writes) it at another, `A[i, j] = ... A[i + 1, j]`, races: invocations run in any
+    order, so one reads the element another writes before or after it did. Refused
+    (only where the offsets prove it: indices that are not the stage's index plus a
+    constant are not judged, and atomics never race)."""
+    plain = [a for a in entry.accesses if a.buffer in arrays and not a.atomic]
+    params = list(entry.stage.fn.__code__.co_varnames[:len(entry.stage.domain)])
+    for w in plain:
+        if not w.write:
+            continue
+        for other in plain:
+            if other.buffer == w.buffer and _overlap(w, other, entry.stage.domain):
+                name = arrays[w.buffer]
+                where = [f" ({a.loc.file}:{a.loc.line})" if a.loc else "" for a in (w, other)]
+                did = "writes" if other.write else "reads"
+                raise VkPersistError(
+                    f"{prog.name}: stage {entry.stage.name} writes {name}"
+                    f"[{_index_text(w, params)}]{where[0]} and {did} {name}"
+                    f"[{_index_text(other, params)}]{where[1]}: invocations run in any "
+                    f"order and at once, so one may {did[:-1]} an element of {name} before "
+                    "or after another index writes it (a race). Use two arrays, e.g. an "
+                    f"array pair ({name}, {name}_next = prog.array_pair(...): read {name}, "
+                    f"write {name}_next, swapped at each step end), or two stages")
+
+
+def refuse_out_of_range(prog, entry: Entry, shapes: dict) -> None:
+    """An access that runs for every index of a domain stage (no branch, loop or early
+    return before it) and is the stage's index plus a constant along some axis must stay
+    inside the array's (or memsock frame's) shape there for the whole domain: `A[i - 1]`
+    over i from 0 reads A[-1]. Refused with the guard that would fix it. What may not run
+    for every index is left to debug mode (lang/bounds.py)."""
+    params = list(entry.stage.fn.__code__.co_varnames[:len(entry.stage.domain)])
+    for a in entry.accesses:
+        if a.guarded or a.index is None or a.buffer not in shapes:
+            continue
+        name, owner, shape = shapes[a.buffer]
+        for axis, (ix, n) in enumerate(zip(a.index, shape)):
+            if ix is None:
+                continue
+            ax, c = ix
+            last = entry.stage.domain[ax] - 1
+            if 0 <= c and last + c < n:
+                continue
+            p = params[ax]
+            bad, fix = (c, f"if {p} >= {-c}:") if c < 0 else (last + c, f"if {p} < {n - c}:")
+            where = f" ({a.loc.file}:{a.loc.line})" if a.loc else ""
+            raise BoundsError(
+                f"{prog.name}: stage {entry.stage.name} {'writes' if a.write else 'reads'} "
+                f"{name}[{_index_text(a, params)}]{where} for every index of its domain "
+                f"{entry.stage.domain}: with {p} from 0 to {last}, axis {axis} reaches "
+                f"{bad}, outside {owner} {tuple(shape)}. Guard it ({fix} ...), or give the "
+                "stage a domain that fits")
 
 
 def _emitters(prog, plan: StepPlan, resources: dict) -> dict:

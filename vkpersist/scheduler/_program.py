@@ -1,19 +1,14 @@
 """Declaring a program: resident arrays, controls, stages and the loop that schedules them.
 
     prog = vkp.Program(ctx)
-    T = prog.array("T", (n, n, n), np.float32, init=t0)
-    T2 = prog.array("T2", (n, n, n), np.float32)
+    T, T_next = prog.array_pair("T", (n, n, n), np.float32, init=t0)   # swapped each step
     ctl = prog.controls(alpha=vkp.f32(0.1))
 
     @prog.stage(domain=(n, n, n))
     def diffuse(i, j, k):                   # one call per index of the domain
-        T2[i, j, k] = T[i, j, k] + ctl.alpha * laplacian(T, i, j, k)
+        T_next[i, j, k] = T[i, j, k] + ctl.alpha * laplacian(T, i, j, k)
 
-    @prog.stage(domain=(n, n, n))
-    def copy_back(i, j, k):
-        T[i, j, k] = T2[i, j, k]
-
-    prog.loop(diffuse, copy_back, vkp.every(10, record))
+    prog.loop(diffuse, vkp.every(10, record))
     prog.run(1000)                          # or: async with prog.session() as run: ...
 
 Stages are kernel-language functions of their domain indices; they read and write the
@@ -35,9 +30,10 @@ import numpy as np
 from .._errors import VkPersistError, user_frames_only
 from ..control import ControlBuffer, ControlField
 from ..lang import types as T
+from ..lang.bounds import debug_default
 from ..vk.context import Context, default_context
 from ._build import build_for
-from ._declare import (MAX_PERIODS, QUEUE_TYPES, Every, ProgramArray, ProgramQueue,
+from ._declare import (MAX_PERIODS, QUEUE_TYPES, Every, PairHalf, ProgramArray, ProgramQueue,
                        ProgramSocket, RunReport, Stage, StepCounter, When, every, when)
 from ._runner import runner_for
 from ._session import open_session
@@ -50,9 +46,15 @@ class Program:
     memsocks and stages, then its step with `loop(...)`; run it with `run(steps)` or
     `session()` (see docs/programs.md)."""
 
-    def __init__(self, ctx: Context | None = None, *, name: str = "program"):
+    def __init__(self, ctx: Context | None = None, *, name: str = "program",
+                 debug: bool | None = None):
+        if debug is not None and not isinstance(debug, bool):
+            raise TypeError(f"Program(debug=...) takes True or False, got {debug!r}")
         self.ctx = ctx if ctx is not None else default_context()
         self.name = name
+        # check every index of its stages on the device (lang/bounds.py); the first one out
+        # of range raises vkp.BoundsError from run() or the session, with its Python line
+        self.debug = debug_default() if debug is None else debug
         self.arrays: dict[str, ProgramArray] = {}
         self.queues: dict[str, ProgramQueue] = {}
         self.sockets: dict[str, ProgramSocket] = {}
@@ -61,7 +63,7 @@ class Program:
         self.periods: list = []           # bit -> every's n (int or control field) or When
         self.steps_field: str | None = None   # control field with the total step count
         self.ctl: ControlBuffer | None = None
-        self.step = StepCounter(self)
+        self._step = StepCounter(self)
         self.steps_done = 0
         self._runner = None
         self._session = None
@@ -71,6 +73,35 @@ class Program:
     def __repr__(self) -> str:
         return (f"<vkpersist.Program {self.name!r}: {len(self.arrays)} arrays, {len(self.stages)} stages, "
                 f"{self.steps_done} steps done>")
+
+    @property
+    def step(self) -> StepCounter:
+        """In stages, the step being run (steps count from 0); on the host, `int(prog.step)`
+        is the number of steps completed. Read-only: `prog.reset_step()` sets the count."""
+        return self._step
+
+    @step.setter
+    def step(self, value) -> None:
+        raise AttributeError(f"{self.name}: prog.step is the device's step counter and cannot "
+                             "be assigned (the device would carry on counting); use "
+                             "prog.reset_step(n) to make the next step run as step n")
+
+    def reset_step(self, step: int = 0) -> None:
+        """Make the next step run as step `step` (default 0): `prog.step` in stages and
+        `every(n)` periods count from there, `int(prog.step)` reads `step`. Arrays, queues,
+        memsocks and controls are kept as they are (restart a simulation by also setting
+        its arrays: `A.set(initial)`). Refused while a session runs; allowed while it is
+        paused, and the session then resumes from `step`."""
+        self._require_idle("reset its step count")
+        if isinstance(step, (bool, np.bool_)) or not isinstance(step, (int, np.integer)) \
+                or not 0 <= step < 2**32:
+            raise ValueError(f"{self.name}: reset_step(step) takes an int from 0 to 2**32 - 1 "
+                             f"(the step the program runs next), got {step!r}")
+        if (self.steps_done ^ int(step)) & 1:      # the halves' meaning would flip
+            for a in self.arrays.values():
+                if isinstance(a, PairHalf) and a.role == 0:
+                    a.swap_halves()
+        self.steps_done = int(step)
 
     # ---- declaration -------------------------------------------------------------------
     def _usable(self, what: str) -> None:
@@ -103,6 +134,34 @@ class Program:
         handle = ProgramArray(self, name, arr)
         self.arrays[name] = handle
         return handle
+
+    def array_pair(self, name: str, shape, dtype=np.float32, *, init=None,
+                   next_name: str | None = None) -> tuple:
+        """Double buffering: `A, A_next = prog.array_pair("A", shape, dtype, init=...)`.
+        Stages read the state as `A` and write the new one into `A_next`; at every step end
+        the pair swaps (no copy: the step's parity picks which device half each name
+        means), so the next step reads what this one wrote. The host's `A.numpy()` always
+        reads the current state. `init` fills both halves (so elements no stage writes keep
+        it); `next_name` defaults to NAME + "_next"."""
+        self._check_open("add arrays")
+        next_name = f"{name}_next" if next_name is None else next_name
+        self._check_name(name, "array")
+        self._check_name(next_name, "array")
+        if next_name == name:
+            raise ValueError(f"array_pair({name!r}): next_name must differ from the name")
+        shape = tuple(np.atleast_1d(shape).tolist())
+        if init is not None:
+            data = np.asarray(init)
+            if tuple(data.shape) != shape:
+                raise ValueError(f"array pair {name!r}: init has shape {data.shape}, the array "
+                                 f"{shape}")
+            storage = self.ctx.asarray(np.stack([data, data]).astype(dtype, copy=False))
+        else:
+            storage = self.ctx.zeros((2, *shape), dtype)
+        pair = (PairHalf(self, name, storage, 0, next_name),
+                PairHalf(self, next_name, storage, 1, name))
+        self.arrays[name], self.arrays[next_name] = pair
+        return pair
 
     def queue(self, name: str, dtype, *, capacity: int) -> ProgramQueue:
         """A bounded work queue of vkp.i32, vkp.u32 or vkp.f32 items."""

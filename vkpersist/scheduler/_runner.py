@@ -138,6 +138,7 @@ class Runner:
         """Submit the next epoch, running at most `steps_left` steps."""
         if self.running:
             raise internal_error("an epoch was started while one is running")
+        self.build.count_from(self.prog.steps_done)     # after reset_step, a mode switch
         budget = min(steps_left, self.epoch_steps)
         if self.mode == "persistent":
             sequence = self.build.epoch(self.groups, self.local)
@@ -176,6 +177,7 @@ class Runner:
             done, reason = int(self.ctl["_done"]), int(self.ctl["_reason"])
             self.epochs += 1
             self.prog.steps_done += done
+            self.build.device_steps = self.prog.steps_done & 0xFFFFFFFF
             self.running = False      # with the count: Ctrl-C cannot come in between
         if self.mode == "persistent":
             self.participants = int(self.ctl["_parts"])
