@@ -35,6 +35,7 @@ from .vk.array import Array, to_scalar
 from .vk.context import Context, default_context
 from .vk.glsl_kernel import launch_dims, push_struct
 from .vk.loop_guard import loop_status_array, register_kernel_name
+from ._kernel_print import print_buffer
 from .vk.target import target_of
 
 DEFAULT_LOCAL = 64
@@ -220,6 +221,7 @@ class _Compiled:
         writer = Writer(fn, unit, kernel_id=kern.kernel_id)
         self.source = writer.module()
         self.loop_guard = target.loop_guard
+        self.uses_print = unit.uses_print       # binds the context's print buffer last
         self.types = types
         self.push_fields = writer.push_fields
         self.array_params = fn.array_params
@@ -252,6 +254,7 @@ class _Plan:
         self.copy_back = {i for i, _, _ in self.array_slots
                           if glsl_name(kern.param_names[i]) in written}
         self.status = loop_status_array(ctx) if self.compiled.loop_guard else None
+        self.printer = print_buffer(ctx) if self.compiled.uses_print else None
 
     def launch(self, ctx, args, groups):
         """The hot path: pack scalars and shapes, bind, submit. Conversions are left to
@@ -297,6 +300,8 @@ class _Plan:
             push = self._pack_checked(args, shapes)
         if self.status is not None:
             buffers.append(self.status.buffer)
+        if self.printer is not None:
+            buffers.append(self.printer.buffer)
         self.pipeline.launch(buffers, groups, push, (self.pipeline, buffers))
         if host_copies:
             for host, dev in host_copies:
