@@ -368,3 +368,25 @@ def test_events_time_the_device_in_milliseconds(ctx):
         cuda.event().elapsed_time(end)
     with pytest.raises(ValueError, match="timing=False"):
         cuda.event_elapsed_time(cuda.event(timing=False), end)
+
+
+def test_reduce_by_a_lambda_and_a_def_against_numpy(ctx):
+    sum_reduce = cuda.reduce(lambda a, b: a + b)
+    x = np.arange(1, 300_001, dtype=np.float64)       # exact sums: several passes
+    assert sum_reduce(cuda.to_device(x)) == x.sum()
+    ints = np.arange(-500, 1000, dtype=np.int32)
+    assert sum_reduce(ints, init=10) == ints.sum() + 10        # NumPy arrays are copied in
+    assert sum_reduce(ints, size=7) == ints[:7].sum()
+    res = cuda.device_array(1, np.int32)
+    assert sum_reduce(ints, res=res) is None and res.copy_to_host()[0] == ints.sum()
+    assert sum_reduce(ints[:0], init=5) == 5
+
+    @cuda.reduce
+    def max_reduce(a, b):
+        return max(a, b)
+
+    y = np.random.default_rng(0).normal(size=70_001).astype(np.float32)
+    assert max_reduce(y, init=-1e30) == y.max()
+    assert max_reduce(-np.abs(y)) == 0.0                 # numba's default init=0 takes part
+    with pytest.raises(ValueError, match="1-d arrays"):
+        max_reduce(np.zeros((2, 2), np.float32))
