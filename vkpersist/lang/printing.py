@@ -80,8 +80,11 @@ def lower_print(c, node):
 
 
 def binding(w) -> int:
-    """The print buffer's binding: after the arrays' and the loop guard's status word."""
-    return ir.bindings_end(w.kernel.array_params) + (1 if w.loop_guard else 0)
+    """The print buffer's binding: after the arrays', the loop guard's status word and
+    debug mode's error record (a unit's `debug`, where it has one); launches bind the
+    buffers in that order."""
+    extra = (1 if w.loop_guard else 0) + (1 if getattr(w.unit, "debug", False) else 0)
+    return ir.bindings_end(w.kernel.array_params) + extra
 
 
 def emit_print(w, e) -> str:
