@@ -59,10 +59,17 @@ def complex_print(z: vkp.c64):
     print(z)
 
 
+@vkp.kernel
+def fstring_print(n: vkp.i32):
+    print(f"n = {n}")
+
+
 def test_unprintable_value_is_refused_with_the_alternative(ctx):
     with pytest.raises(vkp.CompileError, match=r"print\(\) in kernels takes string literals"
                                                r".*z\.real"):
         complex_print.forall(1)(1 + 2j)
+    with pytest.raises(vkp.CompileError, match=r"no f-strings.*print\(\"i =\", i\)"):
+        fstring_print.glsl()
 
 
 def test_print_in_a_cuda_jit_kernel(ctx, capfd):

@@ -60,6 +60,10 @@ def lower_print(c, node):
         if isinstance(a, ast.Constant) and isinstance(a.value, str):
             parts.append(("s", a.value))
             continue
+        if isinstance(a, ast.JoinedStr):
+            raise c.src.error(a, "print() in kernels takes no f-strings (the GPU does not "
+                              "format text); pass the pieces: print(\"i =\", i) prints "
+                              "'i = 3'")
         if isinstance(a, ast.Starred):
             raise c.src.error(a, "print(*args) is not supported in kernels; name each value")
         v = c.value(c.expr(a), a)
