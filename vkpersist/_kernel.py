@@ -253,8 +253,8 @@ class _Plan:
         written = {v.name for v in self.compiled.array_params if v.written}
         self.copy_back = {i for i, _, _ in self.array_slots
                           if glsl_name(kern.param_names[i]) in written}
-        self.status = loop_status_array(ctx) if self.compiled.loop_guard else None
         self.printer = print_buffer(ctx) if self.compiled.uses_print else None
+        self.status = loop_status_array(ctx) if self.compiled.loop_guard else None
 
     def launch(self, ctx, args, groups):
         """The hot path: pack scalars and shapes, bind, submit. Conversions are left to
