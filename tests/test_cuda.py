@@ -332,3 +332,63 @@ def test_grid_sync_is_refused_with_the_way_out():
         g.sync()
     with pytest.raises(vkp.CompileError, match=r"cuda.cg.this_grid\(\).sync\(\).*vkp.Program"):
         k[1, 1](np.zeros(1, np.int32))
+
+
+@cuda.jit
+def busy(a, n):
+    i = cuda.grid(1)
+    if i < a.size:
+        s = float32(0)
+        for k in range(n):
+            s += float32(k) * float32(0.5)
+        a[i] = s
+
+
+def test_events_time_the_device_in_milliseconds(ctx):
+    if not ctx.info.timestamps:
+        with pytest.raises(vkp.UnsupportedError, match="no timestamps"):
+            cuda.event()
+        return
+    d = cuda.device_array(64 * 256, np.float32)
+    busy[64, 256](d, 1)                          # compiled and warm
+    start, mid, end = cuda.event(), cuda.event(timing=True), cuda.event()
+    start.record()
+    busy[64, 256](d, 4)
+    mid.record()
+    busy[64, 256](d, 4000)
+    end.record()
+    end.synchronize()
+    assert end.query() and start.query()
+    short, long = start.elapsed_time(mid), cuda.event_elapsed_time(mid, end)
+    assert 0 <= short < long
+    assert long < 60_000                         # milliseconds, not ns or ticks
+    np.testing.assert_allclose(d.copy_to_host(), 0.25 * 3999 * 4000)
+    # re-recorded: the new point's time, the earlier events unchanged
+    end.record()
+    assert cuda.event_elapsed_time(start, end) >= short + long
+    with pytest.raises(RuntimeError, match="never recorded"):
+        cuda.event().elapsed_time(end)
+    with pytest.raises(ValueError, match="timing=False"):
+        cuda.event_elapsed_time(cuda.event(timing=False), end)
+
+
+def test_reduce_by_a_lambda_and_a_def_against_numpy(ctx):
+    sum_reduce = cuda.reduce(lambda a, b: a + b)
+    x = np.arange(1, 300_001, dtype=np.float64)       # exact sums: several passes
+    assert sum_reduce(cuda.to_device(x)) == x.sum()
+    ints = np.arange(-500, 1000, dtype=np.int32)
+    assert sum_reduce(ints, init=10) == ints.sum() + 10        # NumPy arrays are copied in
+    assert sum_reduce(ints, size=7) == ints[:7].sum()
+    res = cuda.device_array(1, np.int32)
+    assert sum_reduce(ints, res=res) is None and res.copy_to_host()[0] == ints.sum()
+    assert sum_reduce(ints[:0], init=5) == 5
+
+    @cuda.reduce
+    def max_reduce(a, b):
+        return max(a, b)
+
+    y = np.random.default_rng(0).normal(size=70_001).astype(np.float32)
+    assert max_reduce(y, init=-1e30) == y.max()
+    assert max_reduce(-np.abs(y)) == 0.0                 # numba's default init=0 takes part
+    with pytest.raises(ValueError, match="1-d arrays"):
+        max_reduce(np.zeros((2, 2), np.float32))

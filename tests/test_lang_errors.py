@@ -32,7 +32,7 @@ def bad_list(x: F):
 
 
 def bad_print(x: F):
-    print(x[0])  # <- error
+    print(x[0], vkp.vec2(x[0], 1.0))  # <- error
 
 
 def bad_call(x: F):
@@ -169,7 +169,7 @@ CASES = [
     (bad_try, "try/except is not supported"),
     (bad_with, "with is not supported"),
     (bad_list, "a list is not supported"),
-    (bad_print, "print() is not available on the GPU"),
+    (bad_print, "print() in kernels takes string literals and int, float and bool values"),
     (bad_call, "cannot call 'rand' on the GPU"),
     (bad_string, "constant 'hello' is not supported"),
     (bad_undefined, "name 'not_defined_anywhere' is not defined"),

@@ -266,7 +266,6 @@ def test_doc_random_3d_grid():
     assert np.all(host_arr <= 1.0) and np.all(host_arr >= 0.0)
 
 
-@xfail("cuda.reduce (host-side reductions built from a device function) is missing")
 def test_doc_montecarlo():
     from vkpersist.cuda.random import (create_xoroshiro128p_states,
                                        xoroshiro128p_uniform_float32)

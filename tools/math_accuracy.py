@@ -37,7 +37,7 @@ import vkpersist as vkp
 def k({params}):
     i = vkp.global_id(0)
     if i < out.shape[0]:
-        out[i] = {"vkp" if hasattr(vkp, name) else "math"}.{name}({args})
+        out[i] = {"math" if hasattr(math, name) else "vkp"}.{name}({args})
 """, name=f"math_{name}")
     return ns["k"]
 

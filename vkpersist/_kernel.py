@@ -36,6 +36,7 @@ from .vk.array import Array, to_scalar
 from .vk.context import Context, default_context
 from .vk.glsl_kernel import launch_dims, push_struct
 from .vk.loop_guard import loop_status_array, register_kernel_name
+from ._kernel_print import print_buffer
 from .vk.target import target_of
 
 DEFAULT_LOCAL = 64
@@ -255,6 +256,7 @@ class _Compiled:
         writer = (ForallWriter if forall else KernelWriter)(fn, unit, kernel_id=kern.kernel_id)
         self.source = writer.module()
         self.loop_guard = target.loop_guard
+        self.uses_print = unit.uses_print       # binds the context's print buffer last
         self.types = types
         self.push_fields = writer.push_fields
         self.array_params = fn.array_params
@@ -316,6 +318,7 @@ class _Plan:
         written = {v.name for v in self.compiled.array_params if v.written}
         self.copy_back = {i for i, _, _ in self.array_slots
                           if glsl_name(kern.param_names[i]) in written}
+        self.printer = print_buffer(ctx) if self.compiled.uses_print else None
         self.status = loop_status_array(ctx) if self.compiled.loop_guard else None
         self.bounds = bounds_record(ctx) if self.compiled.debug else None
 
@@ -367,6 +370,8 @@ class _Plan:
             buffers.append(self.status.buffer)
         if self.bounds is not None:
             buffers.append(self.bounds.buffer)
+        if self.printer is not None:      # bound after the debug record, as the GLSL declares
+            buffers.append(self.printer.buffer)
         self.pipeline.launch(buffers, groups, push, (self.pipeline, buffers))
         if self.bounds is not None:       # debug: raise at the launch that went out of range
             ctx.synchronize()

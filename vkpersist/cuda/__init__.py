@@ -41,6 +41,8 @@ from ._builtins import (Dim3, atomic, blockDim, blockIdx, brev, clz, const, ffs,
                         gridDim, gridsize, local, popc, selp, shared, syncthreads,
                         syncthreads_and, syncthreads_count, syncthreads_or, threadfence,
                         threadfence_block, threadfence_system, threadIdx)
+from ._events import Event, event, event_elapsed_time
+from ._reduce import Reduce, reduce
 from ._types import TYPES, Signature
 
 globals().update(TYPES)      # float32, int32[:], void(...): numba's types
@@ -282,7 +284,8 @@ def close() -> None:
         current.close()
 
 
-__all__ = [*TYPES, "CudaKernel", "Dim3", "Signature", "Stream", "atomic", "blockDim", "blockIdx", "brev", "close",
+__all__ = [*TYPES, "CudaKernel", "Dim3", "Event", "event", "event_elapsed_time",
+           "Reduce", "reduce", "Signature", "Stream", "atomic", "blockDim", "blockIdx", "brev", "close",
            "cbrt", "cg", "eq_sync", "lanemask_lt", "activemask", "all_sync", "any_sync", "ballot_sync", "laneid",
            "shfl_down_sync", "shfl_sync", "shfl_up_sync", "shfl_xor_sync", "syncwarp",
            "warpsize",

@@ -15,6 +15,7 @@ from . import types as T
 from .semantics import const
 from .channels import ChannelValue
 from .source import parse_function
+from .printing import lower_print
 from .values import ArrayHandle, CompileTimeArg, DeviceFunction, PyValue
 
 
@@ -47,8 +48,7 @@ def lower_call(c, target, node):
     if target is py_builtins.range:
         raise c.src.error(node, "range() can only be used as the iterable of a for loop")
     if target is py_builtins.print:
-        raise c.src.error(node, "print() is not available on the GPU; write values into an "
-                          "array (or a MemSock) and print them on the host")
+        return lower_print(c, node)
     t = T.resolve_type(target) if not isinstance(target, (type(len),)) else None
     if isinstance(target, T.Scalar) or (t is not None and isinstance(target, type)
                                          and issubclass(target, np.generic)):

@@ -27,6 +27,7 @@ class Unit:
         self.uses_atomic_int64 = self.uses_atomic_float = False
         self.uses_storage8 = self.uses_storage16 = False
         self.uses_subgroup: set = set()    # subgroup operation classes (lang/subgroups.py)
+        self.uses_print = False            # print() in its code (lang/printing.py)
         self.const_arrays: dict = {}       # id(host array) -> its const_array Var (frontend)
         # bytes of dynamic shared memory (numba.cuda's shared.array(0, dtype), sized by the
         # launch: vkpersist.cuda's k[blocks, threads, stream, nbytes]); 0: none given

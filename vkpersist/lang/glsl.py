@@ -13,88 +13,18 @@ per-invocation loop limit and the kernel reports when it would be cut short.
 """
 from __future__ import annotations
 
-import math
 import os
-
-import numpy as np
 
 from . import builtins as B
 from . import ir
 from . import mathlib
 from . import types as T
+from .glsl_control import ControlFlow
+from .glsl_literals import HELPERS as _HELPERS, bare as _bare, const_init as _const_init, \
+    glsl_type, literal as _literal
 
 from .._errors import CompileError, internal_error
 from ..vk.glsl_kernel import GLSLKernel
-from ..vk.target import LOOP_GUARD_LIMIT
-
-_HELPERS = {
-    "floordiv": """{t} _vkp_floordiv({t} a, {t} b) {{
-    {t} q = a / b;
-    if ((a - q * b) != {zero} && ((a < {zero}) != (b < {zero}))) q -= {one};
-    return q;
-}}""",
-    "mod": """{t} _vkp_mod({t} a, {t} b) {{
-    {t} r = a - (a / b) * b;
-    if (r != {zero} && ((r < {zero}) != (b < {zero}))) r += b;
-    return r;
-}}""",
-    "ipow": """{t} _vkp_ipow({t} base, {t} e) {{
-    {t} result = {one};{entry}
-    while (e > {zero}) {{
-        if ((e & {one}) != {zero}) result *= base;
-        base *= base;
-        e >>= {one};{guard}
-    }}
-    return result;
-}}""",
-    "copysign": """{t} _vkp_copysign({t} a, {t} b) {{
-    return (b < {zero} || (b == {zero} && {one} / b < {zero})) ? -abs(a) : abs(a);
-}}""",
-}
-
-
-def _literal(value, t) -> str:
-    if isinstance(t, T.Complex):
-        return f"{t.glsl}({_literal(value.real, t.elem)}, {_literal(value.imag, t.elem)})"
-    if t == T.bool_:
-        return "true" if value else "false"
-    if t.is_int:
-        v = int(value)
-        suffix = {"i": "", "u": "u"}[t.kind] if t.bits <= 32 else {"i": "l", "u": "ul"}[t.kind]
-        if t == T.i32 and v == -2**31:
-            return "(-2147483647 - 1)"
-        if t == T.i64 and v == -2**63:
-            return "(-9223372036854775807l - 1l)"
-        return f"{v}{suffix}" if v >= 0 else f"({v}{suffix})"
-    v = float(value)
-    if math.isnan(v):
-        return "(0.0 / 0.0)" if t == T.f32 else "(0.0lf / 0.0lf)"
-    if math.isinf(v):
-        return ("(1.0 / 0.0)" if v > 0 else "(-1.0 / 0.0)") if t == T.f32 else \
-            ("(1.0lf / 0.0lf)" if v > 0 else "(-1.0lf / 0.0lf)")
-    if t == T.f64:
-        text = repr(v)
-        return (text if "e" in text or "." in text else text + ".0") + "lf"
-    f = np.float32(v)
-    if f == 0 or 1e-4 <= abs(f) < 1e7:
-        text = np.format_float_positional(f, unique=True, trim="0")
-    else:
-        text = np.format_float_scientific(f, unique=True, trim="0")
-    return text if v >= 0 else f"({text})"
-
-
-def _bare(text: str) -> str:
-    """Drop one pair of parentheses that encloses the whole expression."""
-    if not (text.startswith("(") and text.endswith(")")):
-        return text
-    depth = 0
-    for i, ch in enumerate(text):
-        depth += ch == "("
-        depth -= ch == ")"
-        if depth == 0 and i < len(text) - 1:
-            return text
-    return text[1:-1]
-
 
 _CHANNELS: dict = {}      # IR type class -> the GPU side of that channel
 
@@ -117,15 +47,7 @@ def compile_generated(source: str, label: str) -> GLSLKernel:
                              f"{exc}\n--- GLSL ---\n{source}") from None
 
 
-def glsl_type(t) -> str:
-    if isinstance(t, T.Scalar):
-        return T.arithmetic(t).glsl
-    if isinstance(t, T.Vector):
-        return t.glsl
-    raise TypeError(f"no GLSL type for {t}")
-
-
-class Writer:
+class Writer(ControlFlow):
     def __init__(self, kernel: ir.Function, unit, *, kernel_id: int = 0):
         self.kernel = kernel
         self.unit = unit
@@ -368,111 +290,6 @@ class Writer:
             return
         self.emit(f"{target} = {_bare(self._to_storage(value, elem, s.var))};")
 
-    def stmt_If(self, s):
-        pre, cond = self.expr_with_pre(s.cond)
-        self._emit_pre(pre)
-        self.emit(f"if ({_bare(cond)}) {{")
-        self.indent += 1
-        self.block(s.body)
-        self.indent -= 1
-        orelse = s.orelse
-        while len(orelse) == 1 and isinstance(orelse[0], ir.If):
-            pre, cond = self.expr_with_pre(orelse[0].cond)
-            if pre:           # the condition needs statements: nest instead of chaining
-                break
-            self.emit(f"}} else if ({_bare(cond)}) {{")
-            self.indent += 1
-            self.block(orelse[0].body)
-            self.indent -= 1
-            orelse = orelse[0].orelse
-        if orelse:
-            self.emit("} else {")
-            self.indent += 1
-            self.block(orelse)
-            self.indent -= 1
-        self.emit("}")
-
-    def guard_line(self) -> str:
-        """Counts one loop-header evaluation towards lavapipe's limit; reports the kernel at
-        it. lavapipe counts every evaluation of a loop's header, so a loop run n times
-        costs n + 1, also when n = 0 (measured: an outer loop around an inner `for` that
-        runs 0 times is cut at 32,768 iterations, around one that runs once at 21,845;
-        docs/driver_notes.md). A guard before each loop and one in its body count the same,
-        never less."""
-        return (f"if (++_vkp_iterations == {LOOP_GUARD_LIMIT}u) "
-                f"atomicCompSwap(_vkp_status[0], 0u, {self.kernel_id}u);")
-
-    def _guard(self) -> None:
-        if self.loop_guard:
-            self.emit(self.guard_line())
-
-    def stmt_While(self, s):
-        pre, cond = self.expr_with_pre(s.cond)
-        self._guard()            # the test that ends the loop counts too (guard_line)
-        if pre:
-            self.emit("while (true) {")
-            self.indent += 1
-            self._guard()
-            self._emit_pre(pre)
-            self.emit(f"if (!({cond})) break;")
-        else:
-            self.emit(f"while ({_bare(cond)}) {{")
-            self.indent += 1
-            self._guard()
-        self.block(s.body)
-        self.indent -= 1
-        self.emit("}")
-
-    def stmt_ForRange(self, s):
-        t = glsl_type(s.var.type)
-        pre, start = self.expr_with_pre(s.start)
-        pre2, stop = self.expr_with_pre(s.stop)
-        pre3, step = self.expr_with_pre(s.step)
-        self._emit_pre(pre + pre2 + pre3)
-        c = self.name(s.counter)
-        if not isinstance(s.stop, ir.Const):
-            stop_var = self._tmp("stop")
-            self.emit(f"{t} {stop_var} = {stop};")
-            stop = stop_var
-        if isinstance(s.step, ir.Const):
-            cmp = f"{c} < {stop}" if s.step.value > 0 else f"{c} > {stop}"
-        else:
-            step_var = self._tmp("step")
-            self.emit(f"{t} {step_var} = {step};")
-            step = step_var
-            cmp = f"({step} > {_literal(0, s.step.type)}) ? ({c} < {stop}) : ({c} > {stop})"
-        self._guard()            # the test that ends the loop counts too (guard_line)
-        self.emit(f"for ({c} = {start}; {cmp}; {c} += {step}) {{")
-        self.indent += 1
-        self._guard()
-        self.emit(f"{self.name(s.var)} = {c};")
-        self.block(s.body)
-        self.indent -= 1
-        self.emit("}")
-
-    def stmt_Break(self, s):
-        self.emit("break;")
-
-    def stmt_Continue(self, s):
-        self.emit("continue;")
-
-    def stmt_Return(self, s):
-        if not s.values:
-            self.emit("return;")
-            return
-        pre, values = [], []
-        for v in s.values:
-            p, text = self.expr_with_pre(v)
-            pre += p
-            values.append(text)
-        self._emit_pre(pre)
-        if len(values) == 1:
-            self.emit(f"return {_bare(values[0])};")
-        else:
-            for i, v in enumerate(values):
-                self.emit(f"_out{i} = {v};")
-            self.emit("return;")
-
     def stmt_ExprStmt(self, s):
         pre, text = self.expr_with_pre(s.expr)
         self._emit_pre(pre)
@@ -678,22 +495,8 @@ class Writer:
         return "_vkp_step"
 
 
-def _const_init(elem, shape, values) -> str:
-    """The GLSL constructor of a constant array of `shape` from its flat `values`."""
-    t = glsl_type(elem)
-    if len(shape) == 1:
-        return f"{t}[]({', '.join(_literal(v, elem) for v in values)})"
-    step = len(values) // shape[0]
-    parts = (_const_init(elem, shape[1:], values[i * step:(i + 1) * step]) for i in range(shape[0]))
-    return f"{t}{''.join(f'[{n}]' for n in shape)}({', '.join(parts)})"
-
-
 class _LValue:
     """The storage location of an array element (no widening of storage-only types)."""
 
     def __init__(self, var, index):
         self.var, self.index = var, index
-
-
-def _scalar(t):
-    return t.elem if isinstance(t, T.Vector) else t

@@ -214,10 +214,11 @@ def _rem_big_code(p: _Prec) -> str:
                    "uint m2 = sh == 0 ? 0u : m1 >> (32 - sh);",
                    "m1 = sh == 0 ? m1 : (m1 << sh) | (m0 >> (32 - sh));", "m0 <<= sh;",
                    "uint w, cb, cy;",
-                   # words i0 .. i0 + 6 from three uvec4 of the table (few dynamic indices:
-                   # lavapipe lowers each to a chain of tests), which starts at word -2
+                   # words i0 .. i0 + 6 from three uvec4 of the table, which starts at word
+                   # -2, picked by selects (_pick)
                    "int ii = i0 + 2, j = ii >> 2, o = ii & 3;",
-                   "uvec4 q0 = _vkp_2opi[j], q1 = _vkp_2opi[j + 1], q2 = _vkp_2opi[j + 2];",
+                   *(f"uvec4 q{q} = {_pick('_vkp_2opi', 'j', _last_quad(p), q)};"
+                     for q in range(3)),
                    "uint a[12] = uint[](q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w, "
                    "q2.x, q2.y, q2.z, q2.w);"]
     # P = (m2:m1:m0) * (seven words of 2/pi from i0), column by column, up to word 6
@@ -270,6 +271,25 @@ def _rem_big_code(p: _Prec) -> str:
     return f"int _vkp_rem_big${{S}}($F x, out $F rh, out $F rl) {{\n    {code}\n}}"
 
 
+def _last_quad(p: _Prec) -> int:
+    """The largest quad index `j` of _rem_big_code for precision `p`: from the largest
+    exponent E of a finite argument (its window starts at word i0 = (E + 30) / 32 - 1)."""
+    e_max = 971 if p.prec == "f64" else 104
+    return (((e_max + 30) >> 5) - 1 + 2) >> 2
+
+
+def _pick(array: str, index: str, last: int, offset: int = 0) -> str:
+    """array[index + offset] for index in 0..last, as a chain of selects between constant
+    indices. lavapipe (Mesa 22) runs every branch of its SIMD code and lowers a dynamic index
+    into a constant array to work that grows with the array on every invocation: sin's three
+    lookups into 2/pi's table cost ~45 ns each where its whole common path costs ~20, though
+    only huge arguments need them; a few selects cost a few instructions on every device."""
+    out = f"{array}[{last + offset}]"
+    for j in range(last - 1, -1, -1):
+        out = f"{index} == {j} ? {array}[{j + offset}] : {out}"
+    return f"({out})" if last else out
+
+
 def _table_code() -> str:
     """2/pi's words, two zero words first (windows that start before the point), in uvec4s."""
     words = [0, 0, *TWO_OVER_PI]
@@ -305,8 +325,9 @@ def _code(name: str, p: _Prec) -> str:
         return _table_code()
     if name == "rem_big":
         template = _rem_big_code(p)
-    if name == "atan":
-        template = _atan_tables(p) + "\n\n" + template
+    if name == "atan":        # the tables' entry j (0..8) through selects, as in _pick
+        template = _atan_tables(p) + "\n\n" + re.sub(
+            r"(_vkp_atan_\w+\$\{S\})\[j\]", lambda m: _pick(m.group(1), "j", 8), template)
     template = template.replace("SIGNBIT", "(unpackDouble2x32(x).y >> 31) != 0u"
                                 if p.prec == "f64" else "(floatBitsToUint(x) >> 31) != 0u")
     template = template.replace("TRUNC(f - hfsq)", "packDouble2x32(uvec2(0u, "

@@ -149,7 +149,9 @@ int _vkp_rem_big(float x, out float rh, out float rl) {
     m0 <<= sh;
     uint w, cb, cy;
     int ii = i0 + 2, j = ii >> 2, o = ii & 3;
-    uvec4 q0 = _vkp_2opi[j], q1 = _vkp_2opi[j + 1], q2 = _vkp_2opi[j + 2];
+    uvec4 q0 = (j == 0 ? _vkp_2opi[0] : _vkp_2opi[1]);
+    uvec4 q1 = (j == 0 ? _vkp_2opi[1] : _vkp_2opi[2]);
+    uvec4 q2 = (j == 0 ? _vkp_2opi[2] : _vkp_2opi[3]);
     uint a[12] = uint[](q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w, q2.x, q2.y, q2.z, q2.w);
     w = o == 0 ? a[6] : o == 1 ? a[7] : o == 2 ? a[8] : a[9];
     uint t0_0h, t0_0l; umulExtended(m0, w, t0_0h, t0_0l);

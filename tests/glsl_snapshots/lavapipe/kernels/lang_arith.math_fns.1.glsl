@@ -108,7 +108,9 @@ int _vkp_rem_big(float x, out float rh, out float rl) {
     m0 <<= sh;
     uint w, cb, cy;
     int ii = i0 + 2, j = ii >> 2, o = ii & 3;
-    uvec4 q0 = _vkp_2opi[j], q1 = _vkp_2opi[j + 1], q2 = _vkp_2opi[j + 2];
+    uvec4 q0 = (j == 0 ? _vkp_2opi[0] : _vkp_2opi[1]);
+    uvec4 q1 = (j == 0 ? _vkp_2opi[1] : _vkp_2opi[2]);
+    uvec4 q2 = (j == 0 ? _vkp_2opi[2] : _vkp_2opi[3]);
     uint a[12] = uint[](q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w, q2.x, q2.y, q2.z, q2.w);
     w = o == 0 ? a[6] : o == 1 ? a[7] : o == 2 ? a[8] : a[9];
     uint t0_0h, t0_0l; umulExtended(m0, w, t0_0h, t0_0l);
@@ -279,8 +281,8 @@ float _vkp_atan(float x) {
     float u = (t - c) / (1.0 + t * c);
     precise float z = u * u;
     precise float a = u + u * z * (-3.3333334e-01 + z * (1.9999991e-01 + z * (-1.4283007e-01 + z * (1.0832216e-01))));
-    precise float r = inv ? _vkp_atan_ihi[j] + (_vkp_atan_ilo[j] - a)
-                       : _vkp_atan_hi[j] + (a + _vkp_atan_lo[j]);
+    precise float r = inv ? (j == 0 ? _vkp_atan_ihi[0] : j == 1 ? _vkp_atan_ihi[1] : j == 2 ? _vkp_atan_ihi[2] : j == 3 ? _vkp_atan_ihi[3] : j == 4 ? _vkp_atan_ihi[4] : j == 5 ? _vkp_atan_ihi[5] : j == 6 ? _vkp_atan_ihi[6] : j == 7 ? _vkp_atan_ihi[7] : _vkp_atan_ihi[8]) + ((j == 0 ? _vkp_atan_ilo[0] : j == 1 ? _vkp_atan_ilo[1] : j == 2 ? _vkp_atan_ilo[2] : j == 3 ? _vkp_atan_ilo[3] : j == 4 ? _vkp_atan_ilo[4] : j == 5 ? _vkp_atan_ilo[5] : j == 6 ? _vkp_atan_ilo[6] : j == 7 ? _vkp_atan_ilo[7] : _vkp_atan_ilo[8]) - a)
+                       : (j == 0 ? _vkp_atan_hi[0] : j == 1 ? _vkp_atan_hi[1] : j == 2 ? _vkp_atan_hi[2] : j == 3 ? _vkp_atan_hi[3] : j == 4 ? _vkp_atan_hi[4] : j == 5 ? _vkp_atan_hi[5] : j == 6 ? _vkp_atan_hi[6] : j == 7 ? _vkp_atan_hi[7] : _vkp_atan_hi[8]) + (a + (j == 0 ? _vkp_atan_lo[0] : j == 1 ? _vkp_atan_lo[1] : j == 2 ? _vkp_atan_lo[2] : j == 3 ? _vkp_atan_lo[3] : j == 4 ? _vkp_atan_lo[4] : j == 5 ? _vkp_atan_lo[5] : j == 6 ? _vkp_atan_lo[6] : j == 7 ? _vkp_atan_lo[7] : _vkp_atan_lo[8]));
     return x < 0.0 ? -r : r;
 }
 
