@@ -13,9 +13,9 @@ def _count_launches(monkeypatch):
     launched = []
     real = _recipe.Recipe.run
 
-    def counting(self, args, out):
+    def counting(self, *args):
         launched.append(len(self.layouts))
-        return real(self, args, out)
+        return real(self, *args)
     monkeypatch.setattr(_recipe.Recipe, "run", counting)
     return launched
 
@@ -89,3 +89,59 @@ def test_tracing_refuses_python_decisions_on_values(ctx):
         vkp.jit(lambda a: 1.0)(np.ones(3, np.float32))
     with pytest.raises(TypeError, match="out= is not available inside vkp.jit"):
         vkp.jit(lambda a: vkp.sin(a, out=a))(np.ones(3, np.float32))
+
+
+def _three_ways(ctx, f, *args):
+    """f(*args) through vkp.jit, op by op on device arrays, and in NumPy."""
+    dev = [ctx.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
+    return vkp.jit(f)(*dev).numpy(), f(*dev).numpy(), np.asarray(f(*args))
+
+
+@pytest.mark.parametrize("s", [1.5, 2, True, np.float32(1.5), np.float64(1.5), np.int32(2)])
+def test_number_arguments_combine_as_python_does(ctx, s):
+    """Operators on Python numbers stay weak Python numbers (NEP 50): `x / (s * 2.0)` keeps
+    a float32 x's dtype, as op by op; NumPy's scalars are typed and promote."""
+    x = np.linspace(1, 2, 5, dtype=np.float32)
+    f = lambda x, s: x / (s * 2.0) + (s + s) - abs(-s)  # noqa: E731
+    fused, unfused, host = _three_ways(ctx, f, x, s)
+    assert fused.dtype == unfused.dtype == host.dtype
+    np.testing.assert_array_equal(fused, unfused)
+    np.testing.assert_allclose(fused, host, rtol=1e-15 if host.dtype == np.float64 else 1e-6)
+
+
+def test_gaussian_of_number_arguments_stays_float32(ctx):
+    import math
+    x = np.linspace(-3, 3, 61, dtype=np.float32)
+    gauss = lambda x, m, s: vkp.exp(-(x - m) ** 2 / (2 * s * s)) / (s * math.sqrt(2 * math.pi))  # noqa: E731,E501
+    fused, unfused, _ = _three_ways(ctx, gauss, x, 0.5, 1.25)
+    want = np.exp(-(x.astype(np.float64) - 0.5) ** 2 / 3.125) / (1.25 * math.sqrt(2 * math.pi))
+    assert fused.dtype == unfused.dtype == np.float32
+    np.testing.assert_array_equal(fused, unfused)
+    np.testing.assert_allclose(fused, want, rtol=2e-6)
+
+
+def test_python_int_results_keep_their_python_type(ctx):
+    """int op int is an int and int / int a float (int32 + 4 stays int32, + 0.5 is
+    float64); `n ** m` is an int or a float by the sign of m, so each gets its kernel."""
+    x = np.arange(-3, 4, dtype=np.int32)
+    f = vkp.jit(lambda x, n, m: x + n ** m + n // 2 * (n % 3))
+    for n, m in ((2, 2), (2, -1), (3, 3), (5, -2)):
+        want = x + n ** m + n // 2 * (n % 3)
+        got = f(ctx.asarray(x), n, m).numpy()
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    assert len(f.sources) == 2
+    g = lambda x, n: (x * (n / n)) + (n << 2)  # noqa: E731
+    fused, unfused, host = _three_ways(ctx, g, x, 3)
+    assert fused.dtype == unfused.dtype == host.dtype == np.float64
+    np.testing.assert_array_equal(fused, host)
+    with pytest.raises(OverflowError, match="out of bounds for int32"):
+        vkp.jit(lambda x, n: x + n * n)(x, 2 ** 40)
+
+
+def test_tracing_refuses_python_decisions_on_numbers(ctx):
+    import math
+    with pytest.raises(TypeError, match="number argument has no truth value"):
+        vkp.jit(lambda a, s: a if s > 0 else -a)(np.ones(3, np.float32), 1.0)
+    with pytest.raises(TypeError, match="math module cannot take"):
+        vkp.jit(lambda a, s: a * math.sqrt(s))(np.ones(3, np.float32), 2.0)

@@ -22,6 +22,7 @@ whole function into one tree, and so one kernel (vkpersist/_fusion.py). Either w
 from __future__ import annotations
 
 import itertools
+import operator
 
 import numpy as np
 
@@ -43,12 +44,13 @@ class Node(np.lib.mixins.NDArrayOperatorsMixin):
     function's call), a leaf array (`op` "array") or a scalar (`op` "scalar").
 
     Operators and NumPy ufuncs on a Node make bigger trees: that is how `vkp.jit` traces a
-    function. `dtype` is set by `resolve`."""
+    function. `dtype` is set by `resolve`. A scalar with `fold` set is a Python operator on
+    Python-number operands (`args`), see `_python_operator`; `value` is its traced value."""
 
-    __slots__ = ("op", "args", "value", "dtype", "loop")
+    __slots__ = ("op", "args", "value", "dtype", "loop", "fold")
 
-    def __init__(self, op, args=(), value=None):
-        self.op, self.args, self.value = op, tuple(args), value
+    def __init__(self, op, args=(), value=None, fold=None):
+        self.op, self.args, self.value, self.fold = op, tuple(args), value, fold
         self.dtype = self.loop = None
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
@@ -57,11 +59,73 @@ class Node(np.lib.mixins.NDArrayOperatorsMixin):
         return Node(BY_UFUNC[ufunc], [as_node(x) for x in inputs])
 
     def __bool__(self):
+        if self.op == "scalar":
+            raise TypeError("a number argument has no truth value while vkp.jit traces the "
+                            "function (its kernel serves every value): decide outside the "
+                            "function, or use vkp.where(cond, a, b)")
         raise TypeError("a traced array has no truth value while vkp.jit traces the function: "
                         "use vkp.where(cond, a, b) instead of if/else on array values")
 
+    def __float__(self):
+        raise TypeError("vkp.jit traces the function with stand-ins of its arguments, which "
+                        "the math module cannot take: use vkp.sqrt, vkp.exp, ... (NumPy "
+                        "types), or compute the number outside and pass it in")
+
     def __repr__(self):
         return f"<vkpersist element-wise expression {self.op}>"
+
+
+def _python_operator(name: str, op, reflected: bool = False):
+    """Node's operator `name`: on Python numbers only (a number argument of a jitted
+    function, or an operator on such), Python's own operator, as the function run op by op
+    computes it (NEP 50: `s * 2.0` stays a weak Python float, so `x / (s * 2.0)` keeps a
+    float32 `x`'s dtype; `True + True` is 2). It is evaluated on the host at every call,
+    exactly as Python does, and reaches the kernel as one number. Anything else: NumPy's
+    ufunc, through the mixin."""
+    mixin = getattr(np.lib.mixins.NDArrayOperatorsMixin, name)
+
+    def method(self, *other):
+        operands = (*other, self) if reflected else (self, *other)
+        if not all(type(x) in _PY_SCALARS or isinstance(x, Node) and weak(x)
+                   for x in operands):
+            return mixin(self, *other)
+        nodes = [as_node(x) for x in operands]
+        return Node("scalar", nodes, python_scalar(op(*[n.value for n in nodes])), op)
+    method.__name__ = name
+    return method
+
+
+for _name, _op in (("add", operator.add), ("sub", operator.sub), ("mul", operator.mul),
+                   ("truediv", operator.truediv), ("floordiv", operator.floordiv),
+                   ("mod", operator.mod), ("pow", operator.pow), ("lshift", operator.lshift),
+                   ("rshift", operator.rshift), ("and", operator.and_),
+                   ("xor", operator.xor), ("or", operator.or_)):
+    setattr(Node, f"__{_name}__", _python_operator(f"__{_name}__", _op))
+    setattr(Node, f"__r{_name}__", _python_operator(f"__r{_name}__", _op, reflected=True))
+for _name, _op in (("lt", operator.lt), ("le", operator.le), ("eq", operator.eq),
+                   ("ne", operator.ne), ("gt", operator.gt), ("ge", operator.ge),
+                   ("neg", operator.neg), ("pos", operator.pos), ("abs", operator.abs),
+                   ("invert", operator.invert)):
+    setattr(Node, f"__{_name}__", _python_operator(f"__{_name}__", _op))
+
+
+def python_scalar(value):
+    """A Python operator's result on Python numbers, refused where NumPy would refuse it
+    (`(-8.0) ** 0.5` is complex)."""
+    if type(value) not in _PY_SCALARS:
+        raise TypeError(f"vkpersist element-wise operations take real numbers, got "
+                        f"{type(value).__name__} {value!r}")
+    return value
+
+
+def evaluate(node: Node, args: list, position: dict):
+    """A scalar node's value for this call: an argument's, a Python operator's on its
+    operands' values (module docs), or the number fixed in the function."""
+    if id(node) in position:
+        return args[position[id(node)]]
+    if node.fold is not None:
+        return node.fold(*[evaluate(a, args, position) for a in node.args])
+    return node.value
 
 
 def as_node(x) -> Node:
