@@ -44,8 +44,9 @@ class Node(np.lib.mixins.NDArrayOperatorsMixin):
     function's call), a leaf array (`op` "array") or a scalar (`op` "scalar").
 
     Operators and NumPy ufuncs on a Node make bigger trees: that is how `vkp.jit` traces a
-    function. `dtype` is set by `resolve`. A scalar with `fold` set is a Python operator on
-    Python-number operands (`args`), see `_python_operator`; `value` is its traced value."""
+    function. `dtype` is set by `resolve`. A scalar with `fold` set is an operator or NumPy
+    ufunc on numbers only (`args`), computed on the host (see `_on_numbers`); its `value`
+    is the traced one."""
 
     __slots__ = ("op", "args", "value", "dtype", "loop", "fold")
 
@@ -56,7 +57,8 @@ class Node(np.lib.mixins.NDArrayOperatorsMixin):
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         if method != "__call__" or kwargs or ufunc not in BY_UFUNC:
             return NotImplemented
-        return Node(BY_UFUNC[ufunc], [as_node(x) for x in inputs])
+        folded = _on_numbers(ufunc, inputs)
+        return Node(BY_UFUNC[ufunc], [as_node(x) for x in inputs]) if folded is None else folded
 
     def __bool__(self):
         if self.op == "scalar":
@@ -75,22 +77,32 @@ class Node(np.lib.mixins.NDArrayOperatorsMixin):
         return f"<vkpersist element-wise expression {self.op}>"
 
 
-def _python_operator(name: str, op, reflected: bool = False):
-    """Node's operator `name`: on Python numbers only (a number argument of a jitted
-    function, or an operator on such), Python's own operator, as the function run op by op
-    computes it (NEP 50: `s * 2.0` stays a weak Python float, so `x / (s * 2.0)` keeps a
-    float32 `x`'s dtype; `True + True` is 2). It is evaluated on the host at every call,
-    exactly as Python does, and reaches the kernel as one number. Anything else: NumPy's
+def _on_numbers(fn, operands):
+    """`fn` (a Python operator or a NumPy ufunc) on numbers only (number arguments of a
+    jitted function, numbers, or such results): a scalar computed on the host at every
+    call by `fn` itself, as the function run op by op computes it, reaching the kernel as
+    one number. So `s * 2.0` stays a weak Python float (NEP 50: `x / (s * 2.0)` keeps a
+    float32 `x`'s dtype), `True + True` is 2, `np.exp(np.float32(s))` is NumPy's float32.
+    None where an operand is an array."""
+    if not all(isinstance(x, Node) and x.op == "scalar" or
+               not isinstance(x, Node) and is_number(x) for x in operands):
+        return None
+    nodes = [as_node(x) for x in operands]
+    value = fn(*[n.value for n in nodes])
+    if not is_number(value):
+        raise TypeError(f"vkpersist element-wise operations take real numbers, got "
+                        f"{type(value).__name__} {value!r}")
+    return Node("scalar", nodes, value, fn)
+
+
+def _operator(name: str, op, reflected: bool = False):
+    """Node's operator `name`: on numbers, `op` itself (`_on_numbers`); else NumPy's
     ufunc, through the mixin."""
     mixin = getattr(np.lib.mixins.NDArrayOperatorsMixin, name)
 
     def method(self, *other):
-        operands = (*other, self) if reflected else (self, *other)
-        if not all(type(x) in _PY_SCALARS or isinstance(x, Node) and weak(x)
-                   for x in operands):
-            return mixin(self, *other)
-        nodes = [as_node(x) for x in operands]
-        return Node("scalar", nodes, python_scalar(op(*[n.value for n in nodes])), op)
+        folded = _on_numbers(op, (*other, self) if reflected else (self, *other))
+        return mixin(self, *other) if folded is None else folded
     method.__name__ = name
     return method
 
@@ -100,27 +112,24 @@ for _name, _op in (("add", operator.add), ("sub", operator.sub), ("mul", operato
                    ("mod", operator.mod), ("pow", operator.pow), ("lshift", operator.lshift),
                    ("rshift", operator.rshift), ("and", operator.and_),
                    ("xor", operator.xor), ("or", operator.or_)):
-    setattr(Node, f"__{_name}__", _python_operator(f"__{_name}__", _op))
-    setattr(Node, f"__r{_name}__", _python_operator(f"__r{_name}__", _op, reflected=True))
+    setattr(Node, f"__{_name}__", _operator(f"__{_name}__", _op))
+    setattr(Node, f"__r{_name}__", _operator(f"__r{_name}__", _op, reflected=True))
 for _name, _op in (("lt", operator.lt), ("le", operator.le), ("eq", operator.eq),
                    ("ne", operator.ne), ("gt", operator.gt), ("ge", operator.ge),
                    ("neg", operator.neg), ("pos", operator.pos), ("abs", operator.abs),
                    ("invert", operator.invert)):
-    setattr(Node, f"__{_name}__", _python_operator(f"__{_name}__", _op))
+    setattr(Node, f"__{_name}__", _operator(f"__{_name}__", _op))
 
 
-def python_scalar(value):
-    """A Python operator's result on Python numbers, refused where NumPy would refuse it
-    (`(-8.0) ** 0.5` is complex)."""
-    if type(value) not in _PY_SCALARS:
-        raise TypeError(f"vkpersist element-wise operations take real numbers, got "
-                        f"{type(value).__name__} {value!r}")
-    return value
+def is_number(x) -> bool:
+    """A real Python or NumPy number."""
+    return isinstance(x, (*_PY_SCALARS, np.generic)) and \
+        not isinstance(x, (complex, np.complexfloating))
 
 
 def evaluate(node: Node, args: list, position: dict):
-    """A scalar node's value for this call: an argument's, a Python operator's on its
-    operands' values (module docs), or the number fixed in the function."""
+    """A scalar node's value for this call: an argument's, a fold's on its operands'
+    values (`_on_numbers`), or the number fixed in the function."""
     if id(node) in position:
         return args[position[id(node)]]
     if node.fold is not None:
@@ -133,7 +142,7 @@ def as_node(x) -> Node:
         return x
     if isinstance(x, (Array, np.ndarray)):
         return Node("array", value=x)
-    if isinstance(x, (*_PY_SCALARS, np.generic)) and not isinstance(x, (complex, np.complexfloating)):
+    if is_number(x):
         return Node("scalar", value=x)
     if isinstance(x, (list, tuple)):
         return Node("array", value=np.asarray(x))
