@@ -194,6 +194,17 @@ def _context_of(arrays, out):
     return next(iter(ctxs.values())) if ctxs else default_context(), bool(ctxs)
 
 
+def _skeleton(node: Node, arg_of: dict):
+    """The tree without the first call's arguments: ("array", (argument position, None) or
+    (None, an array fixed in the function)), ("scalar", node) or (op, children)."""
+    if node.op == "array":
+        k = arg_of.get(id(node.value))
+        return "array", (k, None if k is not None else node.value)
+    if node.op == "scalar":
+        return "scalar", node
+    return node.op, [_skeleton(a, arg_of) for a in node.args]
+
+
 def _scalar_leaves(scalars):
     """The scalar nodes the parameters are computed from, folds and their operands."""
     stack = [n for n, _ in scalars]
@@ -260,6 +271,12 @@ class Recipe:
         self.dtypes = [self.dtype] + [a.dtype for a in arrays]
         self.layouts = [[(tuple(st[len(outer):]), sum(i * s for i, s in zip(idx, st)))
                          for st in strides] for idx in itertools.product(*map(range, outer))]
+        # too many strided operands for the device's push constants (128 bytes on many):
+        # the tree runs a node at a time instead, with the same results
+        self.split = None
+        if self.kernel is not None and any(a.op not in ("array", "scalar") for a in root.args) \
+                and self._push_bytes() > self.ctx.info.max_push_constants_size:
+            self.split = _skeleton(root, arg_of)
 
     def scalar_values(self, args) -> list:
         """The scalar parameters' values for a call with `args`."""
@@ -272,8 +289,12 @@ class Recipe:
     def run(self, args, out, values):
         # NumPy in, NumPy out: whatever the default context is now
         ctx = self.ctx if self.resident else default_context()
-        dev_out = out if isinstance(out, Array) else new_result(ctx, self.shape, self.dtype)
-        if self.kernel is not None:
+        if self.split is not None:
+            dev_out = self._run_split(self.split, args, out if isinstance(out, Array) else
+                                      None, ctx)
+        else:
+            dev_out = out if isinstance(out, Array) else new_result(ctx, self.shape, self.dtype)
+        if self.kernel is not None and self.split is None:
             operands = [dev_out] + [self._device(args[k] if k is not None else a, ctx)
                                     for k, a in self.arrays]
             scalars = []
@@ -302,14 +323,34 @@ class Recipe:
             return ctx.asarray(np.ascontiguousarray(a))
         return a
 
-    def glsl(self) -> str:
-        """The GLSL of this recipe's kernel, as its first launch specialises it."""
+    def _run_split(self, skeleton, args, out, ctx):
+        """The tree of `skeleton` a node at a time on the device (each node a Recipe of its
+        own, as the unfused call runs it), the root's result written to `out` if given."""
+        if skeleton[0] == "array":
+            k, fixed = skeleton[1]
+            return self._device(args[k] if k is not None else fixed, ctx)
+        if skeleton[0] == "scalar":
+            return evaluate(skeleton[1], args, self.position)
+        op, children = skeleton
+        values = [self._run_split(c, args, None, ctx) for c in children]
+        return call(op, lambda *nodes: Node(op, nodes), values, out, self.name)
+
+    def _types(self, per) -> list:
+        """The kernel's parameter types for one launch's layout `per`."""
         from .lang import types as T
-        per = self.layouts[0]
         types = []
         for (st, delta), offset, dtype in zip(per, self.offsets, self.dtypes):
             plain = st == indexing.c_strides(self.inner) and offset + delta == 0
             types.append(T.ArrayType(T.scalar_of_dtype(dtype), len(self.inner), not plain))
         types = [types[0]] + [types[1 + j] for j in self.order]
-        types += [T.scalar_of_dtype(np.dtype(PARAM[COMPUTE[d]])) for _, d in self.scalars]
-        return self.kernel.glsl(*types)
+        return types + [T.scalar_of_dtype(np.dtype(PARAM[COMPUTE[d]])) for _, d in self.scalars]
+
+    def _push_bytes(self) -> int:
+        """The most push-constant bytes a launch of the kernel needs."""
+        kinds = {tuple(self._types(per)) for per in self.layouts}
+        return max(self.kernel._compile(self.kernel._types_for(t), self.ctx.target)
+                   .glsl_kernel.reflection.push_size for t in kinds)
+
+    def glsl(self) -> str:
+        """The GLSL of this recipe's kernel, as its first launch specialises it."""
+        return self.kernel.glsl(*self._types(self.layouts[0]))
