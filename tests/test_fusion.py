@@ -164,3 +164,16 @@ def test_more_strided_operands_than_push_constants_hold(ctx):
     out = np.zeros((2, 4, 3))
     assert vkp.jit(fn)(*hs, out=out) is out
     np.testing.assert_array_equal(out, unfused.numpy())
+
+
+def test_functions_of_python_numbers_only_use_numpys_default_loops(ctx):
+    """np.greater(-2, 1) converts both to int64 arrays; two weak ints resolve to NumPy's
+    object loop, which crashed the kernel's typing (KeyError: dtype('O'))."""
+    for fn in (vkp.greater, vkp.less_equal, vkp.equal, vkp.maximum, vkp.add):
+        got, want = fn(-2, 1), getattr(np, fn.__name__)(-2, 1)
+        assert got == want and got.dtype == want.dtype
+    x = np.float32([1, 2])
+    f = lambda x, n, m: vkp.where(vkp.greater(n, m), x, -x) * vkp.maximum(n, m)  # noqa: E731
+    fused, unfused, host = _three_ways(ctx, f, x, -2, 1)
+    assert fused.dtype == unfused.dtype == host.dtype == np.float64
+    np.testing.assert_array_equal(fused, host)

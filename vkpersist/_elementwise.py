@@ -174,7 +174,10 @@ def resolve(node: Node) -> None:
         out = np.result_type(*[a.value if weak(a) else a.dtype for a in node.args[1:]])
         node.loop, node.dtype = (np.dtype(np.bool_), out, out), out
     elif isinstance(node.op, str):
-        dts = UFUNCS[node.op].resolve_dtypes(tuple(_dtype_probe(a) for a in node.args) + (None,))
+        # Python numbers only: NumPy's call converts them to arrays (np.greater(1, 2) runs
+        # its int64 loop, where two weak ints would resolve to the object loop)
+        probe = (lambda a: a.dtype) if all(weak(a) for a in node.args) else _dtype_probe
+        dts = UFUNCS[node.op].resolve_dtypes(tuple(probe(a) for a in node.args) + (None,))
         node.loop, node.dtype = dts[:-1], dts[-1]
     else:                                        # a vectorized function's call
         node.loop, node.dtype = node.op.resolve(node.args)
