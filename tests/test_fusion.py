@@ -177,3 +177,33 @@ def test_functions_of_python_numbers_only_use_numpys_default_loops(ctx):
     fused, unfused, host = _three_ways(ctx, f, x, -2, 1)
     assert fused.dtype == unfused.dtype == host.dtype == np.float64
     np.testing.assert_array_equal(fused, host)
+
+
+def test_in_place_operators_while_tracing(ctx):
+    """`s *= 2.0` on a number is `s = s * 2.0` (numbers are immutable); `y += s` on an
+    expression keeps y's dtype, as op by op writes into the array y; an argument cannot
+    be written, and NumPy's same_kind rule holds."""
+    def f(x, s):
+        s *= 2.0
+        y = x / s
+        y += s
+        y **= 2
+        return y
+    x = np.linspace(1, 2, 5, dtype=np.float32)
+    fused, unfused, host = _three_ways(ctx, f, x, 1.5)
+    assert fused.dtype == unfused.dtype == host.dtype == np.float32
+    np.testing.assert_array_equal(fused, unfused)
+    np.testing.assert_allclose(fused, host, rtol=1e-6)
+
+    def g(x, s):
+        x += s
+        return x
+    with pytest.raises(TypeError, match="write into an array argument"):
+        vkp.jit(g)(x, 1.5)
+
+    def h(x, s):
+        y = x * 1
+        y += s
+        return y
+    with pytest.raises(TypeError, match="Cannot cast ufunc 'add' output from dtype"):
+        vkp.jit(h)(np.arange(3, dtype=np.int32), 1.5)

@@ -107,6 +107,35 @@ def _operator(name: str, op, reflected: bool = False):
     return method
 
 
+def _in_place(name: str, op):
+    """Node's in-place operator `name` (`y += s` while tracing). Numbers are immutable, so
+    on numbers it is `op` (`_on_numbers`); on an expression, its ufunc with the result
+    kept in the expression's dtype, as op by op writes it into the array it computed
+    (the same dtype only: the tree has no cast node). An argument cannot be written."""
+    binary = _operator(name.replace("__i", "__", 1), op)
+
+    def method(self, other):
+        if self.op == "array":
+            raise TypeError(f"vkp.jit: {name} would write into an array argument of the "
+                            "function, which a jitted function cannot; write `a = a + b` "
+                            "and return the result (or give out= to the call)")
+        result = binary(self, other)
+        if self.op == "scalar" and result.op == "scalar":
+            return result
+        resolve(result)
+        if result.dtype != self.dtype:
+            if not np.can_cast(result.dtype, self.dtype, "same_kind"):
+                raise TypeError(f"Cannot cast ufunc {result.op!r} output from "
+                                f"{result.dtype!r} to {self.dtype!r} with casting rule "
+                                "'same_kind'")
+            raise TypeError(f"vkp.jit: {name} would cast its {result.dtype} result back to "
+                            f"{self.dtype}, which vkp.jit does not do; write `y = y + s` "
+                            f"(a {result.dtype} result) or convert an operand first")
+        return result
+    method.__name__ = name
+    return method
+
+
 for _name, _op in (("add", operator.add), ("sub", operator.sub), ("mul", operator.mul),
                    ("truediv", operator.truediv), ("floordiv", operator.floordiv),
                    ("mod", operator.mod), ("pow", operator.pow), ("lshift", operator.lshift),
@@ -114,6 +143,7 @@ for _name, _op in (("add", operator.add), ("sub", operator.sub), ("mul", operato
                    ("xor", operator.xor), ("or", operator.or_)):
     setattr(Node, f"__{_name}__", _operator(f"__{_name}__", _op))
     setattr(Node, f"__r{_name}__", _operator(f"__r{_name}__", _op, reflected=True))
+    setattr(Node, f"__i{_name}__", _in_place(f"__i{_name}__", _op))
 for _name, _op in (("lt", operator.lt), ("le", operator.le), ("eq", operator.eq),
                    ("ne", operator.ne), ("gt", operator.gt), ("ge", operator.ge),
                    ("neg", operator.neg), ("pos", operator.pos), ("abs", operator.abs),
