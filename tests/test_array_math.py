@@ -107,9 +107,7 @@ def test_binary_functions_match_numpy_with_broadcasting(ctx, name):
         got = fn(ctx.asarray(a), ctx.asarray(b)).numpy()
         want = ref(a, b)
         assert got.shape == (4, 5) and got.dtype == want.dtype, (got.dtype, want.dtype)
-        if name == "remainder" and dtype == np.float32:   # see the operators' test
-            np.testing.assert_allclose(got, want, atol=4 * np.spacing(np.float32(4)))
-        elif want.dtype.kind == "f" and ulps:
+        if want.dtype.kind == "f" and ulps and name != "remainder":
             assert _ulps(got, ref(a.astype(np.float64), b.astype(np.float64)),
                          want.dtype).max() <= ulps
         else:
@@ -227,12 +225,12 @@ def test_operators_reflected_and_in_place(ctx):
     for k, (got, want) in enumerate(cases):
         assert isinstance(got, vkp.Array), k
         np.testing.assert_allclose(got.numpy(), want, rtol=3e-7, err_msg=str(k))
-    # float %: a - b * floor(a / b), within a few ulps of |a| (NumPy's fmod is exact)
-    for got, want, scale in [(da % db, a % b, a), (7 % da, 7 % a, np.float32(7))]:
-        np.testing.assert_allclose(got.numpy(), want, atol=4 * np.spacing(np.max(scale)))
+    # float % and //: NumPy's, bit for bit (test_float_floor_divide_and_remainder_are_numpys)
+    for got, want in [(da % db, a % b), (7 % da, 7 % a)]:
+        np.testing.assert_array_equal(got.numpy(), want)
     q, r = divmod(da, db)
     np.testing.assert_array_equal(q.numpy(), a // b)
-    np.testing.assert_allclose(r.numpy(), a % b, atol=4 * np.spacing(np.max(a)))
+    np.testing.assert_array_equal(r.numpy(), a % b)
     i = np.arange(12, dtype=np.int32).reshape(3, 4)
     di = ctx.asarray(i)
     for got, want in [(di & 5, i & 5), (6 | di, 6 | i), (di ^ di.T.T, i ^ i), (~di, ~i),
@@ -432,3 +430,29 @@ def test_dropped_results_lend_their_buffers_and_kept_ones_stay_intact(ctx):
     np.testing.assert_array_equal(again.numpy(), -host)
     again.free()                              # freed for good, never lent again
     assert vkp.negative(x).buffer is not buffer
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_float_floor_divide_and_remainder_are_numpys(ctx, dtype):
+    """NumPy's float % is exact (fmod, then moved to the divisor's sign) and its // the
+    quotient that goes with it, not floor(a / b): 0.5 // 0.1 is 4.0, 0.5 % 0.1 is
+    0.09999999999999998. Bit for bit, signed zeros, inf and nan included, and quotients
+    up to 2**100 (a long division of up to the whole exponent range)."""
+    rng = np.random.default_rng(5)
+    big = 30 if dtype != np.float16 else 4
+    a = rng.standard_normal(2000) * 10.0 ** rng.integers(-3, big, 2000)
+    b = rng.standard_normal(2000) * 10.0 ** rng.integers(-3, 3, 2000)
+    a[:500], b[:500] = rng.integers(-50, 50, 500) * 0.1, 0.1       # a / b rounds to an int
+    tiny = np.finfo(dtype).smallest_subnormal
+    special = np.array([0, -0.0, 1, -1, 3, 0.1, tiny, np.finfo(dtype).max, np.inf, -np.inf,
+                        np.nan])
+    a = np.concatenate([a, np.repeat(special, special.size)]).astype(dtype)
+    b = np.concatenate([b, np.tile(special, special.size)]).astype(dtype)
+    da, db = ctx.asarray(a), ctx.asarray(b)
+    with np.errstate(all="ignore"):
+        for got, want in [(da % db, a % b), (da // db, a // b)]:
+            got = got.numpy()
+            same = (got == want) & (np.signbit(got) == np.signbit(want))
+            assert (same | np.isnan(got) & np.isnan(want)).all(), \
+                (a[~same][:4], b[~same][:4], got[~same][:4], want[~same][:4])
+    assert vkp.jit(lambda x, y: x % y + x // y)(np.float64(0.5), np.float64([0.1])) == 4.1

@@ -22,10 +22,11 @@ whole function into one tree, and so one kernel (vkpersist/_fusion.py). Either w
 from __future__ import annotations
 
 import itertools
+import operator
 
 import numpy as np
 
-from ._ufunc_table import BY_UFUNC, COMPUTE, EMIT, UFUNCS, wrap
+from ._ufunc_table import BY_UFUNC, COMPUTE, EMIT, HELPERS, UFUNCS, wrap
 from .vk.array import Array
 
 LOCAL = 256
@@ -43,25 +44,127 @@ class Node(np.lib.mixins.NDArrayOperatorsMixin):
     function's call), a leaf array (`op` "array") or a scalar (`op` "scalar").
 
     Operators and NumPy ufuncs on a Node make bigger trees: that is how `vkp.jit` traces a
-    function. `dtype` is set by `resolve`."""
+    function. `dtype` is set by `resolve`. A scalar with `fold` set is an operator or NumPy
+    ufunc on numbers only (`args`), computed on the host (see `_on_numbers`); its `value`
+    is the traced one."""
 
-    __slots__ = ("op", "args", "value", "dtype", "loop")
+    __slots__ = ("op", "args", "value", "dtype", "loop", "fold")
 
-    def __init__(self, op, args=(), value=None):
-        self.op, self.args, self.value = op, tuple(args), value
+    def __init__(self, op, args=(), value=None, fold=None):
+        self.op, self.args, self.value, self.fold = op, tuple(args), value, fold
         self.dtype = self.loop = None
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         if method != "__call__" or kwargs or ufunc not in BY_UFUNC:
             return NotImplemented
-        return Node(BY_UFUNC[ufunc], [as_node(x) for x in inputs])
+        folded = _on_numbers(ufunc, inputs)
+        return Node(BY_UFUNC[ufunc], [as_node(x) for x in inputs]) if folded is None else folded
 
     def __bool__(self):
+        if self.op == "scalar":
+            raise TypeError("a number argument has no truth value while vkp.jit traces the "
+                            "function (its kernel serves every value): decide outside the "
+                            "function, or use vkp.where(cond, a, b)")
         raise TypeError("a traced array has no truth value while vkp.jit traces the function: "
                         "use vkp.where(cond, a, b) instead of if/else on array values")
 
+    def __float__(self):
+        raise TypeError("vkp.jit traces the function with stand-ins of its arguments, which "
+                        "the math module cannot take: use vkp.sqrt, vkp.exp, ... (NumPy "
+                        "types), or compute the number outside and pass it in")
+
     def __repr__(self):
         return f"<vkpersist element-wise expression {self.op}>"
+
+
+def _on_numbers(fn, operands):
+    """`fn` (a Python operator or a NumPy ufunc) on numbers only (number arguments of a
+    jitted function, numbers, or such results): a scalar computed on the host at every
+    call by `fn` itself, as the function run op by op computes it, reaching the kernel as
+    one number. So `s * 2.0` stays a weak Python float (NEP 50: `x / (s * 2.0)` keeps a
+    float32 `x`'s dtype), `True + True` is 2, `np.exp(np.float32(s))` is NumPy's float32.
+    None where an operand is an array."""
+    if not all(isinstance(x, Node) and x.op == "scalar" or
+               not isinstance(x, Node) and is_number(x) for x in operands):
+        return None
+    nodes = [as_node(x) for x in operands]
+    value = fn(*[n.value for n in nodes])
+    if not is_number(value):
+        raise TypeError(f"vkpersist element-wise operations take real numbers, got "
+                        f"{type(value).__name__} {value!r}")
+    return Node("scalar", nodes, value, fn)
+
+
+def _operator(name: str, op, reflected: bool = False):
+    """Node's operator `name`: on numbers, `op` itself (`_on_numbers`); else NumPy's
+    ufunc, through the mixin."""
+    mixin = getattr(np.lib.mixins.NDArrayOperatorsMixin, name)
+
+    def method(self, *other):
+        folded = _on_numbers(op, (*other, self) if reflected else (self, *other))
+        return mixin(self, *other) if folded is None else folded
+    method.__name__ = name
+    return method
+
+
+def _in_place(name: str, op):
+    """Node's in-place operator `name` (`y += s` while tracing). Numbers are immutable, so
+    on numbers it is `op` (`_on_numbers`); on an expression, its ufunc with the result
+    kept in the expression's dtype, as op by op writes it into the array it computed
+    (the same dtype only: the tree has no cast node). An argument cannot be written."""
+    binary = _operator(name.replace("__i", "__", 1), op)
+
+    def method(self, other):
+        if self.op == "array":
+            raise TypeError(f"vkp.jit: {name} would write into an array argument of the "
+                            "function, which a jitted function cannot; write `a = a + b` "
+                            "and return the result (or give out= to the call)")
+        result = binary(self, other)
+        if self.op == "scalar" and result.op == "scalar":
+            return result
+        resolve(result)
+        if result.dtype != self.dtype:
+            if not np.can_cast(result.dtype, self.dtype, "same_kind"):
+                raise TypeError(f"Cannot cast ufunc {result.op!r} output from "
+                                f"{result.dtype!r} to {self.dtype!r} with casting rule "
+                                "'same_kind'")
+            raise TypeError(f"vkp.jit: {name} would cast its {result.dtype} result back to "
+                            f"{self.dtype}, which vkp.jit does not do; write `y = y + s` "
+                            f"(a {result.dtype} result) or convert an operand first")
+        return result
+    method.__name__ = name
+    return method
+
+
+for _name, _op in (("add", operator.add), ("sub", operator.sub), ("mul", operator.mul),
+                   ("truediv", operator.truediv), ("floordiv", operator.floordiv),
+                   ("mod", operator.mod), ("pow", operator.pow), ("lshift", operator.lshift),
+                   ("rshift", operator.rshift), ("and", operator.and_),
+                   ("xor", operator.xor), ("or", operator.or_)):
+    setattr(Node, f"__{_name}__", _operator(f"__{_name}__", _op))
+    setattr(Node, f"__r{_name}__", _operator(f"__r{_name}__", _op, reflected=True))
+    setattr(Node, f"__i{_name}__", _in_place(f"__i{_name}__", _op))
+for _name, _op in (("lt", operator.lt), ("le", operator.le), ("eq", operator.eq),
+                   ("ne", operator.ne), ("gt", operator.gt), ("ge", operator.ge),
+                   ("neg", operator.neg), ("pos", operator.pos), ("abs", operator.abs),
+                   ("invert", operator.invert)):
+    setattr(Node, f"__{_name}__", _operator(f"__{_name}__", _op))
+
+
+def is_number(x) -> bool:
+    """A real Python or NumPy number."""
+    return isinstance(x, (*_PY_SCALARS, np.generic)) and \
+        not isinstance(x, (complex, np.complexfloating))
+
+
+def evaluate(node: Node, args: list, position: dict):
+    """A scalar node's value for this call: an argument's, a fold's on its operands'
+    values (`_on_numbers`), or the number fixed in the function."""
+    if id(node) in position:
+        return args[position[id(node)]]
+    if node.fold is not None:
+        return node.fold(*[evaluate(a, args, position) for a in node.args])
+    return node.value
 
 
 def as_node(x) -> Node:
@@ -69,7 +172,7 @@ def as_node(x) -> Node:
         return x
     if isinstance(x, (Array, np.ndarray)):
         return Node("array", value=x)
-    if isinstance(x, (*_PY_SCALARS, np.generic)) and not isinstance(x, (complex, np.complexfloating)):
+    if is_number(x):
         return Node("scalar", value=x)
     if isinstance(x, (list, tuple)):
         return Node("array", value=np.asarray(x))
@@ -105,7 +208,10 @@ def resolve(node: Node) -> None:
         out = np.result_type(*[a.value if weak(a) else a.dtype for a in node.args[1:]])
         node.loop, node.dtype = (np.dtype(np.bool_), out, out), out
     elif isinstance(node.op, str):
-        dts = UFUNCS[node.op].resolve_dtypes(tuple(_dtype_probe(a) for a in node.args) + (None,))
+        # Python numbers only: NumPy's call converts them to arrays (np.greater(1, 2) runs
+        # its int64 loop, where two weak ints would resolve to the object loop)
+        probe = (lambda a: a.dtype) if all(weak(a) for a in node.args) else _dtype_probe
+        dts = UFUNCS[node.op].resolve_dtypes(tuple(probe(a) for a in node.args) + (None,))
         node.loop, node.dtype = dts[:-1], dts[-1]
     else:                                        # a vectorized function's call
         node.loop, node.dtype = node.op.resolve(node.args)
@@ -200,6 +306,7 @@ def source(root: Node, out_dtype: np.dtype, ndim: int) -> tuple[str, _Emitter]:
     text = "\n".join(["@vkp.kernel", f"def elementwise({', '.join(params)}):",
                       "    g = vkp.global_id(0)"] + ["    " + b for b in body] +
                      ["        " + b for b in inner]) + "\n"
+    text += "".join({helper for name, helper in HELPERS.items() if f"{name}(" in text})
     return text, em
 
 

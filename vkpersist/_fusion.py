@@ -10,7 +10,9 @@ which vkpersist/_elementwise.py compiles (once per tree shape, loop dtypes and l
 cached) and launches once. The results are those of the same operations run one at a
 time, with the same NumPy types at every step; they are bit-identical where the device
 keeps each operation's rounding (a driver may contract a*b + c into one fma in the fused
-kernel, which it cannot across two launches).
+kernel, which it cannot across two launches). Operators and NumPy ufuncs on numbers only
+(`s * 2.0` of a number argument) are not in the kernel: they run on the host at every call,
+as op by op, so they keep Python's weak types (NEP 50) and NumPy's values.
 
 Tracing runs the Python function, so Python decisions on array values (`if a > 0:`) are
 refused; vkp.where is the element-wise choice.

@@ -21,7 +21,8 @@ import weakref
 
 import numpy as np
 
-from ._elementwise import LOCAL, MAX_GROUPS, Node, as_node, compiled, resolve, source
+from ._elementwise import (LOCAL, MAX_GROUPS, Node, as_node, compiled, evaluate, resolve,
+                           source)
 from ._errors import VkPersistError
 from ._ufunc_table import COMPUTE, PARAM
 from .vk import indexing
@@ -59,6 +60,18 @@ def call(fn_key, build, args, out, name: str, sources: set | None = None):
     if isinstance(out, Array):
         args = [_unaliased(a, out) for a in args]
     key = (fn_key, tuple(map(describe, args)), None if out is None else describe(out))
+    recipe = _recipe(key, build, args, out, name)
+    values = recipe.scalar_values(args)
+    if recipe.folds and recipe.fold_types(values) != recipe.folds:
+        # a Python operator's result type that depends on the values (2 ** -1 is a float)
+        recipe = _recipe(key + (recipe.fold_types(values),), build, args, out, name)
+        values = recipe.scalar_values(args)
+    if sources is not None:
+        sources.add(recipe.source)
+    return recipe.run(args, out, values)
+
+
+def _recipe(key, build, args, out, name: str):
     recipe = _RECIPES.get(key)
     if recipe is None:
         nodes = [as_node(a) for a in args]
@@ -66,9 +79,7 @@ def call(fn_key, build, args, out, name: str, sources: set | None = None):
         if len(_RECIPES) >= _MAX_RECIPES:
             _RECIPES.clear()
         _RECIPES[key] = recipe
-    if sources is not None:
-        sources.add(recipe.source)
-    return recipe.run(args, out)
+    return recipe
 
 
 def _unaliased(a, out: Array):
@@ -183,6 +194,26 @@ def _context_of(arrays, out):
     return next(iter(ctxs.values())) if ctxs else default_context(), bool(ctxs)
 
 
+def _skeleton(node: Node, arg_of: dict):
+    """The tree without the first call's arguments: ("array", (argument position, None) or
+    (None, an array fixed in the function)), ("scalar", node) or (op, children)."""
+    if node.op == "array":
+        k = arg_of.get(id(node.value))
+        return "array", (k, None if k is not None else node.value)
+    if node.op == "scalar":
+        return "scalar", node
+    return node.op, [_skeleton(a, arg_of) for a in node.args]
+
+
+def _scalar_leaves(scalars):
+    """The scalar nodes the parameters are computed from, folds and their operands."""
+    stack = [n for n, _ in scalars]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.args)
+
+
 def _check_int(value, dtype):
     """A Python int meeting a narrower integer loop: NumPy's OverflowError."""
     if type(value) is int and dtype.kind in "iu":
@@ -230,23 +261,44 @@ class Recipe:
         # function); arguments are not kept, so the recipe holds no memory of its first call
         self.arrays = [(arg_of[id(a)], None) if id(a) in arg_of else (None, a) for a in arrays]
         self.order = [next(i for i, a in enumerate(arrays) if a is x) for x in em.arrays]
-        self.scalars = [(position[id(n)], None, d) if id(n) in position else (None, n.value, d)
-                        for n, d in em.scalars]
+        # per scalar parameter: its node (an argument's, a number fixed in the function, or
+        # a Python operator on such) and its loop dtype
+        self.scalars = em.scalars
+        self.position = {id(n): position[id(n)] for n in _scalar_leaves(em.scalars)
+                         if id(n) in position}
+        self.folds = self.fold_types([n.value for n, _ in em.scalars])
         self.offsets = [out_layout[2]] + [_layout(a)[2] for a in arrays]
         self.dtypes = [self.dtype] + [a.dtype for a in arrays]
         self.layouts = [[(tuple(st[len(outer):]), sum(i * s for i, s in zip(idx, st)))
                          for st in strides] for idx in itertools.product(*map(range, outer))]
+        # too many strided operands for the device's push constants (128 bytes on many):
+        # the tree runs a node at a time instead, with the same results
+        self.split = None
+        if self.kernel is not None and any(a.op not in ("array", "scalar") for a in root.args) \
+                and self._push_bytes() > self.ctx.info.max_push_constants_size:
+            self.split = _skeleton(root, arg_of)
 
-    def run(self, args, out):
+    def scalar_values(self, args) -> list:
+        """The scalar parameters' values for a call with `args`."""
+        return [evaluate(n, args, self.position) for n, _ in self.scalars]
+
+    def fold_types(self, values) -> tuple:
+        """The Python types of the scalars that Python operators compute."""
+        return tuple(type(v) for (n, _), v in zip(self.scalars, values) if n.fold)
+
+    def run(self, args, out, values):
         # NumPy in, NumPy out: whatever the default context is now
         ctx = self.ctx if self.resident else default_context()
-        dev_out = out if isinstance(out, Array) else new_result(ctx, self.shape, self.dtype)
-        if self.kernel is not None:
+        if self.split is not None:
+            dev_out = self._run_split(self.split, args, out if isinstance(out, Array) else
+                                      None, ctx)
+        else:
+            dev_out = out if isinstance(out, Array) else new_result(ctx, self.shape, self.dtype)
+        if self.kernel is not None and self.split is None:
             operands = [dev_out] + [self._device(args[k] if k is not None else a, ctx)
                                     for k, a in self.arrays]
             scalars = []
-            for k, value, dtype in self.scalars:
-                v = args[k] if k is not None else value
+            for v, (_, dtype) in zip(values, self.scalars):
                 _check_int(v, dtype)
                 scalars.append(PARAM[COMPUTE[dtype]](v))
             for per in self.layouts:
@@ -271,14 +323,34 @@ class Recipe:
             return ctx.asarray(np.ascontiguousarray(a))
         return a
 
-    def glsl(self) -> str:
-        """The GLSL of this recipe's kernel, as its first launch specialises it."""
+    def _run_split(self, skeleton, args, out, ctx):
+        """The tree of `skeleton` a node at a time on the device (each node a Recipe of its
+        own, as the unfused call runs it), the root's result written to `out` if given."""
+        if skeleton[0] == "array":
+            k, fixed = skeleton[1]
+            return self._device(args[k] if k is not None else fixed, ctx)
+        if skeleton[0] == "scalar":
+            return evaluate(skeleton[1], args, self.position)
+        op, children = skeleton
+        values = [self._run_split(c, args, None, ctx) for c in children]
+        return call(op, lambda *nodes: Node(op, nodes), values, out, self.name)
+
+    def _types(self, per) -> list:
+        """The kernel's parameter types for one launch's layout `per`."""
         from .lang import types as T
-        per = self.layouts[0]
         types = []
         for (st, delta), offset, dtype in zip(per, self.offsets, self.dtypes):
             plain = st == indexing.c_strides(self.inner) and offset + delta == 0
             types.append(T.ArrayType(T.scalar_of_dtype(dtype), len(self.inner), not plain))
         types = [types[0]] + [types[1 + j] for j in self.order]
-        types += [T.scalar_of_dtype(np.dtype(PARAM[COMPUTE[d]])) for _, _, d in self.scalars]
-        return self.kernel.glsl(*types)
+        return types + [T.scalar_of_dtype(np.dtype(PARAM[COMPUTE[d]])) for _, d in self.scalars]
+
+    def _push_bytes(self) -> int:
+        """The most push-constant bytes a launch of the kernel needs."""
+        kinds = {tuple(self._types(per)) for per in self.layouts}
+        return max(self.kernel._compile(self.kernel._types_for(t), self.ctx.target)
+                   .glsl_kernel.reflection.push_size for t in kinds)
+
+    def glsl(self) -> str:
+        """The GLSL of this recipe's kernel, as its first launch specialises it."""
+        return self.kernel.glsl(*self._types(self.layouts[0]))
