@@ -328,7 +328,8 @@ def test_a_reduction_is_one_asynchronous_submission(ctx, path, monkeypatch):
     cases = [(lambda: vkp.sum(d), np.sum(x, dtype=np.float64), 1e-5),
              (lambda: vkp.argmax(d), np.argmax(x), 0),
              (lambda: vkp.dot(d, d), np.dot(x.astype(np.float64), x), 1e-5),
-             (lambda: m.sum(axis=0), x.reshape(600, 500).sum(axis=0, dtype=np.float64), 1e-5)]
+             (lambda: m.sum(axis=0), x.reshape(600, 500).sum(axis=0, dtype=np.float64), 1e-5),
+             (lambda: vkp.cumsum(d), np.cumsum(x, dtype=np.float64), 1e-4)]
     submits, waits, recorded = [], [], []
     real_submit, real_sync, real_allocate = core.submit, core.synchronize, commands.allocate
     monkeypatch.setattr(core, "submit", lambda *a: submits.append(1) or real_submit(*a))
