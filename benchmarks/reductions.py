@@ -5,7 +5,8 @@
 Rows per size, all measured in this run:
   numpy         np.sum(x) of a host array (pairwise, one CPU core)
   vkpersist     vkp.sum(dx) of a resident device array + ctx.synchronize(), the result a
-                0-d device array (two launches: per-workgroup partials, then their sum)
+                0-d device array (two launches: per-workgroup partials, then their sum,
+                recorded into one submission; the line after the table counts them)
   cupy          cupy.sum(cx) + device synchronize, when CuPy and a CUDA device exist
 Times are medians in µs; GB/s counts the array's bytes read once. Each row's result is
 checked against a float64 sum with the documented bound (docs/reductions.md).
@@ -88,7 +89,23 @@ def main() -> None:
             vs_cupy = f"{us / rows['cupy']:.2f}x" if "cupy" in rows else "-"
             print(f"{n:>12,} {name:<10} {us:>10.1f} {n * 4 / us / 1e3:>8.1f} "
                   f"{us / rows['numpy']:>8.2f}x {vs_cupy:>8}")
+        print(f"{'':>12} vkpersist: {_submissions_per_call(ctx, lambda: vkp.sum(dx))} "
+              "queue submission(s) per call")
         dx.free()
+
+
+def _submissions_per_call(ctx, fn) -> int:
+    """How many command buffers one call submits (counted outside the timed loop)."""
+    core = ctx._core
+    count = [0]
+    real = core.submit
+    core.submit = lambda *a: count.__setitem__(0, count[0] + 1) or real(*a)
+    try:
+        fn()
+    finally:
+        del core.submit
+    ctx.synchronize()
+    return count[0]
 
 
 if __name__ == "__main__":

@@ -314,3 +314,62 @@ def test_kernel_builtins_min_max_dot_reduce_arrays_outside_kernels(ctx):
     np.testing.assert_array_equal(vkp.max(x, axis=0).numpy(), a.max(axis=0))
     assert float(vkp.dot(x[0], x[1])) == float(np.dot(a[0], a[1]))
     np.testing.assert_array_equal(vkp.min(x[0], x[1]).numpy(), np.minimum(a[0], a[1]))
+
+
+def test_a_reduction_is_one_asynchronous_submission(ctx, path, monkeypatch):
+    """The passes of a reduction (partials, then their combination) are recorded into one
+    command buffer, a barrier between: one submission a call and no wait until the result
+    is read; a repeated whole-array sum on the subgroup path records nothing new."""
+    from vkpersist.vk import commands
+    name, _ = path
+    core = ctx._core
+    x = np.random.default_rng(3).random(300_000).astype(np.float32)
+    d, m = ctx.asarray(x), ctx.asarray(x.reshape(600, 500))
+    cases = [(lambda: vkp.sum(d), np.sum(x, dtype=np.float64), 1e-5),
+             (lambda: vkp.argmax(d), np.argmax(x), 0),
+             (lambda: vkp.dot(d, d), np.dot(x.astype(np.float64), x), 1e-5),
+             (lambda: m.sum(axis=0), x.reshape(600, 500).sum(axis=0, dtype=np.float64), 1e-5),
+             (lambda: vkp.cumsum(d), np.cumsum(x, dtype=np.float64), 1e-4)]
+    submits, waits, recorded = [], [], []
+    real_submit, real_sync, real_allocate = core.submit, core.synchronize, commands.allocate
+    monkeypatch.setattr(core, "submit", lambda *a: submits.append(1) or real_submit(*a))
+    monkeypatch.setattr(core, "synchronize", lambda *a: waits.append(1) or real_sync(*a))
+    monkeypatch.setattr(commands, "allocate", lambda *a: recorded.append(1) or real_allocate(*a))
+    for reduce, want, rtol in cases:
+        reduce()                        # the first call compiles and allocates: it may wait
+        for _ in range(2):
+            submits.clear(), waits.clear(), recorded.clear()
+            result = reduce()
+            assert (len(submits), len(waits)) == (1, 0)
+            np.testing.assert_allclose(result.numpy(), want, rtol=rtol)
+            assert len(waits) == 1
+    submits.clear(), recorded.clear()
+    vkp.sum(d)
+    assert len(submits) == 1 and (name != "subgroups" or not recorded)
+
+
+def test_batched_launches_keep_their_order(ctx):
+    """Inside `batched`, anything else submitted or waited for sends the launches batched
+    so far first; a block left by an exception submits nothing it batched."""
+    from vkpersist.vk.sequence import batched
+
+    @vkp.kernel
+    def add(x: vkp.Array[vkp.f32], v: vkp.f32):
+        i = vkp.global_id(0)
+        if i < x.shape[0]:
+            x[i] += v
+
+    x = ctx.zeros(100)
+    with batched(ctx):
+        add.forall(100)(x, 1.0)
+        add.forall(100)(x, 2.0)
+        np.testing.assert_array_equal(x.numpy(), 3.0)     # waits: the two launches go first
+        add.forall(100)(x, 4.0)
+        x.copy_from(np.full(100, 10, np.float32))          # submits after the launch
+    np.testing.assert_array_equal(x.numpy(), 10.0)
+    with pytest.raises(ZeroDivisionError):
+        with batched(ctx):
+            add.forall(100)(x, 1.0)
+            add.forall(100)(x, 1.0)
+            1 / 0
+    np.testing.assert_array_equal(x.numpy(), 10.0)

@@ -14,8 +14,9 @@ partials. The order inside a subgroup operation is the driver's.
 
 Results without `out=` go to the next slot of a per-(context, dtype) results array, a slot
 the kernel reads from a counter it increments, so every launch of a given reduction binds
-the same buffers with the same push constants and reuses its recorded command buffers: a
-repeated `vkp.sum(x)` costs two submissions and no recording or allocation. The host
+the same buffers with the same push constants and reuses its recorded command buffer: a
+repeated `vkp.sum(x)` costs one submission (both passes, a barrier between) and no
+recording or allocation. The host
 counts the slots in submission order (the caller's lock), the device in execution order,
 which is the same; each result is a 0-d view of its slot, and a results array is replaced
 (and freed with its last view) when its slots are used up.
@@ -28,6 +29,7 @@ import numpy as np
 
 from .vk.array import Array
 from .vk.glsl_kernel import glsl_kernel
+from .vk.sequence import batched
 
 SOURCE = """#version 450
 #extension GL_KHR_shader_subgroup_basic : require
@@ -138,16 +140,19 @@ def reduce_all(op: str, src: Array, ident, divisor, target_groups: int, scratch,
     # at most ~16,000 loop iterations an invocation: lavapipe stops loops at 65,535
     groups = max(1, min(-(-n // LOCAL), max(target_groups, -(-n // (LOCAL * 2**16))), 65535))
     div = dtype.type(1 if divisor is None else divisor)
-    if groups > 1:
-        part = scratch(ctx, (groups,), dtype)
-        _kernel(op, dtype, False, False)[groups, LOCAL](src, part, n=n, ident=ident,
-                                                        divisor=dtype.type(1))
-        src, n = part, groups
+    slab = _slab(ctx, dtype) if dst is None else None     # (a new one is filled: a submission)
     last = _kernel(op, dtype, divisor is not None, dst is None)
-    if dst is not None:
-        last[1, LOCAL](src, dst, n=n, ident=ident, divisor=div)
+    with batched(ctx):                              # both passes: one submission
+        if groups > 1:
+            part = scratch(ctx, (groups,), dtype)
+            _kernel(op, dtype, False, False)[groups, LOCAL](src, part, n=n, ident=ident,
+                                                            divisor=dtype.type(1))
+            src, n = part, groups
+        if slab is None:
+            last[1, LOCAL](src, dst, n=n, ident=ident, divisor=div)
+        else:
+            last[1, LOCAL](src, slab.values, slab.counter, n=n, ident=ident, divisor=div)
+    if slab is None:
         return dst
-    slab = _slab(ctx, dtype)
-    last[1, LOCAL](src, slab.values, slab.counter, n=n, ident=ident, divisor=div)
-    slab.used += 1                                  # only once the launch was submitted
+    slab.used += 1                                  # only once the launches were submitted
     return slab.values[slab.used - 1]

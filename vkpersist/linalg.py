@@ -22,6 +22,7 @@ from .reductions import (_acc_dtype, _device, _result_dtype, normalize_axis_tupl
                          rows_view)
 from .vk.array import Array
 from .vk.context import default_context
+from .vk.sequence import batched
 
 _MATMUL: dict = {}
 _SCAN: dict = {}
@@ -164,7 +165,8 @@ def cumsum(a, axis=None, dtype=None, out=None):
     if x.size == 0:
         res = Array(x.ctx, shape, result)
     else:
-        rows = _scan_rows(rows_view(x, axes), acc)
+        with batched(x.ctx):                     # every level's launches: one submission
+            rows = _scan_rows(rows_view(x, axes), acc)
         if axis is None:
             res = rows.reshape(shape)
         else:

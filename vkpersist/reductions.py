@@ -27,6 +27,7 @@ from ._errors import UnsupportedError
 from ._numpy_table import implements
 from .vk.array import Array
 from .vk.context import default_context
+from .vk.sequence import batched
 
 try:
     from numpy.lib.array_utils import normalize_axis_tuple
@@ -98,7 +99,7 @@ def _scratch(ctx, shape, dtype, role: str = "values") -> Array:
     """A partials array kept per (context, shape, dtype, role): reusing it keeps the first
     pass's recorded command buffer valid, so a repeated reduction records nothing new. Safe
     because every submission waits for the previous ones (vk/commands.py) and _LOCK keeps
-    one reduction's two passes together. `role` keeps an argmin's int32 values and its
+    one reduction's two passes together (one submission, reduce_rows). `role` keeps an argmin's int32 values and its
     int32 indices apart."""
     arrays = _SCRATCH.setdefault(ctx, {})
     key = (shape, np.dtype(dtype), role)
@@ -114,18 +115,25 @@ def reduce_rows(op: str, src: Array, acc, out_dtype, *, src2: Array | None = Non
     (values (M,) of out_dtype, indices (M,) for argmin/argmax, else None). The path: the
     subgroup kernel (whole contiguous arrays, _reduce_subgroup.py), the column kernel
     (short rows; rows that are columns in memory), else the shared-memory kernel: two
-    launches when K is large, per-workgroup partials (G a row), then one workgroup a row."""
-    ctx = src.ctx
+    launches when K is large, per-workgroup partials (G a row), then one workgroup a row.
+    Either way the launches of one reduction are one submission (vk/sequence.py's
+    `batched`), asynchronous like any launch: nothing waits until the result is read."""
     acc = np.dtype(acc)
-    M, K = src.shape
-    local = py.min(rk.LOCAL, _next_pow2(K))
-    target = 16 if ctx.info.kind == "cpu" else 2048
-    groups = py.max(1, py.min(-(-K // local), target // py.max(M, 1), 65535))
-    pair = src2 if src2 is not None else src
-    if USE_SUBGROUPS and src2 is None and sg.applies(op, src, acc, np.dtype(out_dtype)):
-        with _LOCK:
+    target = 16 if src.ctx.info.kind == "cpu" else 2048
+    with _LOCK:
+        if USE_SUBGROUPS and src2 is None and sg.applies(op, src, acc, np.dtype(out_dtype)):
             return sg.reduce_all(op, src, _identity(op, acc), divisor, target, _scratch,
                                  dst), None
+        with batched(src.ctx):
+            return _reduce_rows(op, src, acc, out_dtype, src2, divisor, dst, target)
+
+
+def _reduce_rows(op, src, acc, out_dtype, src2, divisor, dst, target):
+    ctx = src.ctx
+    M, K = src.shape
+    local = py.min(rk.LOCAL, _next_pow2(K))
+    groups = py.max(1, py.min(-(-K // local), target // py.max(M, 1), 65535))
+    pair = src2 if src2 is not None else src
     if K <= rk.SHORT and M >= rk.LOCAL:              # one invocation a row
         return _columns(op, acc, src, pair, out_dtype, dst, divisor, src2 is not None, 0)
     if M >= COLUMNS_MIN_ROWS and src._estrides[0] == 1 and src._estrides[1] != 1:
@@ -134,14 +142,13 @@ def reduce_rows(op: str, src: Array, acc, out_dtype, *, src2: Array | None = Non
     if groups == 1:
         return _last_pass(op, acc, (src, pair, src), out_dtype, dst, divisor,
                           product=src2 is not None, from_index=False)
-    with _LOCK:
-        part = _scratch(ctx, (M, groups), acc)
-        part_idx = _scratch(ctx, (M, groups), np.int32, "indices") if op in ARG_OPS else part
-        _kernel(op, acc, src2 is not None)[(groups, py.min(M, 65535)), local](
-            src, pair, src, part.reshape(-1), part_idx.reshape(-1), _identity(op, acc),
-            acc.type(1))
-        return _last_pass(op, acc, (part, part, part_idx), out_dtype, dst, divisor,
-                          product=False, from_index=op in ARG_OPS)
+    part = _scratch(ctx, (M, groups), acc)
+    part_idx = _scratch(ctx, (M, groups), np.int32, "indices") if op in ARG_OPS else part
+    _kernel(op, acc, src2 is not None)[(groups, py.min(M, 65535)), local](
+        src, pair, src, part.reshape(-1), part_idx.reshape(-1), _identity(op, acc),
+        acc.type(1))
+    return _last_pass(op, acc, (part, part, part_idx), out_dtype, dst, divisor,
+                      product=False, from_index=op in ARG_OPS)
 
 
 def _column_kernel(op, acc, product, from_index, divide):
@@ -167,15 +174,14 @@ def _columns(op, acc, src, src2, out_dtype, dst, divisor, product, invocations):
         _column_kernel(op, acc, product, False, divisor is not None)[
             (x_groups, 1), rk.LOCAL](src, src2, src, dst, idx, _identity(op, acc), div)
         return dst, (idx if arg else None)
-    with _LOCK:
-        part = _scratch(ctx, (chunks, M), acc)
-        part_idx = _scratch(ctx, (chunks, M), np.int32, "indices") if arg else part
-        _column_kernel(op, acc, product, False, False)[(x_groups, chunks), rk.LOCAL](
-            src, src2, src, part.reshape(-1), part_idx.reshape(-1), _identity(op, acc),
-            acc.type(1))
-        dst, idx = _outputs(ctx, M, out_dtype, dst, arg)
-        _column_kernel(op, acc, False, arg, divisor is not None)[(x_groups, 1), rk.LOCAL](
-            part.T, part.T, part_idx.T, dst, idx, _identity(op, acc), div)
+    part = _scratch(ctx, (chunks, M), acc)
+    part_idx = _scratch(ctx, (chunks, M), np.int32, "indices") if arg else part
+    _column_kernel(op, acc, product, False, False)[(x_groups, chunks), rk.LOCAL](
+        src, src2, src, part.reshape(-1), part_idx.reshape(-1), _identity(op, acc),
+        acc.type(1))
+    dst, idx = _outputs(ctx, M, out_dtype, dst, arg)
+    _column_kernel(op, acc, False, arg, divisor is not None)[(x_groups, 1), rk.LOCAL](
+        part.T, part.T, part_idx.T, dst, idx, _identity(op, acc), div)
     return dst, (idx if arg else None)
 
 

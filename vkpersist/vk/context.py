@@ -13,7 +13,8 @@ releasing (see _Core); docs/reliability.md describes the model.
 Submissions: every command buffer vkpersist submits begins with a full memory barrier and
 ends with a barrier to the host, so successive submissions on the queue are ordered and their
 results are visible to the host once their fence signals. Launches are asynchronous;
-`synchronize()` waits for all of them with a timeout.
+`synchronize()` waits for all of them with a timeout. Launches made inside
+`sequence.batched(ctx)` share one submission.
 """
 from __future__ import annotations
 
@@ -138,6 +139,7 @@ class _Core:
         self.after_sync: list = []   # checks run once all submitted work has completed
         self.unchecked = False       # work was submitted since the checks last ran
         self.lost: str | None = None  # the error that reported the device lost
+        self.batch = None            # the open sequence.Batch: launches join it (batched)
 
     # ---- resources -------------------------------------------------------------------
     def track(self, obj, release, *args) -> weakref.finalize:
@@ -190,6 +192,8 @@ class _Core:
         if self.lost is not None:
             raise self.refusal()
         with self.lock:
+            if self.batch is not None and self.batch.dispatches:
+                self.batch.flush()            # launches batched before this go first
             open_keeps = self.open_keeps
             open_keeps.append(keep)           # before submitting (see the class docs)
             self.unchecked = True
@@ -268,6 +272,8 @@ class _Core:
         if self.lost is not None:
             raise self.refusal()
         with self.lock:
+            if self.batch is not None:
+                self.batch.flush()
             try:
                 self._wait_all(self.timeout if timeout is None else timeout, "synchronize()")
             except DeviceLost as exc:

@@ -87,6 +87,9 @@ class Pipeline:
         key = (tuple([b.serial for b in buffers]), groups, push)
         core = self.core
         with core.lock:
+            if core.batch is not None:         # inside `with batched(ctx):` (sequence.py)
+                core.batch.add(self, buffers, groups, push, keep)
+                return
             ready = self.cache.recorded.get(key)
             if ready is None:
                 ready = self._record(key, buffers, groups, push)
@@ -101,7 +104,9 @@ class Pipeline:
             ready = self.cache.recorded.get(key)
             return ready if ready is not None else self._record(key, buffers, groups, push)
 
-    def _record(self, key, buffers, groups, push) -> RawSubmit:
+    def check_launch(self, buffers, groups) -> None:
+        """Refuse workgroup counts and buffer sizes beyond the device's limits (checked
+        before recording: the driver does not refuse them, it crashes)."""
         _check_groups(self.label, self.core.info, groups)
         limit = self.core.info.max_storage_buffer_range
         for spec, b in zip(self.reflection.bindings, buffers):
@@ -109,6 +114,9 @@ class Pipeline:
                 raise UnsupportedError(
                     f"{self.label}: the array bound to {spec.name!r} is {b.nbytes} bytes; "
                     f"{self.core.info.name} binds at most {limit} bytes per storage buffer")
+
+    def _record(self, key, buffers, groups, push) -> RawSubmit:
+        self.check_launch(buffers, groups)
         ds = self.cache.descriptor_set(buffers)
         cb = commands.allocate(self.core)[0]
         push_data = ffi.new("char[]", push) if push else None
