@@ -30,15 +30,16 @@ uint _vkp_step;       // the step being run, as stages see it
 uint _vkp_snap;       // where its snapshot of the host fields starts
 
 bool _vkp_push_frontier(int item) {
-    uint t = atomicAdd(frontier_q[0], 0u);
-    while (true) {
-        if (t - frontier_q[1] >= 50u) {      // full: drop and count
-            atomicAdd(frontier_q[2], 1u);
-            return false;
-        }
-        uint prev = atomicCompSwap(frontier_q[0], t, t + 1u);
-        if (prev == t) break;
-        t = prev;
+    uint head = frontier_q[1];
+    if (atomicLoad(frontier_q[0], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) - head >= 50u) {      // full: drop and count
+        atomicAdd(frontier_q[2], 1u);
+        return false;
+    }
+    uint t = atomicAdd(frontier_q[0], 1u);
+    if (t - head >= 50u) {      // filled meanwhile: undo, drop and count
+        atomicAdd(frontier_q[0], 0xFFFFFFFFu);
+        atomicAdd(frontier_q[2], 1u);
+        return false;
     }
     frontier_items[t % 50u] = item;
     return true;

@@ -28,15 +28,16 @@ uint _vkp_step;       // the step being run, as stages see it
 uint _vkp_snap;       // where its snapshot of the host fields starts
 
 bool _vkp_push_q(uint item) {
-    uint t = atomicAdd(q_q[0], 0u);
-    while (true) {
-        if (t - q_q[1] >= 4u) {      // full: drop and count
-            atomicAdd(q_q[2], 1u);
-            return false;
-        }
-        uint prev = atomicCompSwap(q_q[0], t, t + 1u);
-        if (prev == t) break;
-        t = prev;
+    uint head = q_q[1];
+    if (atomicLoad(q_q[0], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) - head >= 4u) {      // full: drop and count
+        atomicAdd(q_q[2], 1u);
+        return false;
+    }
+    uint t = atomicAdd(q_q[0], 1u);
+    if (t - head >= 4u) {      // filled meanwhile: undo, drop and count
+        atomicAdd(q_q[0], 0xFFFFFFFFu);
+        atomicAdd(q_q[2], 1u);
+        return false;
     }
     q_items[t % 4u] = item;
     return true;

@@ -195,15 +195,16 @@ int _vkp_mod(int a, int b) {
 }
 
 bool _vkp_push_q(uint item) {
-    uint t = atomicAdd(q_q[0], 0u);
-    while (true) {
-        if (t - q_q[1] >= 64u) {      // full: drop and count
-            atomicAdd(q_q[2], 1u);
-            return false;
-        }
-        uint prev = atomicCompSwap(q_q[0], t, t + 1u);
-        if (prev == t) break;
-        t = prev;
+    uint head = q_q[1];
+    if (atomicLoad(q_q[0], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) - head >= 64u) {      // full: drop and count
+        atomicAdd(q_q[2], 1u);
+        return false;
+    }
+    uint t = atomicAdd(q_q[0], 1u);
+    if (t - head >= 64u) {      // filled meanwhile: undo, drop and count
+        atomicAdd(q_q[0], 0xFFFFFFFFu);
+        atomicAdd(q_q[2], 1u);
+        return false;
     }
     q_items[t % 64u] = item;
     return true;

@@ -125,17 +125,16 @@ layout(std430, binding = 7) buffer VkpStatus { uint _vkp_status[]; };
 uint _vkp_iterations = 0u;
 
 bool _vkp_push_frontier(int item) {
-    uint t = atomicAdd(frontier_q[0], 0u);
-    if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1579583541u);
-    while (true) {
-        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1579583541u);
-        if (t - frontier_q[1] >= 50u) {      // full: drop and count
-            atomicAdd(frontier_q[2], 1u);
-            return false;
-        }
-        uint prev = atomicCompSwap(frontier_q[0], t, t + 1u);
-        if (prev == t) break;
-        t = prev;
+    uint head = frontier_q[1];
+    if (frontier_q[0] - head >= 50u) {      // full: drop and count
+        atomicAdd(frontier_q[2], 1u);
+        return false;
+    }
+    uint t = atomicAdd(frontier_q[0], 1u);
+    if (t - head >= 50u) {      // filled meanwhile: undo, drop and count
+        atomicAdd(frontier_q[0], 0xFFFFFFFFu);
+        atomicAdd(frontier_q[2], 1u);
+        return false;
     }
     frontier_items[t % 50u] = item;
     return true;

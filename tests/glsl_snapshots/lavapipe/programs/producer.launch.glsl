@@ -121,17 +121,16 @@ layout(std430, binding = 5) buffer VkpStatus { uint _vkp_status[]; };
 uint _vkp_iterations = 0u;
 
 bool _vkp_push_q(int item) {
-    uint t = atomicAdd(q_q[0], 0u);
-    if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 625472856u);
-    while (true) {
-        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 625472856u);
-        if (t - q_q[1] >= 64u) {      // full: drop and count
-            atomicAdd(q_q[2], 1u);
-            return false;
-        }
-        uint prev = atomicCompSwap(q_q[0], t, t + 1u);
-        if (prev == t) break;
-        t = prev;
+    uint head = q_q[1];
+    if (q_q[0] - head >= 64u) {      // full: drop and count
+        atomicAdd(q_q[2], 1u);
+        return false;
+    }
+    uint t = atomicAdd(q_q[0], 1u);
+    if (t - head >= 64u) {      // filled meanwhile: undo, drop and count
+        atomicAdd(q_q[0], 0xFFFFFFFFu);
+        atomicAdd(q_q[2], 1u);
+        return false;
     }
     q_items[t % 64u] = item;
     return true;
