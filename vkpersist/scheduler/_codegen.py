@@ -138,23 +138,54 @@ class ProgramWriter(MegakernelWriter, Writer):
             tail = (f"atomicLoad({tail}, gl_ScopeDevice, gl_StorageSemanticsNone, "
                     "gl_SemanticsRelaxed)")
         if name not in self.helpers:
+            lines = (self._push_per_subgroup(n, cap, tail) if "ballot" in self.target.subgroup_ops
+                     else self._push_per_invocation(n, cap, tail))
             self.helpers[name] = "\n".join([
                 f"bool {name}({glsl_type(var.type.elem)} item) {{",
                 f"    uint head = {n}_q[{Q_HEAD}];",
-                f"    if ({tail} - head >= {cap}u) {{      // full: drop and count",
-                f"        atomicAdd({n}_q[{Q_DROPPED}], 1u);",
-                "        return false;",
-                "    }",
-                f"    uint t = atomicAdd({n}_q[{Q_TAIL}], 1u);",
-                f"    if (t - head >= {cap}u) {{      // filled meanwhile: undo, drop and count",
-                f"        atomicAdd({n}_q[{Q_TAIL}], 0xFFFFFFFFu);",
-                f"        atomicAdd({n}_q[{Q_DROPPED}], 1u);",
-                "        return false;",
-                "    }",
+                *lines,
                 f"    {n}_items[t % {cap}u] = item;",
                 "    return true;",
                 "}"])
         return name
+
+    @staticmethod
+    def _push_per_invocation(n: str, cap: int, tail: str) -> list[str]:
+        return [
+            f"    if ({tail} - head >= {cap}u) {{      // full: drop and count",
+            f"        atomicAdd({n}_q[{Q_DROPPED}], 1u);",
+            "        return false;",
+            "    }",
+            f"    uint t = atomicAdd({n}_q[{Q_TAIL}], 1u);",
+            f"    if (t - head >= {cap}u) {{      // filled meanwhile: undo, drop and count",
+            f"        atomicAdd({n}_q[{Q_TAIL}], 0xFFFFFFFFu);",
+            f"        atomicAdd({n}_q[{Q_DROPPED}], 1u);",
+            "        return false;",
+            "    }"]
+
+    def _push_per_subgroup(self, n: str, cap: int, tail: str) -> list[str]:
+        """The same with one reservation per subgroup: its pushing invocations count
+        themselves with a ballot, the first of them reserves (or drops and counts) for
+        all, and each takes the slot of its rank (32x fewer atomics on an NVIDIA warp)."""
+        self.unit.uses_subgroup.update(("basic", "ballot"))
+        return [
+            "    uvec4 pushers = subgroupBallot(true);",
+            "    uint k = subgroupBallotBitCount(pushers);",
+            f"    uint base = head + {cap}u;      // full: every rank drops",
+            "    if (subgroupElect()) {",
+            "        uint reserved = 0u;",
+            f"        if ({tail} - head < {cap}u) {{",
+            f"            base = atomicAdd({n}_q[{Q_TAIL}], k);",
+            "            reserved = k;",
+            "        }",
+            f"        uint kept = base - head >= {cap}u ? 0u : min(k, {cap}u - (base - head));",
+            "        if (kept < k) {          // full, or filled meanwhile: undo, drop and count",
+            f"            if (reserved > kept) atomicAdd({n}_q[{Q_TAIL}], kept - reserved);",
+            f"            atomicAdd({n}_q[{Q_DROPPED}], k - kept);",
+            "        }",
+            "    }",
+            "    uint t = subgroupBroadcastFirst(base) + subgroupBallotExclusiveBitCount(pushers);",
+            f"    if (t - head >= {cap}u) return false;"]
 
     def channel_op(self, op: str, e) -> str:
         """A program lays out its queues itself, and its stages read the host fields from

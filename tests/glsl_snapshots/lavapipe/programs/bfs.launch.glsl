@@ -94,6 +94,8 @@ void main() {
 }
 
 #version 450
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_basic : require
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
 layout(std430, binding = 0) readonly buffer off_buffer { int off[]; };
@@ -126,16 +128,23 @@ uint _vkp_iterations = 0u;
 
 bool _vkp_push_frontier(int item) {
     uint head = frontier_q[1];
-    if (frontier_q[0] - head >= 50u) {      // full: drop and count
-        atomicAdd(frontier_q[2], 1u);
-        return false;
+    uvec4 pushers = subgroupBallot(true);
+    uint k = subgroupBallotBitCount(pushers);
+    uint base = head + 50u;      // full: every rank drops
+    if (subgroupElect()) {
+        uint reserved = 0u;
+        if (frontier_q[0] - head < 50u) {
+            base = atomicAdd(frontier_q[0], k);
+            reserved = k;
+        }
+        uint kept = base - head >= 50u ? 0u : min(k, 50u - (base - head));
+        if (kept < k) {          // full, or filled meanwhile: undo, drop and count
+            if (reserved > kept) atomicAdd(frontier_q[0], kept - reserved);
+            atomicAdd(frontier_q[2], k - kept);
+        }
     }
-    uint t = atomicAdd(frontier_q[0], 1u);
-    if (t - head >= 50u) {      // filled meanwhile: undo, drop and count
-        atomicAdd(frontier_q[0], 0xFFFFFFFFu);
-        atomicAdd(frontier_q[2], 1u);
-        return false;
-    }
+    uint t = subgroupBroadcastFirst(base) + subgroupBallotExclusiveBitCount(pushers);
+    if (t - head >= 50u) return false;
     frontier_items[t % 50u] = item;
     return true;
 }
@@ -236,6 +245,8 @@ void main() {
 }
 
 #version 450
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_basic : require
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
 layout(push_constant) uniform Params {
