@@ -3,7 +3,7 @@ at once (the hot-cell monitor of examples/fdtd3d with a threshold below the fiel
 
     python benchmarks/queue_push.py [--device SELECTOR] [--pushers 65536]
                                     [--capacity 4096 65536] [--modes persistent launch]
-                                    [--steps 200]
+                                    [--steps N]
 
 The program: one stage over `pushers` indices (out[i] = 0.5·out[i] + 1, then, in the
 "push" row, q.push(i)), and a stage consuming the queue (one atomic add per item). Per
