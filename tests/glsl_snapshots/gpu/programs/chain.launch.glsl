@@ -90,6 +90,8 @@ void main() {
 
 #version 450
 #extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_basic : require
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
 layout(std430, binding = 0) buffer seen_buffer { int seen[]; };
@@ -117,16 +119,24 @@ uint _vkp_step;       // the step being run, as stages see it
 uint _vkp_snap;       // where its snapshot of the host fields starts
 
 bool _vkp_push_q(uint item) {
-    uint t = atomicAdd(q_q[0], 0u);
-    while (true) {
-        if (t - q_q[1] >= 4u) {      // full: drop and count
-            atomicAdd(q_q[2], 1u);
-            return false;
+    uint head = q_q[1];
+    uvec4 pushers = subgroupBallot(true);
+    uint k = subgroupBallotBitCount(pushers);
+    uint base = head + 4u;      // full: every rank drops
+    if (subgroupElect()) {
+        uint reserved = 0u;
+        if (atomicLoad(q_q[0], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) - head < 4u) {
+            base = atomicAdd(q_q[0], k);
+            reserved = k;
         }
-        uint prev = atomicCompSwap(q_q[0], t, t + 1u);
-        if (prev == t) break;
-        t = prev;
+        uint kept = base - head >= 4u ? 0u : min(k, 4u - (base - head));
+        if (kept < k) {          // full, or filled meanwhile: undo, drop and count
+            if (reserved > kept) atomicAdd(q_q[0], kept - reserved);
+            atomicAdd(q_q[2], k - kept);
+        }
     }
+    uint t = subgroupBroadcastFirst(base) + subgroupBallotExclusiveBitCount(pushers);
+    if (t - head >= 4u) return false;
     q_items[t % 4u] = item;
     return true;
 }
@@ -211,6 +221,8 @@ void main() {
 
 #version 450
 #extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_basic : require
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
 layout(push_constant) uniform Params {

@@ -1,6 +1,8 @@
 #version 450
 #pragma use_vulkan_memory_model
 #extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_basic : require
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
 layout(std430, binding = 0) nonprivate buffer total_buffer { int total[]; };
@@ -28,16 +30,24 @@ uint _vkp_step;       // the step being run, as stages see it
 uint _vkp_snap;       // where its snapshot of the host fields starts
 
 bool _vkp_push_q(int item) {
-    uint t = atomicAdd(q_q[0], 0u);
-    while (true) {
-        if (t - q_q[1] >= 64u) {      // full: drop and count
-            atomicAdd(q_q[2], 1u);
-            return false;
+    uint head = q_q[1];
+    uvec4 pushers = subgroupBallot(true);
+    uint k = subgroupBallotBitCount(pushers);
+    uint base = head + 64u;      // full: every rank drops
+    if (subgroupElect()) {
+        uint reserved = 0u;
+        if (atomicLoad(q_q[0], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) - head < 64u) {
+            base = atomicAdd(q_q[0], k);
+            reserved = k;
         }
-        uint prev = atomicCompSwap(q_q[0], t, t + 1u);
-        if (prev == t) break;
-        t = prev;
+        uint kept = base - head >= 64u ? 0u : min(k, 64u - (base - head));
+        if (kept < k) {          // full, or filled meanwhile: undo, drop and count
+            if (reserved > kept) atomicAdd(q_q[0], kept - reserved);
+            atomicAdd(q_q[2], k - kept);
+        }
     }
+    uint t = subgroupBroadcastFirst(base) + subgroupBallotExclusiveBitCount(pushers);
+    if (t - head >= 64u) return false;
     q_items[t % 64u] = item;
     return true;
 }

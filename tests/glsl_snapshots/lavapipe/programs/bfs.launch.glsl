@@ -94,6 +94,8 @@ void main() {
 }
 
 #version 450
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_basic : require
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
 layout(std430, binding = 0) readonly buffer off_buffer { int off[]; };
@@ -125,18 +127,24 @@ layout(std430, binding = 7) buffer VkpStatus { uint _vkp_status[]; };
 uint _vkp_iterations = 0u;
 
 bool _vkp_push_frontier(int item) {
-    uint t = atomicAdd(frontier_q[0], 0u);
-    if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1579583541u);
-    while (true) {
-        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1579583541u);
-        if (t - frontier_q[1] >= 50u) {      // full: drop and count
-            atomicAdd(frontier_q[2], 1u);
-            return false;
+    uint head = frontier_q[1];
+    uvec4 pushers = subgroupBallot(true);
+    uint k = subgroupBallotBitCount(pushers);
+    uint base = head + 50u;      // full: every rank drops
+    if (subgroupElect()) {
+        uint reserved = 0u;
+        if (frontier_q[0] - head < 50u) {
+            base = atomicAdd(frontier_q[0], k);
+            reserved = k;
         }
-        uint prev = atomicCompSwap(frontier_q[0], t, t + 1u);
-        if (prev == t) break;
-        t = prev;
+        uint kept = base - head >= 50u ? 0u : min(k, 50u - (base - head));
+        if (kept < k) {          // full, or filled meanwhile: undo, drop and count
+            if (reserved > kept) atomicAdd(frontier_q[0], kept - reserved);
+            atomicAdd(frontier_q[2], k - kept);
+        }
     }
+    uint t = subgroupBroadcastFirst(base) + subgroupBallotExclusiveBitCount(pushers);
+    if (t - head >= 50u) return false;
     frontier_items[t % 50u] = item;
     return true;
 }
@@ -237,6 +245,8 @@ void main() {
 }
 
 #version 450
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_basic : require
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
 layout(push_constant) uniform Params {

@@ -157,6 +157,8 @@ void main() {
 }
 
 #version 450
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_basic : require
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
 layout(std430, binding = 0) buffer f_buffer { float f[]; };
@@ -199,18 +201,24 @@ int _vkp_mod(int a, int b) {
 }
 
 bool _vkp_push_q(uint item) {
-    uint t = atomicAdd(q_q[0], 0u);
-    if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 277410765u);
-    while (true) {
-        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 277410765u);
-        if (t - q_q[1] >= 64u) {      // full: drop and count
-            atomicAdd(q_q[2], 1u);
-            return false;
+    uint head = q_q[1];
+    uvec4 pushers = subgroupBallot(true);
+    uint k = subgroupBallotBitCount(pushers);
+    uint base = head + 64u;      // full: every rank drops
+    if (subgroupElect()) {
+        uint reserved = 0u;
+        if (q_q[0] - head < 64u) {
+            base = atomicAdd(q_q[0], k);
+            reserved = k;
         }
-        uint prev = atomicCompSwap(q_q[0], t, t + 1u);
-        if (prev == t) break;
-        t = prev;
+        uint kept = base - head >= 64u ? 0u : min(k, 64u - (base - head));
+        if (kept < k) {          // full, or filled meanwhile: undo, drop and count
+            if (reserved > kept) atomicAdd(q_q[0], kept - reserved);
+            atomicAdd(q_q[2], k - kept);
+        }
     }
+    uint t = subgroupBroadcastFirst(base) + subgroupBallotExclusiveBitCount(pushers);
+    if (t - head >= 64u) return false;
     q_items[t % 64u] = item;
     return true;
 }
@@ -336,6 +344,8 @@ void main() {
 }
 
 #version 450
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_basic : require
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
 layout(std430, binding = 0) readonly buffer f_buffer { float f[]; };
@@ -491,6 +501,8 @@ void main() {
 }
 
 #version 450
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_basic : require
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
 layout(std430, binding = 0) readonly buffer f_buffer { float f[]; };
@@ -641,6 +653,8 @@ void main() {
 }
 
 #version 450
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_basic : require
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
 layout(std430, binding = 0) readonly buffer f_buffer { float f[]; };
@@ -800,6 +814,8 @@ void main() {
 }
 
 #version 450
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_basic : require
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
 layout(push_constant) uniform Params {

@@ -92,6 +92,8 @@ void main() {
 }
 
 #version 450
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_basic : require
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
 layout(std430, binding = 0) readonly buffer total_buffer { int total[]; };
@@ -121,18 +123,24 @@ layout(std430, binding = 5) buffer VkpStatus { uint _vkp_status[]; };
 uint _vkp_iterations = 0u;
 
 bool _vkp_push_q(int item) {
-    uint t = atomicAdd(q_q[0], 0u);
-    if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 625472856u);
-    while (true) {
-        if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 625472856u);
-        if (t - q_q[1] >= 64u) {      // full: drop and count
-            atomicAdd(q_q[2], 1u);
-            return false;
+    uint head = q_q[1];
+    uvec4 pushers = subgroupBallot(true);
+    uint k = subgroupBallotBitCount(pushers);
+    uint base = head + 64u;      // full: every rank drops
+    if (subgroupElect()) {
+        uint reserved = 0u;
+        if (q_q[0] - head < 64u) {
+            base = atomicAdd(q_q[0], k);
+            reserved = k;
         }
-        uint prev = atomicCompSwap(q_q[0], t, t + 1u);
-        if (prev == t) break;
-        t = prev;
+        uint kept = base - head >= 64u ? 0u : min(k, 64u - (base - head));
+        if (kept < k) {          // full, or filled meanwhile: undo, drop and count
+            if (reserved > kept) atomicAdd(q_q[0], kept - reserved);
+            atomicAdd(q_q[2], k - kept);
+        }
     }
+    uint t = subgroupBroadcastFirst(base) + subgroupBallotExclusiveBitCount(pushers);
+    if (t - head >= 64u) return false;
     q_items[t % 64u] = item;
     return true;
 }
@@ -211,6 +219,8 @@ void main() {
 }
 
 #version 450
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_basic : require
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
 layout(std430, binding = 0) buffer total_buffer { int total[]; };
@@ -317,6 +327,8 @@ void main() {
 }
 
 #version 450
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_basic : require
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
 layout(push_constant) uniform Params {
