@@ -189,6 +189,16 @@ def _dtype_probe(node: Node):
     return node.dtype
 
 
+def _refuse_complex(node: Node) -> None:
+    """NumPy's functions on complex arrays have no kernels here yet (a vectorized function
+    is judged by its own signatures)."""
+    for a in node.args:
+        if a.dtype.kind == "c":
+            raise TypeError(f"element-wise array math on {a.dtype} arrays is not supported "
+                            "yet; complex values work inside @vkp.kernel (docs/language.md), "
+                            "or compute on the real and imaginary parts as float arrays")
+
+
 def resolve(node: Node) -> None:
     """Set `dtype` (result) and `loop` (operand dtypes) on every node, NumPy's way."""
     if node.dtype is not None:
@@ -197,17 +207,15 @@ def resolve(node: Node) -> None:
         resolve(a)
     if node.op == "array":
         node.dtype = node.value.dtype
-        if node.dtype.kind == "c":
-            raise TypeError(f"element-wise array math on {node.dtype} arrays is not supported "
-                            "yet; complex values work inside @vkp.kernel (docs/language.md), "
-                            "or compute on the real and imaginary parts as float arrays")
     elif node.op == "scalar":
         v = node.value
         node.dtype = np.result_type(v) if weak(node) else np.asarray(v).dtype
     elif node.op == "where":
+        _refuse_complex(node)
         out = np.result_type(*[a.value if weak(a) else a.dtype for a in node.args[1:]])
         node.loop, node.dtype = (np.dtype(np.bool_), out, out), out
     elif isinstance(node.op, str):
+        _refuse_complex(node)
         # Python numbers only: NumPy's call converts them to arrays (np.greater(1, 2) runs
         # its int64 loop, where two weak ints would resolve to the object loop)
         probe = (lambda a: a.dtype) if all(weak(a) for a in node.args) else _dtype_probe
