@@ -76,3 +76,15 @@ def test_forall_shape_mistakes():
         mark.forall((8, -1))
     with pytest.raises(TypeError, match="an int, got float"):
         mark.forall((8, 2.0))
+
+
+def test_forall_past_a_32_bit_index_is_refused(ctx):
+    @vkp.kernel
+    def touch(x: vkp.Array[vkp.f32]):
+        x[0] = 1.0
+    x = ctx.zeros(1, np.float32)
+    with pytest.raises(ValueError, match=r"2,147,483,648 invocations on axis 0 are more than "
+                                         r"a kernel's index"):
+        touch.forall(2**31)(x)
+    with pytest.raises(ValueError, match="axis 1"):
+        touch.forall((4, 2**31))(x)

@@ -91,6 +91,15 @@ def test_tracing_refuses_python_decisions_on_values(ctx):
         vkp.jit(lambda a: vkp.sin(a, out=a))(np.ones(3, np.float32))
 
 
+def _same_rounding(ctx, fused, unfused):
+    """Bit for bit on lavapipe; a GPU driver may contract `a * b + c`, or turn a division by
+    a constant into a multiply, inside the fused kernel (docs/arrays.md): within 2 ulp."""
+    if ctx.info.is_lavapipe:
+        np.testing.assert_array_equal(fused, unfused)
+    else:
+        np.testing.assert_array_max_ulp(fused, unfused, maxulp=2)
+
+
 def _three_ways(ctx, f, *args):
     """f(*args) through vkp.jit, op by op on device arrays, and in NumPy."""
     dev = [ctx.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
@@ -105,7 +114,7 @@ def test_number_arguments_combine_as_python_does(ctx, s):
     f = lambda x, s: x / (s * 2.0) + (s + s) - abs(-s)  # noqa: E731
     fused, unfused, host = _three_ways(ctx, f, x, s)
     assert fused.dtype == unfused.dtype == host.dtype
-    np.testing.assert_array_equal(fused, unfused)
+    _same_rounding(ctx, fused, unfused)
     np.testing.assert_allclose(fused, host, rtol=1e-15 if host.dtype == np.float64 else 1e-6)
 
 
@@ -116,7 +125,7 @@ def test_gaussian_of_number_arguments_stays_float32(ctx):
     fused, unfused, _ = _three_ways(ctx, gauss, x, 0.5, 1.25)
     want = np.exp(-(x.astype(np.float64) - 0.5) ** 2 / 3.125) / (1.25 * math.sqrt(2 * math.pi))
     assert fused.dtype == unfused.dtype == np.float32
-    np.testing.assert_array_equal(fused, unfused)
+    _same_rounding(ctx, fused, unfused)
     np.testing.assert_allclose(fused, want, rtol=2e-6)
 
 
@@ -192,7 +201,7 @@ def test_in_place_operators_while_tracing(ctx):
     x = np.linspace(1, 2, 5, dtype=np.float32)
     fused, unfused, host = _three_ways(ctx, f, x, 1.5)
     assert fused.dtype == unfused.dtype == host.dtype == np.float32
-    np.testing.assert_array_equal(fused, unfused)
+    _same_rounding(ctx, fused, unfused)
     np.testing.assert_allclose(fused, host, rtol=1e-6)
 
     def g(x, s):

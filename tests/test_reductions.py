@@ -342,7 +342,8 @@ def test_a_reduction_is_one_asynchronous_submission(ctx, path, monkeypatch):
             result = reduce()
             assert (len(submits), len(waits)) == (1, 0)
             np.testing.assert_allclose(result.numpy(), want, rtol=rtol)
-            assert len(waits) == 1
+            # reading waits once; a discrete GPU reads through a staging copy, one more wait
+            assert len(waits) == 1 if ctx.info.uma else 1 <= len(waits) <= 2
     submits.clear(), recorded.clear()
     vkp.sum(d)
     assert len(submits) == 1 and (name != "subgroups" or not recorded)

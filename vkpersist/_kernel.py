@@ -201,6 +201,11 @@ class Kernel:
             raise TypeError(f"{self.__name__}.forall(n, local): n has {rank} axes, so local is "
                             f"a tuple of {rank} ints (e.g. {FORALL_LOCAL[rank]}), got {local!r}")
         local = launch_dims(local, "local size", self.__name__, 1)
+        for axis, v in enumerate(shape):
+            if v > 2**31 - 1:
+                raise ValueError(f"{self.__name__}.forall(n): {v:,} invocations on axis {axis} "
+                                 "are more than a kernel's index (a 32-bit int) reaches, "
+                                 "2**31-1; split the launch")
         full = tuple(int(v) for v in shape) + (1,) * (3 - rank)
         groups = tuple((v + l - 1) // l for v, l in zip(full, local))
         return _Launcher(self, groups, local, bounds=full)
