@@ -91,13 +91,13 @@ def test_tracing_refuses_python_decisions_on_values(ctx):
         vkp.jit(lambda a: vkp.sin(a, out=a))(np.ones(3, np.float32))
 
 
-def _same_rounding(ctx, fused, unfused):
+def _same_rounding(ctx, fused, unfused, maxulp=2):
     """Bit for bit on lavapipe; a GPU driver may contract `a * b + c`, or turn a division by
     a constant into a multiply, inside the fused kernel (docs/arrays.md): within 2 ulp."""
     if ctx.info.is_lavapipe:
         np.testing.assert_array_equal(fused, unfused)
     else:
-        np.testing.assert_array_max_ulp(fused, unfused, maxulp=2)
+        np.testing.assert_array_max_ulp(fused, unfused, maxulp=maxulp)
 
 
 def _three_ways(ctx, f, *args):
@@ -201,7 +201,7 @@ def test_in_place_operators_while_tracing(ctx):
     x = np.linspace(1, 2, 5, dtype=np.float32)
     fused, unfused, host = _three_ways(ctx, f, x, 1.5)
     assert fused.dtype == unfused.dtype == host.dtype == np.float32
-    _same_rounding(ctx, fused, unfused)
+    _same_rounding(ctx, fused, unfused, maxulp=4)   # y **= 2 doubles a 2-ulp difference
     np.testing.assert_allclose(fused, host, rtol=1e-6)
 
     def g(x, s):
