@@ -99,7 +99,8 @@ def live(sim, args):
         snap = sim.snap_every
         thresh = sim.hot.threshold if sim.hot is not None else None
         paused = False
-        bar = tqdm(total=args.steps, unit="step", desc="fdtd3d", mininterval=1.0)
+        bar = tqdm(total=args.steps, unit="step", desc="fdtd3d", mininterval=1.0,
+                   disable=None)           # None: off when stderr is no terminal (CI logs)
         async with sim.session(args.steps, mode=args.mode, keep_frames=False,
                                on_slice=on_slice) as run:
             mark = (time.perf_counter(), 0)         # the last redraw: time, steps done

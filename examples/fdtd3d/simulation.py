@@ -425,7 +425,8 @@ class Simulation:
             bar = None
             if progress:
                 from tqdm import tqdm
-                bar = tqdm(total=int(steps), unit="step", desc="fdtd3d", leave=True, mininterval=1.0)
+                bar = tqdm(total=int(steps), unit="step", desc="fdtd3d", leave=True, mininterval=1.0,
+                           disable=None)   # None: off when stderr is no terminal (CI logs)
             start = self.step
             async with self.session(int(steps), mode=mode, keep_frames=keep_frames,
                                     on_slice=on_slice) as run:
