@@ -404,3 +404,41 @@ def test_int64_scalar_parameter_alone(ctx):
     out = np.zeros(4, np.int32)
     int64_param.forall(4)(7 * 10**9, out)
     np.testing.assert_array_equal(out, 7 + np.arange(4))
+
+
+@vkp.kernel
+def float_divmod(a, b, q, r):
+    i = vkp.global_id(0)
+    if i < a.shape[0]:
+        q[i] = a[i] // b[i]
+        r[i] = a[i] % b[i]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_float_floor_division_and_modulo_are_pythons(ctx, dtype):
+    """`//` and `%` on floats are CPython's divmod (NumPy's too), bit for bit on lavapipe:
+    0.5 // 0.1 is 4.0 (GLSL's floor(0.5 / 0.1) is 5.0), signed zeros, inf and nan as NumPy,
+    huge quotients; a == (a // b) * b + a % b as closely as rounding allows."""
+    if dtype == np.float64 and not ctx.info.float64:
+        pytest.skip("no float64 on this device")
+    rng = np.random.default_rng(7)
+    special = [0.5, -0.5, 0.0, -0.0, 1.0, -1.0, 7.0, 1e30, -1e30, np.inf, -np.inf, np.nan, 1e-30]
+    pairs = [(x, y) for x in special for y in special + [0.1, -0.1, 3.0, -0.7]]
+    a = np.array([p[0] for p in pairs] + list(rng.uniform(-1e3, 1e3, 300)), dtype)
+    b = np.array([p[1] for p in pairs] + list(rng.uniform(-10, 10, 300)), dtype)
+    q, r = np.zeros_like(a), np.zeros_like(a)
+    float_divmod.forall(a.size)(a, b, q, r)
+    with np.errstate(all="ignore"):
+        want_q, want_r = np.floor_divide(a, b), np.remainder(a, b)
+    if ctx.info.is_lavapipe:     # a driver whose division rounds correctly: exact
+        np.testing.assert_array_equal(q, want_q)
+        num = ~np.isnan(want_q)          # the sign of a NaN means nothing
+        np.testing.assert_array_equal(np.signbit(q[num]), np.signbit(want_q[num]))
+    else:                        # Vulkan lets division be off by 2.5 ulp elsewhere
+        np.testing.assert_array_max_ulp(q, want_q, maxulp=1)
+    np.testing.assert_array_equal(r, want_r)
+    num = ~np.isnan(want_r)
+    np.testing.assert_array_equal(np.signbit(r[num]), np.signbit(want_r[num]))
+    small = np.array([0.5], dtype), np.array([0.1], dtype)
+    float_divmod.forall(1)(*small, q[:1], r[:1])
+    assert q[0] == 4.0

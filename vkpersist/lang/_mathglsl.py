@@ -518,17 +518,6 @@ _fn("remainder", ["fmod"], """$F _vkp_remainder${S}($F x, $F y) {
     }
     return x < 0.0 || (x == 0.0 && _vkp_signbit${S}(x)) ? -r : r;
 }""")
-_fn("pymod", ["fmod"], """$F _vkp_pymod${S}($F x, $F y) {
-    // Python's (and NumPy's) float %: fmod, moved to the divisor's sign
-    $F r = _vkp_fmod${S}(x, y);
-    if (r != 0.0) {
-        if ((r < 0.0) != (y < 0.0)) r += y;
-    } else {
-        r = y < 0.0 || (y == 0.0 && _vkp_signbit${S}(y)) ? -0.0 : 0.0;
-        if (isnan(y) || isnan(x)) r = $NAN;
-    }
-    return r;
-}""")
 _fn("modff", ["signbit"], """$F _vkp_modff${S}($F x) {
     // the fractional part, with x's sign (modf(-3.0) = (-0.0, -3.0), modf(inf) = (0.0, inf))
     $F f = isinf(x) ? 0.0 : abs(x - trunc(x));

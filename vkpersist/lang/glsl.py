@@ -319,8 +319,9 @@ class Writer(ControlFlow):
         t = e.type
         op = e.op
         if op in ("//", "%"):
-            if op == "%" and isinstance(t, T.Scalar) and t.is_float:   # exact, as Python
-                return f"{mathlib.function(self.helpers, 'pymod', t)}({a}, {b})"
+            if isinstance(t, T.Scalar) and t.is_float:                  # exact, as Python
+                name = "pymod" if op == "%" else "pyfloordiv"
+                return f"{mathlib.function(self.helpers, name, t)}({a}, {b})"
             if isinstance(t, T.Vector) or t.is_float:
                 return f"floor(({a}) / ({b}))" if op == "//" else f"mod({a}, {b})"
             if t.kind == "u":

@@ -30,11 +30,12 @@ import numpy as np
 from . import types as T
 from ._mathcoef import CONST, POLY, TWO_OVER_PI
 from ._mathglsl import FUNCTIONS
+from . import _mathglsl_python  # noqa: F401  (registers pymod and pyfloordiv)
 
 UNARY = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
          "acosh", "atanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "cbrt",
          "erf", "erfc", "gamma", "lgamma")
-BINARY = ("pow", "atan2", "hypot", "fmod", "remainder", "pymod")
+BINARY = ("pow", "atan2", "hypot", "fmod", "remainder", "pymod", "pyfloordiv")
 
 
 def _erf_series(prec: str) -> list:

@@ -64,6 +64,20 @@ double _vkp_fmod_float64(double x, double y) {
     return _vkp_signbit_float64(x) ? -r : r;
 }
 
+double _vkp_pyfloordiv_float64(double x, double y) {
+    // CPython's float divmod: the quotient of x minus its exact remainder, moved down where
+    // the remainder takes the divisor's sign, then rounded to the integer it is (the
+    // division may round); division by zero gives x / y (inf or nan), as NumPy
+    if (y == 0.0) return x / y;
+    double m = _vkp_fmod_float64(x, y);
+    double d = (x - m) / y;
+    if (m != 0.0 && ((m < 0.0) != (y < 0.0))) d -= 1.0;
+    if (d == 0.0) return _vkp_signbit_float64(x) != _vkp_signbit_float64(y) ? -0.0 : 0.0;
+    double f = floor(d);
+    if (d - f > 0.5) f += 1.0;
+    return f;
+}
+
 double _vkp_pymod_float64(double x, double y) {
     // Python's (and NumPy's) float %: fmod, moved to the divisor's sign
     double r = _vkp_fmod_float64(x, y);
@@ -98,7 +112,7 @@ void main() {
         // test_lang_arith.py:86
         out_py[(i) * out_py_shape1 + 3] = x / y;
         // test_lang_arith.py:87
-        out_py[(i) * out_py_shape1 + 4] = floor((x) / (y));
+        out_py[(i) * out_py_shape1 + 4] = _vkp_pyfloordiv_float64(x, y);
         // test_lang_arith.py:88
         out_py[(i) * out_py_shape1 + 5] = _vkp_pymod_float64(x, y);
         // test_lang_arith.py:89

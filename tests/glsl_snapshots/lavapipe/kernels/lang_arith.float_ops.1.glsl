@@ -66,6 +66,20 @@ float _vkp_fmod(float x, float y) {
     return _vkp_signbit(x) ? -r : r;
 }
 
+float _vkp_pyfloordiv(float x, float y) {
+    // CPython's float divmod: the quotient of x minus its exact remainder, moved down where
+    // the remainder takes the divisor's sign, then rounded to the integer it is (the
+    // division may round); division by zero gives x / y (inf or nan), as NumPy
+    if (y == 0.0) return x / y;
+    float m = _vkp_fmod(x, y);
+    float d = (x - m) / y;
+    if (m != 0.0 && ((m < 0.0) != (y < 0.0))) d -= 1.0;
+    if (d == 0.0) return _vkp_signbit(x) != _vkp_signbit(y) ? -0.0 : 0.0;
+    float f = floor(d);
+    if (d - f > 0.5) f += 1.0;
+    return f;
+}
+
 float _vkp_pymod(float x, float y) {
     // Python's (and NumPy's) float %: fmod, moved to the divisor's sign
     float r = _vkp_fmod(x, y);
@@ -100,7 +114,7 @@ void main() {
         // test_lang_arith.py:86
         out_py[(i) * out_py_shape1 + 3] = x / y;
         // test_lang_arith.py:87
-        out_py[(i) * out_py_shape1 + 4] = floor((x) / (y));
+        out_py[(i) * out_py_shape1 + 4] = _vkp_pyfloordiv(x, y);
         // test_lang_arith.py:88
         out_py[(i) * out_py_shape1 + 5] = _vkp_pymod(x, y);
         // test_lang_arith.py:89
