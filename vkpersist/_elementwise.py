@@ -26,7 +26,7 @@ import operator
 
 import numpy as np
 
-from ._ufunc_table import BY_UFUNC, COMPUTE, EMIT, HELPERS, UFUNCS, wrap
+from ._ufunc_table import BY_UFUNC, COMPUTE, EMIT, UFUNCS, wrap
 from .vk.array import Array
 
 LOCAL = 256
@@ -314,7 +314,6 @@ def source(root: Node, out_dtype: np.dtype, ndim: int) -> tuple[str, _Emitter]:
     text = "\n".join(["@vkp.kernel", f"def elementwise({', '.join(params)}):",
                       "    g = vkp.global_id(0)"] + ["    " + b for b in body] +
                      ["        " + b for b in inner]) + "\n"
-    text += "".join({helper for name, helper in HELPERS.items() if f"{name}(" in text})
     return text, em
 
 

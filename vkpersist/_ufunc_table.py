@@ -132,70 +132,16 @@ def _bool(x, ins):
     return x if ins.kind == "b" else f"({x} != 0)"
 
 
-def _float_division(name, op):
-    """// or % (`op`): for floats NumPy's own definition, through `FLOAT_DIVISION` (GLSL's
-    floor(a / b) rounds a / b first: 0.5 // 0.1 would be 5.0, NumPy's is 4.0; its
-    mod(a, b) = a - b * floor(a / b) rounds twice)."""
+def _division(op):
+    """// or % (`op`): on floats the kernel language's own, CPython's (and NumPy's) divmod on
+    an exact fmod (lang/_mathglsl_python.py), NumPy's results bit for bit where division
+    rounds correctly (GLSL's floor(a / b) rounds a / b first: 0.5 // 0.1 would be 5.0,
+    NumPy's is 4.0; its mod(a, b) = a - b * floor(a / b) rounds twice)."""
     def emit(a, b, ins, out):
         if _is_float(ins[0]):
-            return f"{name}({a}, {b})"
+            return f"({a} {op} {b})"
         return _int_div(op)(a, b, ins, out)
     return emit
-
-
-# The device functions of float `//` and `%`, defined after the kernel in its source where
-# it calls them: NumPy's npy_divmod, operation for operation, so results are NumPy's bit
-# for bit. float_fmod is exact: binary long division of |a| by |b|, t running down from
-# |b| * 2**k to |b| with x < 2t, so each x - t is exact (Sterbenz's lemma); at most the
-# exponent range in steps (277 for float32, 2098 for float64).
-FLOAT_DIVISION = """
-import math
-
-
-@vkp.func
-def float_fmod(a, b):
-    x = abs(a)
-    y = abs(b)
-    if vkp.isnan(a) or vkp.isnan(b) or vkp.isinf(a) or y == 0:
-        return math.nan + a * b
-    if not vkp.isinf(y):
-        t = y
-        while t + t <= x:
-            t = t + t
-        while t >= y:
-            if x >= t:
-                x = x - t
-            t = t * 0.5
-    return vkp.copysign(x, a)
-
-
-@vkp.func
-def float_remainder(a, b):
-    mod = float_fmod(a, b)
-    if mod != 0:
-        if (b < 0) != (mod < 0):
-            mod = mod + b
-    else:
-        mod = vkp.copysign(0.0 * a, b)
-    return mod
-
-
-@vkp.func
-def float_floor_divide(a, b):
-    if b == 0:
-        return a / b
-    mod = float_fmod(a, b)
-    div = (a - mod) / b
-    if mod != 0 and (b < 0) != (mod < 0):
-        div = div - 1.0
-    if div == 0:
-        return vkp.copysign(0.0 * a, a / b)
-    floor = div // 1.0
-    if div - floor > 0.5:
-        floor = floor + 1.0
-    return floor
-"""
-HELPERS = {"float_remainder": FLOAT_DIVISION, "float_floor_divide": FLOAT_DIVISION}
 
 # ufunc name -> emitter(*operands, ins, out)
 EMIT = {
@@ -203,8 +149,8 @@ EMIT = {
     "subtract": lambda a, b, ins, out: f"({a} - {b})",
     "multiply": _bool_or("*", "and"),
     "true_divide": lambda a, b, ins, out: f"({a} / {b})",
-    "floor_divide": _float_division("float_floor_divide", "//"),
-    "remainder": _float_division("float_remainder", "%"),
+    "floor_divide": _division("//"),
+    "remainder": _division("%"),
     "power": _power,
     "negative": lambda a, ins, out: f"(-{a})",
     "positive": lambda a, ins, out: a,
