@@ -141,7 +141,8 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
 
     def __init__(self, ctx, shape, dtype, memory: str = "device", *, buffer=None):
         """`buffer`: an existing Buffer of this context and kind, large enough, to use
-        instead of a new one (the element-wise layer reuses those of dropped results)."""
+        instead of a new one (the element-wise layer reuses those of dropped results;
+        vk/shared_pages.py passes host pages a device imported)."""
         check_kind(memory)
         self.ctx = ctx
         self.shape = check_shape(shape)
@@ -157,18 +158,6 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         # row-major without gaps; _plain: and from the buffer's first byte, which is what
         # kernels index without strides (views are specialised: see ArrayType.strided)
         self._contiguous = self._plain = True
-
-    @classmethod
-    def _over(cls, ctx, buffer, shape, dtype, memory: str) -> "Array":
-        """An Array owning `buffer`, memory made elsewhere (host pages a device imported:
-        vk/shared_pages.py) rather than allocated for it."""
-        out = object.__new__(cls)
-        out.ctx, out.shape, out.dtype, out.memory, out.buffer = ctx, shape, dtype, memory, buffer
-        out.size = math.prod(shape)
-        out.nbytes = out.size * dtype.itemsize
-        out.base, out._offset, out._estrides = None, 0, indexing.c_strides(shape)
-        out._contiguous = out._plain = True
-        return out
 
     def _view(self, shape, estrides, offset) -> "Array":
         view = object.__new__(Array)

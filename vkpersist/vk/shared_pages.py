@@ -113,7 +113,7 @@ class SharedPages:
         dtype = check_dtype(dtype, ctx.info)
         count, shape = self._extent(dtype, shape, offset)
         buffer = self.import_into(ctx, offset, f"vkp.Array {shape} {dtype}")
-        return Array._over(ctx, buffer, shape, dtype, "host")
+        return Array(ctx, shape, dtype, "host", buffer=buffer)
 
     def import_into(self, ctx, offset: int, what: str) -> ImportedBuffer:
         """The pages from byte `offset` to the end, imported into `ctx` (a buffer that holds
