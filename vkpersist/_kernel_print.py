@@ -8,20 +8,15 @@ from __future__ import annotations
 import struct
 import sys
 
-import numpy as np
 
 from .lang.printing import CAPACITY_WORDS, FORMATS, words
+from .vk.sync_words import sync_words
 
 
 def print_buffer(ctx):
-    """The context's print buffer (made, and its drain registered, on first use)."""
-    buf = getattr(ctx, "_print_buffer", None)
-    if buf is None or not buf.buffer.alive:
-        buf = ctx.zeros(CAPACITY_WORDS + 2, np.uint32, memory="host")
-        ctx._print_buffer = buf
-        view = buf.buffer.host_view().view(np.uint32)
-        ctx._core.after_sync.insert(0, lambda: _drain(view))    # before checks that raise
-    return buf
+    """The context's print buffer (made, and its drain registered, on first use); drained
+    before the checks that raise, so what a kernel printed appears first."""
+    return sync_words(ctx, "_print_buffer", CAPACITY_WORDS + 2, _drain, first=True)
 
 
 def _drain(view) -> None:

@@ -19,6 +19,7 @@ import numpy as np
 from .._errors import BoundsError
 from . import ir
 from . import types as T
+from ..vk.sync_words import sync_words
 
 RECORD_WORDS = 8             # site, the index (3 words), the shape (3 words), spare
 _sites: dict[int, tuple] = {}    # site id -> (file, line, array name, rank)
@@ -104,20 +105,13 @@ def checked_index(w, var, idx: list) -> str:
 
 def bounds_record(ctx):
     """The context's error record (host-visible words), checked after every synchronize."""
-    record = getattr(ctx, "_bounds_record", None)
-    if record is None or not record.buffer.alive:
-        record = ctx.zeros(RECORD_WORDS, np.uint32, memory="host")
-        ctx._bounds_record = record
-        view = record.buffer.host_view().view(np.uint32)
-
-        def check():
-            site = int(view[0])
-            if site:
-                words = view[1:7].view(np.int32).tolist()
-                view[:] = 0
-                raise out_of_range(site, words)
-        ctx._core.after_sync.append(check)
-    return record
+    def check(view):
+        site = int(view[0])
+        if site:
+            words = view[1:7].view(np.int32).tolist()
+            view[:] = 0
+            raise out_of_range(site, words)
+    return sync_words(ctx, "_bounds_record", RECORD_WORDS, check)
 
 
 def out_of_range(site: int, words: list) -> BoundsError:

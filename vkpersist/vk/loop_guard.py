@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import zlib
 
-import numpy as np
 
 from .._errors import DeviceLimitError
 from .array import Array
+from .sync_words import sync_words
 from .target import LOOP_GUARD_LIMIT
 
 _kernel_names: dict[int, str] = {}     # kernel id -> name, for loop-limit reports
@@ -29,22 +29,15 @@ def register_kernel_name(name: str) -> int:
 
 def loop_status_array(ctx) -> Array:
     """Per-context word where loop-guarded kernels (lavapipe) report hitting the loop limit."""
-    status = getattr(ctx, "_loop_status", None)
-    if status is None or not status.buffer.alive:
-        status = ctx.zeros(4, np.uint32, memory="host")
-        ctx._loop_status = status
-        view = status.buffer.host_view().view(np.uint32)
-
-        def check():
-            culprit = int(view[0])
-            if culprit:
-                view[0] = 0
-                name = _kernel_names.get(culprit, "a kernel")
-                raise DeviceLimitError(
-                    f"{name}: an invocation ran more than {LOOP_GUARD_LIMIT:,} loop "
-                    f"iterations on {ctx.info.name}, which stops every loop after ~65,535 "
-                    "per invocation (counting each loop's final test, so a loop inside a "
-                    "loop costs one more each time); its results would be silently "
-                    "truncated. Spread the work over more invocations, or run on a GPU.")
-        ctx._core.after_sync.append(check)
-    return status
+    def check(view):
+        culprit = int(view[0])
+        if culprit:
+            view[0] = 0
+            name = _kernel_names.get(culprit, "a kernel")
+            raise DeviceLimitError(
+                f"{name}: an invocation ran more than {LOOP_GUARD_LIMIT:,} loop "
+                f"iterations on {ctx.info.name}, which stops every loop after ~65,535 "
+                "per invocation (counting each loop's final test, so a loop inside a "
+                "loop costs one more each time); its results would be silently "
+                "truncated. Spread the work over more invocations, or run on a GPU.")
+    return sync_words(ctx, "_loop_status", 4, check)
