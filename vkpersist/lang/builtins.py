@@ -217,7 +217,15 @@ def _float_fn(name, glsl=None, *, int_result=False, emit=None):
     _math_builtin(name, lower, emit or _glsl_call(glsl or name), _py(name))
 
 
-for _name, _glsl in [("sqrt", None), ("rsqrt", "inversesqrt"), ("fabs", "abs"), ("sign", None)]:
+def _emit_sqrt(w, e):
+    """GLSL's sqrt, correctly rounded where the device's float32 one is not."""
+    if w.rounds_f32(e.type):
+        return _math_call(mathlib.ROUNDED["sqrt"])(w, e)
+    return _glsl_call("sqrt")(w, e)
+
+
+_float_fn("sqrt", emit=_emit_sqrt)
+for _name, _glsl in [("rsqrt", "inversesqrt"), ("fabs", "abs"), ("sign", None)]:
     _float_fn(_name, _glsl)
 for _name in mathlib.UNARY:
     _float_fn(_name, emit=_math_call(_name))

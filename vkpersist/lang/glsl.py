@@ -13,6 +13,7 @@ per-invocation loop limit and the kernel reports when it would be cut short.
 """
 from __future__ import annotations
 
+import math
 import os
 
 from . import builtins as B
@@ -331,7 +332,17 @@ class Writer(ControlFlow):
             return f"{fn}({a}, {b})"
         if t == T.bool_:          # GLSL has no bitwise operators on bool; both sides run
             return f"({a} != {b})" if op == "^" else f"bool(int({a}) {op} int({b}))"
+        if op == "/" and self.rounds_f32(t) and not _power_of_two(e.right):
+            a, b = (x if o.type == t else f"{t.glsl}({x})"
+                    for x, o in ((a, e.left), (b, e.right)))    # a vector over a scalar
+            return f"{mathlib.function(self.helpers, mathlib.ROUNDED['/'], t)}({a}, {b})"
         return f"({a} {op} {b})"
+
+    def rounds_f32(self, t) -> bool:
+        """Whether float32 `/` and sqrt of type `t` need vkpersist's correctly rounded ones on
+        this target (Target.exact_division)."""
+        return not self.unit.target.exact_division and \
+            (t.elem if isinstance(t, T.Vector) else t) == T.f32
 
     def helper(self, name, t) -> str:
         gt = glsl_type(t)
@@ -494,6 +505,14 @@ class Writer(ControlFlow):
 
     def program_step(self, e) -> str:
         return "_vkp_step"
+
+
+def _power_of_two(e) -> bool:
+    """A constant divisor that is a power of two: the quotient is exact on every device."""
+    if not isinstance(e, ir.Const) or not isinstance(e.value, (int, float)):
+        return False
+    m, _ = math.frexp(float(e.value))
+    return abs(m) == 0.5
 
 
 class _LValue:

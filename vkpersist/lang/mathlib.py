@@ -30,12 +30,14 @@ import numpy as np
 from . import types as T
 from ._mathcoef import CONST, POLY, TWO_OVER_PI
 from ._mathglsl import FUNCTIONS
-from . import _mathglsl_python  # noqa: F401  (registers pymod and pyfloordiv)
+from . import _mathglsl_python  # noqa: F401  (registers pymod, pyfloordiv, div_rn, sqrt_rn)
 
 UNARY = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
          "acosh", "atanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "cbrt",
          "erf", "erfc", "gamma", "lgamma")
 BINARY = ("pow", "atan2", "hypot", "fmod", "remainder", "pymod", "pyfloordiv")
+# arithmetic the code generator calls on devices whose own is not correctly rounded
+ROUNDED = {"/": "div_rn", "sqrt": "sqrt_rn"}
 
 
 def _erf_series(prec: str) -> list:
@@ -378,7 +380,7 @@ def function(helpers: dict, name: str, t) -> str:
     key = f"math_{name}_{vt}"
     if key not in helpers:
         comps = "xyzw"[:t.n]
-        if name in BINARY:
+        if name in BINARY or name == ROUNDED["/"]:
             args = f"{vt} a, {vt} b"
             parts = ", ".join(f"{scalar}(a.{c}, b.{c})" for c in comps)
         else:

@@ -67,6 +67,9 @@ class DeviceInfo:
     # "shuffle", "shuffle_relative", "clustered", "quad"; "extended_types": 64-bit integers
     # in them too): warp functions need them
     subgroup_ops: frozenset = frozenset()
+    # float bit widths whose signed zeros, infinities and NaNs shaders may ask the driver to
+    # keep (SPIR-V's SignedZeroInfNanPreserve, VkPhysicalDeviceFloatControlsProperties)
+    float_preserve: frozenset = frozenset()
 
     @property
     def subgroup_arithmetic(self) -> bool:
@@ -172,7 +175,7 @@ def _describe(index: int, pd) -> DeviceInfo:
     feats = vk.vkGetPhysicalDeviceFeatures(pd)
     f11 = f12 = None
     driver, driver_info, driver_id, subgroup = "", "", 0, 1
-    subgroup_ops = frozenset()
+    subgroup_ops = float_preserve = frozenset()
     max_alloc = 1 << 30
     host_alignment = 0
     atomic_float = False
@@ -191,12 +194,15 @@ def _describe(index: int, pd) -> DeviceInfo:
             if "VK_EXT_external_memory_host" in exts else None
         sg = vk.VkPhysicalDeviceSubgroupProperties(pNext=hp) if hp is not None \
             else vk.VkPhysicalDeviceSubgroupProperties()
-        m3 = vk.VkPhysicalDeviceMaintenance3Properties(pNext=sg)
+        fc = vk.VkPhysicalDeviceFloatControlsProperties(pNext=sg)
+        m3 = vk.VkPhysicalDeviceMaintenance3Properties(pNext=fc)
         dp = vk.VkPhysicalDeviceDriverProperties(pNext=m3)
         p2 = vk.VkPhysicalDeviceProperties2(pNext=dp)
         vk.vkGetPhysicalDeviceProperties2(pd, p2)
         driver, driver_info, driver_id = _text(dp.driverName), _text(dp.driverInfo), dp.driverID
         subgroup, max_alloc = sg.subgroupSize, m3.maxMemoryAllocationSize
+        float_preserve = frozenset(w for w in (16, 32, 64)
+                                   if getattr(fc, f"shaderSignedZeroInfNanPreserveFloat{w}"))
         if sg.supportedStages & vk.VK_SHADER_STAGE_COMPUTE_BIT:
             subgroup_ops = frozenset(name for bit, name in _SUBGROUP_OPS
                                      if sg.supportedOperations & bit)
@@ -239,7 +245,7 @@ def _describe(index: int, pd) -> DeviceInfo:
         max_push_constants_size=lim.maxPushConstantsSize,
         timestamp_period_ns=float(lim.timestampPeriod),
         timestamps=any(q.timestampValidBits for q in queues if q.queueFlags & vk.VK_QUEUE_COMPUTE_BIT),
-        subgroup_ops=subgroup_ops,
+        subgroup_ops=subgroup_ops, float_preserve=float_preserve,
     )
 
 

@@ -39,7 +39,7 @@ from .context import Context, default_context
 from .glslang import compile_glsl, preprocess
 from .loop_guard import loop_status_array, register_kernel_name
 from .pipeline import Pipeline
-from .spirv import glsl_scalar_name, reflect
+from .spirv import glsl_scalar_name, preserve_float_specials, reflect
 from .target import LOOP_GUARD_LIMIT
 
 _AXES = "xyz"
@@ -145,6 +145,7 @@ class GLSLKernel:
         if key not in per_core:
             api = tuple(int(p) for p in ctx.info.vulkan_version.split(".")[:2])
             code = self.spirv("vulkan1.2" if api >= (1, 2) else "vulkan1.1")
+            code = preserve_float_specials(code, ctx.target.float_preserve)
             per_core[key] = Pipeline(core, code, self.reflection, spec, label=self.name)
         return per_core[key]
 

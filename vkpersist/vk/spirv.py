@@ -202,3 +202,51 @@ def _element(types, constants, type_id) -> tuple[np.dtype, int]:
         return dtype, n * constants.get(t[2], 1)
     raise VkPersistError("push constants may hold scalars, vectors and arrays of them; "
                          "structs and matrices are not supported")
+
+
+# SPIR-V 1.4's float controls (SPV_KHR_float_controls): the capability and execution mode
+_OpCapability, _OpEntryPoint = 17, 15
+_CapSignedZeroInfNanPreserve, _ModeSignedZeroInfNanPreserve = 4466, 4461
+_SPIRV_1_4 = 0x00010400
+
+
+def preserve_float_specials(code: bytes, widths) -> bytes:
+    """`code` with the SignedZeroInfNanPreserve execution mode for each float bit width in
+    `widths`, on every entry point: the driver may then no longer assume that no operand is
+    NaN, infinite or a signed zero (fold `x + 0.0` to `x`, `x * 0.0` to 0, `isnan` to false).
+
+    Why patch the binary: glslang's `spirv_execution_mode` keeps one execution mode of each
+    kind, so a shader cannot ask for widths 32 and 64 from GLSL (glslang 13). Modules older
+    than SPIR-V 1.4 (a Vulkan 1.1 target) come back unchanged: there the mode needs a device
+    extension that vkpersist does not enable."""
+    widths = sorted(set(widths))
+    words = list(struct.unpack(f"<{len(code) // 4}I", code))
+    if not widths or words[0] != MAGIC or words[1] < _SPIRV_1_4:
+        return code
+    out, entries, have_cap, have_modes = words[:5], [], False, set()
+    pos, insert_cap, insert_modes = 5, None, None
+    while pos < len(words):
+        count, op = words[pos] >> 16, words[pos] & 0xFFFF
+        if count == 0:
+            raise VkPersistError("malformed SPIR-V (an instruction of length 0)")
+        inst = words[pos:pos + count]
+        if op == _OpCapability:
+            have_cap |= inst[1] == _CapSignedZeroInfNanPreserve
+        elif insert_cap is None:
+            insert_cap = len(out)        # the end of the capabilities
+        if op == _OpEntryPoint:
+            entries.append(inst[2])
+        elif op == _OpExecutionMode and inst[2] == _ModeSignedZeroInfNanPreserve:
+            have_modes.add((inst[1], inst[3]))
+        elif entries and insert_modes is None and op not in (_OpExecutionMode, _OpExecutionModeId):
+            insert_modes = len(out)      # the end of the execution modes
+        out += inst
+        pos += count
+    modes = [w for e in entries for width in widths if (e, width) not in have_modes
+             for w in ((4 << 16) | _OpExecutionMode, e, _ModeSignedZeroInfNanPreserve, width)]
+    if insert_modes is None:
+        insert_modes = len(out)
+    out[insert_modes:insert_modes] = modes
+    if not have_cap:
+        out[insert_cap:insert_cap] = [(2 << 16) | _OpCapability, _CapSignedZeroInfNanPreserve]
+    return struct.pack(f"<{len(out)}I", *out)

@@ -22,6 +22,15 @@ The choices, and the measurements behind them (VULKAN_FACTS.md, docs/benchmarks.
 - workgroups_at_once: lavapipe runs one workgroup per pool thread at a time (§6,
   LP_NUM_THREADS or the CPU count, at most 32), so the megakernel launches that many; None
   on GPUs, where occupancy discovery finds the co-resident workgroups.
+- float_preserve: the float widths whose signed zeros, infinities and NaNs every shader asks
+  the driver to keep (SignedZeroInfNanPreserve, vk/spirv.py), where the device offers it.
+- exact_division: whether the device's float32 `/` and sqrt are correctly rounded, as
+  Python, NumPy and CUDA's defaults are; where not, the kernel language corrects them by
+  the exact residual (lang/_mathglsl.py: div_rn, sqrt_rn). Vulkan allows 2.5 ulp; measured
+  on the H200 (580.159.04) 30 % of random float32 quotients and 17 % of square roots
+  are off by an ulp, float64 ones none (benchmarks/float_semantics.py). lavapipe's (LLVM's)
+  are correctly rounded, and its `precise` fma is not fused, which the correction
+  needs: 11 % of quotients came out wrong with it there. Other drivers get the correction.
 - spin_unroll: polls per spin-loop iteration: 8 on GPUs; 64 under the loop guard, which
   counts iterations, not time (a waiter whose peer thread is descheduled for 10 ms must
   stay far below the limit).
@@ -49,6 +58,8 @@ class Target:
     atomic_int64: bool
     atomic_float: bool
     subgroup_ops: frozenset = frozenset()     # DeviceInfo.subgroup_ops: warp functions
+    float_preserve: frozenset = frozenset()   # DeviceInfo.float_preserve
+    exact_division: bool = True
 
     @classmethod
     def for_device(cls, info) -> "Target":
@@ -61,7 +72,8 @@ class Target:
                    workgroups_at_once=_pool_threads() if lavapipe else None,
                    int64=info.int64, float64=info.float64,
                    atomic_int64=info.atomic_int64, atomic_float=info.atomic_float,
-                   subgroup_ops=info.subgroup_ops)
+                   subgroup_ops=info.subgroup_ops, float_preserve=info.float_preserve,
+                   exact_division=lavapipe)
 
     @classmethod
     def any_device(cls) -> "Target":
@@ -73,7 +85,8 @@ class Target:
                    atomic_int64=True, atomic_float=True,
                    subgroup_ops=frozenset(("basic", "vote", "arithmetic", "ballot", "shuffle",
                                            "shuffle_relative", "clustered", "quad",
-                                           "extended_types")))
+                                           "extended_types")),
+                   float_preserve=frozenset((16, 32, 64)), exact_division=False)
 
 
 def _pool_threads() -> int:
