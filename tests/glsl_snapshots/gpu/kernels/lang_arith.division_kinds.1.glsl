@@ -12,6 +12,18 @@ layout(std430, binding = 0) readonly buffer a_buffer { int a[]; };
 layout(std430, binding = 1) readonly buffer b_buffer { int b[]; };
 layout(std430, binding = 2) buffer out_py_buffer { float out_py[]; };
 
+float _vkp_div_rn(float a, float b) {
+    // a / b correctly rounded: the device's quotient q (Vulkan allows 2.5 ulp) plus the
+    // exact residual a - q * b (one fma) over b; zeros, infinities and NaN as the device's
+    // (IEEE's where it keeps them: SignedZeroInfNanPreserve)
+    precise float q = a / b;
+    if (q == 0.0 || isinf(q) || isnan(q)) return q;
+    precise float r = 1.0 / b;
+    precise float e = fma(-q, b, a);
+    precise float res = fma(e, r, q);
+    return res;
+}
+
 int _vkp_floordiv(int a, int b) {
     int q = a / b;
     if ((a - q * b) != 0 && ((a < 0) != (b < 0))) q -= 1;
@@ -32,7 +44,7 @@ void main() {
     // test_lang_arith.py:121
     if (i < a_shape0) {
         // test_lang_arith.py:122
-        out_py[(i) * out_py_shape1 + 0] = float(a[i]) / float(b[i]);
+        out_py[(i) * out_py_shape1 + 0] = _vkp_div_rn(float(a[i]), float(b[i]));
         // test_lang_arith.py:123
         out_py[(i) * out_py_shape1 + 1] = float(_vkp_floordiv(a[i], b[i])) + 0.0;
         // test_lang_arith.py:124

@@ -12,6 +12,18 @@ layout(std430, binding = 0) readonly buffer a_buffer { float a[]; };
 layout(std430, binding = 1) readonly buffer b_buffer { float b[]; };
 layout(std430, binding = 2) buffer out_py_buffer { float out_py[]; };
 
+float _vkp_div_rn(float a, float b) {
+    // a / b correctly rounded: the device's quotient q (Vulkan allows 2.5 ulp) plus the
+    // exact residual a - q * b (one fma) over b; zeros, infinities and NaN as the device's
+    // (IEEE's where it keeps them: SignedZeroInfNanPreserve)
+    precise float q = a / b;
+    if (q == 0.0 || isinf(q) || isnan(q)) return q;
+    precise float r = 1.0 / b;
+    precise float e = fma(-q, b, a);
+    precise float res = fma(e, r, q);
+    return res;
+}
+
 bool _vkp_signbit(float x) {
     return (floatBitsToUint(x) >> 31) != 0u;
 }
@@ -110,7 +122,7 @@ void main() {
         // test_lang_arith.py:85
         out_py[(i) * out_py_shape1 + 2] = x * y;
         // test_lang_arith.py:86
-        out_py[(i) * out_py_shape1 + 3] = x / y;
+        out_py[(i) * out_py_shape1 + 3] = _vkp_div_rn(x, y);
         // test_lang_arith.py:87
         out_py[(i) * out_py_shape1 + 4] = _vkp_pyfloordiv(x, y);
         // test_lang_arith.py:88

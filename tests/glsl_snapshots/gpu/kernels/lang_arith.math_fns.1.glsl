@@ -10,6 +10,15 @@ layout(push_constant) uniform Params {
 layout(std430, binding = 0) readonly buffer x_buffer { float x[]; };
 layout(std430, binding = 1) buffer out_py_buffer { float out_py[]; };
 
+float _vkp_sqrt_rn(float a) {
+    // sqrt(a) correctly rounded: the device's root s corrected by (a - s * s) / (2 s)
+    precise float s = sqrt(a);
+    if (s == 0.0 || isinf(s) || isnan(s)) return s;
+    precise float e = fma(-s, s, a);
+    precise float res = fma(e, 0.5 / s, s);
+    return res;
+}
+
 float _vkp_expr(float r, float rl) {
     // e**(r + rl), |r| <= ln2/2, |rl| tiny
     precise float p = r + (r * r * (5.0e-01 + r * (1.6666667e-01 + r * (4.1666467e-02 + r * (8.333298e-03 + r * (1.3933651e-03 + r * (1.9899286e-04)))))) + rl * (1.0 + r));
@@ -513,7 +522,7 @@ void main() {
         // test_lang_arith.py:234
         v = x[i];
         // test_lang_arith.py:235
-        out_py[(i) * out_py_shape1 + 0] = sqrt(v);
+        out_py[(i) * out_py_shape1 + 0] = _vkp_sqrt_rn(v);
         // test_lang_arith.py:236
         out_py[(i) * out_py_shape1 + 1] = _vkp_exp(-(v));
         // test_lang_arith.py:237

@@ -15,6 +15,18 @@ layout(std430, binding = 1) readonly buffer f32s_buffer { float f32s[]; };
 layout(std430, binding = 2) readonly buffer u32s_buffer { uint u32s[]; };
 layout(std430, binding = 3) buffer out_py_buffer { double out_py[]; };
 
+float _vkp_div_rn(float a, float b) {
+    // a / b correctly rounded: the device's quotient q (Vulkan allows 2.5 ulp) plus the
+    // exact residual a - q * b (one fma) over b; zeros, infinities and NaN as the device's
+    // (IEEE's where it keeps them: SignedZeroInfNanPreserve)
+    precise float q = a / b;
+    if (q == 0.0 || isinf(q) || isnan(q)) return q;
+    precise float r = 1.0 / b;
+    precise float e = fma(-q, b, a);
+    precise float res = fma(e, r, q);
+    return res;
+}
+
 // test_lang_arith.py:155: promotion
 void main() {
     int k;
@@ -35,7 +47,7 @@ void main() {
         // test_lang_arith.py:162
         out_py[(k) * out_py_shape1 + 2] = double((float(a) * 0.5));
         // test_lang_arith.py:163
-        out_py[(k) * out_py_shape1 + 3] = double((float(a) / 3.0));
+        out_py[(k) * out_py_shape1 + 3] = double(_vkp_div_rn(float(a), 3.0));
         // test_lang_arith.py:164
         out_py[(k) * out_py_shape1 + 4] = double(int(x));
         // test_lang_arith.py:165

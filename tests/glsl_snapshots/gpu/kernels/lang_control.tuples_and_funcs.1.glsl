@@ -24,6 +24,18 @@ int _vkp_mod(int a, int b) {
     return r;
 }
 
+float _vkp_div_rn(float a, float b) {
+    // a / b correctly rounded: the device's quotient q (Vulkan allows 2.5 ulp) plus the
+    // exact residual a - q * b (one fma) over b; zeros, infinities and NaN as the device's
+    // (IEEE's where it keeps them: SignedZeroInfNanPreserve)
+    precise float q = a / b;
+    if (q == 0.0 || isinf(q) || isnan(q)) return q;
+    precise float r = 1.0 / b;
+    precise float e = fma(-q, b, a);
+    precise float res = fma(e, r, q);
+    return res;
+}
+
 // test_lang_control.py:104: divmod_
 void divmod__0(int a, int b, out int _out0, out int _out1) {
     // test_lang_control.py:105
@@ -94,6 +106,6 @@ void main() {
         // test_lang_control.py:132
         out_py[(i) * out_py_shape1 + 3] = y;
         // test_lang_control.py:133
-        out_py[(i) * out_py_shape1 + 4] = int((twice_clamped_1((float(a[i]) / 10.0)) * 100.0));
+        out_py[(i) * out_py_shape1 + 4] = int((twice_clamped_1(_vkp_div_rn(float(a[i]), 10.0)) * 100.0));
     }
 }

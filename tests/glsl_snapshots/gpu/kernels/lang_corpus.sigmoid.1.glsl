@@ -38,6 +38,18 @@ float _vkp_exp(float x) {
     return _vkp_expdd(x, 0.0);
 }
 
+float _vkp_div_rn(float a, float b) {
+    // a / b correctly rounded: the device's quotient q (Vulkan allows 2.5 ulp) plus the
+    // exact residual a - q * b (one fma) over b; zeros, infinities and NaN as the device's
+    // (IEEE's where it keeps them: SignedZeroInfNanPreserve)
+    precise float q = a / b;
+    if (q == 0.0 || isinf(q) || isnan(q)) return q;
+    precise float r = 1.0 / b;
+    precise float e = fma(-q, b, a);
+    precise float res = fma(e, r, q);
+    return res;
+}
+
 // test_lang_corpus.py:198: sigmoid
 void main() {
     int i;
@@ -46,6 +58,6 @@ void main() {
     // test_lang_corpus.py:200
     if (i < x_shape0) {
         // test_lang_corpus.py:201
-        out_py[i] = 1.0 / (1.0 + _vkp_exp(-(x[i])));
+        out_py[i] = _vkp_div_rn(1.0, (1.0 + _vkp_exp(-(x[i]))));
     }
 }

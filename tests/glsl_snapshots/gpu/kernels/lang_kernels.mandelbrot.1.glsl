@@ -9,6 +9,18 @@ layout(push_constant) uniform Params {
 
 layout(std430, binding = 0) buffer out_py_buffer { int out_py[]; };
 
+float _vkp_div_rn(float a, float b) {
+    // a / b correctly rounded: the device's quotient q (Vulkan allows 2.5 ulp) plus the
+    // exact residual a - q * b (one fma) over b; zeros, infinities and NaN as the device's
+    // (IEEE's where it keeps them: SignedZeroInfNanPreserve)
+    precise float q = a / b;
+    if (q == 0.0 || isinf(q) || isnan(q)) return q;
+    precise float r = 1.0 / b;
+    precise float e = fma(-q, b, a);
+    precise float res = fma(e, r, q);
+    return res;
+}
+
 // test_lang_kernels.py:80: mandelbrot
 void main() {
     int px;
@@ -33,9 +45,9 @@ void main() {
     // test_lang_kernels.py:85
     if ((px < w) && (py < h)) {
         // test_lang_kernels.py:86
-        cx = (-2.0) + ((3.0 * float(px)) / float(w));
+        cx = (-2.0) + _vkp_div_rn((3.0 * float(px)), float(w));
         // test_lang_kernels.py:87
-        cy = (-1.25) + ((2.5 * float(py)) / float(h));
+        cy = (-1.25) + _vkp_div_rn((2.5 * float(py)), float(h));
         // test_lang_kernels.py:88
         x = 0.0;
         // test_lang_kernels.py:89
