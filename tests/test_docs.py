@@ -46,7 +46,9 @@ def test_programs_example_runs(tmp_path):
     blocks = _python_blocks(ROOT / "docs" / "programs.md")
     out = _run_script(tmp_path, "programs_example.py", "\n".join(blocks))
     assert "step 50: mid-plane mean" in out
-    assert "alpha changed before step" in out and "500 steps done" in out
+    change = int(re.search(r"alpha changed before step (\d+)", out).group(1))
+    done = int(re.search(r"^(\d+) steps done$", out, re.M).group(1))
+    assert change >= 200 and done >= change + 100, out
 
 
 def test_cuda_porting_example_runs(tmp_path):

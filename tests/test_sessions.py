@@ -318,8 +318,9 @@ def test_grayscott_example_writes_pngs(tmp_path):
                           "--steps", "400", "--every", "50", "--out", str(tmp_path)],
                          capture_output=True, text=True, timeout=300,
                          cwd=pathlib.Path(__file__).resolve().parents[1],
-                         env={**os.environ, "PYTHONPATH": str(
-                             pathlib.Path(__file__).resolve().parents[1])})
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                             [str(pathlib.Path(__file__).resolve().parents[1])]
+                             + os.environ.get("PYTHONPATH", "").split(os.pathsep))})
     assert run.returncode == 0, run.stderr
     pngs = sorted(tmp_path.glob("v_*.png"))
     assert [p.name for p in pngs] == [f"v_{s:07d}.png" for s in range(0, 400, 50)]
