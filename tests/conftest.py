@@ -2,6 +2,7 @@
 `ctx` fixture (one Context per device for the whole session) or the `device_info` one."""
 import os
 
+import numpy as np
 import pytest
 
 import vkpersist as vkp
@@ -41,3 +42,14 @@ def clean_env(monkeypatch):
     for var in ("VKPERSIST_DEVICE", "VKPERSIST_TIMEOUT"):
         monkeypatch.delenv(var, raising=False)
     return os.environ
+
+
+@pytest.fixture(scope="session")
+def keeps_f32_subnormals(ctx):
+    """Whether this device's float32 arithmetic keeps subnormals (below 1.2e-38). Vulkan
+    lets a device flush them to zero and NVIDIA's driver does, without offering to keep
+    them (shaderDenormPreserveFloat32 false on the H200): tests of exact float32 results
+    leave subnormals out there."""
+    tiny = np.finfo(np.float32).tiny
+    half = vkp.multiply(ctx.asarray(np.array([tiny], np.float32)), np.float32(0.5))
+    return bool(half.numpy()[0] != 0)

@@ -433,7 +433,7 @@ def test_dropped_results_lend_their_buffers_and_kept_ones_stay_intact(ctx):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
-def test_float_floor_divide_and_remainder_are_numpys(ctx, dtype):
+def test_float_floor_divide_and_remainder_are_numpys(ctx, dtype, keeps_f32_subnormals):
     """NumPy's float % is exact (fmod, then moved to the divisor's sign) and its // the
     quotient that goes with it, not floor(a / b): 0.5 // 0.1 is 4.0, 0.5 % 0.1 is
     0.09999999999999998. Bit for bit, signed zeros, inf and nan included, and quotients
@@ -443,7 +443,8 @@ def test_float_floor_divide_and_remainder_are_numpys(ctx, dtype):
     a = rng.standard_normal(2000) * 10.0 ** rng.integers(-3, big, 2000)
     b = rng.standard_normal(2000) * 10.0 ** rng.integers(-3, 3, 2000)
     a[:500], b[:500] = rng.integers(-50, 50, 500) * 0.1, 0.1       # a / b rounds to an int
-    tiny = np.finfo(dtype).smallest_subnormal
+    flush = dtype == np.float32 and not keeps_f32_subnormals    # (float16 computes in f32)
+    tiny = np.finfo(dtype).smallest_normal if flush else np.finfo(dtype).smallest_subnormal
     special = np.array([0, -0.0, 1, -1, 3, 0.1, tiny, np.finfo(dtype).max, np.inf, -np.inf,
                         np.nan])
     a = np.concatenate([a, np.repeat(special, special.size)]).astype(dtype)
@@ -452,6 +453,9 @@ def test_float_floor_divide_and_remainder_are_numpys(ctx, dtype):
     with np.errstate(all="ignore"):
         for got, want in [(da % db, a % b), (da // db, a // b)]:
             got = got.numpy()
+            if flush:                       # subnormal results come out as signed zeros
+                sub = (want != 0) & (np.abs(want) < np.finfo(dtype).tiny) & (got == 0)
+                want = np.where(sub, np.copysign(dtype(0), want), want)
             same = (got == want) & (np.signbit(got) == np.signbit(want))
             assert (same | np.isnan(got) & np.isnan(want)).all(), \
                 (a[~same][:4], b[~same][:4], got[~same][:4], want[~same][:4])

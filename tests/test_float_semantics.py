@@ -66,7 +66,8 @@ def test_special_values_of_division_and_sqrt(ctx, device_info):
         want_q, want_r = a / b, np.sqrt(np.abs(a))
     for got, want in ((q, want_q), (v, want_q), (r, want_r)):
         np.testing.assert_array_equal(got, want)
-        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+        num = ~np.isnan(want)                     # (a NaN's sign means nothing)
+        np.testing.assert_array_equal(np.signbit(got[num]), np.signbit(want[num]))
     neg = np.array([-0.0, -1.0, -inf], np.float32)
     out = vkp.sqrt(ctx.asarray(neg))
     with np.errstate(invalid="ignore"):

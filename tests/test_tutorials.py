@@ -65,7 +65,8 @@ def test_02_resident_arrays_variance_grows_by_two_alpha_per_step(device_info, tm
     out = run(device_info, tmp_path, "02_resident_arrays.py", "--size", "4000", "--steps",
               str(steps))
     assert "u[1:-1] is a view of u: True" in out
-    assert "NumPy's float32 steps bit-identical: True" in out
+    assert re.search(r"NumPy's float32 steps (bit-identical|equal but for the subnormals this "
+                     r"device flushes): True", out), out
     assert "frames read through the view taken before the run, equal to NumPy's: True" in out
     mass0, mass = number(r"mass NUM", out), number(r"mass \S+ -> NUM", out)
     var0, var = number(r"variance NUM", out), number(r"variance \S+ -> NUM", out)

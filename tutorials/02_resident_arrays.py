@@ -94,8 +94,18 @@ def main():
           f"  = {t_io / t_res:.1f}x the resident time")
     print(f"  NumPy on the CPU          {t_cpu:7.3f} s")
 
-    same = np.array_equal(out, cpu) and np.array_equal(numpy_io, cpu)
-    print(f"resident, NumPy in/out and NumPy's float32 steps bit-identical: {same}")
+    # Each operation rounds as NumPy's does, so the results agree bit for bit, except on a
+    # device that flushes float32 subnormals (|x| < 1.2e-38) to zero, as Vulkan allows and
+    # NVIDIA's driver does: there the far tails of the pulse differ by about that much.
+    tiny = np.finfo(np.float32).tiny
+    flushes = vkp.multiply(ctx.asarray(np.array([tiny], np.float32)), 0.5).numpy()[0] == 0
+    if flushes:
+        same = max(np.abs(out - cpu).max(), np.abs(numpy_io - cpu).max()) <= 4 * tiny
+        print(f"resident, NumPy in/out and NumPy's float32 steps equal but for the "
+              f"subnormals this device flushes: {same}")
+    else:
+        same = np.array_equal(out, cpu) and np.array_equal(numpy_io, cpu)
+        print(f"resident, NumPy in/out and NumPy's float32 steps bit-identical: {same}")
     assert same, "the GPU steps differ from NumPy's"
 
     ctx.synchronize()                          # the GPU wrote the frames; the view shows them

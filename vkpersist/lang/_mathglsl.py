@@ -659,7 +659,8 @@ _fn("gammapos", ["pow", "exp", "div"], """$F _vkp_gammapos${S}($F x) {
     while (y < IGAMMAX) { p *= y; y += 1.0; }
     $F t = _vkp_pow${S}(y, 0.5 * y - 0.25);
     $F z = 1.0 / (y * y);
-    $F g = t * _vkp_exp${S}(-y) * t * $SQRT_2PI * _vkp_exp${S}(POLY<stirling>(z) / y);
+    // precise: in this order (NVIDIA would otherwise form t * t, which overflows)
+    precise $F g = t * _vkp_exp${S}(-y) * t * $SQRT_2PI * _vkp_exp${S}(POLY<stirling>(z) / y);
     return _vkp_div${S}(g, p);
 }""")
 _fn("gamma", ["gammapos", "sinpi", "div", "signbit"], """$F _vkp_gamma${S}($F x) {
