@@ -109,7 +109,8 @@ def main():
     assert same, "the GPU steps differ from NumPy's"
 
     ctx.synchronize()                          # the GPU wrote the frames; the view shows them
-    ok = np.array_equal(seen, cpu_frames)
+    ok = np.abs(seen - cpu_frames).max() <= 4 * tiny if flushes else \
+        np.array_equal(seen, cpu_frames)
     print(f"frames read through the view taken before the run, equal to NumPy's: {ok}")
     assert ok
 

@@ -24,13 +24,19 @@ _fn("pymod", ["fmod"], """$F _vkp_pymod${S}($F x, $F y) {
     }
     return r;
 }""")
-_fn("pyfloordiv", ["fmod", "signbit"], """$F _vkp_pyfloordiv${S}($F x, $F y) {
+_fn("pyfloordiv", ["fmod", "signbit", "div", "pow2i"], """$F _vkp_pyfloordiv${S}($F x, $F y) {
     // CPython's float divmod: the quotient of x minus its exact remainder, moved down where
     // the remainder takes the divisor's sign, then rounded to the integer it is (the
     // division may round); division by zero gives x / y (inf or nan), as NumPy
     if (y == 0.0) return x / y;
     $F m = _vkp_fmod${S}(x, y);
-    $F d = (x - m) / y;
+    // correctly rounded, whatever the device's / is: from 2**24 (float32) on a quotient is
+    // an integer that a division 2.5 ulp off would miss; _vkp_div corrects quotients up to
+    // 2**(IEMAX - 32), so larger ones are scaled down and back up (exactly: powers of two)
+    $F num = x - m;
+    bool huge = abs(num) > abs(y) * _vkp_pow2i${S}(IEMAX - 40);
+    $F d = huge ? _vkp_div${S}(num * _vkp_pow2i${S}(-48), y) * _vkp_pow2i${S}(48)
+                : _vkp_div${S}(num, y);
     if (m != 0.0 && ((m < 0.0) != (y < 0.0))) d -= 1.0;
     if (d == 0.0) return _vkp_signbit${S}(x) != _vkp_signbit${S}(y) ? -0.0 : 0.0;
     $F f = floor(d);
