@@ -76,13 +76,48 @@ float _vkp_fmod(float x, float y) {
     return _vkp_signbit(x) ? -r : r;
 }
 
+void _vkp_two_prod(float a, float b, out float p, out float e) {
+    // Dekker: p + e == a * b exactly
+    precise float pp = a * b;
+    precise float ca = 4.097e+03 * a;
+    precise float ah = ca - (ca - a);
+    precise float al = a - ah;
+    precise float cb = 4.097e+03 * b;
+    precise float bh = cb - (cb - b);
+    precise float bl = b - bh;
+    precise float ee = ((ah * bh - pp) + ah * bl + al * bh) + al * bl;
+    p = pp;
+    e = ee;
+}
+
+float _vkp_div(float a, float b) {
+    // a / b correctly rounded but for rare ties: Vulkan lets a device's division be off by
+    // 2.5 ulp (NVIDIA's is), so the quotient is corrected by its exact residual
+    precise float q = a / b;
+    // (no correction where the residual would under- or overflow: Dekker's split of q * b)
+    float big = _vkp_pow2i(127 - 32);
+    if (abs(q) < _vkp_pow2i((-126) + 24) || abs(q) > big || abs(b) > big || q == 0.0)
+        return q;
+    float p, e;
+    _vkp_two_prod(q, b, p, e);
+    precise float r = (a - p) - e;
+    precise float res = q + r / b;
+    return res;
+}
+
 float _vkp_pyfloordiv(float x, float y) {
     // CPython's float divmod: the quotient of x minus its exact remainder, moved down where
     // the remainder takes the divisor's sign, then rounded to the integer it is (the
     // division may round); division by zero gives x / y (inf or nan), as NumPy
     if (y == 0.0) return x / y;
     float m = _vkp_fmod(x, y);
-    float d = (x - m) / y;
+    // correctly rounded, whatever the device's / is: from 2**24 (float32) on a quotient is
+    // an integer that a division 2.5 ulp off would miss; _vkp_div corrects quotients up to
+    // 2**(127 - 32), so larger ones are scaled down and back up (exactly: powers of two)
+    float num = x - m;
+    bool huge = abs(num) > abs(y) * _vkp_pow2i(127 - 40);
+    float d = huge ? _vkp_div(num * _vkp_pow2i(-48), y) * _vkp_pow2i(48)
+                : _vkp_div(num, y);
     if (m != 0.0 && ((m < 0.0) != (y < 0.0))) d -= 1.0;
     if (d == 0.0) return _vkp_signbit(x) != _vkp_signbit(y) ? -0.0 : 0.0;
     float f = floor(d);

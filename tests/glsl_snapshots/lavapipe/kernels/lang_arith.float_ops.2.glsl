@@ -66,13 +66,48 @@ double _vkp_fmod_float64(double x, double y) {
     return _vkp_signbit_float64(x) ? -r : r;
 }
 
+void _vkp_two_prod_float64(double a, double b, out double p, out double e) {
+    // Dekker: p + e == a * b exactly
+    precise double pp = a * b;
+    precise double ca = 134217729.0lf * a;
+    precise double ah = ca - (ca - a);
+    precise double al = a - ah;
+    precise double cb = 134217729.0lf * b;
+    precise double bh = cb - (cb - b);
+    precise double bl = b - bh;
+    precise double ee = ((ah * bh - pp) + ah * bl + al * bh) + al * bl;
+    p = pp;
+    e = ee;
+}
+
+double _vkp_div_float64(double a, double b) {
+    // a / b correctly rounded but for rare ties: Vulkan lets a device's division be off by
+    // 2.5 ulp (NVIDIA's is), so the quotient is corrected by its exact residual
+    precise double q = a / b;
+    // (no correction where the residual would under- or overflow: Dekker's split of q * b)
+    double big = _vkp_pow2i_float64(1023 - 32);
+    if (abs(q) < _vkp_pow2i_float64((-1022) + 53) || abs(q) > big || abs(b) > big || q == 0.0)
+        return q;
+    double p, e;
+    _vkp_two_prod_float64(q, b, p, e);
+    precise double r = (a - p) - e;
+    precise double res = q + r / b;
+    return res;
+}
+
 double _vkp_pyfloordiv_float64(double x, double y) {
     // CPython's float divmod: the quotient of x minus its exact remainder, moved down where
     // the remainder takes the divisor's sign, then rounded to the integer it is (the
     // division may round); division by zero gives x / y (inf or nan), as NumPy
     if (y == 0.0) return x / y;
     double m = _vkp_fmod_float64(x, y);
-    double d = (x - m) / y;
+    // correctly rounded, whatever the device's / is: from 2**24 (float32) on a quotient is
+    // an integer that a division 2.5 ulp off would miss; _vkp_div corrects quotients up to
+    // 2**(1023 - 32), so larger ones are scaled down and back up (exactly: powers of two)
+    double num = x - m;
+    bool huge = abs(num) > abs(y) * _vkp_pow2i_float64(1023 - 40);
+    double d = huge ? _vkp_div_float64(num * _vkp_pow2i_float64(-48), y) * _vkp_pow2i_float64(48)
+                : _vkp_div_float64(num, y);
     if (m != 0.0 && ((m < 0.0) != (y < 0.0))) d -= 1.0;
     if (d == 0.0) return _vkp_signbit_float64(x) != _vkp_signbit_float64(y) ? -0.0 : 0.0;
     double f = floor(d);
