@@ -8,6 +8,8 @@ Rows, all measured in this run on the same device:
   kernel sync     @vkp.kernel launch + ctx.synchronize(), every launch
   kernel async    @vkp.kernel launches back to back, one synchronize() at the end
   glsl sync       vkp.lowlevel.glsl_kernel launch + synchronize()
+  CuPy sync/async the same kernel as a cupy.RawKernel, where CuPy is installed (the GPU
+                  machine): the figure a CUDA user knows
 Targets (issue "Kernel language"): kernel sync within 1.3x raw on lavapipe; on the H200
 <= 40 µs sync and <= 15 µs per async launch.
 """
@@ -45,6 +47,35 @@ def _median_us(fn, iterations: int, repeats: int = 5) -> float:
         fn(iterations)
         times.append((time.perf_counter() - t) / iterations * 1e6)
     return statistics.median(times)
+
+
+CUPY_BUMP = r'''extern "C" __global__ void bump(float* x, float by) {
+    x[blockIdx.x * blockDim.x + threadIdx.x] += by;
+}'''
+
+
+def _cupy_rows(n: int) -> list:
+    try:
+        import cupy as cp
+        cp.cuda.runtime.getDeviceCount()
+    except Exception:          # no CuPy or no CUDA device: no baseline row
+        return []
+    k = cp.RawKernel(CUPY_BUMP, "bump")
+    x = cp.zeros(64, cp.float32)
+    k((1,), (64,), (x, cp.float32(1.0)))
+    cp.cuda.Device().synchronize()
+
+    def sync(m):
+        for _ in range(m):
+            k((1,), (64,), (x, cp.float32(1.0)))
+            cp.cuda.Device().synchronize()
+
+    def asyn(m):
+        for _ in range(m):
+            k((1,), (64,), (x, cp.float32(1.0)))
+        cp.cuda.Device().synchronize()
+    return [("CuPy RawKernel sync", _median_us(sync, n)),
+            ("CuPy RawKernel async (per launch)", _median_us(asyn, n))]
 
 
 def main() -> None:
@@ -85,6 +116,7 @@ def main() -> None:
             ("kernel sync (launch + synchronize)", _median_us(kernel_sync, n)),
             ("kernel async (per launch, batched)", _median_us(kernel_async, n)),
             ("glsl_kernel sync", _median_us(glsl_sync, n))]
+    rows += _cupy_rows(n)
     expected = x.numpy()[0]
     assert expected > 0 and np.all(x.numpy() == expected), "launches lost updates"
     print(f"launch overhead on {ctx.name} ({ctx.info.driver_info or ctx.info.driver}), "

@@ -41,6 +41,7 @@ DEFAULT_TIMEOUT_S = 60.0
 _FENCE_EVERY = 32       # submissions per fence
 _RETIRE_AT = 4          # fenced batches in flight before a fenced submission polls for done ones
 _MAX_BATCHES = 32       # fenced batches in flight before a launch waits for the oldest
+_RESET_TOGETHER = 8     # signalled fences reset by one vkResetFences (_recycle)
 SPIN_S = 0.0005         # synchronize() polls this long before it blocks
 
 
@@ -130,6 +131,7 @@ class _Core:
             self.device = None
             raise
         self.free_fences: list = []
+        self.spent_fences: list = []        # signalled, reset together (see _recycle)
         self.open_keeps: list = []          # keepalives of submissions no fence covers yet
         self.one_shot: list = []                                  # reusable command buffers
         self.inflight: collections.deque = collections.deque()   # (fence, [keepalive...])
@@ -243,9 +245,15 @@ class _Core:
             self._recycle(done)
 
     def _recycle(self, fences: list) -> None:
-        if fences:
-            raw_reset_fences(self.device, fences)
-            self.free_fences.extend(fences)
+        """Signalled fences go back to the pool, reset _RESET_TOGETHER at a time: one
+        vkResetFences through the binding costs ~3.6 µs on the H200 however many fences it
+        resets, a launch-and-synchronize loop spent that on every iteration."""
+        spent = self.spent_fences
+        spent += fences
+        if len(spent) >= _RESET_TOGETHER:
+            raw_reset_fences(self.device, spent)
+            self.free_fences += spent
+            spent.clear()
 
     def idle(self) -> bool:
         """True once all submitted work has completed; never waits (for pollers that must
@@ -319,9 +327,10 @@ class _Core:
             for fin in list(self.children.values()):
                 fin()
             self.children.clear()
-            for fence in self.free_fences:
+            for fence in self.free_fences + self.spent_fences:
                 vk.vkDestroyFence(self.device, fence, None)
             self.free_fences.clear()
+            self.spent_fences.clear()
             vk.vkDestroyCommandPool(self.device, self.command_pool, None)
             device, self.device = self.device, None
             release_device(self, device)    # after the last NumPy view of its memory (buffer.py)
