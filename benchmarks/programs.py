@@ -17,7 +17,10 @@ two stages like an FDTD step (H then E). Rows, all measured in this run on one d
                  RawKernel, 100 steps captured in a CUDA graph, the graph launched repeatedly
   cuda persist   (likewise) the megakernel's scheme written natively in CUDA: one kernel
                  per run, every block co-resident, a hand-written grid barrier (arrival
-                 counter) after each sweep; what grid barriers cost without Vulkan
+                 counter, release add and acquire polls) after each sweep; what grid
+                 barriers cost without Vulkan
+  persist/<o>    with --barriers: the persistent row again with the megakernel's grid
+                 barriers ordered by <o> (Target.grid_barrier: fence, release)
 
 Before the table, the megakernel's step floor: µs per step of a program whose one or two
 dependent stages each touch one element (step boundary and grid barriers alone), run with
@@ -32,6 +35,7 @@ differently into fused multiply-adds).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import time
 
 import numpy as np
@@ -176,15 +180,17 @@ extern "C" __global__ void sweep(const float* src, float* dst, float alpha, int 
     if (g < n * n * n) sweep_cell(src, dst, alpha, n, g);
 }
 
-// The grid barrier of cooperative groups, by hand: every block co-resident (the launch
-// is sized from the kernel's occupancy), a monotonic arrival counter.
+// A grid barrier by hand: every block co-resident (the launch is sized from the kernel's
+// occupancy), a monotonic arrival counter; one release add, acquire-load polls (the best
+// native ordering measured, VULKAN_FACTS.md section 11: 5-15 % over __threadfence).
 __device__ void grid_sync(unsigned int* arrived, unsigned int target) {
     __syncthreads();
     if (threadIdx.x == 0) {
-        __threadfence();
-        atomicAdd(arrived, 1u);
-        while (*(volatile unsigned int*)arrived < target) { }
-        __threadfence();
+        asm volatile("red.release.gpu.global.add.u32 [%0], %1;" :: "l"(arrived), "r"(1u)
+                     : "memory");
+        unsigned int v;
+        do { asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(arrived)
+                          : "memory"); } while (v < target);
     }
     __syncthreads();
 }
@@ -277,6 +283,9 @@ def main() -> None:
                     help="megakernel workgroups (default: the runner's choice)")
     ap.add_argument("--local", type=int, default=None,
                     help="invocations per workgroup (default: the runner's choice)")
+    ap.add_argument("--barriers", nargs="+", default=[], choices=["fence", "release"],
+                    help="also measure the persistent row (and the floor) with each of "
+                         "these grid-barrier orderings (Target.grid_barrier)")
     rows = ["loop", "persistent", "pair", "launch", "graph", "cuda-persistent", "floor"]
     ap.add_argument("--rows", nargs="+", default=rows, choices=rows,
                     help="which rows to measure (default: all)")
@@ -284,11 +293,16 @@ def main() -> None:
     ctx = vkp.Context(args.device)
     cp = _cupy()
     print(f"device: {ctx.info.name}")
+    default = ctx.target
     if "floor" in args.rows:
-        for stages in (1, 2):
-            us, note = bench_floor(ctx, stages, args.seconds, args.groups or 132, args.local)
-            print(f"megakernel step floor, {stages} dependent stage(s) of one index: "
-                  f"{us:.2f} µs/step ({note} invocations)")
+        for order in args.barriers or [default.grid_barrier]:
+            ctx.target = dataclasses.replace(default, grid_barrier=order)
+            for stages in (1, 2):
+                us, note = bench_floor(ctx, stages, args.seconds, args.groups or 132,
+                                       args.local)
+                print(f"megakernel step floor, {stages} dependent stage(s) of one index, "
+                      f"{order} barriers: {us:.2f} µs/step ({note} invocations)")
+        ctx.target = default
     print(f"{'n':>4} {'row':<12} {'steps/s':>12} {'vs loop':>8} {'Gcell-sweeps/s':>15}  notes")
     for n in args.sizes:
         init = np.random.default_rng(0).random((n, n, n)).astype(np.float32)
@@ -299,6 +313,12 @@ def main() -> None:
             rate, note, states[mode] = bench_program(ctx, n, init, mode, args.seconds,
                                                      args.groups, args.local)
             rows.append((mode, rate, note))
+        for order in args.barriers:
+            ctx.target = dataclasses.replace(default, grid_barrier=order)
+            rate, note, states[f"persist/{order}"] = bench_program(
+                ctx, n, init, "persistent", args.seconds, args.groups, args.local)
+            rows.append((f"persist/{order}", rate, note))
+            ctx.target = default
         if "pair" in args.rows:
             rate, note, states["pair"] = bench_program(
                 ctx, n, init, "persistent", args.seconds, args.groups, args.local,
@@ -316,7 +336,7 @@ def main() -> None:
             cells = 2 * rate * n ** 3 / 1e9
             vs = f"{rate / loop:>7.1f}x" if loop is not None else f"{'-':>8}"
             print(f"{n:>4} {name:<12} {rate:>12,.0f} {vs} {cells:>15.2f}  {note}")
-        for other in ("launch", "pair"):
+        for other in ("launch", "pair", *[f"persist/{o}" for o in args.barriers]):
             if "persistent" in states and other in states:
                 same = np.array_equal(states["persistent"], states[other])
                 print(f"{n:>4} persistent and {other} states after 100 steps bit-identical: "

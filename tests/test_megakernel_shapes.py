@@ -79,3 +79,32 @@ def test_the_memory_model_shape_is_what_is_generated(ctx, monkeypatch):
     if ctx.info.is_lavapipe:
         assert "use_vulkan_memory_model" not in src and "coherent buffer A_buffer" in src
     prog.free()
+
+
+def test_release_ordered_grid_barriers_are_what_is_generated(ctx, monkeypatch):
+    """Target.grid_barrier "release": workgroup-scope barriers around a device-scope
+    release arrival, as CUDA's __syncthreads + red.release.gpu. Checked as text and by
+    spirv-val here (lavapipe has no usable memory model to run it); the H200 measures and
+    runs it (benchmarks/programs.py --barriers)."""
+    from vkpersist.vk import spirv_val
+    from vkpersist.vk.glslang import compile_glsl
+    gpu = dataclasses.replace(ctx.info, driver_id=4, memory_model=True)  # NVIDIA's id
+    monkeypatch.setattr(ctx, "target", dataclasses.replace(Target.for_device(gpu),
+                                                           grid_barrier="release"))
+    prog, _, _ = tp.jacobi(ctx, 8)
+    src = prog.glsl()
+    group = ("controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, "
+             "gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | "
+             "gl_SemanticsMakeVisible);")
+    for fn, word in (("_vkp_grid_sync", "ARRIVED"), ("_vkp_end_sync", "ENDS")):
+        body = src[src.index(f"void {fn}() {{"):]
+        body = body[:body.index("\n}\n")]
+        assert body.count(group) == 2 and "gl_ScopeDevice, gl_StorageSemanticsBuffer, " \
+            "gl_SemanticsAcquireRelease" not in body
+        assert (f"atomicAdd(_vkp_sched[_vkp_{word}], 1u, gl_ScopeDevice, "
+                "gl_StorageSemanticsBuffer, gl_SemanticsRelease | "
+                "gl_SemanticsMakeAvailable);") in body
+        assert "gl_SemanticsAcquire | gl_SemanticsMakeVisible);   // acquire" in body
+    if spirv_val.enabled():
+        spirv_val.validate(compile_glsl(src, target_env="vulkan1.2"), "vulkan1.2", "jacobi")
+    prog.free()

@@ -31,6 +31,12 @@ The choices, and the measurements behind them (VULKAN_FACTS.md, docs/benchmarks.
   are off by an ulp, float64 ones none (benchmarks/float_semantics.py). lavapipe's (LLVM's)
   are correctly rounded, and its `precise` fma is not fused, which the correction
   needs: 11 % of quotients came out wrong with it there. Other drivers get the correction.
+- grid_barrier: how the megakernel's grid barriers order memory under the Vulkan memory
+  model. "fence": every invocation's workgroup barrier makes the arrays' writes available
+  at device scope, invocation 0 arrives with a relaxed add; "release": the workgroup
+  barrier makes them available to the workgroup only, and invocation 0's arrival is a
+  release add at device scope (CUDA's __syncthreads + red.release.gpu; natively worth
+  5-15 %, VULKAN_FACTS.md §11). The polls end in an acquire fence in both.
 - spin_unroll: polls per spin-loop iteration: 8 on GPUs; 64 under the loop guard, which
   counts iterations, not time (a waiter whose peer thread is descheduled for 10 ms must
   stay far below the limit).
@@ -60,6 +66,7 @@ class Target:
     subgroup_ops: frozenset = frozenset()     # DeviceInfo.subgroup_ops: warp functions
     float_preserve: frozenset = frozenset()   # DeviceInfo.float_preserve
     exact_division: bool = True
+    grid_barrier: str = "fence"
 
     @classmethod
     def for_device(cls, info) -> "Target":
