@@ -58,7 +58,8 @@ def test_the_memory_model_shape_is_what_is_generated(ctx, monkeypatch):
     available and visible; lavapipe (no usable memory model) keeps `coherent` arrays. The
     text is checked here and compiled by glslang; the H200 runs it (docs/benchmarks.md)."""
     gpu = dataclasses.replace(ctx.info, driver_id=4, memory_model=True)  # NVIDIA's id
-    monkeypatch.setattr(ctx, "target", Target.for_device(gpu))
+    monkeypatch.setattr(ctx, "target", dataclasses.replace(Target.for_device(gpu),
+                                                           grid_barrier="fence"))
     prog, _, _ = tp.jacobi(ctx, 8)
     src = prog.glsl()
     assert src.startswith("#version 450\n#pragma use_vulkan_memory_model\n")
@@ -82,15 +83,14 @@ def test_the_memory_model_shape_is_what_is_generated(ctx, monkeypatch):
 
 
 def test_release_ordered_grid_barriers_are_what_is_generated(ctx, monkeypatch):
-    """Target.grid_barrier "release": workgroup-scope barriers around a device-scope
+    """Target.grid_barrier "release" (the default): workgroup-scope barriers around a device-scope
     release arrival, as CUDA's __syncthreads + red.release.gpu. Checked as text and by
     spirv-val here (lavapipe has no usable memory model to run it); the H200 measures and
     runs it (benchmarks/programs.py --barriers)."""
     from vkpersist.vk import spirv_val
     from vkpersist.vk.glslang import compile_glsl
     gpu = dataclasses.replace(ctx.info, driver_id=4, memory_model=True)  # NVIDIA's id
-    monkeypatch.setattr(ctx, "target", dataclasses.replace(Target.for_device(gpu),
-                                                           grid_barrier="release"))
+    monkeypatch.setattr(ctx, "target", Target.for_device(gpu))      # the default
     prog, _, _ = tp.jacobi(ctx, 8)
     src = prog.glsl()
     group = ("controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, "
