@@ -117,8 +117,11 @@ def main():
     err = np.abs(U.numpy() - ref).max() / np.abs(ref).max()
     print(f"U after {total} steps against a NumPy replay with the change at step {change}: "
           f"max error {err:.1e} of max |U|")
-    wrong = np.abs(U.numpy() - replay(change + 1, total)).max() / np.abs(ref).max()
-    print(f"(a replay with the change one step later differs by {wrong:.1e})")
+    # a change one step earlier or later: (at some steps both frequencies give the same
+    # source value, sin(2 pi f s) = 0 at s = 400 for both, so one of the two can coincide)
+    wrong = max(np.abs(U.numpy() - replay(change + d, total)).max() / np.abs(ref).max()
+                for d in (-1, 1))
+    print(f"(a replay with the change one step earlier or later differs by up to {wrong:.1e})")
     assert err < 1e-4 < wrong, "the command did not land at the acknowledged step"
 
     plt = pyplot()
