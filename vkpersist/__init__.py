@@ -31,6 +31,8 @@ from .reductions import amax, amin, argmax, argmin, mean, prod
 # vkp.sum/any/all: not in __all__, so `import *` keeps Python's own (vkp.min/vkp.max stay
 # the kernel builtins; vkp.amin/vkp.amax, np.min(x) and x.min() are the reductions)
 from .reductions import all, any, sum  # noqa: F401
+from .statistics import (nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar, std,
+                         var)
 from . import random  # vkp.random: Philox4x32-10 generators and device functions
 from .linalg import cumsum, matmul  # vkp.dot stays the kernel builtin; np.dot(x, y) is this
 from .lang.builtins import (acos, acosh, asin, asinh, atan, atan2, atanh, atomic, barrier, ceil,
@@ -107,6 +109,7 @@ __all__ = [
     "cuda",
     # reductions, products, scans, random numbers (docs/reductions.md)
     "amax", "amin", "argmax", "argmin", "mean", "prod", "cumsum", "matmul", "random",
+    "var", "std", "nansum", "nanprod", "nanmin", "nanmax", "nanmean", "nanvar", "nanstd",
 ]
 
 

@@ -454,6 +454,12 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
     def mean(self, axis=None, dtype=None, out=None, keepdims=False):
         return np.mean(self, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
 
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        return np.var(self, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
+
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        return np.std(self, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
+
     def min(self, axis=None, out=None, keepdims=False):
         return np.min(self, axis=axis, out=out, keepdims=keepdims)
 
