@@ -224,6 +224,14 @@ def test_bad_placements_are_refused(ctx):
         sim.add(fd.Sphere((0.05, 0.15, 0.15), 0.08), fd.Material(eps_r=2))
     with pytest.raises(ValueError, match="unknown field 'e'"):
         sim.add_slice("e", "z")
+    with pytest.raises(ValueError, match=r"slice name 'ez' is taken by the solver itself .*"
+                                         r"choose another, e.g. 'ez_slice'"):
+        sim.add_slice("ez", "z", name="ez")        # refused here, not at the build
+    with pytest.raises(ValueError, match="slice name 'my slice' must be a Python identifier"):
+        sim.add_slice("ez", "z", name="my slice")
+    sim.add_slice("ez", "z", name="mid")
+    with pytest.raises(ValueError, match=r"a slice named 'mid' exists already \(slices: mid\)"):
+        sim.add_slice("hx", "x", name="mid")
     sim.add(fd.Box((0.1, 0.1, 0.1), (0.2, 0.2, 0.2)), fd.PEC)
     sim.add_source(fd.Dipole((0.15, 0.15, 0.15), "z"))
     with pytest.raises(ValueError, match="inside a PEC object"):

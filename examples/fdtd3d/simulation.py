@@ -26,6 +26,28 @@ from .tfsf import AuxGrid
 PRECISIONS = {"float32": np.float32, "float64": np.float64}
 
 
+
+# what build() names its own arrays, queues and memsocks (a slice is a memsock named by
+# the user, so it may not take one of these)
+INTERNAL_NAMES = frozenset(FIELDS) | {"ids", "coef", "inc", "psi_x", "psi_y", "psi_z",
+                                      "probe_buf", "probes", "dft", "hot_queue", "hot_list",
+                                      "hot_cells"}
+
+
+def _check_slice_name(name, taken) -> None:
+    """Refuse a slice name when it is given, naming the problem and what is free."""
+    if not isinstance(name, str) or not name.isidentifier() or name.startswith("_"):
+        raise ValueError(f"slice name {name!r} must be a Python identifier not starting with "
+                         "'_' (it names the slice's frames, sim.frames[name]), e.g. 'ez_mid'")
+    if name in INTERNAL_NAMES:
+        raise ValueError(f"slice name {name!r} is taken by the solver itself (its names: "
+                         f"{', '.join(sorted(INTERNAL_NAMES))}); choose another, e.g. "
+                         f"'{name}_slice'")
+    if name in taken:
+        raise ValueError(f"a slice named {name!r} exists already (slices: "
+                         f"{', '.join(taken)}); give each slice its own name")
+
+
 class Simulation:
     """A 3-D FDTD scene on a uniform Yee grid.
 
@@ -104,7 +126,9 @@ class Simulation:
     def add_slice(self, field="ez", axis="z", position=None, every=None, name="",
                   frames=None) -> Slice:
         self._scene("add a slice")
-        s = Slice(field, axis, position, every, name or f"slice{len(self.slices)}", frames)
+        name = name or f"slice{len(self.slices)}"
+        _check_slice_name(name, [s.name for s in self.slices])
+        s = Slice(field, axis, position, every, name, frames)
         if every is not None and (int(every) != every or every < 1):
             raise ValueError(f"slice interval must be a whole number of steps >= 1, got {every}")
         self.slices.append(s)
