@@ -218,3 +218,47 @@ def test_frames_in_caller_provided_host_pages(ctx):
     with pytest.raises(ValueError, match="allocate it with vkp.lowlevel.host_array"):
         vkp.MemSock("image", np.float32, (12, 20), capacity=4, ctx=ctx,
                     frames=np.zeros((5, 12, 20), np.float32)[1:])
+
+
+@vkp.kernel
+def narrow_frame(sock: vkp.Socket, field: vkp.Array[vkp.f32]):
+    i = vkp.global_id(0)
+    if i < field.shape[0]:
+        sock.frame[i] = field[i]          # narrowed to the frame's dtype at the store
+    sock.commit()
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.uint16, np.int16, np.float16])
+def test_narrow_frames_from_kernels_and_programs(ctx, device_info, dtype):
+    """8- and 16-bit frames (images, compact fields): stored narrow, computed in 32 bits,
+    the same values NumPy's conversion gives, from a kernel and from a program stage in
+    both modes."""
+    dtype = np.dtype(dtype)
+    if not (device_info.storage8 if dtype.itemsize == 1 else device_info.storage16):
+        with pytest.raises(vkp.UnsupportedError, match=f"frames of {dtype} need"):
+            vkp.MemSock("narrow", dtype, 16, ctx=ctx)
+        return
+    values = (np.arange(64) % 100).astype(np.float32) - (30 if dtype.kind == "i" else 0)
+    want = values.astype(dtype)
+    sock = vkp.MemSock("narrow", dtype, 64, capacity=2, ctx=ctx)
+    narrow_frame[1, 64](sock, ctx.asarray(values))
+    with sock.wait(timeout=10) as frame:
+        assert frame.data.dtype == dtype
+        np.testing.assert_array_equal(frame.data, want)
+    sock.free()
+    for mode in ("launch", "persistent"):
+        prog = vkp.Program(ctx, name="narrow")
+        a = prog.array("a", (8, 8), np.float32, init=values.reshape(8, 8))
+        out = prog.memsock("out", dtype, (8, 8), capacity=2, payload={"step": vkp.u32})
+
+        @prog.stage(domain=(8, 8))
+        def emit(i, j):
+            out.frame[i, j] = a[i, j]
+            if i == 0 and j == 0:
+                out.step = prog.step
+
+        prog.loop(emit)
+        prog.run(1, mode=mode)
+        with out.wait(timeout=10) as frame:
+            np.testing.assert_array_equal(frame.data, want.reshape(8, 8))
+        prog.free()

@@ -31,7 +31,7 @@ import time
 
 import numpy as np
 
-from .._errors import DeviceLimitError, DeviceTimeout, VkPersistError
+from .._errors import DeviceLimitError, DeviceTimeout, UnsupportedError, VkPersistError
 from .._polling import poll_until, poll_until_async
 from ..lang import types as T
 from ..vk.buffer import Buffer, ImportedBuffer
@@ -43,6 +43,17 @@ EVENTS = ("frame", "message")
 _DONE = object()
 _PAYLOAD_TYPES = (T.i32, T.u32, T.f32)
 
+
+
+# frame dtypes: 8- and 16-bit ones are storage types (the stage computes in 32 bits and the
+# store narrows, as for arrays), for images and compact fields
+_FRAME_DTYPES = tuple(np.dtype(t) for t in (np.uint8, np.int8, np.uint16, np.int16,
+                                            np.float16, np.int32, np.uint32, np.float32,
+                                            np.float64))
+# itemsize (or "f8") -> (DeviceInfo feature, what it is)
+_FRAME_FEATURE = {1: ("storage8", "8-bit storage buffers (storageBuffer8BitAccess)"),
+                  2: ("storage16", "16-bit storage buffers (storageBuffer16BitAccess)"),
+                  "f8": ("float64", "float64 in shaders (shaderFloat64)")}
 
 class Frame:
     """One published frame. `data` is a zero-copy view, valid until `release()` (also on
@@ -96,12 +107,16 @@ class MemSock:
         self.ctx = ctx if ctx is not None else default_context()
         self.name = name
         self.dtype = np.dtype(dtype)
-        elem = T.scalar_of_dtype(self.dtype) if self.dtype in (np.dtype(np.float32), np.dtype(np.int32),
-                                                                  np.dtype(np.uint32), np.dtype(np.float64)) \
-            else None
+        elem = T.scalar_of_dtype(self.dtype) if self.dtype in _FRAME_DTYPES else None
         if elem is None:
             raise TypeError(f"MemSock {name!r}: frames of {self.dtype} are not supported; use "
-                            "float32, float64, int32 or uint32")
+                            f"one of {', '.join(str(d) for d in _FRAME_DTYPES)}")
+        needs = _FRAME_FEATURE.get(self.dtype.itemsize if self.dtype.kind != "f" or
+                                   self.dtype.itemsize != 8 else "f8")
+        if needs is not None and not getattr(self.ctx.info, needs[0]):
+            raise UnsupportedError(f"MemSock {name!r}: frames of {self.dtype} need {needs[1]}, "
+                                   f"which {self.ctx.info.name} does not have; use float32, "
+                                   "int32 or uint32 frames")
         if isinstance(frame_shape, int):
             frame_shape = (frame_shape,)
         self.frame_shape = tuple(int(n) for n in frame_shape)

@@ -16,6 +16,13 @@ from ..lang.glsl import glsl_type, register_channel
 _BITS = {T.f32: "floatBitsToUint({})", T.i32: "uint({})"}
 
 
+def frame_type(var) -> str:
+    """The GLSL element type of a MemSock's frame buffer: 8- and 16-bit frames are stored
+    narrow (uint8_t, float16_t, ...), as arrays are; the stage computes in 32 bits."""
+    elem = var.type.elem
+    return elem.glsl if elem in T.STORAGE_ONLY else glsl_type(elem)
+
+
 class SocketGLSL:
     def declare(self, w, var) -> str:
         b, n = var.binding, var.name
@@ -23,7 +30,7 @@ class SocketGLSL:
         frames = "nonprivate writeonly" if w.vulkan_memory_model else "writeonly"
         return "\n".join([
             f"layout(std430, binding = {b}) {frames} buffer {n}_frames_buffer "
-            f"{{ {glsl_type(var.type.elem)} {n}_frames[]; }};   // MemSock frames",
+            f"{{ {frame_type(var)} {n}_frames[]; }};   // MemSock frames",
             f"layout(std430, binding = {b + 1}) buffer {n}_header_buffer "
             f"{{ uint {n}_header[]; }};   // published sequence numbers, payload",
             f"layout(std430, binding = {b + 2}) buffer {n}_state_buffer "
@@ -39,8 +46,10 @@ class SocketGLSL:
         var, index, value = e.args
         linear = w.linear(var, index)
         size = " * ".join(w.extent(var, a) for a in range(len(index)))
+        elem = var.type.elem
+        stored = f"{elem.glsl}({w.expr(value)})" if elem in T.STORAGE_ONLY else w.expr(value)
         return (f"if ({var.name}_slot >= 0) {var.name}_frames[{var.name}_slot * ({size}) + "
-                f"{linear}] = {w.expr(value)}")
+                f"{linear}] = {stored}")
 
     def socket_payload(self, w, e) -> str:
         var, f, value = e.args

@@ -33,6 +33,7 @@ from ..lang import ir
 from ..lang import types as T
 from ..lang.bounds import BoundsChecks
 from ..lang.glsl import Writer, glsl_type
+from ..memsock._device import frame_type
 from ..vk.target import LOOP_GUARD_LIMIT
 from ._megakernel import MegakernelWriter
 from ._words import SLOTS, STATE_ENDED, STATE_RUNNING, glsl_constants, snapshot_words
@@ -108,7 +109,7 @@ class ProgramWriter(MegakernelWriter, BoundsChecks, Writer):
             n, b = var.name, var.binding
             return "\n".join([
                 f"layout(std430, binding = {b}) writeonly buffer {n}_frames_buffer "
-                f"{{ {glsl_type(var.type.elem)} {n}_frames[]; }};   // MemSock frames",
+                f"{{ {frame_type(var)} {n}_frames[]; }};   // MemSock frames",
                 f"layout(std430, binding = {b + 1}) buffer {n}_header_buffer "
                 f"{{ uint {n}_header[]; }};   // published sequence numbers, payload",
                 f"layout(std430, binding = {b + 2}) coherent buffer {n}_cursor_buffer "
