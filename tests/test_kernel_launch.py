@@ -197,3 +197,55 @@ def test_a_frame_from_a_cut_short_kernel_is_not_delivered(ctx):
     with sock.wait(5) as frame:
         assert frame.seq == 2 and (frame.data == 10).all()
     sock.free()
+
+
+TABLE = None       # a device array the kernels below read from their globals
+
+
+@vkp.func
+def _table_at(j):
+    return TABLE[j]
+
+
+@vkp.kernel
+def reads_a_global_device_array(out):
+    i = vkp.global_id(0)
+    if i < 3:
+        out[i] = _table_at(i) + TABLE[2 - i]      # in a device function and in the kernel
+
+
+def test_device_arrays_in_globals_are_bound_by_reference(ctx):
+    """As numba binds a global device array: the kernel binds that very array (after its
+    parameters), so writes made to it later are seen by later launches; views keep their
+    strides; another Context's or a freed array is refused by name."""
+    global TABLE
+    TABLE = ctx.asarray(np.array([1.0, 2.0, 4.0], np.float32))
+    out = ctx.zeros(3)
+    reads_a_global_device_array[1, 3](out)
+    np.testing.assert_array_equal(out.numpy(), [5, 4, 5])
+    TABLE.copy_from(np.array([10.0, 20.0, 40.0], np.float32))   # by reference: seen
+    reads_a_global_device_array[1, 3](out)
+    np.testing.assert_array_equal(out.numpy(), [50, 40, 50])
+    grid = ctx.asarray(np.arange(24, dtype=np.float32).reshape(4, 6))
+    view = grid[:, ::2]
+
+    @vkp.kernel
+    def through_a_view(out):
+        i = vkp.global_id(0)
+        if i < 4:
+            out[i] = view[i, 1] + view[i, 2]
+            grid[i, 0] = -1.0                 # and written
+
+    res = ctx.zeros(4)
+    through_a_view[1, 4](res)
+    np.testing.assert_array_equal(res.numpy(),
+                                  np.arange(24).reshape(4, 6)[:, [2, 4]].sum(axis=1))
+    np.testing.assert_array_equal(grid.numpy()[:, 0], -1)
+    with vkp.Context(ctx.info.index) as other:
+        with pytest.raises(vkp.VkPersistError, match="reads from its globals .* belongs to "
+                                                      "another Context"):
+            reads_a_global_device_array[1, 3](other.zeros(3))
+    TABLE.free()
+    with pytest.raises(vkp.VkPersistError, match="reads from its globals .* freed"):
+        reads_a_global_device_array[1, 3](out)
+    TABLE = None

@@ -1952,7 +1952,6 @@ def test_doc_globals_constant_capture():
     np.testing.assert_allclose(d_totals.copy_to_host(), [10.8, 54.0, 16.2, 64.8, 162.0])
 
 
-@xfail("global device arrays captured by reference (PRICES): pass arrays as arguments")
 def test_doc_globals_device_array_capture():
     PRICES = cuda.to_device(np.array([10.0, 25.0, 5.0, 15.0, 30.0], dtype=np.float32))
 

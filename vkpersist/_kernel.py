@@ -260,6 +260,9 @@ class _Compiled:
         unit.dynamic_shared = dynamic_shared     # bytes for shared.array(0, ...) (vkp.cuda)
         unit.debug = self.debug = debug
         fn = unit.compile_kernel(kern.pyfunc, types)
+        # device arrays read from the kernel's globals: bound after its parameters
+        self.captured = [a for _, a in unit.captured_arrays.values()]
+        fn.array_params = fn.array_params + [v for v, _ in unit.captured_arrays.values()]
         ir.assign_bindings(fn.array_params)      # in parameter order, as launches bind them
         writer = (ForallWriter if forall else KernelWriter)(fn, unit, kernel_id=kern.kernel_id)
         self.source = writer.module()
@@ -326,6 +329,7 @@ class _Plan:
         written = {v.name for v in self.compiled.array_params if v.written}
         self.copy_back = {i for i, _, _ in self.array_slots
                           if glsl_name(kern.param_names[i]) in written}
+        self.captured = self.compiled.captured
         self.printer = print_buffer(ctx) if self.compiled.uses_print else None
         self.status = loop_status_array(ctx) if self.compiled.loop_guard else None
         self.bounds = bounds_record(ctx) if self.compiled.debug else None
@@ -359,6 +363,14 @@ class _Plan:
                 bound, values = a._bind()
                 buffers += bound
                 shapes += values
+        for a in self.captured:             # device arrays the kernel read from its globals
+            if a.ctx is not ctx or not a.buffer.alive:
+                self._refuse_captured(ctx, a)
+            buffers.append(a.buffer)
+            shapes += a.shape
+            if not a._plain:
+                shapes.append(a._offset)
+                shapes += a._estrides
         if self.bounded:                    # forall's shape: after the scalars, first
             shapes = [*bounds, *shapes]
         try:
@@ -402,6 +414,17 @@ class _Plan:
             raise VkPersistError(f"{name} belongs to another Context; all arrays of a launch "
                                  "share one")
         a._check_alive()
+
+    def _refuse_captured(self, ctx, a):
+        name = f"{self.kern.__name__}: the device array it reads from its globals " \
+            f"({a!r})"
+        if a.ctx is not ctx:
+            raise VkPersistError(f"{name} belongs to another Context than this launch's "
+                                 "arrays; pass it as an argument, or make it on that Context")
+        try:
+            a._check_alive()
+        except VkPersistError as exc:
+            raise VkPersistError(f"{name}: {exc}") from None
 
     def _pack_checked(self, args, shapes) -> bytes:
         """The push constants by the rules of to_scalar, for the values struct refused:

@@ -29,6 +29,9 @@ class Unit:
         self.uses_subgroup: set = set()    # subgroup operation classes (lang/subgroups.py)
         self.uses_print = False            # print() in its code (lang/printing.py)
         self.const_arrays: dict = {}       # id(host array) -> its const_array Var (frontend)
+        # id(device array) -> (Var, the array): device arrays a kernel reads from its globals,
+        # bound by reference as extra buffers after its parameters (frontend, _kernel.py)
+        self.captured_arrays: dict = {}
         # bytes of dynamic shared memory (numba.cuda's shared.array(0, dtype), sized by the
         # launch: vkpersist.cuda's k[blocks, threads, stream, nbytes]); 0: none given
         self.dynamic_shared = 0

@@ -197,7 +197,30 @@ class FunctionCompiler(StatementLowering):
             return value.lower(self, node)
         if isinstance(value, np.ndarray) and not self.unit.resources:
             return PyValue(ArrayHandle(self.const_array(value, node.id, node)))
+        if getattr(value, "_vkp_device_array", False) and not self.unit.resources:
+            return PyValue(ArrayHandle(self.captured_array(value, node.id, node)))
         return value if isinstance(value, ir.Expr) else PyValue(value)
+
+    def captured_array(self, value, name: str, node) -> ir.Var:
+        """A device array the kernel reads from its globals or closure: bound by reference,
+        as numba binds a global device array (a buffer after the kernel's parameters; the
+        launch binds this very array, so later writes to it are seen)."""
+        entry = self.unit.captured_arrays.get(id(value))
+        if entry is not None:
+            return entry[0]
+        try:
+            elem = T.value_type_of_dtype(value.dtype)
+        except TypeError:
+            raise self.src.error(node, f"{name!r} is a device array of {value.dtype}, which "
+                                 "kernels do not compute with") from None
+        if not 1 <= value.ndim <= 3:
+            raise self.src.error(node, f"{name!r} is a {value.ndim}-d device array; kernels "
+                                 "index arrays of 1-3 dimensions")
+        self.require(elem.elem if isinstance(elem, T.Complex) else elem, node)
+        var = ir.Var(f"{glsl_name(name)}_global{len(self.unit.captured_arrays)}",
+                     T.ArrayType(elem, value.ndim, not value._plain), "array_param")
+        self.unit.captured_arrays[id(value)] = (var, value)
+        return var
 
     CONST_ARRAY_LIMIT = 4096
 
@@ -254,8 +277,10 @@ class FunctionCompiler(StatementLowering):
                     resource = self.program_resource(value, node)
                     if resource is not None:
                         return resource
-                    if isinstance(value, np.ndarray) and not self.unit.resources:
-                        return value            # copied into the kernel (expr_Name)
+                    if (isinstance(value, np.ndarray) or getattr(value, "_vkp_device_array",
+                                                                 False)) \
+                            and not self.unit.resources:
+                        return value     # copied into / bound to the kernel (expr_Name)
                     if isinstance(value, np.ndarray) or hasattr(value, "buffer"):
                         if self.unit.resources:
                             raise self.src.error(node, f"{name!r} is an array the program does "

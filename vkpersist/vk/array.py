@@ -132,6 +132,9 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
     _ufunc = None
     # arrays stay hashable by identity although `==` is element-wise (it returns an array)
     __hash__ = object.__hash__
+    # what the kernel language recognises a device array by, without importing this layer:
+    # a kernel that reads one from its globals binds it by reference (lang/frontend.py)
+    _vkp_device_array = True
 
     def __class_getitem__(cls, item):
         if cls._annotation is None:
