@@ -9,6 +9,7 @@ import functools
 
 import pytest
 
+import test_plan
 import test_programs as tp
 from vkpersist.vk.target import Target
 
@@ -28,6 +29,8 @@ CASES = {
     "when conditions": functools.partial(tp.test_when_condition_on_device_data,
                                          mode="persistent"),
     "everything together": tp.test_everything_together_is_identical_in_both_modes,
+    "elided barriers, 2 groups": functools.partial(
+        test_plan.test_elided_barriers_keep_both_modes_bit_identical, groups=2),
 }
 
 

@@ -1,6 +1,7 @@
 """The step plan (scheduler/_plan.py) on its own: accesses with index offsets, memsock
 emitters and grid-barrier placement, for the programs of programs_lib.py. Building a plan
 compiles the stages and allocates the program's arrays; nothing is dispatched."""
+import numpy as np
 import pytest
 
 import programs_lib as pl
@@ -68,3 +69,69 @@ def test_a_memsock_written_by_two_stages_is_refused(ctx):
     with pytest.raises(vkp.VkPersistError, match="memsock 's' is written by one, two"):
         prog.glsl()
     prog.free()
+
+
+def _chain(ctx, n=16):
+    """A step of pointwise stages around a stencil: scale (u -> v, pointwise), shift (v -> w,
+    reads v[i - 1]), square (w -> w, pointwise), and a transpose-like stage over another
+    domain shape."""
+    prog = vkp.Program(ctx, name="pointwise_chain")
+    u = prog.array("u", (n,), vkp.f32, init=np.linspace(0, 1, n, dtype=np.float32))
+    v = prog.array("v", (n,), vkp.f32)
+    w = prog.array("w", (n,), vkp.f32)
+    m = prog.array("m", (4, n // 4), vkp.f32)
+
+    @prog.stage(domain=n)
+    def scale(i):
+        v[i] = u[i] * 1.5 + 0.25
+
+    @prog.stage(domain=n)
+    def bump(i):
+        v[i] = v[i] + 1.0                     # pointwise on what scale wrote: no barrier
+
+    @prog.stage(domain=n)
+    def shift(i):
+        w[i] = v[i - 1] if i > 0 else v[i]    # a neighbour of what bump wrote: barrier
+
+    @prog.stage(domain=n)
+    def square(i):
+        u[i] = w[i] * w[i] * 0.5              # pointwise on shift's w: none
+
+    @prog.stage(domain=(4, n // 4))
+    def fold(i, j):
+        m[i, j] = u[i * (n // 4) + j]         # another domain shape: barrier
+
+    prog.loop(scale, bump, shift, square, fold)
+    return prog, u, m
+
+
+def test_barriers_between_pointwise_stages_are_elided(ctx):
+    prog, u, m = _chain(ctx)
+    plan = plan_of(prog)
+    before = {e.stage.name: e.barrier_before for e in plan.entries}
+    assert before == {"scale": False, "bump": False, "shift": True, "square": False,
+                      "fold": True}
+    src = prog.glsl("persistent")
+    body = src[src.index("// stage scale over"):]
+    body = body[:body.index("// stage fold over")]
+    assert body.count("_vkp_grid_sync();") == 2      # before shift and before fold only
+    prog.free()
+
+
+@pytest.mark.parametrize("groups", [None, 2])
+def test_elided_barriers_keep_both_modes_bit_identical(ctx, groups):
+    results = {}
+    for mode in ("launch", "persistent"):
+        prog, u, m = _chain(ctx)
+        prog.run(25, mode=mode, **({"groups": groups} if mode == "persistent" and groups
+                                   else {}))
+        results[mode] = (u.numpy(), m.numpy())
+        prog.free()
+    for a, b in zip(results["launch"], results["persistent"]):
+        np.testing.assert_array_equal(a, b)
+    x = np.linspace(0, 1, 16, dtype=np.float32)
+    for _ in range(25):                    # the same steps in NumPy float32
+        v = x * np.float32(1.5) + np.float32(0.25) + np.float32(1.0)
+        w = np.concatenate([v[:1], v[:-1]])
+        x = w * w * np.float32(0.5)
+    np.testing.assert_allclose(results["launch"][0], x, rtol=1e-6)

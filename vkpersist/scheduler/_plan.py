@@ -289,13 +289,39 @@ def _emitters(prog, plan: StepPlan, resources: dict) -> dict:
     return out
 
 
+def _pointwise(entry: Entry, buffer: str) -> bool:
+    """Whether every access of `entry` to `buffer` is at the stage's own index (axis k of
+    the buffer indexed by axis k of the domain, offset 0)."""
+    ndim = len(entry.stage.domain)
+    return all(a.index is not None and len(a.index) == ndim
+               and all(ax == (k, 0) for k, ax in enumerate(a.index))
+               for a in entry.accesses if a.buffer == buffer)
+
+
+def conflicts(e: Entry, p: Entry) -> bool:
+    """Whether stage `e` must wait for stage `p` (which ran before it since the last grid
+    barrier): a buffer one writes and the other reads or writes, unless both are domain
+    stages over the same domain and touch that buffer only at their own index. The
+    megakernel gives every stage's index i to the same invocation (one grid-stride loop
+    over the same domain), so then every element is read and written by one invocation,
+    in program order: the barrier is elided (both modes stay bit-identical; the fallback
+    runs each stage as its own dispatch anyway)."""
+    shared = (e.writes & (p.reads | p.writes)) | (e.reads & p.writes)
+    if not shared:
+        return False
+    if e.kind != "domain" or p.kind != "domain" or e.stage.domain != p.stage.domain:
+        return True
+    return not all(_pointwise(e, b) and _pointwise(p, b) for b in shared)
+
+
 def place_barriers(plan: StepPlan) -> None:
-    """The megakernel's grid barriers. A stage waits when it conflicts (read-after-write,
-    write-after-read or -write, whole buffers) with a stage that may have run since the
-    last barrier every workgroup passed; a conditional stage syncs after itself, so
-    nothing it did is pending whether or not it ran; a stage that fills a memsock frame
-    syncs after itself (the frame is published after a barrier); a queue stage has its
-    own barriers before and after."""
+    """The megakernel's grid barriers. A stage waits when it conflicts (`conflicts`:
+    read-after-write, write-after-read or -write, whole buffers, unless both stages touch
+    the buffer only at their own index) with a stage that may have run since the last
+    barrier every workgroup passed; a conditional stage syncs after itself, so nothing it
+    did is pending whether or not it ran; a stage that fills a memsock frame syncs after
+    itself (the frame is published after a barrier); a queue stage has its own barriers
+    before and after."""
     pending: list = []
     last = len(plan.entries) - 1
     for e in plan.entries:
@@ -304,8 +330,7 @@ def place_barriers(plan: StepPlan) -> None:
             if e.bit is None:
                 pending = []
             continue
-        e.barrier_before = any(e.writes & (p.reads | p.writes) or e.reads & p.writes
-                               for p in pending)
+        e.barrier_before = any(conflicts(e, p) for p in pending)
         if e.emits:
             e.barrier_after = True
             if e.bit is None:
