@@ -498,7 +498,6 @@ void main() {
                 stage_grow(int(_i / 8u), int(_i % 8u));
             }
             if ((_flags & 1u) != 0u) {   // every(2)
-                _vkp_grid_sync();
                 // stage snapshot over (8, 8)
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1690867346u);
                 for (uint _i = _first; _i < 64u; _i += _stride) {
