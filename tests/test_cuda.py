@@ -259,7 +259,8 @@ def test_warp_functions_refused_where_the_device_lacks_subgroup_operations(ctx):
 
 def test_float_atomics_by_compare_and_swap(ctx):
     """float32/float64 atomic max/min/add/sub where GLSL has none: compare-and-swap loops on
-    the element's bits, under contention, against NumPy; refused on shared arrays."""
+    the element's bits, under contention, against NumPy (on shared arrays too:
+    test_lang_kernels.py)."""
     if not (ctx.info.float64 and ctx.info.atomic_int64):
         pytest.skip("needs float64 and 64-bit atomics")
 
@@ -282,12 +283,18 @@ def test_float_atomics_by_compare_and_swap(ctx):
     np.testing.assert_array_equal(total, [y.sum(), -y.sum()])
 
     @cuda.jit
-    def bad(out):
+    def on_shared(out):
         s = cuda.shared.array(4, float64)
-        cuda.atomic.max(s, 0, 1.5)
+        if cuda.threadIdx.x == 0:
+            s[0] = -1.0
+        cuda.syncthreads()
+        cuda.atomic.max(s, 0, 0.5 * cuda.threadIdx.x)
+        cuda.syncthreads()
         out[0] = s[0]
-    with pytest.raises(vkp.CompileError, match="shared arrays cannot be viewed"):
-        bad[1, 1](np.zeros(1))
+    if ctx.info.atomic_int64_shared:
+        res = np.zeros(1)
+        on_shared[1, 32](res)
+        assert res[0] == 15.5
 
 
 TABLE = np.arange(12, dtype=np.int32).reshape(3, 4) * 3

@@ -375,3 +375,47 @@ def test_shared_array_with_a_widening_local(ctx):
     assert out[0] == x.sum()
     src = shared_reduction.glsl(vkp.Array[vkp.f32], vkp.Array[vkp.f32])
     assert src.count("shared float part[64];") == 1
+
+
+def _shared_float_atomics(dtype):
+    @vkp.kernel
+    def bins(values, idx, sums, highs, lows):
+        t = vkp.local_id(0)
+        s = vkp.shared.array(8, dtype)
+        hi = vkp.shared.array(8, dtype)
+        lo = vkp.shared.array(8, dtype)
+        if t < 8:
+            s[t] = 0.0
+            hi[t] = -1e30
+            lo[t] = 1e30
+        vkp.barrier()
+        b = idx[t]
+        vkp.atomic.add(s, b, values[t])
+        vkp.atomic.max(hi, b, values[t])
+        vkp.atomic.min(lo, b, values[t])
+        vkp.barrier()
+        if t < 8:
+            sums[t] = s[t]
+            highs[t] = hi[t]
+            lows[t] = lo[t]
+    return bins
+
+
+@pytest.mark.parametrize("dtype", [vkp.f32, vkp.f64])
+def test_float_atomics_on_shared_arrays(ctx, device_info, dtype):
+    """add/max/min on float32 and float64 shared arrays from 256 invocations (a
+    compare-and-swap loop where the device has no native one: the array is then held as
+    words), against NumPy; the adds are of integers, so any order gives the same sum."""
+    np_dtype = np.float32 if dtype == vkp.f32 else np.float64
+    if dtype == vkp.f64 and not (device_info.float64 and device_info.atomic_int64_shared):
+        with pytest.raises(vkp.CompileError, match="shaderSharedInt64Atomics|float64"):
+            _shared_float_atomics(dtype)[1, 256](*(np.zeros(256, np_dtype),) * 5)
+        return
+    rng = np.random.default_rng(4)
+    values = rng.integers(-1000, 1000, 256).astype(np_dtype)
+    idx = rng.integers(0, 8, 256).astype(np.int32)
+    sums, highs, lows = (np.zeros(8, np_dtype) for _ in range(3))
+    _shared_float_atomics(dtype)[1, 256](values, idx, sums, highs, lows)
+    for b in range(8):
+        sel = values[idx == b]
+        assert sums[b] == sel.sum() and highs[b] == sel.max() and lows[b] == sel.min()

@@ -1485,8 +1485,6 @@ def test_atomic_add2():
     np.testing.assert_array_equal(ary, orig + 1)
 
 
-@xfail("float64 atomics on a shared array: a compare-and-swap loop needs the array viewed "
-       "as words, which shared arrays cannot be")
 def test_atomic_add_double():
     idx = np.random.randint(0, 32, size=32, dtype=np.int64)
     ary = np.zeros(32, np.float64)

@@ -511,15 +511,18 @@ _CAS_INT = {"inc": "({o} >= {v} ? {t}(0) : {o} + {t}(1))",
 
 
 def _lower_float_cas(c, node, name, var, index, elem):
-    if var.role != "array_param":
-        raise c.src.error(node, f"atomic.{name} on {elem} needs a compare-and-swap on the "
-                          "element's bits, which shared arrays cannot be viewed as; use an "
-                          "array argument (or a float32 add where the device has float "
-                          "atomics)")
+    """A float atomic as a compare-and-swap loop on the element's bits: a buffer is also
+    declared as words (bits_alias); a shared array is then held as words throughout (its
+    loads and stores convert), since shared memory cannot be declared twice."""
+    shared = var.role == "shared"
     if elem == T.f64:
-        if not c.unit.target.atomic_int64:
+        have = c.unit.target.atomic_int64_shared if shared else c.unit.target.atomic_int64
+        if not have:
+            where = "shared memory (shaderSharedInt64Atomics)" if shared else \
+                "buffers (shaderBufferInt64Atomics)"
             raise c.src.error(node, f"atomic.{name} on float64 needs 64-bit integer atomics "
-                              f"(for its compare-and-swap), which {c.unit.target.name} lacks")
+                              f"on {where} for its compare-and-swap, which "
+                              f"{c.unit.target.name} lacks; use a float32 array")
         c.unit.uses_atomic_int64 = True
         c.require(T.u64, node)
     var.bits_alias = True
@@ -543,7 +546,8 @@ def _emit_float_cas(name):
     def emit(w, e):
         var = e.args[0].var
         target = w.element(var, e.args[0].index)
-        target = f"{var.name}_bits{target[len(var.name):]}"
+        if var.role != "shared":          # a buffer's word view (a shared array is words)
+            target = f"{var.name}_bits{target[len(var.name):]}"
         f64 = e.type == T.f64
         to_word = (lambda x: f"doubleBitsToUint64({x})") if f64 else \
             (lambda x: f"floatBitsToUint({x})")

@@ -120,7 +120,11 @@ class Writer(ControlFlow):
             head.append("uint _vkp_iterations = 0u;")
         for var in self.unit.shared_arrays:
             dims = "".join(f"[{n}]" for n in var.type.shape)
-            head.append(f"shared {glsl_type(var.type.elem)} {var.name}{dims};")
+            if var.bits_alias:      # held as words: float compare-and-swap atomics on it
+                word = "uint64_t" if var.type.elem == T.f64 else "uint"
+                head.append(f"shared {word} {var.name}_bits{dims};")
+            else:
+                head.append(f"shared {glsl_type(var.type.elem)} {var.name}{dims};")
         for var in self.unit.const_arrays.values():     # host arrays the kernel captured
             dims = "".join(f"[{n}]" for n in var.type.shape)
             head.append(f"const {glsl_type(var.type.elem)} {var.name}{dims} = "
@@ -437,13 +441,22 @@ class Writer(ControlFlow):
     def expr__LValue(self, e):
         var = e.var
         if var.role in ("shared", "local_array", "const_array"):
-            return self.name(var) + "".join(f"[{self.index_expr(i)}]" for i in e.index)
+            return self._held(var) + "".join(f"[{self.index_expr(i)}]" for i in e.index)
         return f"{var.name}[{self.linear(var, e.index)}]"
+
+    def _held(self, var) -> str:
+        """The name an on-chip array is held under (a shared array with float
+        compare-and-swap atomics: as words, `name_bits`)."""
+        return f"{var.name}_bits" if var.role == "shared" and var.bits_alias else self.name(var)
 
     def expr_Load(self, e):
         var = e.var
         if var.role in ("shared", "local_array", "const_array"):
-            return self.name(var) + "".join(f"[{self.index_expr(i)}]" for i in e.index)
+            raw = self._held(var) + "".join(f"[{self.index_expr(i)}]" for i in e.index)
+            if var.role == "shared" and var.bits_alias:
+                return (f"uint64BitsToDouble({raw})" if var.type.elem == T.f64
+                        else f"uintBitsToFloat({raw})")
+            return raw
         elem = var.type.elem
         linear = self.linear(var, e.index)
         if isinstance(elem, T.Vector) and elem.n == 3:
@@ -458,6 +471,9 @@ class Writer(ControlFlow):
         return raw
 
     def _to_storage(self, value, elem, var):
+        if var.role == "shared" and var.bits_alias:
+            return (f"doubleBitsToUint64({value})" if elem == T.f64
+                    else f"floatBitsToUint({value})")
         if var.role != "array_param":
             return value
         if elem == T.bool_:

@@ -66,6 +66,7 @@ def _feature_chain(info: DeviceInfo):
     f12 = vk.VkPhysicalDeviceVulkan12Features(
         storageBuffer8BitAccess=info.storage8, shaderInt8=info.int8,
         shaderFloat16=info.float16, shaderBufferInt64Atomics=info.atomic_int64,
+        shaderSharedInt64Atomics=info.atomic_int64_shared,
         vulkanMemoryModel=info.memory_model, vulkanMemoryModelDeviceScope=info.memory_model,
         timelineSemaphore=True)
     keep = [base, f12]

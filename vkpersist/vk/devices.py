@@ -70,6 +70,7 @@ class DeviceInfo:
     # float bit widths whose signed zeros, infinities and NaNs shaders may ask the driver to
     # keep (SPIR-V's SignedZeroInfNanPreserve, VkPhysicalDeviceFloatControlsProperties)
     float_preserve: frozenset = frozenset()
+    atomic_int64_shared: bool = False   # 64-bit integer atomics on shared memory
 
     @property
     def subgroup_arithmetic(self) -> bool:
@@ -246,6 +247,7 @@ def _describe(index: int, pd) -> DeviceInfo:
         timestamp_period_ns=float(lim.timestampPeriod),
         timestamps=any(q.timestampValidBits for q in queues if q.queueFlags & vk.VK_QUEUE_COMPUTE_BIT),
         subgroup_ops=subgroup_ops, float_preserve=float_preserve,
+        atomic_int64_shared=bool(f12 and f12.shaderSharedInt64Atomics),
     )
 
 

@@ -71,6 +71,7 @@ class Target:
     float_preserve: frozenset = frozenset()   # DeviceInfo.float_preserve
     exact_division: bool = True
     grid_barrier: str = "release"
+    atomic_int64_shared: bool = False         # DeviceInfo.atomic_int64_shared
 
     @classmethod
     def for_device(cls, info) -> "Target":
@@ -84,7 +85,7 @@ class Target:
                    int64=info.int64, float64=info.float64,
                    atomic_int64=info.atomic_int64, atomic_float=info.atomic_float,
                    subgroup_ops=info.subgroup_ops, float_preserve=info.float_preserve,
-                   exact_division=lavapipe)
+                   exact_division=lavapipe, atomic_int64_shared=info.atomic_int64_shared)
 
     @classmethod
     def any_device(cls) -> "Target":
@@ -97,7 +98,8 @@ class Target:
                    subgroup_ops=frozenset(("basic", "vote", "arithmetic", "ballot", "shuffle",
                                            "shuffle_relative", "clustered", "quad",
                                            "extended_types")),
-                   float_preserve=frozenset((16, 32, 64)), exact_division=False)
+                   float_preserve=frozenset((16, 32, 64)), exact_division=False,
+                   atomic_int64_shared=True)
 
 
 def _pool_threads() -> int:
