@@ -460,3 +460,39 @@ def test_float_floor_divide_and_remainder_are_numpys(ctx, dtype, keeps_f32_subno
             assert (same | np.isnan(got) & np.isnan(want)).all(), \
                 (a[~same][:4], b[~same][:4], got[~same][:4], want[~same][:4])
     assert vkp.jit(lambda x, y: x % y + x // y)(np.float64(0.5), np.float64([0.1])) == 4.1
+
+
+def test_ufuncs_take_numpys_where(ctx):
+    """where=: the elements where the mask (broadcast to the result) is false keep out's
+    values, as NumPy's; through np.<ufunc>, vkp.<ufunc> and the kernel builtins' spelling,
+    device and NumPy arrays, with out='s dtype cast as NumPy's same_kind rule does."""
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((4, 5)).astype(np.float32)
+    b = rng.standard_normal(5).astype(np.float32)
+    mask = rng.random((4, 5)) > 0.5
+    row = np.array([True, False, True, False, True])
+    for m in (mask, row):
+        want = np.full((4, 5), 7.0, np.float32)
+        np.add(a, b, out=want, where=m)
+        out = ctx.asarray(np.full((4, 5), 7.0, np.float32))
+        assert np.add(ctx.asarray(a), ctx.asarray(b), out=out, where=m) is out
+        np.testing.assert_array_equal(out.numpy(), want)
+        out = ctx.asarray(np.full((4, 5), 7.0, np.float32))
+        vkp.add(ctx.asarray(a), b, out=out, where=ctx.asarray(m))
+        np.testing.assert_array_equal(out.numpy(), want)
+    host = np.zeros((4, 5))
+    vkp.sqrt(np.abs(a).astype(np.float64), out=host, where=row)   # the builtin's spelling
+    want = np.zeros((4, 5))
+    np.sqrt(np.abs(a).astype(np.float64), out=want, where=row)
+    np.testing.assert_array_equal(host, want)
+    out32 = ctx.zeros((4, 5))
+    np.multiply(ctx.asarray(a), 2.0, out=out32, where=mask)       # float64 math, float32 out
+    want = np.zeros((4, 5), np.float32)
+    np.multiply(a, 2.0, out=want, where=mask)
+    np.testing.assert_array_equal(out32.numpy(), want)
+    full = np.add(ctx.asarray(a), 1, where=mask)      # no out: NumPy leaves the rest unset
+    np.testing.assert_array_equal(full.numpy()[mask], (a + 1)[mask])
+    with pytest.raises(TypeError, match="where= is not available inside vkp.jit"):
+        vkp.jit(lambda x: vkp.exp(x, where=x > 0))(ctx.asarray(a))
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        np.add(ctx.asarray(a), 1, out=ctx.zeros((4, 5)), where=np.ones(3, bool))

@@ -60,11 +60,11 @@ class UFunc:
         self.__doc__ = f"vkp.{name}: NumPy's np.{name} element-wise on the device " \
                        "(docs/arrays.md)."
 
-    def __call__(self, *args, out=None):
+    def __call__(self, *args, out=None, where=True):
         if len(args) != self.nin:
             raise TypeError(f"vkp.{self.__name__}() takes {self.nin} array argument"
                             f"{'s' if self.nin > 1 else ''}, got {len(args)}")
-        return apply(self._op, args, out)
+        return _masked(self._op, args, out, where)
 
     def __repr__(self):
         return f"<vkpersist.ufunc {self.__name__!r}>"
@@ -104,9 +104,26 @@ def _refuse_nonzero():
                     "implementation; give x and y, or call np.asarray(condition) first")
 
 
+def _masked(name, args, out, where):
+    """ufunc `name` with NumPy's `where=`: where the mask (broadcast to the result) is
+    false, `out` keeps its values; without `out` those elements are unspecified, as in
+    NumPy (here: the computed ones). One more element-wise pass: select(mask, result, out)."""
+    if where is True:
+        return apply(name, args, out)
+    if any(isinstance(a, Node) for a in (*args, where)):
+        raise TypeError(f"{name}: where= is not available inside vkp.jit; use vkp.where(mask, "
+                        "x, y) in the jitted function")
+    result = apply(name, args)
+    out = _single_out(out, name)
+    if out is None:
+        return result
+    return run("where", lambda c, a, b: Node("where", [c, a, b]), (where, result, out), out,
+               name)
+
+
 def _refuse_kwargs(name, kwargs):
     raise TypeError(f"np.{name}: the keyword(s) {', '.join(sorted(kwargs))} are not supported "
-                    "on vkpersist arrays; supported: out=")
+                    "on vkpersist arrays; supported: out=, where=")
 
 
 def _array_ufunc(ufunc, method, inputs, kwargs):
@@ -116,9 +133,10 @@ def _array_ufunc(ufunc, method, inputs, kwargs):
     name = BY_UFUNC.get(ufunc, ufunc.__name__)
     if method == "__call__" and ufunc in BY_UFUNC:
         out = kwargs.pop("out", None)
+        where_ = kwargs.pop("where", True)
         if kwargs:
             _refuse_kwargs(name, kwargs)
-        return apply(name, inputs, out)
+        return _masked(name, inputs, out, where_)
     if method == "__call__" and ufunc is np.divmod and not kwargs:
         return apply("floor_divide", inputs), apply("remainder", inputs)
     if method == "__call__" and ufunc in HANDLED:
@@ -155,10 +173,13 @@ def _host_call(name, args, kwargs):
         return getattr(reductions, name)(*args, **kwargs)
     if name == "dot" and len(args) == 2:
         return linalg.dot(*args, **kwargs)
-    if not args or set(kwargs) - {"out"} or (name not in _BUILTIN_UFUNC and
-                                               name not in ("min", "max", "clamp", "rsqrt")):
+    if not args or set(kwargs) - {"out", "where"} or (
+            name not in _BUILTIN_UFUNC and name not in ("min", "max", "clamp", "rsqrt")):
         return NotImplemented
     out = kwargs.get("out")
+    if "where" in kwargs and name not in _BUILTIN_UFUNC:
+        raise TypeError(f"vkp.{name}: where= is taken by the element-wise functions that are "
+                        "NumPy ufuncs (vkp.sqrt, vkp.sin, ...), not by this one")
     if name in ("min", "max") and len(args) >= 2:
         def fold(*nodes):
             node = nodes[0]
@@ -174,7 +195,7 @@ def _host_call(name, args, kwargs):
     op = _BUILTIN_UFUNC.get(name)
     if op is None or getattr(np, op).nin != len(args):
         return NotImplemented
-    return apply(op, args, out)
+    return _masked(op, args, out, kwargs.get("where", True))
 
 
 B.Builtin.host_call = staticmethod(_host_call)
