@@ -84,8 +84,23 @@ def test_shape_errors_are_numpys(ctx, mats):
         np.dot(da, ctx.asarray(a[:, 0]))
     with pytest.raises(ValueError, match="does not have enough dimensions"):
         vkp.matmul(ctx.asarray(np.float32(2)), db)
-    with pytest.raises(vkp.UnsupportedError, match="stacks of matrices"):
-        vkp.matmul(ctx.zeros((2, 3, 3)), ctx.zeros((3, 3)))
+    with pytest.raises(ValueError, match=r"operands could not be broadcast together with "
+                                         r"remapped shapes \[original->remapped\]: "
+                                         r"\(2,3,4\)->\(2,newaxis,newaxis\)"):
+        vkp.matmul(ctx.zeros((2, 3, 4)), ctx.zeros((3, 4, 2)))
+
+
+@pytest.mark.parametrize("sa,sb", [((3, 4, 5), (3, 5, 2)), ((2, 1, 4, 5), (3, 5, 6)),
+                                   ((4, 5), (2, 5, 3)), ((5,), (2, 5, 3)), ((2, 3, 5), (5,)),
+                                   ((2, 3, 4, 5), (1, 5, 2)), ((2, 0, 5), (5, 3))])
+def test_matmul_of_stacks_broadcasts_as_numpys(ctx, sa, sb):
+    rng = np.random.default_rng(12)
+    a = rng.integers(-5, 5, sa).astype(np.float32)   # integers: exact in any order
+    b = rng.integers(-5, 5, sb).astype(np.float32)
+    got = np.matmul(ctx.asarray(a), ctx.asarray(b))
+    assert isinstance(got, vkp.Array)
+    np.testing.assert_array_equal(got.numpy(), a @ b)
+    np.testing.assert_array_equal(vkp.matmul(a, b), a @ b)          # NumPy in, NumPy out
 
 
 def test_cumsum_flat_and_along_axes(ctx):

@@ -1,5 +1,5 @@
-"""dot, matmul and cumsum on device arrays, as NumPy's for 1-d and 2-d operands
-(docs/reductions.md).
+"""dot, matmul and cumsum on device arrays, as NumPy's for 1-d and 2-d operands, and
+matmul of stacks of matrices (docs/reductions.md).
 
     c = a @ b                 # np.matmul(a, b), vkp.matmul(a, b): 2-d x 2-d tiled kernel
     y = np.dot(A, x)          # matrix-vector and vector-vector: a product-sum reduction
@@ -92,24 +92,48 @@ def _shape_text(shape) -> str:
 
 @implements(np.matmul)
 def matmul(a, b, out=None):
-    """a @ b for 1-d and 2-d operands, as np.matmul (1-d operands are vectors; the result
-    drops their axis). Stacks of matrices (3-d and more) are not supported."""
+    """a @ b as np.matmul: 1-d operands are vectors (the result drops their axis), and
+    operands of 3 or more dimensions are stacks of matrices, their leading axes broadcast
+    together (each matrix of the stack one tiled product)."""
     x, y, dtype, host = _operands("matmul", a, b)
     for i, z in enumerate((x, y)):
         if z.ndim == 0:
             raise ValueError(f"matmul: Input operand {i} does not have enough dimensions "
                              "(has 0, gufunc core with signature (n?,k),(k,m?)->(n?,m?) "
                              "requires 1)")
-        if z.ndim > 2:
-            raise UnsupportedError(f"vkpersist.matmul takes 1-d and 2-d operands; operand {i} "
-                                   f"has shape {z.shape} (stacks of matrices are not "
-                                   "supported: loop over the leading axes)")
-    k_a, k_b = x.shape[-1], y.shape[0]
+    k_a, k_b = x.shape[-1], y.shape[-2 if y.ndim > 1 else 0]
     if k_a != k_b:
         raise ValueError(f"matmul: Input operand 1 has a mismatch in its core dimension 0, "
                          f"with gufunc signature (n?,k),(k,m?)->(n?,m?) (size {k_b} is "
                          f"different from {k_a})")
-    return _finish(_product(x, y, dtype), out, host)
+    if x.ndim <= 2 and y.ndim <= 2:
+        return _finish(_product(x, y, dtype), out, host)
+    return _finish(_stacked(x, y, dtype), out, host)
+
+
+def _stacked(x: Array, y: Array, dtype) -> Array:
+    """matmul of operands of which one has 3 or more dimensions: a tiled product per matrix
+    of the broadcast stack, written into the result's slab for it."""
+    xa = x if x.ndim > 1 else x.reshape((1, x.shape[0]))
+    ya = y if y.ndim > 1 else y.reshape((y.shape[0], 1))
+    bx, by = xa.shape[:-2], ya.shape[:-2]
+    try:
+        batch = np.broadcast_shapes(bx, by)
+    except ValueError:
+        def remapped(shape, batch_shape):
+            return f"{_shape_text(shape)}->({''.join(f'{d},' for d in batch_shape)}" \
+                "newaxis,newaxis)"
+        raise ValueError(f"matmul: operands could not be broadcast together with remapped "
+                         f"shapes [original->remapped]: {remapped(x.shape, bx)} "
+                         f"{remapped(y.shape, by)}") from None
+    m, n = xa.shape[-2], ya.shape[-1]
+    result = Array(x.ctx, batch + (m, n), dtype)
+    for idx in np.ndindex(*batch):
+        ix = tuple(0 if d == 1 else i for i, d in zip(idx[len(idx) - len(bx):], bx))
+        iy = tuple(0 if d == 1 else i for i, d in zip(idx[len(idx) - len(by):], by))
+        result[idx].copy_from(_product(xa[ix] if ix else xa, ya[iy] if iy else ya, dtype))
+    shape = batch + ((m,) if x.ndim > 1 else ()) + ((n,) if y.ndim > 1 else ())
+    return result.reshape(shape)
 
 
 @implements(np.dot)
