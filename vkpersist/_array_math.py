@@ -73,8 +73,13 @@ class UFunc:
 def where(condition, x, y, /):
     """`x` where `condition` is true, else `y`, broadcast together (NumPy's np.where with
     three arguments; the one-argument form, np.nonzero, is not supported)."""
-    return run("where", lambda c, a, b: Node("where", [c, a, b]), (condition, x, y), None,
-               "where")
+    return _select(condition, x, y, None, "where")
+
+
+def _select(condition, x, y, out, name: str):
+    """The element-wise select behind vkp.where and ufuncs' where=."""
+    return run("where", lambda c, a, b: Node("where", [c, a, b]), (condition, x, y), out,
+               name)
 
 
 def clip(a, a_min, a_max, out=None):
@@ -117,8 +122,7 @@ def _masked(name, args, out, where):
     out = _single_out(out, name)
     if out is None:
         return result
-    return run("where", lambda c, a, b: Node("where", [c, a, b]), (where, result, out), out,
-               name)
+    return _select(where, result, out, out, name)
 
 
 def _refuse_kwargs(name, kwargs):

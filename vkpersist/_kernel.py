@@ -329,7 +329,11 @@ class _Plan:
         written = {v.name for v in self.compiled.array_params if v.written}
         self.copy_back = {i for i, _, _ in self.array_slots
                           if glsl_name(kern.param_names[i]) in written}
-        self.captured = self.compiled.captured
+        # device arrays the kernel read from its globals: bound like array arguments after
+        # the real ones (launch appends them to the arguments)
+        self.captured = tuple(self.compiled.captured)
+        self.array_slots += [(len(types) + k, a.ndim, not a._plain)
+                             for k, a in enumerate(self.captured)]
         self.printer = print_buffer(ctx) if self.compiled.uses_print else None
         self.status = loop_status_array(ctx) if self.compiled.loop_guard else None
         self.bounds = bounds_record(ctx) if self.compiled.debug else None
@@ -342,6 +346,8 @@ class _Plan:
         buffers = []
         shapes = []
         host_copies = None
+        if self.captured:
+            args = (*args, *self.captured)
         for i, ndim, strided in self.array_slots:
             a = args[i]
             cls = a.__class__
@@ -363,14 +369,6 @@ class _Plan:
                 bound, values = a._bind()
                 buffers += bound
                 shapes += values
-        for a in self.captured:             # device arrays the kernel read from its globals
-            if a.ctx is not ctx or not a.buffer.alive:
-                self._refuse_captured(ctx, a)
-            buffers.append(a.buffer)
-            shapes += a.shape
-            if not a._plain:
-                shapes.append(a._offset)
-                shapes += a._estrides
         if self.bounded:                    # forall's shape: after the scalars, first
             shapes = [*bounds, *shapes]
         try:
@@ -409,15 +407,15 @@ class _Plan:
         return dev, host_copies
 
     def _refuse_array(self, ctx, i, a):
-        name = f"{self.kern.__name__}: argument {self.kern.param_names[i]!r}"
-        if a.ctx is not ctx:
-            raise VkPersistError(f"{name} belongs to another Context; all arrays of a launch "
-                                 "share one")
-        a._check_alive()
-
-    def _refuse_captured(self, ctx, a):
-        name = f"{self.kern.__name__}: the device array it reads from its globals " \
-            f"({a!r})"
+        params = self.kern.param_names
+        if i < len(params):
+            name = f"{self.kern.__name__}: argument {params[i]!r}"
+            if a.ctx is not ctx:
+                raise VkPersistError(f"{name} belongs to another Context; all arrays of a "
+                                     "launch share one")
+            a._check_alive()
+            return
+        name = f"{self.kern.__name__}: the device array it reads from its globals ({a!r})"
         if a.ctx is not ctx:
             raise VkPersistError(f"{name} belongs to another Context than this launch's "
                                  "arrays; pass it as an argument, or make it on that Context")

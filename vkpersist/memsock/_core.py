@@ -111,8 +111,7 @@ class MemSock:
         if elem is None:
             raise TypeError(f"MemSock {name!r}: frames of {self.dtype} are not supported; use "
                             f"one of {', '.join(str(d) for d in _FRAME_DTYPES)}")
-        needs = _FRAME_FEATURE.get(self.dtype.itemsize if self.dtype.kind != "f" or
-                                   self.dtype.itemsize != 8 else "f8")
+        needs = _FRAME_FEATURE.get("f8" if self.dtype == np.float64 else self.dtype.itemsize)
         if needs is not None and not getattr(self.ctx.info, needs[0]):
             raise UnsupportedError(f"MemSock {name!r}: frames of {self.dtype} need {needs[1]}, "
                                    f"which {self.ctx.info.name} does not have; use float32, "
