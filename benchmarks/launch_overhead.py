@@ -7,6 +7,7 @@ Rows, all measured in this run on the same device:
                   vkResetFences through the `vulkan` binding (the baseline)
   kernel sync     @vkp.kernel launch + ctx.synchronize(), every launch
   kernel async    @vkp.kernel launches back to back, one synchronize() at the end
+  ... new scalar  the same with a different scalar argument each launch (recorded each time)
   glsl sync       vkp.lowlevel.glsl_kernel launch + synchronize()
   CuPy sync/async the same kernel as a cupy.RawKernel, where CuPy is installed (the GPU
                   machine): the figure a CUDA user knows
@@ -101,6 +102,18 @@ def main() -> None:
             launch(x, 1.0)
         ctx.synchronize()
 
+    def kernel_async_varying(k):
+        # a new scalar each launch (a time step, an iteration count): a new push-constant
+        # value, so a command buffer is recorded per launch
+        for i in range(k):
+            launch(x, float(i & 1023))
+        ctx.synchronize()
+
+    def kernel_sync_varying(k):
+        for i in range(k):
+            launch(x, float(i & 1023))
+            ctx.synchronize()
+
     glsl = vkp.lowlevel.glsl_kernel(BUMP_GLSL, ctx=ctx)
 
     def glsl_sync(k):
@@ -114,7 +127,9 @@ def main() -> None:
     raw = statistics.median(prerecorded_submit_wait_us(ctx, ready, n) for _ in range(5))
     rows = [("raw Vulkan (pre-recorded, binding calls)", raw),
             ("kernel sync (launch + synchronize)", _median_us(kernel_sync, n)),
-            ("kernel async (per launch, batched)", _median_us(kernel_async, n)),
+            ("kernel async (per launch)", _median_us(kernel_async, n)),
+            ("kernel sync, a new scalar each launch", _median_us(kernel_sync_varying, n)),
+            ("kernel async, a new scalar each launch", _median_us(kernel_async_varying, n)),
             ("glsl_kernel sync", _median_us(glsl_sync, n))]
     rows += _cupy_rows(n)
     expected = x.numpy()[0]

@@ -52,7 +52,12 @@ def mie_sphere(size: int = 52, *, radius_cells: float = 8, spacing: float = 1e-3
 
 def mie_reference(sim) -> np.ndarray:
     """The Mie-series scattering cross-section (m²) at the scene's DFT frequencies."""
-    import miepython
+    try:
+        import miepython
+    except ImportError:
+        raise ImportError("the Mie reference needs miepython, one of vkpersist's example "
+                          "extras: pip install 'vkpersist[examples]' (make setup installs "
+                          "it)") from None
     m = np.sqrt(sim.mie["eps_r"])
     x = 2 * np.pi * sim.mie["radius"] * sim.mie["freqs"] / C0
     _, qsca, _, _ = miepython.efficiencies_mx(m, x)

@@ -253,9 +253,7 @@ class Build:
         return out
 
     def free(self) -> None:
-        for seq in self.sequences.values():
-            seq.free()
-        self.sequences.clear()
+        self.sequences.clear()      # their command buffers are reused once not pending
         self.sched.free()
 
 

@@ -14,8 +14,8 @@ its failure reaches the user as a vkpersist error (DeviceLost, OutOfDeviceMemory
 DeviceTimeout, else VkPersistError) naming the operation: creation and allocation
 (instance, device, command pool, fences, buffers, memory, pipelines, descriptor pools and
 sets, command buffers), mapping, enumeration and queries that return a VkResult, command
-buffer begin/end/reset, and submission and waits (the launch path calls the C functions
-directly and checks their result with `_check`, one test per submit, no `with`). Left
+buffer begin/end/reset, and submission and waits (the launch path and recording call the C functions
+directly and checks their result with `check_result`, one test per submit, no `with`). Left
 unwrapped on purpose, because the specification gives them no failure to report: vkCmd*
 recording (errors surface at vkEndCommandBuffer, which is wrapped), vkDestroy* and vkFree*
 (void), vkUpdateDescriptorSets (void), vkGetDeviceQueue and the vkGet*Properties /
@@ -103,7 +103,7 @@ def wait_fences(device, fences, timeout_s: float, what: str) -> None:
         result = wait(device, len(fences), handles, vk.VK_TRUE,
                       int(max(0.0, min(left, WAIT_SLICE_S)) * 1e9))
         if result != _TIMEOUT:
-            _check(result, what)
+            check_result(result, what)
             return
         left = deadline - time.perf_counter()      # pending signal handlers run here
         if left <= 0:
@@ -130,7 +130,7 @@ class RawSubmit:
                                               "pCommandBuffers": self.handles})
 
 
-def _check(result: int, what: str) -> None:
+def check_result(result: int, what: str) -> None:
     if result == _SUCCESS:
         return
     if result == _DEVICE_LOST:
@@ -138,8 +138,9 @@ def _check(result: int, what: str) -> None:
                          "close this Context and create a new one")
     if result == _TIMEOUT:
         raise DeviceTimeout(f"{what}: timed out")
-    if result in (-1, -2):
-        raise OutOfDeviceMemory(f"{what}: the driver is out of memory")
+    if result in (-1, -2):      # VK_ERROR_OUT_OF_HOST_MEMORY, VK_ERROR_OUT_OF_DEVICE_MEMORY
+        raise OutOfDeviceMemory(f"{what}: the driver is out of "
+                                f"{'host' if result == -1 else 'device'} memory")
     raise VkPersistError(f"{what} failed with VkResult {result}")
 
 
@@ -152,11 +153,11 @@ def raw_submit(queue, submit: RawSubmit, fence) -> None:
         _queue_submit = vk.lib.vkQueueSubmit
     result = _queue_submit(queue, 1, submit.info, fence or ffi.NULL)
     if result:
-        _check(result, "vkQueueSubmit")
+        check_result(result, "vkQueueSubmit")
 
 
 def raw_submit_fence_only(queue, fence) -> None:
-    _check(vk.lib.vkQueueSubmit(queue, 0, ffi.NULL, fence), "vkQueueSubmit")
+    check_result(vk.lib.vkQueueSubmit(queue, 0, ffi.NULL, fence), "vkQueueSubmit")
 
 
 def raw_fence_signaled(device, fence) -> bool:
@@ -165,12 +166,12 @@ def raw_fence_signaled(device, fence) -> bool:
     result = vk.lib.vkGetFenceStatus(device, fence)
     if result == _NOT_READY:
         return False
-    _check(result, "vkGetFenceStatus")
+    check_result(result, "vkGetFenceStatus")
     return True
 
 
 def raw_reset_fences(device, fences: list) -> None:
-    _check(vk.lib.vkResetFences(device, len(fences), ffi.new("VkFence[]", fences)),
+    check_result(vk.lib.vkResetFences(device, len(fences), ffi.new("VkFence[]", fences)),
            "vkResetFences")
 
 
@@ -184,7 +185,7 @@ def spin_until_signaled(device, fence, seconds: float, what: str = "vkGetFenceSt
     while True:
         result = status(device, fence)
         if result != _NOT_READY:
-            _check(result, what)
+            check_result(result, what)
             return True
         if time.perf_counter() > deadline:
             return False
@@ -206,7 +207,7 @@ def inject_device_lost(count: int = 1) -> None:
 def _injected_loss(what: str) -> None:
     global _lost_injections
     _lost_injections -= 1
-    _check(_DEVICE_LOST, f"{what} [injected by inject_device_lost()]")
+    check_result(_DEVICE_LOST, f"{what} [injected by inject_device_lost()]")
 
 
 def version_string(v: int) -> str:

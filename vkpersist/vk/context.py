@@ -135,6 +135,7 @@ class _Core:
         self.spent_fences: list = []        # signalled, reset together (see _recycle)
         self.open_keeps: list = []          # keepalives of submissions no fence covers yet
         self.one_shot: list = []                                  # reusable command buffers
+        self.spare_command_buffers: list = []     # recorded into next (commands.spare)
         self.inflight: collections.deque = collections.deque()   # (fence, [keepalive...])
         self.children: dict[int, weakref.finalize] = {}
         self._keys = itertools.count()
@@ -198,7 +199,9 @@ class _Core:
             if self.batch is not None and self.batch.dispatches:
                 self.batch.flush()            # launches batched before this go first
             open_keeps = self.open_keeps
-            open_keeps.append(keep)           # before submitting (see the class docs)
+            # before submitting (see the class docs); the submitted command buffer too, so
+            # it is not recorded again meanwhile (commands.Recorded)
+            open_keeps.append((keep, submit))
             self.unchecked = True
             n = len(open_keeps)
             try:

@@ -117,25 +117,14 @@ class Pipeline:
 
     def _record(self, key, buffers, groups, push) -> RawSubmit:
         self.check_launch(buffers, groups)
-        ds = self.cache.descriptor_set(buffers)
-        cb = commands.allocate(self.core)[0]
-        push_data = ffi.new("char[]", push) if push else None
-
-        def body(cb):
-            vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, self.handle)
-            if self.reflection.bindings:
-                vk.vkCmdBindDescriptorSets(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, self.layout,
-                                           0, 1, [ds], 0, None)
-            if push:
-                vk.vkCmdPushConstants(cb, self.layout, vk.VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                                      len(push), push_data)
-            vk.vkCmdDispatch(cb, *groups)
+        cb = commands.spare(self.core)
         try:
-            commands.record(cb, body, reusable=True)
+            commands.record(cb, lambda cb: commands.dispatch(cb, self, buffers, groups, push),
+                            reusable=True)
         except BaseException:
-            commands.free(self.core, [cb])
+            self.core.spare_command_buffers.append(cb)
             raise
-        ready = RawSubmit(cb)
+        ready = commands.Recorded(self.core, cb)
         self.cache.add(key, ready)
         return ready
 
@@ -182,6 +171,8 @@ class _LaunchCache:
         self.recorded: collections.OrderedDict = collections.OrderedDict()
 
     def descriptor_set(self, buffers) -> object:
+        """The descriptor set binding `buffers`, as the one-element array vkCmdBindDescriptorSets
+        takes (written on first use, then cached)."""
         key = tuple(b.serial for b in buffers)
         ds = self.sets.get(key)
         if ds is not None:
@@ -190,7 +181,7 @@ class _LaunchCache:
             self._grow_pool()
         ds = self.free_sets.pop()
         infos = [vk.VkDescriptorBufferInfo(buffer=b.handle, offset=0, range=b.size) for b in buffers]
-        writes = [vk.VkWriteDescriptorSet(dstSet=ds, dstBinding=spec.binding, descriptorCount=1,
+        writes = [vk.VkWriteDescriptorSet(dstSet=ds[0], dstBinding=spec.binding, descriptorCount=1,
                                           descriptorType=vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                           pBufferInfo=[info])
                   for spec, info in zip(self.bindings, infos)]
@@ -212,32 +203,28 @@ class _LaunchCache:
                                                descriptorSetCount=_SETS_PER_POOL,
                                                pSetLayouts=layouts)
         with translated(f"{self.label}: allocating descriptor sets"):
-            self.free_sets.extend(vk.vkAllocateDescriptorSets(self.core.device, alloc))
+            sets = vk.vkAllocateDescriptorSets(self.core.device, alloc)
+        self.free_sets.extend(ffi.new("VkDescriptorSet[1]", [ds]) for ds in sets)
 
     def add(self, key, ready: RawSubmit) -> None:
+        """Cache `ready`; past _MAX_RECORDED the least recently recorded is dropped. Its
+        command buffer returns to the spare ones when its last submission has completed
+        (commands.Recorded), so dropping never waits for the device."""
         self.recorded[key] = ready
         if len(self.recorded) > _MAX_RECORDED:
-            self.core.synchronize()   # the oldest may still be pending
-            _, old = self.recorded.popitem(last=False)
-            self._free_command_buffers([old])
+            self.recorded.popitem(last=False)
 
     def forget(self, serial: int) -> None:
         """A buffer died: drop every cached set and command buffer that names it. No pending
         work uses them: submissions keep their buffers alive until they complete."""
         for key in [k for k in self.sets if serial in k]:
             self.free_sets.append(self.sets.pop(key))
-        stale = [k for k in self.recorded if serial in k[0]]
-        self._free_command_buffers([self.recorded.pop(k) for k in stale])
-
-    def _free_command_buffers(self, submits: list) -> None:
-        if submits and self.core.device is not None:
-            cbs = [s.handles[0] for s in submits]
-            vk.vkFreeCommandBuffers(self.core.device, self.core.command_pool, len(cbs), cbs)
+        for key in [k for k in self.recorded if serial in k[0]]:
+            del self.recorded[key]
 
     def release(self) -> None:
         if self.forget in self.core.forget_listeners:
             self.core.forget_listeners.remove(self.forget)
-        self._free_command_buffers(list(self.recorded.values()))
         self.recorded.clear()
         if self.core.device is not None:
             for pool in self.pools:

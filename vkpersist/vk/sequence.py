@@ -18,7 +18,6 @@ from __future__ import annotations
 import collections
 import weakref
 
-from ._api import RawSubmit, ffi, vk
 from . import commands
 
 _MAX_BATCHES = 64       # recorded batches kept per device, least recently recorded dropped
@@ -36,60 +35,35 @@ class DispatchSequence:
         self.label = label
         self.count = len(dispatches)
         with core.lock:      # the command pool is shared with other threads' recording
-            cb = _record(core, fills, dispatches)
-        self._submit = RawSubmit(cb)
+            self._submit = _record(core, fills, dispatches)
         # the pipelines and buffers must outlive every submission of this sequence; a
         # cached batch holds only its pipelines, each launch() keeps its buffers
         self._uses = [(p, tuple(b)) if hold_buffers else p for p, b, _, _ in dispatches] \
             + [f[0] for f in fills]
-        self._finalizer = core.track(self, _free, core, cb)
 
     def launch(self, keep=()) -> None:
         """Submit asynchronously (after everything submitted before); `keep` stays
         referenced until this submission completes."""
         self.core.submit(self._submit, (self, self._uses, keep))
 
-    def free(self) -> None:
-        self._finalizer()
-
 
 def _record(core, fills, dispatches):
     """A reusable command buffer holding the fills, then the dispatches, barriers between."""
-    keep = []                  # push-constant bytes, alive until recorded
-    cb = commands.allocate(core)[0]
-
     def body(cb):
         for buffer, word, nbytes in fills:
             commands.fill_words(cb, buffer, word, nbytes)
         if fills:
             commands.barrier_between(cb)
         for pipeline, buffers, groups, push in dispatches:
-            vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle)
-            if pipeline.reflection.bindings:
-                ds = pipeline.cache.descriptor_set(buffers)
-                vk.vkCmdBindDescriptorSets(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE,
-                                           pipeline.layout, 0, 1, [ds], 0, None)
-            if push:
-                data = ffi.new("char[]", push)
-                keep.append(data)
-                vk.vkCmdPushConstants(cb, pipeline.layout, vk.VK_SHADER_STAGE_COMPUTE_BIT,
-                                      0, len(push), data)
-            if groups[0] == "indirect":     # ("indirect", buffer, byte offset)
-                vk.vkCmdDispatchIndirect(cb, groups[1].handle, groups[2])
-            else:
-                vk.vkCmdDispatch(cb, *groups)
+            commands.dispatch(cb, pipeline, buffers, groups, push)
             commands.barrier_between(cb)
+    cb = commands.spare(core)
     try:
         commands.record(cb, body, reusable=True)
     except BaseException:
-        commands.free(core, [cb])
+        core.spare_command_buffers.append(cb)
         raise
-    return cb
-
-
-def _free(core, cb) -> None:
-    if core.device is not None:
-        vk.vkFreeCommandBuffers(core.device, core.command_pool, 1, [cb])
+    return commands.Recorded(core, cb)
 
 
 class Batch:
@@ -130,7 +104,7 @@ class Batch:
             seq = self.recorded[key] = DispatchSequence(self.core, [], dispatches, "batch",
                                                         hold_buffers=False)
             if len(self.recorded) > _MAX_BATCHES:
-                # freed once no submission holds it any more (DispatchSequence's finalizer)
+                # its command buffer is reused once no submission holds it (Recorded)
                 self.recorded.popitem(last=False)
         seq.launch(keeps)
 
