@@ -72,6 +72,28 @@ class Buffer:
         self.serial = next(_serials)
         size = max(4, (nbytes + 3) // 4 * 4)   # Vulkan forbids size 0; fills work on words
         self.size = size
+        self._core = core
+        with core.lock:
+            reused = core.buffer_pool.take(type_index, size)
+        if reused is not None:
+            self.handle, memory, mapping, self.address = reused
+        else:
+            self.handle, memory, mapping = self._create(core, size, type_index, mtype, kind)
+        self._poolable = [True]           # free() clears it: that memory goes to the driver
+        if mapping is None:
+            self._keeper = None
+            self._finalizer = core.track(self, _release, core, self.handle, memory, self.serial,
+                                         None, self._poolable, type_index, size, self.address)
+        else:       # the memory goes with its mapping (see the module's docs)
+            self._keeper = weakref.ref(mapping)
+            self._finalizer = core.track(self, _release, core, self.handle, None, self.serial,
+                                         mapping, self._poolable, type_index, size,
+                                         self.address)
+
+    def _create(self, core, size: int, type_index: int, mtype, kind: str):
+        """A new VkBuffer and memory: (handle, memory, mapping or None); sets `address`.
+        A refusal for lack of memory empties the buffer pool and tries once more."""
+        info = core.info
 
         def check_type(req):
             if not (req.memoryTypeBits >> type_index) & 1:
@@ -79,27 +101,26 @@ class Buffer:
                                      f"{info.name}")
             return type_index
 
-        handle, memory, _ = _create_bound(core, size, check_type,
-                                          f"{_fmt(size)} of {kind!r} memory on {info.name}")
+        what = f"{_fmt(size)} of {kind!r} memory on {info.name}"
+        try:
+            handle, memory, _ = _create_bound(core, size, check_type, what)
+        except OutOfDeviceMemory:
+            with core.lock:
+                if not core.buffer_pool.bytes:
+                    raise
+                core.buffer_pool.drain(core)
+            handle, memory, _ = _create_bound(core, size, check_type, what)
         self.address = None
-        if mtype.host_visible:
-            try:
-                with translated("mapping memory"):
-                    ptr = vk.vkMapMemory(core.device, memory, 0, size, 0)
-            except BaseException:
-                _release(core, handle, memory, self.serial)
-                raise
-            self.address = int(ffi.cast("uintptr_t", ffi.from_buffer(ptr)))
-        self.handle = handle
-        self._core = core
-        if self.address is None:
-            self._keeper = None
-            self._finalizer = core.track(self, _release, core, handle, memory, self.serial)
-        else:       # the memory goes with its mapping (see the module's docs)
-            mapping = _Mapping(core, memory)
-            self._keeper = weakref.ref(mapping)
-            self._finalizer = core.track(self, _release, core, handle, None, self.serial,
-                                         mapping)
+        if not mtype.host_visible:
+            return handle, memory, None
+        try:
+            with translated("mapping memory"):
+                ptr = vk.vkMapMemory(core.device, memory, 0, size, 0)
+        except BaseException:
+            _destroy(core, handle, memory)
+            raise
+        self.address = int(ffi.cast("uintptr_t", ffi.from_buffer(ptr)))
+        return handle, None, _Mapping(core, memory)
 
     @property
     def alive(self) -> bool:
@@ -116,13 +137,21 @@ class Buffer:
         else whoever holds it must check `alive` before each use."""
         if self.address is None or not self.alive:
             raise VkPersistError("buffer is not host-visible or was freed")
-        return np.asarray(_MappedRegion(self, self._keeper() if keep_mapped else self))
+        if not keep_mapped:
+            return np.asarray(_MappedRegion(self, self))
+        mapping = self._keeper()
+        region = _MappedRegion(self, mapping)
+        if isinstance(mapping, _Mapping):
+            mapping.regions.add(region)     # while it lives, the memory is not reused
+        return np.asarray(region)
 
     def free(self) -> None:
         """Release now (idempotent), after the context's pending work has finished (a
-        launch may still be using this buffer)."""
+        launch may still be using this buffer); the memory goes back to the driver, not to
+        the buffer pool."""
         if self._finalizer.alive and self._core.device is not None:
             self._core.synchronize()
+        self._poolable[0] = False
         self._finalizer()
 
 
@@ -194,6 +223,7 @@ class ImportedBuffer(Buffer):
         # the array rides along in the finalizer: its pages outlive the device memory, and
         # they are what views that keep the memory mapped hold on to
         self._keeper = weakref.ref(array)
+        self._poolable = [False]          # the caller's pages: never reused for others
         self._finalizer = core.track(self, _release, core, handle, memory, self.serial,
                                      array)
 
@@ -223,10 +253,12 @@ class _MappedRegion:
 
 class _Mapping:
     """Mapped device memory, freed when the last reference goes: its Buffer's finalizer
-    holds one until the buffer is released, each view made with keep_mapped one more."""
-    __slots__ = ("__weakref__",)
+    holds one until the buffer is released, each view made with keep_mapped one more
+    (`regions`: those views' regions, while any lives the memory is not pooled)."""
+    __slots__ = ("__weakref__", "regions")
 
     def __init__(self, core, memory):
+        self.regions = weakref.WeakSet()
         device = core.device
         with _held_lock:
             held = _held.setdefault(core, _Held())
@@ -301,11 +333,21 @@ def _create_bound(core, size: int, memory_type_for, what: str, buffer_next=None,
     return handle, memory, type_index
 
 
-def _release(core, handle, memory, serial, keep=None) -> None:
-    """Destroy the buffer and free its memory (None: a _Mapping in `keep` frees it once no
-    view needs it); `keep` (imported host pages, a _Mapping) lived until now."""
+def _release(core, handle, memory, serial, keep=None, poolable=(False,), memory_type=None,
+             size=0, address=None) -> None:
+    """Forget the serial, then keep the buffer for reuse (buffer_pool.py) when it may be,
+    else destroy it and free its memory (None: a _Mapping in `keep` frees it once no view
+    needs it); `keep` (imported host pages, a _Mapping) lived until now."""
     core.forget(serial)
-    if core.device is not None:
-        vk.vkDestroyBuffer(core.device, handle, None)
-        if memory is not None:
-            vk.vkFreeMemory(core.device, memory, None)
+    if core.device is None:
+        return
+    if poolable[0] and not (isinstance(keep, _Mapping) and keep.regions):
+        if core.buffer_pool.put(core, memory_type, size, (handle, memory, keep, address)):
+            return
+    _destroy(core, handle, memory)
+
+
+def _destroy(core, handle, memory) -> None:
+    vk.vkDestroyBuffer(core.device, handle, None)
+    if memory is not None:
+        vk.vkFreeMemory(core.device, memory, None)

@@ -32,6 +32,7 @@ from .._polling import check_timeout
 from ._api import (RawSubmit, raw_fence_signaled, raw_reset_fences, raw_submit,
                    raw_submit_fence_only, spin_until_signaled, translated, vk, wait_fences)
 from .buffer import Buffer, release_device
+from .buffer_pool import BufferPool
 from .devices import DeviceInfo, instance, select_device
 from .staging import Staging
 from .target import Target
@@ -136,6 +137,7 @@ class _Core:
         self.open_keeps: list = []          # keepalives of submissions no fence covers yet
         self.one_shot: list = []                                  # reusable command buffers
         self.spare_command_buffers: list = []     # recorded into next (commands.spare)
+        self.buffer_pool = BufferPool()           # released buffers kept for reuse
         self.inflight: collections.deque = collections.deque()   # (fence, [keepalive...])
         self.children: dict[int, weakref.finalize] = {}
         self._keys = itertools.count()
@@ -331,6 +333,7 @@ class _Core:
             for fin in list(self.children.values()):
                 fin()
             self.children.clear()
+            self.buffer_pool.drain(self)
             for fence in self.free_fences + self.spent_fences:
                 vk.vkDestroyFence(self.device, fence, None)
             self.free_fences.clear()

@@ -180,13 +180,18 @@ class _LaunchCache:
         if not self.free_sets:
             self._grow_pool()
         ds = self.free_sets.pop()
-        infos = [vk.VkDescriptorBufferInfo(buffer=b.handle, offset=0, range=b.size) for b in buffers]
-        writes = [vk.VkWriteDescriptorSet(dstSet=ds[0], dstBinding=spec.binding, descriptorCount=1,
-                                          descriptorType=vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                          pBufferInfo=[info])
-                  for spec, info in zip(self.bindings, infos)]
-        if writes:
-            vk.vkUpdateDescriptorSets(self.core.device, len(writes), writes, 0, None)
+        n = len(self.bindings)
+        if n:       # built in C structs: a new result array each call writes a new set
+            infos = ffi.new("VkDescriptorBufferInfo[]", n)
+            writes = ffi.new("VkWriteDescriptorSet[]", n)
+            for i, (spec, b) in enumerate(zip(self.bindings, buffers)):
+                info, write = infos[i], writes[i]
+                info.buffer, info.offset, info.range = b.handle, 0, b.size
+                write.sType = vk.VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
+                write.dstSet, write.dstBinding, write.descriptorCount = ds[0], spec.binding, 1
+                write.descriptorType = vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+                write.pBufferInfo = infos + i
+            vk.lib.vkUpdateDescriptorSets(self.core.device, n, writes, 0, ffi.NULL)
         self.sets[key] = ds
         return ds
 

@@ -1,0 +1,13 @@
+import cProfile, pstats, time, numpy as np, vkpersist as vkp
+ctx = vkp.Context()
+x = ctx.asarray(np.ones(1000, np.float32))
+for _ in range(5): float(x.sum())
+t = time.perf_counter()
+for _ in range(300): float(x.sum())
+print("sum µs", (time.perf_counter() - t) / 300 * 1e6)
+y = ctx.asarray(np.ones((100, 10), np.float32))
+t = time.perf_counter()
+for _ in range(300): y.sum(axis=0).numpy()
+print("sum axis0 µs", (time.perf_counter() - t) / 300 * 1e6)
+cProfile.run("for _ in range(300): float(x.sum())", "/tmp/red.prof")
+pstats.Stats("/tmp/red.prof").sort_stats("tottime").print_stats(25)
