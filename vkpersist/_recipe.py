@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import threading
-import weakref
 
 import numpy as np
 
@@ -31,11 +29,6 @@ from .vk.context import default_context
 
 _RECIPES: dict = {}
 _MAX_RECIPES = 4096
-# device buffers of dropped results, per (core, bytes), for the next result of that size
-_POOL: dict = {}
-_POOL_PER_SIZE = 4
-_POOLED = [0]                  # bytes in the pool
-_POOL_LOCK = threading.Lock()  # finalizers run on whichever thread collects
 
 
 def describe(x):
@@ -89,40 +82,6 @@ def _unaliased(a, out: Array):
             (a.shape, a._estrides, a._offset) != (out.shape, out._estrides, out._offset):
         return a.copy()
     return a
-
-
-def new_result(ctx, shape, dtype) -> Array:
-    """A new device array for a result. Results dropped by the program give their device
-    buffer back to a small pool instead of freeing it, so a loop of `y = vkp.sin(x) + 1`
-    allocates nothing after its first pass, and its launches reuse their recorded
-    commands. Reuse is ordered like any launch (each submission waits for the previous
-    ones' writes); `free()` on a result frees it for good. The pool holds at most
-    _POOL_PER_SIZE buffers of a size and 1/16 of the device heap in all."""
-    core = ctx._core_alive()
-    nbytes = math.prod(shape) * np.dtype(dtype).itemsize
-    buffer = None
-    with _POOL_LOCK:
-        spare = _POOL.get((id(core), nbytes), [])
-        while spare and buffer is None:
-            candidate = spare.pop()
-            _POOLED[0] -= candidate.nbytes
-            buffer = candidate if candidate.alive else None
-    out = Array(ctx, shape, dtype, buffer=buffer)
-    weakref.finalize(out, _recycle, core, out.buffer, ctx.info)
-    return out
-
-
-def _recycle(core, buffer, info) -> None:
-    """A result was dropped: keep its buffer for the next result of its size (or let it
-    go, when freed, closed, or the pool is full)."""
-    if not buffer.alive or core.device is None:
-        return
-    heap = info.heaps[info.memory_types[info.memory_kinds["device"]].heap].size
-    with _POOL_LOCK:
-        spare = _POOL.setdefault((id(core), buffer.nbytes), [])
-        if len(spare) < _POOL_PER_SIZE and _POOLED[0] + buffer.nbytes <= heap // 16:
-            spare.append(buffer)
-            _POOLED[0] += buffer.nbytes
 
 
 def broadcast_shape(shapes) -> tuple:
@@ -293,7 +252,7 @@ class Recipe:
             dev_out = self._run_split(self.split, args, out if isinstance(out, Array) else
                                       None, ctx)
         else:
-            dev_out = out if isinstance(out, Array) else new_result(ctx, self.shape, self.dtype)
+            dev_out = out if isinstance(out, Array) else Array(ctx, self.shape, self.dtype)
         if self.kernel is not None and self.split is None:
             operands = [dev_out] + [self._device(args[k] if k is not None else a, ctx)
                                     for k, a in self.arrays]

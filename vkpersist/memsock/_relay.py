@@ -78,10 +78,12 @@ class Relay:
         idle, or after waiting for B (bounded by its timeout) when `wait`."""
         if not self._pending:
             return
-        if wait:
-            self.ctx.synchronize()
-        elif not self.ctx._core_alive().idle():
+        if not wait and not self.ctx._core_alive().idle():
             return
+        # B is done (or waited for): this reports its errors (a loop limit) before the
+        # frames go; an idle B skipped it, and a relay whose B was always idle when
+        # polled reported them only at the next window-full wait
+        self.ctx.synchronize()
         while self._pending:
             self._pending.popleft().release()
 

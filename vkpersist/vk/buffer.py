@@ -69,26 +69,27 @@ class Buffer:
         self.nbytes = nbytes
         self.kind = kind
         self.memory_type = type_index
-        self.serial = next(_serials)
         size = max(4, (nbytes + 3) // 4 * 4)   # Vulkan forbids size 0; fills work on words
         self.size = size
         self._core = core
         with core.lock:
             reused = core.buffer_pool.take(type_index, size)
-        if reused is not None:
-            self.handle, memory, mapping, self.address = reused
+        if reused is not None:      # its serial too: caches keyed on it stay valid
+            self.handle, memory, mapping, self.address, self.serial = reused
         else:
+            self.serial = next(_serials)
             self.handle, memory, mapping = self._create(core, size, type_index, mtype, kind)
         self._poolable = [True]           # free() clears it: that memory goes to the driver
         if mapping is None:
             self._keeper = None
             self._finalizer = core.track(self, _release, core, self.handle, memory, self.serial,
-                                         None, self._poolable, type_index, size, self.address)
+                                         None, self._poolable, type_index, size, self.address,
+                                         heap.size)
         else:       # the memory goes with its mapping (see the module's docs)
             self._keeper = weakref.ref(mapping)
             self._finalizer = core.track(self, _release, core, self.handle, None, self.serial,
                                          mapping, self._poolable, type_index, size,
-                                         self.address)
+                                         self.address, heap.size)
 
     def _create(self, core, size: int, type_index: int, mtype, kind: str):
         """A new VkBuffer and memory: (handle, memory, mapping or None); sets `address`.
@@ -334,17 +335,18 @@ def _create_bound(core, size: int, memory_type_for, what: str, buffer_next=None,
 
 
 def _release(core, handle, memory, serial, keep=None, poolable=(False,), memory_type=None,
-             size=0, address=None) -> None:
-    """Forget the serial, then keep the buffer for reuse (buffer_pool.py) when it may be,
-    else destroy it and free its memory (None: a _Mapping in `keep` frees it once no view
-    needs it); `keep` (imported host pages, a _Mapping) lived until now."""
-    core.forget(serial)
-    if core.device is None:
+             size=0, address=None, heap_size=0) -> None:
+    """Keep the buffer for reuse (buffer_pool.py) when it may be, else forget its serial,
+    destroy it and free its memory (None: a _Mapping in `keep` frees it once no view needs
+    it); `keep` (imported host pages, a _Mapping) lived until now."""
+    if core.device is not None and poolable[0] \
+            and not (isinstance(keep, _Mapping) and keep.regions) \
+            and core.buffer_pool.put(core, memory_type, size, heap_size,
+                                     (handle, memory, keep, address, serial)):
         return
-    if poolable[0] and not (isinstance(keep, _Mapping) and keep.regions):
-        if core.buffer_pool.put(core, memory_type, size, (handle, memory, keep, address)):
-            return
-    _destroy(core, handle, memory)
+    core.forget(serial)
+    if core.device is not None:
+        _destroy(core, handle, memory)
 
 
 def _destroy(core, handle, memory) -> None:
