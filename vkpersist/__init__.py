@@ -18,7 +18,7 @@ from .memsock import Frame, MemSock, Relay
 from .vk.shared_pages import SharedPages
 from ._kernel import Kernel, func, kernel
 from . import _copies  # noqa: F401  (device-side copies for views and astype)
-from ._array_math import FUNCTIONS as _F, clip, where
+from ._array_math import FUNCTIONS as _F, angle, clip, imag, real, where
 from ._fusion import jit
 from ._vectorize import vectorize
 from ._guvectorize import guvectorize
@@ -64,7 +64,7 @@ _ARRAY_FUNCTIONS = (
     "radians", "minimum", "maximum", "fmin", "fmax", "isfinite", "equal", "not_equal", "less",
     "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_xor",
     "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift",
-    "right_shift")
+    "right_shift", "conjugate", "conj")
 globals().update({_n: _F[_n] for _n in _ARRAY_FUNCTIONS})
 float16, float32, float64 = f16, f32, f64
 complex64, complex128 = c64, c128
@@ -102,7 +102,8 @@ __all__ = [
     "atanh", "floor", "ceil", "trunc", "fabs", "clamp", "mix", "fma", "isnan", "isinf",
     "copysign", "hypot", "sign", "select", "dot", "cross", "length", "normalize", "distance",
     # arrays: element-wise math (docs/arrays.md)
-    "jit", "vectorize", "guvectorize", "where", "clip", *_ARRAY_FUNCTIONS,
+    "jit", "vectorize", "guvectorize", "where", "clip", "real", "imag", "angle",
+    *_ARRAY_FUNCTIONS,
     # the layer underneath: raw GLSL kernels, host pages, device details
     "lowlevel",
     # numba.cuda's API (`from vkpersist import cuda`, docs/cuda.md)

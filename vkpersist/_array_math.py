@@ -18,7 +18,7 @@ from ._ufunc_table import ALIASES, BY_UFUNC, EMIT
 from .lang import builtins as B
 from .vk.array import Array
 
-_OPERANDS = (Array, np.ndarray, Node, bool, int, float, np.generic, list, tuple)
+_OPERANDS = (Array, np.ndarray, Node, bool, int, float, complex, np.generic, list, tuple)
 
 
 def _single_out(out, name):
@@ -102,6 +102,37 @@ implements(np.where)(lambda condition, x=None, y=None: where(condition, x, y)
                      if x is not None and y is not None else _refuse_nonzero())
 implements(np.clip)(lambda a, a_min=None, a_max=None, out=None, **kw:
                     clip(a, a_min, a_max, out=out) if not kw else _refuse_kwargs("clip", kw))
+
+
+def real(val):
+    """The real parts (np.real): of a device array a view, as NumPy's; while `vkp.jit`
+    traces, part of the expression."""
+    return _part(val, "real")
+
+
+def imag(val):
+    """The imaginary parts (np.imag): of a complex device array a view, as NumPy's."""
+    return _part(val, "imag")
+
+
+def _part(val, which):
+    if isinstance(val, (Array, Node)):
+        return getattr(val, which)
+    return getattr(np, which)(val)
+
+
+def angle(z, deg=False):
+    """The argument of complex `z` (np.angle): arctan2(z.imag, z.real), in degrees with
+    `deg`; of a real array arctan2(0, x), as NumPy's."""
+    def build(node):
+        a = Node("arctan2", [Node("imag", [node]), Node("real", [node])])
+        return Node("multiply", [a, as_node(180 / np.pi)]) if deg else a
+    return run(("angle", bool(deg)), build, (z,), None, "angle")
+
+
+implements(np.real)(real)
+implements(np.imag)(imag)
+implements(np.angle)(angle)
 
 
 def _refuse_nonzero():

@@ -26,16 +26,18 @@ import operator
 
 import numpy as np
 
+from . import _ufunc_complex
 from ._ufunc_table import BY_UFUNC, COMPUTE, EMIT, UFUNCS, wrap
 from .vk.array import Array
 
 LOCAL = 256
 MAX_GROUPS = 65535
-_PY_SCALARS = (bool, int, float)
+_PY_SCALARS = (bool, int, float, complex)
 
 
 def weak(node) -> bool:
-    """A Python bool, int or float operand (NumPy's own scalars are typed: NEP 50)."""
+    """A Python bool, int, float or complex operand (NumPy's own scalars are typed: NEP
+    50)."""
     return node.op == "scalar" and type(node.value) in _PY_SCALARS
 
 
@@ -59,6 +61,19 @@ class Node(np.lib.mixins.NDArrayOperatorsMixin):
             return NotImplemented
         folded = _on_numbers(ufunc, inputs)
         return Node(BY_UFUNC[ufunc], [as_node(x) for x in inputs]) if folded is None else folded
+
+    @property
+    def real(self):
+        return Node("real", [self])
+
+    @property
+    def imag(self):
+        return Node("imag", [self])
+
+    def conjugate(self):
+        return Node("conjugate", [self])
+
+    conj = conjugate
 
     def __bool__(self):
         if self.op == "scalar":
@@ -90,7 +105,7 @@ def _on_numbers(fn, operands):
     nodes = [as_node(x) for x in operands]
     value = fn(*[n.value for n in nodes])
     if not is_number(value):
-        raise TypeError(f"vkpersist element-wise operations take real numbers, got "
+        raise TypeError(f"vkpersist element-wise operations take numbers, got "
                         f"{type(value).__name__} {value!r}")
     return Node("scalar", nodes, value, fn)
 
@@ -152,9 +167,8 @@ for _name, _op in (("lt", operator.lt), ("le", operator.le), ("eq", operator.eq)
 
 
 def is_number(x) -> bool:
-    """A real Python or NumPy number."""
-    return isinstance(x, (*_PY_SCALARS, np.generic)) and \
-        not isinstance(x, (complex, np.complexfloating))
+    """A Python or NumPy number (bool, int, float, complex)."""
+    return isinstance(x, (*_PY_SCALARS, np.number, np.bool_))
 
 
 def evaluate(node: Node, args: list, position: dict):
@@ -189,14 +203,15 @@ def _dtype_probe(node: Node):
     return node.dtype
 
 
-def _refuse_complex(node: Node) -> None:
-    """NumPy's functions on complex arrays have no kernels here yet (a vectorized function
-    is judged by its own signatures)."""
-    for a in node.args:
-        if a.dtype.kind == "c":
-            raise TypeError(f"element-wise array math on {a.dtype} arrays is not supported "
-                            "yet; complex values work inside @vkp.kernel (docs/language.md), "
-                            "or compute on the real and imaginary parts as float arrays")
+def _no_loop(node: Node, error: TypeError):
+    """NumPy's TypeError for a ufunc without a loop for these operands (floor_divide of
+    complex numbers), with the dtypes named when one is complex."""
+    dtypes = [a.dtype for a in node.args]
+    if not any(d.kind == "c" for d in dtypes):
+        return error
+    return type(error)(f"{error} (got {', '.join(map(str, dtypes))}; NumPy has no complex "
+                       f"loop for {node.op!r} either; the complex functions that run on the "
+                       f"device: {', '.join(_ufunc_complex.SUPPORTED)})")
 
 
 def resolve(node: Node) -> None:
@@ -211,25 +226,43 @@ def resolve(node: Node) -> None:
         v = node.value
         node.dtype = np.result_type(v) if weak(node) else np.asarray(v).dtype
     elif node.op == "where":
-        _refuse_complex(node)
         out = np.result_type(*[a.value if weak(a) else a.dtype for a in node.args[1:]])
         node.loop, node.dtype = (np.dtype(np.bool_), out, out), out
+    elif node.op in _PARTS:
+        dt = node.args[0].dtype
+        node.loop = (dt,)
+        node.dtype = np.dtype(f"f{dt.itemsize // 2}") if dt.kind == "c" else dt
     elif isinstance(node.op, str):
-        _refuse_complex(node)
         # Python numbers only: NumPy's call converts them to arrays (np.greater(1, 2) runs
         # its int64 loop, where two weak ints would resolve to the object loop)
         probe = (lambda a: a.dtype) if all(weak(a) for a in node.args) else _dtype_probe
-        dts = UFUNCS[node.op].resolve_dtypes(tuple(probe(a) for a in node.args) + (None,))
+        try:
+            dts = UFUNCS[node.op].resolve_dtypes(tuple(probe(a) for a in node.args) + (None,))
+        except TypeError as e:
+            raise _no_loop(node, e) from None
         node.loop, node.dtype = dts[:-1], dts[-1]
+        if any(d.kind == "c" for d in node.loop):
+            _ufunc_complex.refuse(node.op, node.loop)
     else:                                        # a vectorized function's call
         node.loop, node.dtype = node.op.resolve(node.args)
 
 
 # ---- code ----------------------------------------------------------------------------------
+# `.real` and `.imag` of a traced value (not ufuncs: NumPy's are views or attributes)
+_PARTS = {
+    "real": lambda a, src, dst: f"{a}.real" if src.kind == "c" else a,
+    "imag": lambda a, src, dst: f"{a}.imag" if src.kind == "c" else f"{COMPUTE[dst]}(0)",
+}
+
+
 def _cast(expr: str, src: np.dtype, dst: np.dtype) -> str:
     s, d = COMPUTE[src], COMPUTE[dst]
     if s == d:
         return expr
+    if src.kind == "c" and dst.kind != "c":
+        if d == "bool":
+            return f"({expr} != {s}(0))"
+        return _cast(f"{expr}.real", np.dtype(f"f{src.itemsize // 2}"), dst)
     if d == "bool":
         return f"({expr} != 0)"
     if dst.kind in "iu" and src.kind == "b":
@@ -269,6 +302,10 @@ class _Emitter:
                     _cast(self.emit(a), a.dtype, want) for a, want in zip(node.args, node.loop)]
             if node.op == "where":
                 expr = f"({args[1]} if {args[0]} else {args[2]})"
+            elif node.op in _PARTS:
+                expr = _PARTS[node.op](args[0], node.loop[0], node.dtype)
+            elif isinstance(node.op, str) and any(d.kind == "c" for d in node.loop):
+                expr = _ufunc_complex.expression(node.op, args, node.loop, self.functions)
             elif isinstance(node.op, str):
                 expr = EMIT[node.op](*args, node.loop, node.dtype)
             else:

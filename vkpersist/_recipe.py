@@ -38,7 +38,7 @@ def describe(x):
         return (Array, x.dtype, x.shape, x._estrides, x._offset == 0, id(x.ctx))
     if isinstance(x, np.ndarray):
         return (np.ndarray, x.dtype, x.shape)
-    if type(x) in (bool, int, float):
+    if type(x) in (bool, int, float, complex):
         return (type(x),)
     if isinstance(x, np.generic):
         return (np.generic, x.dtype)
@@ -300,9 +300,10 @@ class Recipe:
         types = []
         for (st, delta), offset, dtype in zip(per, self.offsets, self.dtypes):
             plain = st == indexing.c_strides(self.inner) and offset + delta == 0
-            types.append(T.ArrayType(T.scalar_of_dtype(dtype), len(self.inner), not plain))
+            types.append(T.ArrayType(T.value_type_of_dtype(dtype), len(self.inner), not plain))
         types = [types[0]] + [types[1 + j] for j in self.order]
-        return types + [T.scalar_of_dtype(np.dtype(PARAM[COMPUTE[d]])) for _, d in self.scalars]
+        return types + [T.value_type_of_dtype(np.dtype(PARAM[COMPUTE[d]]))
+                        for _, d in self.scalars]
 
     def _push_bytes(self) -> int:
         """The most push-constant bytes a launch of the kernel needs."""

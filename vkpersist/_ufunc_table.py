@@ -23,10 +23,12 @@ COMPUTE = {
     np.dtype(np.int64): "vkp.i64", np.dtype(np.uint64): "vkp.u64",
     np.dtype(np.float16): "vkp.f32", np.dtype(np.float32): "vkp.f32",
     np.dtype(np.float64): "vkp.f64",
+    np.dtype(np.complex64): "vkp.c64", np.dtype(np.complex128): "vkp.c128",
 }
 # the numpy scalar type a scalar parameter of that dtype is passed as
 PARAM = {"bool": np.bool_, "vkp.i32": np.int32, "vkp.u32": np.uint32, "vkp.i64": np.int64,
-         "vkp.u64": np.uint64, "vkp.f32": np.float32, "vkp.f64": np.float64}
+         "vkp.u64": np.uint64, "vkp.f32": np.float32, "vkp.f64": np.float64,
+         "vkp.c64": np.complex64, "vkp.c128": np.complex128}
 
 
 def wrap(dtype: np.dtype, expr: str) -> str | None:
@@ -154,6 +156,7 @@ EMIT = {
     "power": _power,
     "negative": lambda a, ins, out: f"(-{a})",
     "positive": lambda a, ins, out: a,
+    "conjugate": lambda a, ins, out: a,          # of a real number: itself
     "absolute": lambda a, ins, out: a if ins[0].kind in "bu" else f"abs({a})",
     "fabs": _unary("vkp.fabs"),
     "square": lambda a, ins, out: f"({a} * {a})",
@@ -204,5 +207,5 @@ UFUNCS = {name: getattr(np, name) for name in EMIT}
 # NumPy's ufunc object -> our name (np.true_divide.__name__ is "divide")
 BY_UFUNC = {ufunc: name for name, ufunc in UFUNCS.items()}
 # NumPy's other names for the same ufuncs
-ALIASES = {"divide": "true_divide", "mod": "remainder", "abs": "absolute",
+ALIASES = {"divide": "true_divide", "conj": "conjugate", "mod": "remainder", "abs": "absolute",
            "degrees": "rad2deg", "radians": "deg2rad"}

@@ -76,7 +76,8 @@ def parse_signature(sig: str):
 def _fits(arg: Node, want: np.dtype) -> bool:
     """Whether an input converts to `want` safely (numba picks the first signature all do)."""
     if weak(arg):
-        return want.kind in {bool: "biuf", int: "iuf", float: "f"}[type(arg.value)]
+        kinds = {bool: "biufc", int: "iufc", float: "fc", complex: "c"}
+        return want.kind in kinds[type(arg.value)]
     return np.can_cast(arg.dtype, want, "safe")
 
 

@@ -269,9 +269,24 @@ def _check_unsupported(name: str, **extra) -> None:
                                    f"docs/reductions.md)")
 
 
+def _refuse_complex_order(x, name):
+    """min/max/argmin/argmax of complex arrays: NumPy orders complex numbers
+    lexicographically (the element-wise maximum/minimum here do too); the reduction
+    kernels do not."""
+    if x.dtype.kind == "c":
+        raise TypeError(f"vkpersist.{name} of {x.dtype} arrays is not supported (NumPy "
+                        "orders complex numbers by real, then imaginary part; the reduction "
+                        "kernels order reals only); complex reductions that run on the "
+                        "device: sum, prod, mean, cumsum; or reduce np.abs(z) or z.real")
+
+
 def _reduce(op, a, axis, dtype, out, keepdims, divide=False, name=None):
     name = name or op
     x, host = _device(a)
+    if op in ("min", "max"):
+        _refuse_complex_order(x, op)
+    if op in ("any", "all") and x.dtype.kind == "c":
+        x = x != 0                           # nonzero: either part (NaN counts), as NumPy
     axes = tuple(range(x.ndim)) if axis is None else normalize_axis_tuple(axis, x.ndim)
     count = math.prod(x.shape[i] for i in axes)
     if op in ("min", "max") and count == 0:
@@ -357,6 +372,7 @@ def all(a, axis=None, out=None, keepdims=False, where=None):
 
 def _arg(op, a, axis, out, keepdims):
     x, host = _device(a)
+    _refuse_complex_order(x, op)
     if x.size == 0 and (axis is None or x.shape[axis] == 0):
         raise ValueError(f"attempt to get {op} of an empty sequence")
     if axis is None:

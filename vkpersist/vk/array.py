@@ -16,6 +16,8 @@ import math
 import numbers
 import operator
 
+import warnings
+
 import numpy as np
 
 from .._errors import UnsupportedError, VkPersistError
@@ -411,6 +413,13 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         dtype = check_dtype(dtype, self.ctx.info)
         if not copy and dtype == self.dtype and self._contiguous:
             return self
+        if self.dtype.kind == "c" and dtype.kind != "c":
+            if dtype.kind != "b":
+                # NumPy's rule: complex to real keeps the real part, with its warning
+                warnings.warn("Casting complex values to real discards the imaginary part",
+                              np.exceptions.ComplexWarning, stacklevel=2)
+                return self.real.astype(dtype)
+            return self != 0
         out = Array(self.ctx, self.shape, dtype, self.memory)
         if dtype == self.dtype and self._contiguous:
             out.copy_from(self)
@@ -420,6 +429,36 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         else:
             out.copy_from(self.numpy().astype(dtype))
         return out
+
+    # ---- complex parts -----------------------------------------------------------------
+    @property
+    def real(self) -> "Array":
+        """The real parts: of a complex array a float view of the same memory (writing it
+        writes the array, as NumPy's `.real`); of a real array the array itself."""
+        return self._part(0) if self.dtype.kind == "c" else self
+
+    @property
+    def imag(self) -> "Array":
+        """The imaginary parts: of a complex array a float view of the same memory, as
+        NumPy's; of a real array a new array of zeros (NumPy's is read-only zeros)."""
+        if self.dtype.kind == "c":
+            return self._part(1)
+        return self.ctx.zeros(self.shape, self.dtype, self.memory)
+
+    def _part(self, k: int) -> "Array":
+        """The real (k=0) or imaginary (k=1) parts of a complex array: a float view with
+        twice the element strides (NumPy's memory layout: interleaved pairs)."""
+        self._check_alive()
+        view = self._view(self.shape, tuple(2 * s for s in self._estrides), 2 * self._offset + k)
+        view.dtype = np.dtype(f"f{self.dtype.itemsize // 2}")
+        view.nbytes = view.size * view.dtype.itemsize
+        return view
+
+    def conjugate(self) -> "Array":
+        """The complex conjugate, element-wise (np.conjugate): a new array."""
+        return np.conjugate(self)
+
+    conj = conjugate
 
     def item(self):
         """The one element of a size-1 array, as a Python scalar."""
