@@ -122,7 +122,8 @@ def main() -> None:
             ctx.synchronize()
 
     plan = next(iter(bump._plans.values()))
-    ready = plan.pipeline.command_buffer([x.buffer], (1, 1, 1),
+    bound = [x.buffer] + ([plan.status.buffer] if plan.status is not None else [])
+    ready = plan.pipeline.command_buffer(bound, (1, 1, 1),
                                          plan.packer.pack(1.0, 64))
     raw = statistics.median(prerecorded_submit_wait_us(ctx, ready, n) for _ in range(5))
     rows = [("raw Vulkan (pre-recorded, binding calls)", raw),

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 import trio
 
@@ -227,3 +228,21 @@ def test_a_program_cannot_be_freed_while_its_session_runs(ctx):
     trio.run(main)
     with pytest.raises(vkp.VkPersistError, match="the program was freed"):
         prog.run(1)
+
+
+def test_memory_a_view_shows_is_never_lent_to_another_array(ctx):
+    """The buffer pool (vk/buffer_pool.py) lends a dropped array's memory to the next array
+    of its size, but never while a numpy_view() still shows it: the view keeps reading the
+    dropped array's last values."""
+    a = ctx.full(256, 7.0, memory="host")
+    view, lent = a.numpy_view(), a.buffer.serial
+    del a
+    b = ctx.full(256, 1.0, memory="host")
+    assert b.buffer.serial != lent and np.all(view == 7) and np.all(b.numpy() == 1)
+    del view, b
+    c = ctx.full(256, 2.0, memory="host")           # b's memory, nothing shows it any more
+    d = ctx.full(256, 3.0, memory="host")
+    assert np.all(c.numpy() == 2) and np.all(d.numpy() == 3)
+    serial = c.buffer.serial
+    del c
+    assert ctx.empty(256, memory="host").buffer.serial == serial     # lent again

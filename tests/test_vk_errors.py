@@ -73,6 +73,11 @@ def _works(ctx):
     assert np.all(x.numpy() == 2)
 
 
+def _unpooled(ctx):
+    """Empty the buffer pool, so the next array is a new allocation (driver calls)."""
+    ctx._core.buffer_pool.drain(ctx._core)
+
+
 @pytest.fixture
 def fresh(device_info):
     """A Context of its own, for failures that leave it lost or need its first fence."""
@@ -86,6 +91,7 @@ def fresh(device_info):
     (vulkan.VkErrorOutOfHostMemory, "the driver is out of host memory")])
 def test_a_failed_allocation_says_so_and_destroys_its_buffer(ctx, monkeypatch, exc, says):
     buffers = Handles(monkeypatch, "vkCreateBuffer", "vkDestroyBuffer", 1)
+    _unpooled(ctx)
     monkeypatch.setattr(vulkan, "vkAllocateMemory", failing(exc))
     with pytest.raises(vkp.OutOfDeviceMemory) as err:
         ctx.zeros(1024)
@@ -99,6 +105,7 @@ def test_a_failed_allocation_says_so_and_destroys_its_buffer(ctx, monkeypatch, e
 
 def test_a_failed_buffer_creation_allocates_nothing(ctx, monkeypatch):
     memory = Handles(monkeypatch, "vkAllocateMemory", "vkFreeMemory", 1)
+    _unpooled(ctx)
     monkeypatch.setattr(vulkan, "vkCreateBuffer", failing(vulkan.VkErrorOutOfHostMemory))
     with pytest.raises(vkp.OutOfDeviceMemory, match=r"^creating a 4\.0 KiB buffer: the driver "
                        "is out of host memory$"):
@@ -113,12 +120,32 @@ def test_a_failed_mapping_frees_the_buffer_and_its_memory(ctx, monkeypatch):
         pytest.skip("device memory is not mapped on this device")
     buffers = Handles(monkeypatch, "vkCreateBuffer", "vkDestroyBuffer", 1)
     memory = Handles(monkeypatch, "vkAllocateMemory", "vkFreeMemory", 1)
+    _unpooled(ctx)
     monkeypatch.setattr(vulkan, "vkMapMemory", failing(vulkan.VkErrorMemoryMapFailed))
     with pytest.raises(vkp.VkPersistError, match="^mapping memory failed: VkErrorMemoryMapFailed$"):
         ctx.zeros(1024)
     assert buffers.created and not buffers.leaked()
     assert memory.created and not memory.leaked()
     monkeypatch.undo()
+    _works(ctx)
+
+
+def test_a_refused_allocation_empties_the_buffer_pool_and_tries_again(ctx, monkeypatch):
+    ctx.zeros(3000)                     # dropped at once: pooled
+    core = ctx._core
+    assert core.buffer_pool.bytes >= 12000
+    real, calls = vulkan.vkAllocateMemory, []
+
+    def once(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise vulkan.VkErrorOutOfDeviceMemory()
+        return real(*args, **kwargs)
+    monkeypatch.setattr(vulkan, "vkAllocateMemory", once)
+    x = ctx.zeros(5000)                 # another size: a new allocation, refused once
+    assert len(calls) == 2 and core.buffer_pool.bytes == 0
+    monkeypatch.undo()
+    assert np.all(x.numpy() == 0)
     _works(ctx)
 
 
@@ -155,10 +182,11 @@ def test_a_failed_recording_returns_its_command_buffer(ctx, monkeypatch):
     assert np.all(x.numpy() == 1)
 
 
-def test_a_failed_command_buffer_reset_leaves_one_shot_commands_working(ctx, monkeypatch):
+def test_a_failed_one_shot_recording_leaves_one_shot_commands_working(ctx, monkeypatch):
     src, dst = ctx.zeros(16).fill(3.0), ctx.zeros(16)
-    monkeypatch.setattr(vulkan, "vkResetCommandBuffer", failing(vulkan.VkErrorOutOfDeviceMemory))
-    with pytest.raises(vkp.OutOfDeviceMemory, match="^resetting a command buffer: "):
+    monkeypatch.setattr(commands, "begin_commands", lambda cb, info: -2)
+    with pytest.raises(vkp.OutOfDeviceMemory, match="^recording commands: the driver is out "
+                       "of device memory$"):
         dst.copy_from(src)
     monkeypatch.undo()
     assert np.all(dst.copy_from(src).numpy() == 3)

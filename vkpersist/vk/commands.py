@@ -83,17 +83,21 @@ def dispatch(cb, pipeline, buffers, groups, push: bytes) -> None:
 def record(cb, body, *, reusable: bool) -> None:
     """Record `body(cb)` between the standard barriers. Reusable buffers may be submitted
     again while a previous submission of them is still pending."""
-    lib = vk.lib
-    begin = _constants()[0][reusable]
-    check_result(lib.vkBeginCommandBuffer(cb, begin), "recording commands")
+    check_result(begin_commands(cb, _constants()[0][reusable]), "recording commands")
     barrier_after_previous(cb)
     body(cb)
     barrier_before_host(cb)
     check_result(end_commands(cb), "recording commands")
 
 
+def begin_commands(cb, info) -> int:
+    """vkBeginCommandBuffer's result; it also resets the buffer (the pool has
+    RESET_COMMAND_BUFFER_BIT). Tests replace this and end_commands to make them fail."""
+    return vk.lib.vkBeginCommandBuffer(cb, info)
+
+
 def end_commands(cb) -> int:
-    """vkEndCommandBuffer's result (where a recording error surfaces; tests replace this)."""
+    """vkEndCommandBuffer's result (where a recording error surfaces)."""
     return vk.lib.vkEndCommandBuffer(cb)
 
 
@@ -147,8 +151,6 @@ def run_now(core, body, keep=(), timeout: float | None = None) -> None:
             core.one_shot.extend(allocate(core))
         cb = core.one_shot.pop()
         try:
-            with translated("resetting a command buffer"):
-                vk.vkResetCommandBuffer(cb, 0)
             record(cb, body, reusable=False)
             core.submit(RawSubmit(cb), keep)
             core.synchronize(timeout)
@@ -160,10 +162,11 @@ def run_now(core, body, keep=(), timeout: float | None = None) -> None:
 
 
 def copy(cb, src, dst, nbytes: int, src_offset: int = 0, dst_offset: int = 0) -> None:
-    region = vk.VkBufferCopy(srcOffset=src_offset, dstOffset=dst_offset, size=nbytes)
-    vk.vkCmdCopyBuffer(cb, src.handle, dst.handle, 1, [region])
+    region = ffi.new("VkBufferCopy*", {"srcOffset": src_offset, "dstOffset": dst_offset,
+                                       "size": nbytes})
+    vk.lib.vkCmdCopyBuffer(cb, src.handle, dst.handle, 1, region)
 
 
 def fill_words(cb, dst, word: int, nbytes: int, offset: int = 0) -> None:
     """Fill `nbytes` (a multiple of 4) with a repeated 32-bit word."""
-    vk.vkCmdFillBuffer(cb, dst.handle, offset, nbytes, word)
+    vk.lib.vkCmdFillBuffer(cb, dst.handle, offset, nbytes, word)

@@ -108,6 +108,9 @@ class Pipeline:
         """Refuse workgroup counts and buffer sizes beyond the device's limits (checked
         before recording: the driver does not refuse them, it crashes)."""
         _check_groups(self.label, self.core.info, groups)
+        if len(buffers) != len(self.reflection.bindings):     # unbound descriptors crash
+            raise VkPersistError(f"{self.label}: {len(buffers)} buffers given for the "
+                                 f"{len(self.reflection.bindings)} bindings of its shader")
         limit = self.core.info.max_storage_buffer_range
         for spec, b in zip(self.reflection.bindings, buffers):
             if b.size > limit:
@@ -180,11 +183,12 @@ class _LaunchCache:
         if not self.free_sets:
             self._grow_pool()
         ds = self.free_sets.pop()
-        n = len(self.bindings)
+        pairs = list(zip(self.bindings, buffers))
+        n = len(pairs)
         if n:       # built in C structs: a new result array each call writes a new set
             infos = ffi.new("VkDescriptorBufferInfo[]", n)
             writes = ffi.new("VkWriteDescriptorSet[]", n)
-            for i, (spec, b) in enumerate(zip(self.bindings, buffers)):
+            for i, (spec, b) in enumerate(pairs):
                 info, write = infos[i], writes[i]
                 info.buffer, info.offset, info.range = b.handle, 0, b.size
                 write.sType = vk.VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
