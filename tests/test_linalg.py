@@ -92,7 +92,9 @@ def test_shape_errors_are_numpys(ctx, mats):
 
 @pytest.mark.parametrize("sa,sb", [((3, 4, 5), (3, 5, 2)), ((2, 1, 4, 5), (3, 5, 6)),
                                    ((4, 5), (2, 5, 3)), ((5,), (2, 5, 3)), ((2, 3, 5), (5,)),
-                                   ((2, 3, 4, 5), (1, 5, 2)), ((2, 0, 5), (5, 3))])
+                                   ((2, 3, 4, 5), (1, 5, 2)), ((2, 0, 5), (5, 3)),
+                                   ((2, 1, 3, 4, 5), (5, 2)), ((3, 1, 4, 5), (1, 2, 5, 3)),
+                                   ((2, 1, 3, 17, 33), (3, 1, 33, 20))])
 def test_matmul_of_stacks_broadcasts_as_numpys(ctx, sa, sb):
     rng = np.random.default_rng(12)
     a = rng.integers(-5, 5, sa).astype(np.float32)   # integers: exact in any order
@@ -101,6 +103,36 @@ def test_matmul_of_stacks_broadcasts_as_numpys(ctx, sa, sb):
     assert isinstance(got, vkp.Array)
     np.testing.assert_array_equal(got.numpy(), a @ b)
     np.testing.assert_array_equal(vkp.matmul(a, b), a @ b)          # NumPy in, NumPy out
+
+
+@pytest.mark.parametrize("sa,sb", [((2, 3, 4), (4, 5)), ((3, 4), (2, 4, 5)),
+                                   ((2, 3, 4), (6, 4, 5)), ((4,), (2, 4, 3)), ((2, 3, 4), (4,)),
+                                   ((2, 1, 3, 4), (2, 4, 2))])
+def test_dot_of_nd_operands_is_numpys(ctx, sa, sb):
+    """dot(a, b)[i, j, k, m] = sum(a[i, j, :] * b[k, :, m]): unlike matmul, no broadcasting,
+    every pair of a's rows and b's columns."""
+    rng = np.random.default_rng(4)
+    a = rng.integers(-5, 5, sa).astype(np.float32)
+    b = rng.integers(-5, 5, sb).astype(np.float32)
+    got = np.dot(ctx.asarray(a), ctx.asarray(b))
+    assert isinstance(got, vkp.Array) and got.shape == np.dot(a, b).shape
+    np.testing.assert_array_equal(got.numpy(), np.dot(a, b))
+    with pytest.raises(ValueError, match=r"shapes \(2,3,4\) and \(5,6\) not aligned: "
+                                         r"4 \(dim 2\) != 5 \(dim 0\)"):
+        np.dot(ctx.zeros((2, 3, 4)), ctx.zeros((5, 6)))
+    with pytest.raises(ValueError, match=r"shapes \(2,3\) and \(4,5,6\) not aligned: "
+                                         r"3 \(dim 1\) != 5 \(dim 1\)"):
+        np.dot(ctx.zeros((2, 3)), ctx.zeros((4, 5, 6)))
+
+
+def test_matmul_of_more_matrices_than_one_launch_takes(ctx):
+    """One launch covers at most maxComputeWorkGroupCount[2] matrices (65,535 on most
+    devices): a longer stack runs in chunks, each on its own matrices."""
+    count = ctx.info.max_workgroup_count[2] + 7
+    rng = np.random.default_rng(3)
+    a = rng.integers(-3, 3, (count, 2, 3)).astype(np.float32)
+    b = rng.integers(-3, 3, (3, 2)).astype(np.float32)
+    np.testing.assert_array_equal((ctx.asarray(a) @ ctx.asarray(b)).numpy(), a @ b)
 
 
 def test_cumsum_flat_and_along_axes(ctx):

@@ -1,6 +1,6 @@
 """The device side of matmul and cumsum.
 
-matmul: C = A @ B in 16x16 tiles. A workgroup of 16x16 invocations owns one tile of C; it
+matmul: C = A @ B in 16x16 tiles (a stack of them: workgroup z picks the matrix). A workgroup of 16x16 invocations owns one tile of C; it
 walks K in steps of 16, each invocation loading one element of A's and one of B's tile into
 shared memory (zeros past the edges), and after a barrier adds the 16 products of its row
 and column in order. Each C element is thus a sum in K order, as a naive loop's.
@@ -20,6 +20,45 @@ from .lang.builtins import barrier, group_id, local_id, num_groups, shared
 
 TILE = 16
 SCAN = 256
+
+
+def make_matmul_batched(acc: np.dtype):
+    """The tiled product of every matrix of a stack at once: (B, M, K) @ (B, K, N) into
+    (B, M, N), workgroup z the matrix (operands are views: a broadcast matrix has batch
+    stride 0). The same sums in the same order as make_matmul's, matrix by matrix."""
+    acc = np.dtype(acc)
+
+    @kernel
+    def matmul_batched(a, b, c):
+        ta = shared.array(256, acc)
+        tb = shared.array(256, acc)
+        tx = local_id(0)
+        ty = local_id(1)
+        z = group_id(2)
+        col = group_id(0) * 16 + tx
+        row = group_id(1) * 16 + ty
+        n_k = a.shape[2]
+        s: acc = 0
+        t = 0
+        while t < n_k:
+            va: acc = 0
+            vb: acc = 0
+            if row < a.shape[1] and t + tx < n_k:
+                va = a[z, row, t + tx]
+            if col < b.shape[2] and t + ty < n_k:
+                vb = b[z, t + ty, col]
+            ta[ty * 16 + tx] = va
+            tb[ty * 16 + tx] = vb
+            barrier()
+            for i in range(16):
+                s += ta[ty * 16 + i] * tb[i * 16 + tx]
+            barrier()
+            t += 16
+        if row < c.shape[1] and col < c.shape[2]:
+            c[z, row, col] = s
+
+    matmul_batched.__name__ = f"matmul_batched_{acc}"
+    return matmul_batched
 
 
 def make_matmul(acc: np.dtype):

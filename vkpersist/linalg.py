@@ -1,5 +1,5 @@
-"""dot, matmul and cumsum on device arrays, as NumPy's for 1-d and 2-d operands, and
-matmul of stacks of matrices (docs/reductions.md).
+"""dot, matmul and cumsum on device arrays, as NumPy's: 1-d and 2-d operands, matmul of
+stacks of matrices and dot of N-d operands (docs/reductions.md).
 
     c = a @ b                 # np.matmul(a, b), vkp.matmul(a, b): 2-d x 2-d tiled kernel
     y = np.dot(A, x)          # matrix-vector and vector-vector: a product-sum reduction
@@ -12,6 +12,8 @@ _reduce_kernels.py, so a long dot product is two-level like a sum. Operands of d
 dtypes are converted to NumPy's result dtype on the device first.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -112,8 +114,9 @@ def matmul(a, b, out=None):
 
 
 def _stacked(x: Array, y: Array, dtype) -> Array:
-    """matmul of operands of which one has 3 or more dimensions: a tiled product per matrix
-    of the broadcast stack, written into the result's slab for it."""
+    """matmul of operands of which one has 3 or more dimensions: the leading axes broadcast,
+    then one launch of the batched tiled kernel over the whole stack (operands as (B, M, K)
+    and (B, K, N) views; a broadcast matrix is read in place, with batch stride 0)."""
     xa = x if x.ndim > 1 else x.reshape((1, x.shape[0]))
     ya = y if y.ndim > 1 else y.reshape((y.shape[0], 1))
     bx, by = xa.shape[:-2], ya.shape[:-2]
@@ -127,27 +130,63 @@ def _stacked(x: Array, y: Array, dtype) -> Array:
                          f"shapes [original->remapped]: {remapped(x.shape, bx)} "
                          f"{remapped(y.shape, by)}") from None
     m, n = xa.shape[-2], ya.shape[-1]
-    result = Array(x.ctx, batch + (m, n), dtype)
-    for idx in np.ndindex(*batch):
-        ix = tuple(0 if d == 1 else i for i, d in zip(idx[len(idx) - len(bx):], bx))
-        iy = tuple(0 if d == 1 else i for i, d in zip(idx[len(idx) - len(by):], by))
-        result[idx].copy_from(_product(xa[ix] if ix else xa, ya[iy] if iy else ya, dtype))
+    acc = _acc_dtype("sum", dtype)
+    result = Array(x.ctx, batch + (m, n), acc)
+    count = result.size // (m * n) if m * n else 0
+    if result.size:
+        kern = _MATMUL.get(("batched", acc))
+        if kern is None:
+            kern = _MATMUL[("batched", acc)] = lk.make_matmul_batched(acc)
+        a3, b3 = _as_stack(xa, batch), _as_stack(ya, batch)
+        c3 = result.reshape((count, m, n))
+        groups = (-(-n // lk.TILE), -(-m // lk.TILE))
+        step = x.ctx.info.max_workgroup_count[2]
+        with batched(x.ctx):                  # chunks of the device's z limit: one submission
+            for z in range(0, count, step):
+                kern[(*groups, min(step, count - z)), (lk.TILE, lk.TILE)](
+                    a3[z:z + step], b3[z:z + step], c3[z:z + step])
+    if acc != dtype:
+        result = result.astype(dtype)
     shape = batch + ((m,) if x.ndim > 1 else ()) + ((n,) if y.ndim > 1 else ())
     return result.reshape(shape)
 
 
+def _as_stack(z: Array, batch: tuple) -> Array:
+    """`z` (..., r, c) broadcast to batch + (r, c) as a (B, r, c) view: axes it lacks or has
+    of size 1 get stride 0; batch axes that cannot merge into one stride are copied first."""
+    lead = len(batch) - (z.ndim - 2)
+    strides = [0] * lead + [0 if d == 1 else st for d, st in zip(z.shape[:-2], z._estrides)]
+    real = [(d, st) for d, st in zip(batch, strides) if d != 1]
+    if any(outer[1] != inner[1] * inner[0] for outer, inner in zip(real, real[1:])):
+        dense = z._view(batch + z.shape[-2:], strides + list(z._estrides[-2:]), z._offset)
+        return _as_stack(dense.copy(), batch)
+    merged = real[-1][1] if real else 0
+    count = math.prod(batch)
+    return z._view((count, *z.shape[-2:]), (merged, *z._estrides[-2:]), z._offset)
+
+
 @implements(np.dot)
 def dot(a, b, out=None):
-    """np.dot for 1-d and 2-d operands: the inner product of vectors, matrix-vector and
-    matrix-matrix products."""
+    """np.dot: the inner product of vectors, matrix-vector and matrix-matrix products, and
+    for N-d operands the sum over a's last axis and b's second-to-last (NumPy's rule), as
+    one 2-d product of a as (..., K) rows and b with that axis moved first."""
     x, y, dtype, host = _operands("dot", a, b)
-    if x.ndim == 0 or y.ndim == 0 or x.ndim > 2 or y.ndim > 2:
-        raise UnsupportedError(f"vkpersist.dot takes 1-d and 2-d operands, got shapes "
-                               f"{x.shape} and {y.shape}; for a scalar factor use a * b")
-    if x.shape[-1] != y.shape[0]:
+    if x.ndim == 0 or y.ndim == 0:
+        raise UnsupportedError(f"vkpersist.dot takes operands of 1 or more dimensions, got "
+                               f"shapes {x.shape} and {y.shape}; for a scalar factor use a * b")
+    ky = y.ndim - 2 if y.ndim > 1 else 0
+    if x.shape[-1] != y.shape[ky]:
         raise ValueError(f"shapes {_shape_text(x.shape)} and {_shape_text(y.shape)} not "
-                         f"aligned: {x.shape[-1]} (dim {x.ndim - 1}) != {y.shape[0]} (dim 0)")
-    return _finish(_product(x, y, dtype), out, host)
+                         f"aligned: {x.shape[-1]} (dim {x.ndim - 1}) != {y.shape[ky]} "
+                         f"(dim {ky})")
+    if x.ndim <= 2 and y.ndim <= 2:
+        return _finish(_product(x, y, dtype), out, host)
+    k = x.shape[-1]
+    rows = x.reshape((math.prod(x.shape[:-1]), k)) if x.ndim > 1 else x
+    cols = y.transpose(ky, *[i for i in range(y.ndim) if i != ky])      # (K, ...)
+    cols = cols.reshape((k, math.prod(cols.shape[1:])))
+    shape = x.shape[:-1] + y.shape[:ky] + y.shape[ky + 1:]
+    return _finish(_product(rows, cols, dtype).reshape(shape), out, host)
 
 
 def _scan_rows(src: Array, acc) -> Array:
