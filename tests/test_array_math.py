@@ -422,14 +422,22 @@ def test_dropped_results_lend_their_buffers_and_kept_ones_stay_intact(ctx):
     for i, y in kept:
         np.testing.assert_array_equal(y.numpy(), (host * 2.0 + i) * np.float32(0.5))
     assert len({id(y.buffer) for _, y in kept}) == len(kept)
+    pool = ctx._core.buffer_pool
+
+    def pooled():
+        return {entry[4] for entries in pool.free.values() for entry in entries}
     first = vkp.negative(x)
-    lent = (first.buffer.handle, first.buffer.serial)
+    lent = first.buffer.serial
     del first
-    again = vkp.negative(x)                  # same size: the dropped buffer comes back
-    assert (again.buffer.handle, again.buffer.serial) == lent
+    ctx.synchronize()                         # no pending launch holds it any more
+    assert lent in pooled()
+    reused = pool.reused
+    again = vkp.negative(x)                   # same size: a dropped buffer comes back
+    assert pool.reused == reused + 1
     np.testing.assert_array_equal(again.numpy(), -host)
+    kept = again.buffer.serial
     again.free()                              # freed for good, never lent again
-    assert vkp.negative(x).buffer.serial != lent[1]
+    assert kept not in pooled() and vkp.negative(x).buffer.serial != kept
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
