@@ -102,10 +102,13 @@ _SLABS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 class _Slab:
-    """A results array and the device's count of its used slots."""
+    """A results array and the device's count of its used slots. In host-visible memory:
+    `float(x.sum())` then reads its slot through the mapping once the launch completes,
+    where device memory took a second submission (a copy to staging) and a second wait."""
 
     def __init__(self, ctx, dtype):
-        self.values = Array(ctx, (SLOTS,), dtype)
+        kinds = ctx.info.memory_kinds
+        self.values = Array(ctx, (SLOTS,), dtype, "cached" if "cached" in kinds else "host")
         self.counter = Array(ctx, (1,), np.uint32).fill(0)
         self.used = 0
 

@@ -146,8 +146,7 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
 
     def __init__(self, ctx, shape, dtype, memory: str = "device", *, buffer=None):
         """`buffer`: an existing Buffer of this context and kind, large enough, to use
-        instead of a new one (the element-wise layer reuses those of dropped results;
-        vk/shared_pages.py passes host pages a device imported)."""
+        instead of a new one (vk/shared_pages.py passes host pages a device imported)."""
         check_kind(memory)
         self.ctx = ctx
         self.shape = check_shape(shape)
