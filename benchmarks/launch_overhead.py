@@ -8,6 +8,7 @@ Rows, all measured in this run on the same device:
   kernel sync     @vkp.kernel launch + ctx.synchronize(), every launch
   kernel async    @vkp.kernel launches back to back, one synchronize() at the end
   ... new scalar  the same with a different scalar argument each launch (recorded each time)
+  ... batched     those launches inside `with ctx.batched():` (one submission at the end)
   glsl sync       vkp.lowlevel.glsl_kernel launch + synchronize()
   CuPy sync/async the same kernel as a cupy.RawKernel, where CuPy is installed (the GPU
                   machine): the figure a CUDA user knows
@@ -102,6 +103,13 @@ def main() -> None:
             launch(x, 1.0)
         ctx.synchronize()
 
+    def kernel_batched(k):
+        # the same launches inside ctx.batched(): one command buffer, one submission
+        with ctx.batched():
+            for i in range(k):
+                launch(x, float(i & 1023))
+        ctx.synchronize()
+
     def kernel_async_varying(k):
         # a new scalar each launch (a time step, an iteration count): a new push-constant
         # value, so a command buffer is recorded per launch
@@ -131,6 +139,7 @@ def main() -> None:
             ("kernel async (per launch)", _median_us(kernel_async, n)),
             ("kernel sync, a new scalar each launch", _median_us(kernel_sync_varying, n)),
             ("kernel async, a new scalar each launch", _median_us(kernel_async_varying, n)),
+            ("kernel async inside ctx.batched()", _median_us(kernel_batched, n)),
             ("glsl_kernel sync", _median_us(glsl_sync, n))]
     rows += _cupy_rows(n)
     expected = x.numpy()[0]

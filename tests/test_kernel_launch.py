@@ -249,3 +249,33 @@ def test_device_arrays_in_globals_are_bound_by_reference(ctx):
     with pytest.raises(vkp.VkPersistError, match="reads from its globals .* freed"):
         reads_a_global_device_array[1, 3](out)
     TABLE = None
+
+
+@vkp.kernel
+def double_add(x, by):
+    i = vkp.global_id(0)
+    if i < x.shape[0]:
+        x[i] = x[i] * 2 + by
+
+
+def test_launches_in_a_batched_block_are_one_submission_in_order(ctx):
+    """ctx.batched(): the launches inside go out as one command buffer when the block
+    ends, in order (x = 2x + i depends on it), with their own scalar values; reading an
+    array inside the block submits what was recorded so far first."""
+    from vkpersist.vk.sequence import _BATCHES
+    x = ctx.zeros(64, np.int32)
+    double_add[1, 64](x, 0)                        # compiled outside the block
+    ctx.synchronize()
+    want = 0
+    with ctx.batched():
+        for i in range(20):
+            double_add[1, 64](x, i)
+            want = want * 2 + i
+        batch = _BATCHES[ctx._core]
+        before = batch.submissions
+    assert batch.submissions == before + 1 and np.all(x.numpy() == want)
+    with ctx.batched():
+        double_add[1, 64](x, 1)
+        assert np.all(x.numpy() == want * 2 + 1)   # a read inside submits first
+        double_add[1, 64](x, 0)
+    assert np.all(x.numpy() == (want * 2 + 1) * 2)
