@@ -28,8 +28,12 @@ from .values import PyValue
 # name -> (complex helpers it calls, real mathlib functions it calls, GLSL template):
 # $F the float type, $V the vector type, ${S} the name suffix
 _FUNCTIONS = {
+    # precise: no fused multiply-add, so a product is Python's and NumPy's C formula bit
+    # for bit on every driver (NVIDIA's compiler contracts a*b - c*d otherwise)
     "cmul": ((), (), """$V _vkp_cmul${S}($V a, $V b) {
-    return $V(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+    precise $F re = a.x * b.x - a.y * b.y;
+    precise $F im = a.x * b.y + a.y * b.x;
+    return $V(re, im);
 }"""),
     "cdiv": ((), (), """$V _vkp_cdiv${S}($V a, $V b) {
     // Smith: divide by the larger part of b first
