@@ -199,7 +199,7 @@ def test_a_refused_submission_leaves_the_context_usable(ctx, monkeypatch):
     ctx.synchronize()
     core = ctx._core_alive()
     fences = len(core.free_fences)
-    monkeypatch.setattr(_api, "_queue_submit", lambda *args: -2)   # VK_ERROR_OUT_OF_HOST_MEMORY
+    monkeypatch.setattr(_api, "_queue_submit", lambda *args: -2)   # VK_ERROR_OUT_OF_DEVICE_MEMORY
     with pytest.raises(vkp.OutOfDeviceMemory, match="^vkQueueSubmit: the driver is out of device memory$"):
         bump[1, 64](x)
     monkeypatch.undo()
