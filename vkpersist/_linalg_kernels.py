@@ -22,14 +22,14 @@ TILE = 16
 SCAN = 256
 
 
-def make_matmul_batched(acc: np.dtype):
+def make_matmul(acc: np.dtype):
     """The tiled product of every matrix of a stack at once: (B, M, K) @ (B, K, N) into
     (B, M, N), workgroup z the matrix (operands are views: a broadcast matrix has batch
-    stride 0). The same sums in the same order as make_matmul's, matrix by matrix."""
+    stride 0; a 2-d product is a stack of one)."""
     acc = np.dtype(acc)
 
     @kernel
-    def matmul_batched(a, b, c):
+    def matmul_tiled(a, b, c):
         ta = shared.array(256, acc)
         tb = shared.array(256, acc)
         tx = local_id(0)
@@ -56,41 +56,6 @@ def make_matmul_batched(acc: np.dtype):
             t += 16
         if row < c.shape[1] and col < c.shape[2]:
             c[z, row, col] = s
-
-    matmul_batched.__name__ = f"matmul_batched_{acc}"
-    return matmul_batched
-
-
-def make_matmul(acc: np.dtype):
-    acc = np.dtype(acc)
-
-    @kernel
-    def matmul_tiled(a, b, c):
-        ta = shared.array(256, acc)
-        tb = shared.array(256, acc)
-        tx = local_id(0)
-        ty = local_id(1)
-        col = group_id(0) * 16 + tx
-        row = group_id(1) * 16 + ty
-        n_k = a.shape[1]
-        s: acc = 0
-        t = 0
-        while t < n_k:
-            va: acc = 0
-            vb: acc = 0
-            if row < a.shape[0] and t + tx < n_k:
-                va = a[row, t + tx]
-            if col < b.shape[1] and t + ty < n_k:
-                vb = b[t + ty, col]
-            ta[ty * 16 + tx] = va
-            tb[ty * 16 + tx] = vb
-            barrier()
-            for i in range(16):
-                s += ta[ty * 16 + i] * tb[i * 16 + tx]
-            barrier()
-            t += 16
-        if row < c.shape[0] and col < c.shape[1]:
-            c[row, col] = s
 
     matmul_tiled.__name__ = f"matmul_{acc}"
     return matmul_tiled

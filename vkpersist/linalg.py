@@ -55,14 +55,12 @@ def _broadcast_rows(v: Array, rows: int) -> Array:
 def _product(x: Array, y: Array, dtype) -> Array:
     """x @ y for 1-d and 2-d device operands whose inner sizes agree."""
     acc = _acc_dtype("sum", dtype)
-    if x.ndim == 2 and y.ndim == 2:
-        kern = _MATMUL.get(acc)
-        if kern is None:
-            kern = _MATMUL[acc] = lk.make_matmul(acc)
+    if x.ndim == 2 and y.ndim == 2:                   # a stack of one matrix
         m, n = x.shape[0], y.shape[1]
         c = Array(x.ctx, (m, n), acc)
         if c.size:
-            kern[(-(-n // lk.TILE), -(-m // lk.TILE)), (lk.TILE, lk.TILE)](x, y, c)
+            _matmul_kernel(acc)[(-(-n // lk.TILE), -(-m // lk.TILE), 1), (lk.TILE, lk.TILE)](
+                _as_stack(x, (1,)), _as_stack(y, (1,)), c.reshape((1, m, n)))
         return c if acc == dtype else c.astype(dtype)
     if x.ndim == 2:                                   # (M, K) @ (K,)
         src, src2, shape = x, _broadcast_rows(y, x.shape[0]), (x.shape[0],)
@@ -134,9 +132,7 @@ def _stacked(x: Array, y: Array, dtype) -> Array:
     result = Array(x.ctx, batch + (m, n), acc)
     count = result.size // (m * n) if m * n else 0
     if result.size:
-        kern = _MATMUL.get(("batched", acc))
-        if kern is None:
-            kern = _MATMUL[("batched", acc)] = lk.make_matmul_batched(acc)
+        kern = _matmul_kernel(acc)
         a3, b3 = _as_stack(xa, batch), _as_stack(ya, batch)
         c3 = result.reshape((count, m, n))
         groups = (-(-n // lk.TILE), -(-m // lk.TILE))
@@ -149,6 +145,13 @@ def _stacked(x: Array, y: Array, dtype) -> Array:
         result = result.astype(dtype)
     shape = batch + ((m,) if x.ndim > 1 else ()) + ((n,) if y.ndim > 1 else ())
     return result.reshape(shape)
+
+
+def _matmul_kernel(acc):
+    kern = _MATMUL.get(acc)
+    if kern is None:
+        kern = _MATMUL[acc] = lk.make_matmul(acc)
+    return kern
 
 
 def _as_stack(z: Array, batch: tuple) -> Array:
