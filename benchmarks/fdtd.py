@@ -27,6 +27,9 @@ the z slice every 20 steps, threshold the 99.9th percentile of its |E| at the st
 one DFT plane at 2 frequencies), and with all of them
 ("session+all"); with no names: probe, slices and hot, the live outputs whose joint cost
 issue 14 bounds at 5 %. `--monitor-modes persistent launch` runs those rows in both modes.
+Persistent rows end with the last epoch's participants out of the workgroups launched and,
+where the driver reports it (prog.statistics()), the megakernel's registers per
+invocation: a monitor's stage that needs more registers leaves fewer workgroups resident.
 """
 from __future__ import annotations
 
@@ -150,9 +153,26 @@ def bench_program(ctx, n, mode, seconds, monitors=None, groups=None, local=None)
             return steps
     run(16)
     rate = time_steps(run, seconds)
+    notes = occupancy(sim.prog, mode)
+    sim.prog.free()
     sim2, _ = scene(ctx, n)
     sim2.prog.run(100, mode=mode, **launch)
-    return rate, {f: sim2.field(f) for f in ("ex", "ez", "hy")}, sim2
+    return rate, {f: sim2.field(f) for f in ("ex", "ez", "hy")}, sim2, notes
+
+
+def occupancy(prog, mode) -> str:
+    """The last epoch's participants and the megakernel's registers per invocation, where
+    the driver reports them: what a stage in the same shader costs the others (a heavier
+    one raises the registers, fewer workgroups fit and join; docs/programs.md)."""
+    if mode != "persistent":
+        return ""
+    runner = prog._runner
+    note = f"{runner.participants}/{runner.groups} groups of {runner.local}"
+    try:
+        regs = prog.statistics(local=runner.local)["megakernel"].registers
+    except vkp.UnsupportedError:
+        return note
+    return note + (f", {regs} registers" if regs is not None else "")
 
 
 def bench_cupy(cp, sim, init, seconds, graph):
@@ -226,37 +246,38 @@ def main() -> None:
     sizes = args.sizes or ([32, 64, 128, 256, 512] if ctx.info.kind != "cpu" else [32, 48])
     cp = _cupy()
     print(f"device: {ctx.info.name}; {BYTES_PER_CELL} bytes per cell-step counted")
-    print(f"{'n':>4} {'row':<20} {'Mcells/s':>10} {'GB/s':>8} {'vs cupy':>8}")
+    print(f"{'n':>4} {'row':<20} {'Mcells/s':>10} {'GB/s':>8} {'vs cupy':>8}  participants")
     for n in sizes:
         rows, states = [], {}
         for mode in ("persistent", "launch"):
-            rate, states[mode], sim = bench_program(ctx, n, mode, args.seconds)
-            rows.append((mode, rate))
+            rate, states[mode], sim, notes = bench_program(ctx, n, mode, args.seconds)
+            rows.append((mode, rate, notes))
         for gr in args.groups:
-            rate, _, _ = bench_program(ctx, n, "persistent", args.seconds, groups=gr,
-                                       local=args.local)
-            rows.append((f"persistent g={gr}", rate))
+            rate, _, _, notes = bench_program(ctx, n, "persistent", args.seconds, groups=gr,
+                                              local=args.local)
+            rows.append((f"persistent g={gr}", rate, notes))
         if args.monitors is not None:
             kinds = args.monitors or ["probe", "slices", "hot"]
             for mode in args.monitor_modes:
                 prefix = "session" if mode == "persistent" else "launch session"
                 for name, mons in ([(prefix, ())] + [(f"{prefix}+{k}", (k,)) for k in kinds]
                                    + [(f"{prefix}+all", tuple(kinds))]):
-                    rate, _, _ = bench_program(ctx, n, mode, args.seconds, monitors=mons)
-                    rows.append((name, rate))
+                    rate, _, _, notes = bench_program(ctx, n, mode, args.seconds,
+                                                      monitors=mons)
+                    rows.append((name, rate, notes))
         ref = None
         if cp is not None:
             _, init = scene(ctx, n)
             for graph in (False, True):
                 rate, st = bench_cupy(cp, sim, init, args.seconds, graph)
-                rows.append(("cupy graph" if graph else "cupy", rate))
+                rows.append(("cupy graph" if graph else "cupy", rate, ""))
                 states["cupy"] = st
             ref = rows[-2][1]
-        for name, rate in rows:
+        for name, rate, notes in rows:
             mc = rate * n ** 3 / 1e6
             vs = f"{rate / ref:>7.2f}x" if ref else f"{'-':>8}"
-            print(f"{n:>4} {name:<20} {mc:>10,.0f} {mc * BYTES_PER_CELL / 1e3:>8,.0f} {vs}",
-                  flush=True)
+            print(f"{n:>4} {name:<20} {mc:>10,.0f} {mc * BYTES_PER_CELL / 1e3:>8,.0f} {vs}"
+                  f"  {notes}".rstrip(), flush=True)
         same = all(np.array_equal(states["persistent"][k], states["launch"][k])
                    for k in states["persistent"])
         line = f"{n:>4} persistent and launch bit-identical after 100 steps: {'yes' if same else 'NO'}"

@@ -202,6 +202,23 @@ def test_glsl_is_readable(ctx):
     prog.free()
 
 
+def test_statistics_give_the_drivers_figures_or_say_it_has_none(ctx):
+    prog, _, _ = jacobi(ctx, 8)
+    if not ctx.info.pipeline_statistics:         # lavapipe: the extension is missing
+        with pytest.raises(vkp.UnsupportedError, match="VK_KHR_pipeline_executable_properties"):
+            prog.statistics()
+    else:
+        mega = prog.statistics()["megakernel"]
+        assert mega.values and mega.subgroup_size >= 1
+        assert mega.registers is None or mega.registers > 0
+        launch = prog.statistics("launch")
+        assert set(launch) == {stage.name for stage, _ in prog.schedule}
+        assert all(s.values for s in launch.values())
+    with pytest.raises(ValueError, match="'persistent' or 'launch'"):
+        prog.statistics("fast")
+    prog.free()
+
+
 def test_the_fallback_reads_step_words_through_the_cache(ctx):
     """The megakernel's workgroups poll the scheduler words while they run: coherent. The
     fallback's kernels only read words an earlier dispatch wrote, ordered by a pipeline

@@ -6,6 +6,7 @@
     lowlevel.MEMORY_KINDS, lowlevel.SUPPORTED_DTYPES  # what arrays can be
     info: lowlevel.DeviceInfo = vkp.list_devices()[0]
     target: lowlevel.Target = ctx.target              # what code is generated for a device
+    prog.statistics()["megakernel"].registers         # lowlevel.ExecutableStatistics
 
 Everything here is stable API, just not what a simulation usually needs; the names of
 `vkpersist` itself are the ones the tutorials use.
@@ -13,9 +14,10 @@ Everything here is stable API, just not what a simulation usually needs; the nam
 from .vk.array import SUPPORTED_DTYPES
 from .vk.buffer import host_array
 from .vk.devices import DeviceInfo
+from .vk.executables import ExecutableStatistics
 from .vk.glsl_kernel import GLSLKernel, glsl_kernel
 from .vk.memory import KINDS as MEMORY_KINDS
 from .vk.target import Target
 
-__all__ = ["DeviceInfo", "GLSLKernel", "MEMORY_KINDS", "SUPPORTED_DTYPES", "Target",
+__all__ = ["DeviceInfo", "ExecutableStatistics", "GLSLKernel", "MEMORY_KINDS", "SUPPORTED_DTYPES", "Target",
            "glsl_kernel", "host_array"]

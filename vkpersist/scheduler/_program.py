@@ -35,7 +35,7 @@ from ..vk.context import Context, default_context
 from ._build import build_for
 from ._declare import (MAX_PERIODS, QUEUE_TYPES, Every, PairHalf, ProgramArray, ProgramQueue,
                        ProgramSocket, RunReport, Stage, StepCounter, When, every, when)
-from ._runner import runner_for
+from ._runner import default_launch, runner_for
 from ._session import open_session
 
 __all__ = ["Program", "RunReport", "every", "when"]
@@ -304,6 +304,28 @@ class Program:
         if mode not in ("persistent", "launch"):
             raise ValueError(f"mode must be 'persistent' or 'launch', got {mode!r}")
         return build_for(self, mode).source
+
+    @user_frames_only
+    def statistics(self, mode: str = "persistent", *, local: int | None = None) -> dict:
+        """What the driver reports about the compiled shaders of `mode` (registers per
+        invocation, code size; the names are the driver's): {"megakernel": stats} in
+        mode "persistent", {stage name: stats} in mode "launch", each a
+        `vkpersist.lowlevel.ExecutableStatistics` (`.registers`, `.values`). The megakernel holds
+        every stage, so it gets the registers of its most demanding one, and a GPU keeps
+        fewer invocations resident when it needs more (docs/programs.md). UnsupportedError
+        where the device does not report them (lavapipe)."""
+        self._usable("report its statistics")
+        if mode not in ("persistent", "launch"):
+            raise ValueError(f"mode must be 'persistent' or 'launch', got {mode!r}")
+        build = build_for(self, mode)
+        local = local or default_launch(self, self.ctx)[1]
+        if mode == "persistent":
+            shaders = {"megakernel": build.mega}
+        else:
+            shaders = {stage.name: shader for shader, (stage, _)
+                       in zip(build.stage_shaders, self.schedule)}
+        return {name: shader.kernel._pipeline(self.ctx, (local, 1, 1)).statistics()[0]
+                for name, shader in shaders.items()}
 
     # ---- running ---------------------------------------------------------------------
     @user_frames_only

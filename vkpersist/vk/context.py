@@ -77,6 +77,9 @@ def _feature_chain(info: DeviceInfo):
             pNext=f12, shaderBufferFloat32Atomics=True, shaderBufferFloat32AtomicAdd=True,
             shaderSharedFloat32Atomics=True, shaderSharedFloat32AtomicAdd=True)
         keep.append(atomic_float)
+    if info.pipeline_statistics:
+        keep.append(vk.VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR(
+            pNext=keep[-1], pipelineExecutableInfo=True))
     f11 = vk.VkPhysicalDeviceVulkan11Features(pNext=keep[-1],
                                               storageBuffer16BitAccess=info.storage16)
     head = vk.VkPhysicalDeviceFeatures2(pNext=f11, features=base)
@@ -115,6 +118,8 @@ class _Core:
         extensions = ["VK_EXT_shader_atomic_float"] if info.atomic_float else []
         if info.external_memory_host:       # host pages imported as buffers (memsocks)
             extensions.append("VK_EXT_external_memory_host")
+        if info.pipeline_statistics:        # Pipeline.statistics (registers, code size)
+            extensions.append("VK_KHR_pipeline_executable_properties")
         if features2 is not None:
             create = vk.VkDeviceCreateInfo(pNext=features2, pQueueCreateInfos=[queue_info],
                                            ppEnabledExtensionNames=extensions or None)

@@ -71,6 +71,9 @@ class DeviceInfo:
     # keep (SPIR-V's SignedZeroInfNanPreserve, VkPhysicalDeviceFloatControlsProperties)
     float_preserve: frozenset = frozenset()
     atomic_int64_shared: bool = False   # 64-bit integer atomics on shared memory
+    # VK_KHR_pipeline_executable_properties: the driver reports registers, code size...
+    # of compiled pipelines (Pipeline.statistics)
+    pipeline_statistics: bool = False
 
     @property
     def subgroup_arithmetic(self) -> bool:
@@ -248,7 +251,18 @@ def _describe(index: int, pd) -> DeviceInfo:
         timestamps=any(q.timestampValidBits for q in queues if q.queueFlags & vk.VK_QUEUE_COMPUTE_BIT),
         subgroup_ops=subgroup_ops, float_preserve=float_preserve,
         atomic_int64_shared=bool(f12 and f12.shaderSharedInt64Atomics),
+        pipeline_statistics=_pipeline_statistics(pd, exts, api),
     )
+
+
+def _pipeline_statistics(pd, exts, api) -> bool:
+    """Whether the device reports statistics of compiled pipelines (the extension and its
+    feature)."""
+    if "VK_KHR_pipeline_executable_properties" not in exts or api < vk.VK_MAKE_VERSION(1, 2, 0):
+        return False
+    pe = vk.VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR()
+    vk.vkGetPhysicalDeviceFeatures2(pd, vk.VkPhysicalDeviceFeatures2(pNext=pe))
+    return bool(pe.pipelineExecutableInfo)
 
 
 # VkSubgroupFeatureFlagBits -> the name of the GLSL extension GL_KHR_shader_subgroup_<name>

@@ -69,6 +69,7 @@ class Pipeline:
                 stage = vk.VkPipelineShaderStageCreateInfo(
                     stage=vk.VK_SHADER_STAGE_COMPUTE_BIT, module=self.module, pName="main",
                     pSpecializationInfo=spec_info)
+                self._stage = stage          # statistics() compiles it again, capturing them
                 create = vk.VkComputePipelineCreateInfo(stage=stage, layout=self.layout)
                 self.handle = vk.vkCreateComputePipelines(device, None, 1, [create], None)[0]
         except BaseException:          # nothing half-made is left behind
@@ -103,6 +104,14 @@ class Pipeline:
         with self.core.lock:
             ready = self.cache.recorded.get(key)
             return ready if ready is not None else self._record(key, buffers, groups, push)
+
+    def statistics(self) -> list:
+        """What the driver reports about the machine code of this pipeline (registers per
+        invocation, code size...): a list of `ExecutableStatistics`, one per executable
+        (compute pipelines have one). UnsupportedError where the device does not report
+        (VK_KHR_pipeline_executable_properties missing, as on lavapipe)."""
+        from .executables import pipeline_statistics
+        return pipeline_statistics(self.core, self._stage, self.layout, self.label)
 
     def check_launch(self, buffers, groups) -> None:
         """Refuse workgroup counts and buffer sizes beyond the device's limits (checked
