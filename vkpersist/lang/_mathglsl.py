@@ -518,9 +518,13 @@ _fn("remainder", ["fmod"], """$F _vkp_remainder${S}($F x, $F y) {
     }
     return x < 0.0 || (x == 0.0 && _vkp_signbit${S}(x)) ? -r : r;
 }""")
-_fn("modff", ["signbit"], """$F _vkp_modff${S}($F x) {
+_fn("trunc", [], """$F _vkp_trunc${S}($F x) {
+    // toward zero (GLSL's trunc)
+    TRUNCATE
+}""")
+_fn("modff", ["signbit", "trunc"], """$F _vkp_modff${S}($F x) {
     // the fractional part, with x's sign (modf(-3.0) = (-0.0, -3.0), modf(inf) = (0.0, inf))
-    $F f = isinf(x) ? 0.0 : abs(x - trunc(x));
+    $F f = isinf(x) ? 0.0 : abs(x - _vkp_trunc${S}(x));
     return _vkp_signbit${S}(x) ? -f : f;
 }""")
 _fn("hypot", ["frexp", "ldexp", "two_prod", "two_sum"], """$F _vkp_hypot${S}($F x, $F y) {
@@ -561,18 +565,22 @@ _fn("cbrt", ["signbit", "log2", "exp2", "two_prod", "pow2i"], """$F _vkp_cbrt${S
     precise $F res = (t - r / (3.0 * t * t)) * _vkp_pow2i${S}(-k);
     return _vkp_signbit${S}(x) ? -res : res;
 }""")
-_fn("roundn", ["pow"], """$F _vkp_roundn${S}($F x, int n) {
+_fn("rint", [], """$F _vkp_rint${S}($F x) {
+    // to the nearest integer, ties to even (GLSL's roundEven, NumPy's rint)
+    RINT
+}""")
+_fn("roundn", ["pow", "rint"], """$F _vkp_roundn${S}($F x, int n) {
     // round(x, n): x scaled by 10**n, rounded half to even, scaled back
     if (x == 0.0 || isinf(x) || isnan(x)) return x;
     if (n > IDIGITS) return x;
     if (n >= 0) {
         $F p = _vkp_pow${S}(10.0, $F(n));
         $F y = x * p;
-        return isinf(y) ? x : roundEven(y) / p;
+        return isinf(y) ? x : _vkp_rint${S}(y) / p;
     }
     if (n < -IDIGITS) return 0.0 * x;
     $F p = _vkp_pow${S}(10.0, $F(-n));
-    return roundEven(x / p) * p;
+    return _vkp_rint${S}(x / p) * p;
 }""")
 
 # ---- the error function -----------------------------------------------------------------------
@@ -634,10 +642,10 @@ _fn("lgammapos", ["lgammabig", "lgammamid", "log"], """$F _vkp_lgammapos${S}($F 
     while (y < IGAMMAX) { p *= y; y += 1.0; }
     return _vkp_lgammabig${S}(y) - _vkp_log${S}(p);
 }""")
-_fn("sinpi", ["sin"], """$F _vkp_sinpi${S}($F x) {
+_fn("sinpi", ["sin", "rint"], """$F _vkp_sinpi${S}($F x) {
     // sin(pi x), x reduced exactly to [-1/2, 1/2] first (sin(pi r) = sin(pi (1 - r))), so
     // that rounding pi r costs no more than an ulp near the zeros
-    $F r = x - 2.0 * roundEven(0.5 * x);
+    $F r = x - 2.0 * _vkp_rint${S}(0.5 * x);
     if (r > 0.5) r = 1.0 - r;
     else if (r < -0.5) r = -1.0 - r;
     return _vkp_sin${S}($PI_HI * r);

@@ -229,8 +229,10 @@ for _name, _glsl in [("rsqrt", "inversesqrt"), ("fabs", "abs"), ("sign", None)]:
     _float_fn(_name, _glsl)
 for _name in mathlib.UNARY:
     _float_fn(_name, emit=_math_call(_name))
-for _name in ("floor", "ceil", "trunc"):
+for _name in ("floor", "ceil"):
     _float_fn(_name, int_result=True)
+_float_fn("trunc", int_result=True, emit=_math_call("trunc"))   # float64: see mathlib
+_float_fn("rint", emit=_math_call("rint"))   # NumPy's rint: nearest integer, ties to even
 
 
 def _float_test(name, emit=None):
@@ -248,6 +250,10 @@ def _float_test(name, emit=None):
 _float_test("isnan")
 _float_test("isinf")
 _float_test("isfinite", lambda w, e: f"!(isinf({w.expr(e.args[0])}) || isnan({w.expr(e.args[0])}))")
+# the sign bit, of -0.0 and negative NaNs too (NumPy's signbit; from the bits, as no
+# comparison sees a NaN's sign)
+_float_test("signbit", lambda w, e: f"{mathlib.function(w.helpers, 'signbit', e.args[0].type)}"
+            f"({w.expr(e.args[0])})")
 
 
 def _lower_abs(c, node, _python_math):
@@ -383,10 +389,10 @@ def _lower_round(c, node, python_math):
         return c.convert(x, T.i32 if x.type == T.bool_ else T.arithmetic(x.type), node)
     t = _float_type(c, x.type, node)
     if isinstance(t, T.Vector):
-        raise c.src.error(node, "round() takes a scalar; vkp.roundEven is elementwise")
+        raise c.src.error(node, "round() takes a scalar; vkp.rint is elementwise")
     x = c.convert(x, t, node)
     if len(args) == 1:
-        out = ir.Intrinsic(t, loc, "roundEven", [x])
+        out = ir.Intrinsic(t, loc, "rint", [x])
         return c.convert(out, T.i32 if t.bits <= 32 else T.i64, node) if python_math else out
     if not (isinstance(args[1].type, T.Scalar) and args[1].type.is_int):
         raise c.src.error(node.args[1], "round(x, ndigits): ndigits must be an integer")
@@ -394,7 +400,6 @@ def _lower_round(c, node, python_math):
 
 
 _math_builtin("round", _lower_round, None, (py_builtins.round,))
-_register(Entry("roundEven", _glsl_call("roundEven")))
 _register(Entry("roundn", _math_call("roundn")))
 
 

@@ -337,6 +337,19 @@ def _code(name: str, p: _Prec) -> str:
                                 "unpackDouble2x32(f - hfsq).y))" if p.prec == "f64" else
                                 "uintBitsToFloat(floatBitsToUint(f - hfsq) & 0xfffff000u)")
     template = template.replace("GAP", "60" if p.prec == "f64" else "26")
+    # lavapipe's float64 roundEven and trunc return x itself from |x| >= 2**31 on, and
+    # roundEven rounds ties toward zero (1.5 -> 1.0) and drops the sign of zero (Mesa
+    # 22.3.6, LLVM 15; its floor and ceil, and its float32 functions, are right): float64
+    # rounds through floor and exact differences on every device, float32 keeps the
+    # instructions
+    template = template.replace("RINT", """$F f = floor(x);
+    $F d = x - f;
+    $F r = (d > 0.5 || (d == 0.5 && f - 2.0 * floor(0.5 * f) != 0.0)) ? f + 1.0 : f;
+    // a zero result keeps x's sign (-0.4 -> -0.0)
+    return r != 0.0 ? r : packDouble2x32(uvec2(0u, unpackDouble2x32(x).y & 0x80000000u));"""
+                                if p.prec == "f64" else "return roundEven(x);")
+    template = template.replace("TRUNCATE", "return x < 0.0 ? -floor(-x) : floor(x);"
+                                if p.prec == "f64" else "return trunc(x);")
     f64 = p.prec == "f64"
     for token, v64, v32 in (("IEMAX", "1023", "127"), ("IEMIN", "(-1022)", "(-126)"),
                             ("IMANT", "53", "24"), ("IFMODN", "2100", "280"),
