@@ -511,6 +511,11 @@ float _vkp_copysign(float a, float b) {
     return (b < 0.0 || (b == 0.0 && 1.0 / b < 0.0)) ? -abs(a) : abs(a);
 }
 
+float _vkp_trunc(float x) {
+    // toward zero (GLSL's trunc)
+    return trunc(x);
+}
+
 // test_lang_arith.py:231: math_fns
 void main() {
     int i;
@@ -550,7 +555,7 @@ void main() {
         // test_lang_arith.py:248
         out_py[(i) * out_py_shape1 + 13] = _vkp_copysign(v, (-1.0));
         // test_lang_arith.py:249
-        out_py[(i) * out_py_shape1 + 14] = float((int(ceil(v)) + int(trunc(-(v)))));
+        out_py[(i) * out_py_shape1 + 14] = float((int(ceil(v)) + int(_vkp_trunc(-(v)))));
         // test_lang_arith.py:250
         out_py[(i) * out_py_shape1 + 15] = float(((int(isnan(v)) + (int(isinf(v)) * 2)) + 3));
     }
