@@ -27,8 +27,9 @@ UNARY = {
     "floor": ((-5, 5), 0, 0), "ceil": ((-5, 5), 0, 0), "trunc": ((-5, 5), 0, 0),
     "negative": ((-5, 5), 0, 0), "positive": ((-5, 5), 0, 0), "absolute": ((-5, 5), 0, 0),
     "fabs": ((-5, 5), 0, 0), "square": ((-5, 5), 0, 0), "sign": ((-5, 5), 0, 0),
+    "rint": ((-5, 5), 0, 0), "cbrt": ((-50, 50), 1.5, 1.5),
 }
-FLOAT64_TOO = {"sin", "exp", "log", "sqrt", "arctanh", "floor"}
+FLOAT64_TOO = {"sin", "exp", "log", "sqrt", "arctanh", "floor", "trunc", "rint", "cbrt"}
 
 
 def _ulps(got, want, dtype):
@@ -74,23 +75,27 @@ BINARY = {
     "logical_or": (0, True), "logical_xor": (0, True),
     "bitwise_and": (None, True), "bitwise_or": (None, True), "bitwise_xor": (None, True),
     "left_shift": (None, True), "right_shift": (None, True),
+    "fmod": (0, True), "logaddexp": (2, False), "logaddexp2": (2, False),
+    "heaviside": (0, False), "float_power": (2, True),
 }
 
 
 def _binary_operands(name, dtype):
     """(a, b) broadcasting (4, 1) against (5,), in each function's domain."""
     if np.dtype(dtype).kind == "f":
-        a = RNG.uniform(0.5 if name == "power" else -4, 4, (4, 1)).astype(dtype)
+        a = RNG.uniform(0.5 if name in ("power", "float_power") else -4, 4, (4, 1)).astype(dtype)
         b = RNG.uniform(-3, 3, 5).astype(dtype)
-        if name in ("floor_divide", "remainder", "true_divide"):
+        if name in ("floor_divide", "remainder", "true_divide", "fmod"):
             b[b == 0] = 1
+        if name == "heaviside":
+            a[1, 0] = 0.0                 # the value at zero comes from b
         a[0, 0], b[1] = 1.0, 1.0          # equal elements for the comparisons
         return a, b
     a = RNG.integers(-50, 50, (4, 1)).astype(dtype)
     b = RNG.integers(-7, 8, 5).astype(dtype)
-    if name == "power":
+    if name in ("power", "float_power"):
         a, b = np.abs(a) % 6, np.abs(b) % 5
-    if name in ("floor_divide", "remainder"):
+    if name in ("floor_divide", "remainder", "fmod"):
         b[b == 0] = 1
     if name in ("left_shift", "right_shift"):
         b = np.abs(b) % 16
@@ -107,7 +112,12 @@ def test_binary_functions_match_numpy_with_broadcasting(ctx, name):
         got = fn(ctx.asarray(a), ctx.asarray(b)).numpy()
         want = ref(a, b)
         assert got.shape == (4, 5) and got.dtype == want.dtype, (got.dtype, want.dtype)
-        if want.dtype.kind == "f" and ulps and name != "remainder":
+        if name in ("logaddexp", "logaddexp2"):
+            # a + log1p(...) cancels where the result is near 0: ulps of the larger term
+            exact = ref(a.astype(np.float64), b.astype(np.float64))
+            scale = np.maximum(np.maximum(np.abs(a), np.abs(b)), np.abs(exact))
+            assert (np.abs(got - exact) / np.spacing(scale.astype(dtype))).max() <= ulps
+        elif want.dtype.kind == "f" and ulps and name != "remainder":
             assert _ulps(got, ref(a.astype(np.float64), b.astype(np.float64)),
                          want.dtype).max() <= ulps
         else:
@@ -123,6 +133,97 @@ def test_integer_division_by_zero_and_minus_one_is_numpys(ctx):
         np.testing.assert_array_equal((da % db).numpy(), a % b)
         u = np.array([7, 0, 9], np.uint32)
         np.testing.assert_array_equal((ctx.asarray(u) // np.uint32(0)).numpy(), u // np.uint32(0))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_rounding_is_exact_at_ties_signed_zeros_and_large_values(ctx, dtype):
+    """rint/trunc/floor/ceil bit for bit, sign of zero included: lavapipe's float64 roundEven
+    and trunc gave x itself from 2**31 on and rounded ties toward zero (vkpersist rounds
+    float64 through floor, lang/mathlib.py)."""
+    big = [3e9 + 0.75, -5e9 - 0.25, 2.0**31 + 0.5, 1e15 + 0.5] if dtype == np.float64 else \
+        [2.0**22 + 0.5, -(2.0**22) - 0.5, 3e9, 1e30]
+    x = np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999997, -0.4, 0.0, -0.0, np.inf,
+                  -np.inf, np.nan, 7.0, -7.25] + big, dtype)
+    dx = ctx.asarray(x)
+    for name in ("rint", "trunc", "floor", "ceil"):
+        got, want = getattr(np, name)(dx).numpy(), getattr(np, name)(x)
+        np.testing.assert_array_equal(got, want, err_msg=name)
+        assert (np.signbit(got) == np.signbit(want))[~np.isnan(want)].all(), (name, got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_round_to_decimals_is_numpys(ctx, dtype):
+    """np.round scales by 10**decimals in the array's dtype as NumPy does, so even its
+    rounding of 2.675 (2.67 in float64, 2.68 in float32) is NumPy's."""
+    x = np.array([1.25, 2.675, -0.125, 2.5, -3.5, 123.456, -987.65, 0.0, -0.0, np.nan, np.inf,
+                  1e10 + 0.5], dtype)
+    dx = ctx.asarray(x)
+    for d in (0, 1, 2, 5, -1, -2):
+        got, want = np.round(dx, d), np.round(x, d)
+        assert isinstance(got, vkp.Array) and got.dtype == want.dtype
+        np.testing.assert_array_equal(got.numpy(), want, err_msg=f"decimals={d}")
+        assert (np.signbit(got.numpy()) == np.signbit(want))[~np.isnan(want)].all()
+    np.testing.assert_array_equal(dx.round(1).numpy(), x.round(1))
+    out = ctx.asarray(np.zeros_like(x))
+    assert np.around(dx, 2, out=out) is out
+    np.testing.assert_array_equal(out.numpy(), np.around(x, 2))
+    np.testing.assert_array_equal(np.round(x, 1), np.round(x, 1))        # NumPy in, out
+    with pytest.raises(TypeError, match="decimals must be an integer"):
+        np.round(dx, 1.5)
+
+
+def test_round_of_integers_and_bools_is_numpys(ctx):
+    for dtype in (np.int16, np.int32, np.int64, np.uint32):
+        x = np.array([1250, 1350, 1249, 149, 0, 7] + ([-1250, -150] if dtype != np.uint32
+                                                      else []), dtype)
+        for d in (0, 2, -1, -2):
+            got, want = np.round(ctx.asarray(x), d), np.round(x, d)
+            assert got.dtype == want.dtype, (dtype, d)
+            np.testing.assert_array_equal(got.numpy(), want)
+    b = np.array([True, False])
+    assert np.round(ctx.asarray(b)).dtype == np.round(b).dtype == np.float16   # through rint
+    with pytest.raises(TypeError, match="bool arrays round only to decimals=0"):
+        np.round(ctx.asarray(b), 1)
+    with pytest.raises(TypeError, match="complex64"):
+        np.round(ctx.asarray(np.array([1 + 1j], np.complex64)))
+
+
+def test_special_values_of_the_newer_ufuncs_are_numpys(ctx):
+    """fmod, logaddexp(2), heaviside, signbit, ldexp and float_power at zeros, infinities
+    and NaNs (NaN signs aside), and integer fmod at 0, -1 and the most negative value."""
+    a = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 2.5, -2.5, 0.5, -4.0, 4.0, 1e30, -3.0,
+                  np.inf, -np.inf, 5.0], np.float32)
+    b = np.array([1.0, 2.0, np.inf, 3.0, 1.0, -np.inf, 0.0, np.nan, 2.0, -2.0, 1e30, 1.5,
+                  np.inf, -np.inf, -np.inf], np.float32)
+    da, db = ctx.asarray(a), ctx.asarray(b)
+    with np.errstate(all="ignore"):
+        for name in ("fmod", "logaddexp", "logaddexp2", "heaviside", "float_power"):
+            got, want = getattr(np, name)(da, db).numpy(), getattr(np, name)(a, b)
+            assert got.dtype == want.dtype, name
+            np.testing.assert_array_equal(got, want, err_msg=name)
+            assert (np.signbit(got) == np.signbit(want))[~np.isnan(want)].all(), name
+        s = np.array([0.0, -0.0, -1.0, 1.0, np.inf, -np.inf, -np.nan, np.nan], np.float64)
+        np.testing.assert_array_equal(np.signbit(ctx.asarray(s)).numpy(), np.signbit(s))
+        n = np.array([1, -1, 200, -200, 3, 0, -3, 0, 1, 1, 0, 2, 0, 0, 0], np.int32)
+        np.testing.assert_array_equal(np.ldexp(da, ctx.asarray(n)).numpy(), np.ldexp(a, n))
+        i = np.array([7, -7, 7, -7, 0, np.iinfo(np.int32).min, 5, -5], np.int32)
+        j = np.array([2, 2, -2, -2, 0, -1, 0, -1], np.int32)
+        np.testing.assert_array_equal(np.fmod(ctx.asarray(i), ctx.asarray(j)).numpy(),
+                                      np.fmod(i, j))
+
+
+def test_newer_ufuncs_work_in_kernels_too(ctx):
+    x = np.array([1.5, -8.0, 2.5], np.float32)
+    out = np.zeros(3, np.float32)
+
+    @vkp.kernel
+    def k(x: vkp.Array[vkp.f32], out: vkp.Array[vkp.f32]):
+        i = vkp.global_id(0)
+        out[i] = vkp.rint(x[i]) + vkp.cbrt(x[i]) + vkp.fmod(x[i], 2.0) + vkp.ldexp(x[i], 2)
+
+    k.forall(3)(x, out)
+    want = np.rint(x) + np.cbrt(x) + np.fmod(x, np.float32(2)) + np.ldexp(x, 2)
+    np.testing.assert_allclose(out, want, rtol=1e-6)
 
 
 def test_nan_handling_is_numpys(ctx):

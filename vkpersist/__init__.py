@@ -64,7 +64,8 @@ _ARRAY_FUNCTIONS = (
     "radians", "minimum", "maximum", "fmin", "fmax", "isfinite", "equal", "not_equal", "less",
     "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_xor",
     "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift",
-    "right_shift", "conjugate", "conj")
+    "right_shift", "conjugate", "conj", "rint", "cbrt", "fmod", "ldexp", "logaddexp",
+    "logaddexp2", "heaviside", "signbit", "float_power")
 globals().update({_n: _F[_n] for _n in _ARRAY_FUNCTIONS})
 float16, float32, float64 = f16, f32, f64
 complex64, complex128 = c64, c128

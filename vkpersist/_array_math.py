@@ -8,6 +8,8 @@ The layers below cannot import this one: it installs itself as `Array._ufunc` (N
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from . import linalg, reductions
@@ -104,6 +106,44 @@ implements(np.clip)(lambda a, a_min=None, a_max=None, out=None, **kw:
                     clip(a, a_min, a_max, out=out) if not kw else _refuse_kwargs("clip", kw))
 
 
+def around(a, decimals=0, out=None):
+    """np.round / np.around: to `decimals` digits, ties to even, the way NumPy computes it
+    (floats: scaled by 10**decimals in the array's dtype, rint, scaled back, so the same
+    rounding errors; integers: unchanged for decimals >= 0, else through float64 and back)."""
+    try:
+        d = operator.index(decimals)
+    except TypeError:
+        raise TypeError(f"round: decimals must be an integer, got {decimals!r}") from None
+    if isinstance(a, Node):
+        raise TypeError("np.round inside vkp.jit: use vkp.rint (decimals=0), or scale around it")
+    dtype = a.dtype if isinstance(a, (Array, np.ndarray)) else np.asarray(a).dtype
+    if dtype.kind == "c":
+        raise TypeError(f"vkpersist: round of {dtype} arrays is not supported (there is no "
+                        "complex rint); round z.real and z.imag")
+    f = 10 ** abs(d) if dtype.kind in "iu" else 10.0 ** abs(d)
+    if dtype.kind in "iu" and d >= 0:
+        return run("copy", lambda x: x, (a,), out, "round")
+    if d == 0:
+        return apply("rint", (a,), out)
+    if dtype.kind == "b":
+        raise TypeError("round: bool arrays round only to decimals=0 (NumPy cannot cast the "
+                        "scaled float64 back to bool either)")
+
+    def build(x):
+        if d > 0:
+            return Node("true_divide", [Node("rint", [Node("multiply", [x, as_node(f)])]),
+                                        as_node(f)])
+        return Node("multiply", [Node("rint", [Node("true_divide", [x, as_node(f)])]),
+                                 as_node(f)])
+    if dtype.kind not in "iu":
+        return run(("round", d), build, (a,), out, "round")
+    rounded = run(("round", d), build, (a,), None, "round").astype(dtype)   # float64 back
+    return rounded if out is None else run("copy", lambda x: x, (rounded,), out, "round")
+
+
+implements(np.round, np.around)(around)
+
+
 def real(val):
     """The real parts (np.real): of a device array a view, as NumPy's; while `vkp.jit`
     traces, part of the expression."""
@@ -190,7 +230,9 @@ FUNCTIONS = {name: UFunc(name) for name in NAMES}
 # those that mean exactly a kernel builtin work inside kernels too
 for _name, _builtin in (("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan"),
                         ("arctan2", "atan2"), ("arcsinh", "asinh"), ("arccosh", "acosh"),
-                        ("arctanh", "atanh"), ("power", "pow"), ("absolute", "abs")):
+                        ("arctanh", "atanh"), ("power", "pow"), ("absolute", "abs"),
+                        ("rint", "rint"), ("cbrt", "cbrt"), ("fmod", "fmod"),
+                        ("ldexp", "ldexp"), ("signbit", "signbit")):
     B.alias(FUNCTIONS[_name], _builtin)
 
 # kernel builtin called on the host -> what it means for arrays

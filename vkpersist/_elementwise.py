@@ -22,6 +22,7 @@ whole function into one tree, and so one kernel (vkpersist/_fusion.py). Either w
 from __future__ import annotations
 
 import itertools
+import math
 import operator
 
 import numpy as np
@@ -243,11 +244,18 @@ def resolve(node: Node) -> None:
         node.loop, node.dtype = dts[:-1], dts[-1]
         if any(d.kind == "c" for d in node.loop):
             _ufunc_complex.refuse(node.op, node.loop)
+            if _COMPLEX_AS.get(node.op, node.op) not in _ufunc_complex.SUPPORTED:
+                dt = next(d for d in node.loop if d.kind == "c")
+                raise TypeError(f"vkpersist: {node.op} of {dt} arrays is not supported; the "
+                                "complex functions that run on the device: "
+                                f"{', '.join(_ufunc_complex.SUPPORTED)}")
     else:                                        # a vectorized function's call
         node.loop, node.dtype = node.op.resolve(node.args)
 
 
 # ---- code ----------------------------------------------------------------------------------
+# complex loops that are another ufunc's (float_power is power in complex128)
+_COMPLEX_AS = {"float_power": "power"}
 # `.real` and `.imag` of a traced value (not ufuncs: NumPy's are views or attributes)
 _PARTS = {
     "real": lambda a, src, dst: f"{a}.real" if src.kind == "c" else a,
@@ -305,7 +313,8 @@ class _Emitter:
             elif node.op in _PARTS:
                 expr = _PARTS[node.op](args[0], node.loop[0], node.dtype)
             elif isinstance(node.op, str) and any(d.kind == "c" for d in node.loop):
-                expr = _ufunc_complex.expression(node.op, args, node.loop, self.functions)
+                expr = _ufunc_complex.expression(_COMPLEX_AS.get(node.op, node.op), args,
+                                                 node.loop, self.functions)
             elif isinstance(node.op, str):
                 expr = EMIT[node.op](*args, node.loop, node.dtype)
             else:
@@ -365,6 +374,6 @@ def compiled(text: str, functions: dict):
         import vkpersist as vkp
         from .lang.source import compile_source
         name = text.split("\n")[1].split("def ")[1].split("(")[0]
-        kern = compile_source(text, name, {"vkp": vkp, **functions})[name]
+        kern = compile_source(text, name, {"vkp": vkp, "math": math, **functions})[name]
         _KERNELS[text] = kern
     return kern

@@ -145,6 +145,43 @@ def _division(op):
         return _int_div(op)(a, b, ins, out)
     return emit
 
+def _fmod(a, b, ins, out):
+    """C's fmod: the remainder takes the dividend's sign. Floats: the kernel language's
+    exact fmod. Integers: the floored remainder (`_int_div`, 0 for b == 0 or -1, as NumPy)
+    moved to the dividend's side when their signs differ."""
+    if _is_float(ins[0]):
+        return f"math.fmod({a}, {b})"
+    r = _int_div("%")(a, b, ins, out)
+    if ins[0].kind == "u":
+        return r
+    return f"(({r} - {b}) if ({r} != 0 and (({r} < 0) != ({a} < 0))) else {r})"
+
+
+def _logaddexp(base2: bool):
+    """log(exp(a) + exp(b)) (base 2: log2(2**a + 2**b)) without overflow, as NumPy's
+    npy_logaddexp: equal arguments (infinities of one sign too) give a + log(2), else the
+    larger plus log1p of the smaller's excess; a NaN gives NaN."""
+    ln2, log2e = 0.6931471805599453, 1.4426950408889634
+
+    def emit(a, b, ins, out):
+        if base2:
+            tail = lambda d: f"({log2e!r} * vkp.log1p(vkp.exp2({d})))"     # noqa: E731
+            same = f"({a} + 1.0)"
+        else:
+            tail = lambda d: f"vkp.log1p(vkp.exp({d}))"                    # noqa: E731
+            same = f"({a} + {ln2!r})"
+        return (f"({same} if {a} == {b} else (({a} + {tail(f'{b} - {a}')}) if {a} > {b} "
+                f"else (({b} + {tail(f'{a} - {b}')}) if {a} < {b} else ({a} - {b}))))")
+    return emit
+
+
+def _heaviside(a, b, ins, out):
+    """0 below zero, `b` at zero, 1 above; NaN stays NaN (NumPy's npy_heaviside)."""
+    t = COMPUTE[out]
+    return (f"({a} if vkp.isnan({a}) else ({b} if {a} == 0 else "
+            f"({t}(0) if {a} < 0 else {t}(1))))")
+
+
 # ufunc name -> emitter(*operands, ins, out)
 EMIT = {
     "add": _bool_or("+", "or"),
@@ -176,6 +213,14 @@ EMIT = {
     "floor": _float_only("vkp.floor", lambda a: a),
     "ceil": _float_only("vkp.ceil", lambda a: a),
     "trunc": _float_only("vkp.trunc", lambda a: a),
+    "rint": _float_only("vkp.rint", lambda a: a),
+    "cbrt": _unary("math.cbrt"),
+    "fmod": _fmod,
+    "logaddexp": _logaddexp(False), "logaddexp2": _logaddexp(True),
+    "heaviside": _heaviside,
+    "signbit": _unary("vkp.signbit"),
+    "float_power": _power,
+    "ldexp": lambda a, b, ins, out: f"math.ldexp({a}, {b})",
     "arctan2": lambda a, b, ins, out: f"vkp.atan2({a}, {b})",
     "hypot": lambda a, b, ins, out: f"vkp.hypot({a}, {b})",
     "copysign": lambda a, b, ins, out: f"vkp.copysign({a}, {b})",

@@ -489,6 +489,9 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
     def sum(self, axis=None, dtype=None, out=None, keepdims=False):
         return np.sum(self, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
 
+    def round(self, decimals=0, out=None):
+        return np.round(self, decimals=decimals, out=out)
+
     def prod(self, axis=None, dtype=None, out=None, keepdims=False):
         return np.prod(self, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
 
