@@ -100,8 +100,6 @@ def clip(a, a_min, a_max, out=None):
     return run(("clip", a_min is None, a_max is None), build, (a, *bounds), out, "clip")
 
 
-implements(np.where)(lambda condition, x=None, y=None: where(condition, x, y)
-                     if x is not None and y is not None else _refuse_nonzero())
 implements(np.clip)(lambda a, a_min=None, a_max=None, out=None, **kw:
                     clip(a, a_min, a_max, out=out) if not kw else _refuse_kwargs("clip", kw))
 
@@ -173,11 +171,6 @@ def angle(z, deg=False):
 implements(np.real)(real)
 implements(np.imag)(imag)
 implements(np.angle)(angle)
-
-
-def _refuse_nonzero():
-    raise TypeError("np.where(condition) with one argument (np.nonzero) has no device "
-                    "implementation; give x and y, or call np.asarray(condition) first")
 
 
 def _masked(name, args, out, where):

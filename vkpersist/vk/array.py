@@ -132,6 +132,7 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
     # operators (`x + 1`, `np.sin(x)`, from NumPy's operator mixin) on the device; set by
     # vkpersist/_array_math.py, above this layer
     _ufunc = None
+    _advanced = None     # index arrays and masks (vkpersist/_advanced_index.py)
     # arrays stay hashable by identity although `==` is element-wise (it returns an array)
     __hash__ = object.__hash__
     # what the kernel language recognises a device array by, without importing this layer:
@@ -360,12 +361,18 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         """Basic indexing as NumPy's (integers, slices, ..., None): a view, never a copy;
         a full integer index gives a 0-d view (`float(a[3])`, `a[3].item()` read it)."""
         self._check_alive()
+        if Array._advanced is not None and Array._advanced.is_advanced(key):
+            return Array._advanced.get(self, key)      # index arrays and masks: a gather
         shape, strides, offset = indexing.index(self.shape, self._estrides, self._offset, key)
         return self._view(shape, strides, offset)
 
     def __setitem__(self, key, value) -> None:
         """`a[key] = value` with NumPy's broadcasting and casting (NumPy's rules for what
         converts: `int_array[0] = 1.7` stores 1, 300 into uint8 raises OverflowError)."""
+        if Array._advanced is not None and Array._advanced.is_advanced(key):
+            self._check_alive()
+            Array._advanced.set(self, key, value)      # index arrays and masks: a scatter
+            return
         view = self[key]
         if isinstance(value, Array) and value.ctx is self.ctx and value.shape == view.shape \
                 and value.dtype == view.dtype:
@@ -488,6 +495,9 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
     # linalg.py), through the table of NumPy functions ---------------------------------
     def sum(self, axis=None, dtype=None, out=None, keepdims=False):
         return np.sum(self, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+
+    def nonzero(self) -> tuple:
+        return np.nonzero(self)
 
     def round(self, decimals=0, out=None):
         return np.round(self, decimals=decimals, out=out)

@@ -3,8 +3,9 @@
 and offsets count elements, not bytes (kernels index elements). Nothing here touches
 memory, so device arrays get views without a copy.
 
-Advanced indexing (integer arrays, boolean masks) is refused with the way to do it instead:
-it gathers, which is a kernel, not a view.
+Advanced indexing (integer arrays, boolean masks) gathers, which is a kernel, not a view:
+vkpersist/_advanced_index.py does it above this layer (Array._advanced); without it (this
+layer alone) such keys are refused with the way to do it instead.
 """
 from __future__ import annotations
 

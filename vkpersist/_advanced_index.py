@@ -1,0 +1,386 @@
+"""Advanced indexing of device arrays, NumPy's way: integer arrays gather and scatter,
+boolean masks select and assign; and the functions built on the same compaction
+(`np.nonzero`, `np.flatnonzero`, one-argument `np.where`, `np.argwhere`,
+`np.count_nonzero`).
+
+    y = x[idx]            # gather along axis 0 (x[:, idx], x[..., idx]: along that axis)
+    y = x[x > 0]          # the selected elements, 1-d (a leading-axes mask: rows)
+    x[x < 0] = 0          # masked assignment, in place
+    x[idx] = v            # scatter (repeated indices: which value lands is unspecified)
+
+The runtime layer below (vk/array.py) cannot compile kernels, so this module installs
+itself as `Array._advanced`. Every form is one or two kernels of the kernel language
+over a (P, n, Q) view of the source: P the axes before the indexed one, Q those after.
+
+A mask's selection has a size that only the device knows: the mask's running count
+(vkpersist.cumsum) is read back for its last element, so `x[mask]` and `np.nonzero`
+wait for the device once, as CuPy's do. Indices from the host are checked there, as NumPy
+checks them; indices already on the device are checked by the kernel, which records an
+out-of-range one, and the gather waits to read that record (a device-side IndexError
+cannot be raised later without losing where it came from).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._kernel import kernel
+from ._numpy_table import implements
+from .lang.builtins import global_id, global_size
+from .vk.array import Array
+
+LOCAL = 256
+MAX_GROUPS = 65535
+
+
+@kernel
+def _gather(src, idx, dst, err):
+    # dst[p, j, q] = src[p, idx[j], q]; an index outside [-n, n) is recorded in err
+    g = global_id(0)
+    m = dst.shape[1]
+    nq = dst.shape[2]
+    n = src.shape[1]
+    while g < dst.shape[0] * m * nq:
+        p = g // (m * nq)
+        r = g - p * (m * nq)
+        j = r // nq
+        q = r - j * nq
+        k = idx[j]
+        if k < 0:
+            k += n
+        if k < 0 or k >= n:
+            err[0] = 1
+            err[1] = idx[j]
+        else:
+            dst[p, j, q] = src[p, k, q]
+        g += global_size(0)
+
+
+@kernel
+def _scatter(dst, idx, values, err):
+    # dst[p, idx[j], q] = values[p, j, q]
+    g = global_id(0)
+    m = values.shape[1]
+    nq = values.shape[2]
+    n = dst.shape[1]
+    while g < values.shape[0] * m * nq:
+        p = g // (m * nq)
+        r = g - p * (m * nq)
+        j = r // nq
+        q = r - j * nq
+        k = idx[j]
+        if k < 0:
+            k += n
+        if k < 0 or k >= n:
+            err[0] = 1
+            err[1] = idx[j]
+        else:
+            dst[p, k, q] = values[p, j, q]
+        g += global_size(0)
+
+
+@kernel
+def _compact(flags, running, out):
+    # out[running[i] - 1] = i where flags[i]: the positions of the nonzero flags, in order
+    g = global_id(0)
+    while g < flags.shape[0]:
+        if flags[g]:
+            out[running[g] - 1] = g
+        g += global_size(0)
+
+
+def _groups(n: int) -> int:
+    return max(1, min(MAX_GROUPS, -(-n // LOCAL)))
+
+
+def _intp(ctx):
+    return np.dtype(np.int64) if ctx.info.int64 else np.dtype(np.int32)
+
+
+# ---- recognising the key ------------------------------------------------------------------
+def _is_index_array(k) -> bool:
+    return isinstance(k, (Array, np.ndarray, list)) or (
+        hasattr(k, "__array__") and not isinstance(k, (int, float, complex, np.generic)))
+
+
+def is_advanced(key) -> bool:
+    """Whether `key` holds an index array or mask (NumPy's advanced indexing)."""
+    parts = key if isinstance(key, tuple) else (key,)
+    return any(_is_index_array(k) or isinstance(k, (bool, np.bool_)) for k in parts)
+
+
+def _split(a: Array, key):
+    """(basic view, axis of the view the index array applies to, the index array): the
+    key with its one index array replaced by `:`. The forms NumPy has beyond that (several
+    index arrays, an array next to integer indices) raise an IndexError that says so."""
+    parts = key if isinstance(key, tuple) else (key,)
+    arrays = [i for i, k in enumerate(parts) if _is_index_array(k) or isinstance(k, (bool, np.bool_))]
+    if len(arrays) > 1:
+        raise IndexError("vkpersist arrays take one index array or mask per index (x[idx], "
+                         "x[:, idx], x[mask]); several (x[i, j] with arrays i and j) are not "
+                         "supported: index one axis at a time, or flatten (np.ravel_multi_index)")
+    pos = arrays[0]
+    k = parts[pos]
+    if isinstance(k, (bool, np.bool_)):
+        raise IndexError("a Python bool as an index (x[True]) is not supported on vkpersist "
+                         "arrays; use a boolean array mask")
+    rest = parts[:pos] + (slice(None),) + parts[pos + 1:]
+    ints = [i for i, p in enumerate(parts) if isinstance(p, (int, np.integer))]
+    block = sorted(ints + [pos])
+    if block and block[-1] - block[0] + 1 != len(block):
+        raise IndexError("vkpersist arrays take integer indices next to an index array only "
+                         "when they are adjacent to it (x[2, idx], x[idx, 2]); with a slice "
+                         "in between (x[2, :, idx]) NumPy moves the indexed axes first: "
+                         "index with the integer first (x[2][:, idx])")
+    # the view's axis that the replaced `:` became: the axes the parts before it make
+    # (adjacent integers, applied as basic indices, make none: NumPy's result is the same)
+    named = sum(p is not None and p is not Ellipsis for p in parts)
+    axis = sum(0 if isinstance(p, (int, np.integer)) else
+               a.ndim - named if p is Ellipsis else 1 for p in parts[:pos])
+    return a[rest], axis, k
+
+
+def _as_indices(ctx, k, n: int, axis: int):
+    """(device index array (1-d, contiguous), its shape, whether it was checked on the
+    host) for an integer index array; a bool array gives its True positions."""
+    if isinstance(k, Array):
+        if k.ctx is not ctx:
+            raise ValueError("the index array lives on another Context than the array")
+        if k.dtype.kind == "b":
+            return None, k.shape, True
+        if k.dtype.kind not in "iu":
+            raise IndexError("arrays used as indices must be of integer (or boolean) type, "
+                             f"got {k.dtype}")
+        flat = k.reshape(-1) if k._contiguous else k.copy().reshape(-1)
+        return flat, k.shape, False
+    host = np.asarray(k)
+    if host.dtype.kind == "b":
+        return None, host.shape, True
+    if host.size == 0:
+        host = host.astype(np.intp)
+    if host.dtype.kind not in "iu":
+        raise IndexError("arrays used as indices must be of integer (or boolean) type, "
+                         f"got {host.dtype}")
+    bad = (host < -n) | (host >= n)
+    if bad.any():
+        raise IndexError(f"index {host[bad].flat[0]} is out of bounds for axis {axis} with "
+                         f"size {n}")
+    return ctx.asarray(np.ascontiguousarray(host.reshape(-1)).astype(_intp(ctx))), host.shape, True
+
+
+def _pnq(view: Array, axis: int):
+    """The (P, n, Q) form of `view` around `axis` (a view where the layout allows, else a
+    contiguous copy), and whether it is a view."""
+    p = math.prod(view.shape[:axis])
+    q = math.prod(view.shape[axis + 1:])
+    shape = (p, view.shape[axis], q)
+    if view._contiguous:
+        return view.reshape(shape), True
+    return view.copy().reshape(shape), False
+
+
+def _check_err(err: Array, n: int, axis: int) -> None:
+    flag, value = (int(v) for v in err.numpy())
+    if flag:
+        raise IndexError(f"index {value} is out of bounds for axis {axis} with size {n}")
+
+
+def _mask_positions(view: Array, mask, axis: int):
+    """The mask's True positions as indices over the axes it covers, and that count of
+    axes; the mask must match the view's shape from `axis` on, as NumPy requires."""
+    m = mask if isinstance(mask, Array) else np.asarray(mask)
+    _check_mask_shape(view, m, axis)
+    return flatnonzero(m if isinstance(m, Array) else view.ctx.asarray(m)), m.ndim
+
+
+def _merge(view: Array, axis: int, count: int) -> Array:
+    """`view` with the `count` axes from `axis` merged into one (a copy if they are not
+    contiguous)."""
+    shape = view.shape[:axis] + (math.prod(view.shape[axis:axis + count]),) + \
+        view.shape[axis + count:]
+    return view.reshape(shape)
+
+
+# ---- x[key] --------------------------------------------------------------------------------
+def getitem(a: Array, key) -> Array:
+    view, axis, k = _split(a, key)
+    flat, ishape, checked = _as_indices(a.ctx, k, view.shape[axis] if axis < view.ndim else 0,
+                                        axis)
+    if flat is None:                                  # a mask: its True positions
+        flat, covered = _mask_positions(view, k, axis)
+        view, ishape, checked = _merge(view, axis, covered), (flat.size,), True
+    src, _ = _pnq(view, axis)
+    out = Array(a.ctx, (src.shape[0], flat.size, src.shape[2]), a.dtype)
+    err = a.ctx.zeros(2, np.int64 if flat.dtype.itemsize == 8 else np.int32)
+    if out.size:
+        _gather[_groups(out.size), LOCAL](src, flat, out, err)
+        if not checked:
+            _check_err(err, view.shape[axis], axis)
+    return out.reshape(view.shape[:axis] + tuple(ishape) + view.shape[axis + 1:])
+
+
+# ---- x[key] = value ------------------------------------------------------------------------
+def setitem(a: Array, key, value) -> None:
+    view, axis, k = _split(a, key)
+    is_mask = (k.dtype.kind == "b") if isinstance(k, Array) else np.asarray(k).dtype.kind == "b"
+    if is_mask and _is_scalar(value):
+        _masked_fill(view, axis, k, value)
+        return
+    flat, ishape, checked = _as_indices(a.ctx, k, view.shape[axis], axis)
+    if flat is None:
+        flat, covered = _mask_positions(view, k, axis)
+        view, ishape, checked = _merge(view, axis, covered), (flat.size,), True
+    dst, in_place = _pnq(view, axis)
+    shape = (dst.shape[0], flat.size, dst.shape[2])
+    target = view.shape[:axis] + tuple(ishape) + view.shape[axis + 1:]
+    values = _broadcast_values(a, value, target).reshape(shape)
+    err = a.ctx.zeros(2, np.int64 if flat.dtype.itemsize == 8 else np.int32)
+    if values.size:
+        _scatter[_groups(values.size), LOCAL](dst, flat, values, err)
+        if not checked:
+            _check_err(err, view.shape[axis], axis)
+    if not in_place:                      # the view was not contiguous: write the copy back
+        view[...] = dst.reshape(view.shape)
+
+
+def _is_scalar(value) -> bool:
+    return value.ndim == 0 if isinstance(value, Array) else np.ndim(value) == 0
+
+
+def _masked_fill(view: Array, axis: int, mask, value) -> None:
+    """view[..., mask, ...] = scalar: one element-wise select in place (no compaction)."""
+    from ._array_math import _select
+    m = mask if isinstance(mask, Array) else view.ctx.asarray(np.asarray(mask))
+    _check_mask_shape(view, m, axis)
+    cond = m.reshape((1,) * axis + m.shape + (1,) * (view.ndim - axis - m.ndim))
+    value = value.numpy()[()] if isinstance(value, Array) else value
+    # NumPy's assignment casting: the value converts to the array's dtype first
+    cast = np.empty((), view.dtype)
+    cast[()] = value
+    _select(cond, cast, view, view, "setitem")
+
+
+def _check_mask_shape(view: Array, m, axis: int) -> None:
+    """A mask covers axes `axis`, `axis + 1`, ... of the view with their exact sizes."""
+    if m.ndim == 0 or tuple(m.shape) != tuple(view.shape[axis:axis + m.ndim]):
+        for i, (have, want) in enumerate(zip(m.shape, view.shape[axis:])):
+            if have != want:
+                raise IndexError(f"boolean index did not match indexed array along axis "
+                                 f"{axis + i}; size of axis is {want} but size of "
+                                 f"corresponding boolean axis is {have}")
+        raise IndexError(f"too many boolean indices: a {m.ndim}-d mask on the "
+                         f"{view.ndim - axis} axes from axis {axis} on")
+
+
+def _broadcast_values(a: Array, value, shape) -> Array:
+    """`value` as a contiguous device array of `shape` and a's dtype, broadcast as NumPy
+    broadcasts an assigned value (converted as NumPy's assignment converts)."""
+    if isinstance(value, Array):
+        if value.ctx is not a.ctx:
+            raise ValueError("the assigned array lives on another Context than the array")
+        if tuple(value.shape) == tuple(shape) and value.dtype == a.dtype and value._contiguous:
+            return value
+        try:
+            np.broadcast_shapes(value.shape, shape)
+        except ValueError:
+            raise ValueError(f"shape mismatch: value array of shape {value.shape} could not "
+                             f"be broadcast to indexing result of shape {tuple(shape)}") from None
+        out = Array(a.ctx, tuple(shape), a.dtype)
+        from ._array_math import _select
+        _select(True, value.astype(a.dtype, copy=False), out, out, "setitem")
+        return out
+    host = np.asarray(value)
+    try:
+        full = np.empty(shape, a.dtype)
+        full[...] = host
+    except ValueError:
+        raise ValueError(f"shape mismatch: value array of shape {host.shape} could not be "
+                         f"broadcast to indexing result of shape {tuple(shape)}") from None
+    return a.ctx.asarray(full)
+
+
+# ---- the compaction and what is built on it -----------------------------------------------
+def flatnonzero(a) -> Array:
+    """The flat positions of the nonzero elements (np.flatnonzero), int64 (int32 where the
+    device has no 64-bit integers), on the device."""
+    from . import linalg
+    if not isinstance(a, Array):
+        return np.flatnonzero(a)
+    flags = a.reshape(-1) if a.dtype.kind == "b" else (a != 0).reshape(-1)
+    if not flags._contiguous:
+        flags = flags.copy()
+    intp = _intp(a.ctx)
+    if flags.size == 0:
+        return Array(a.ctx, (0,), intp)
+    running = linalg.cumsum(flags).astype(intp, copy=False)
+    count = int(running[flags.size - 1])              # waits for the device, once
+    out = Array(a.ctx, (count,), intp)
+    if count:
+        _compact[_groups(flags.size), LOCAL](flags, running, out)
+    return out
+
+
+def nonzero(a) -> tuple:
+    """np.nonzero: a tuple of index arrays, one per axis, on the device."""
+    if not isinstance(a, Array):
+        return np.nonzero(a)
+    if a.ndim == 0:
+        raise ValueError("Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d("
+                         "scalar).nonzero() instead.")
+    flat = flatnonzero(a)
+    out, stride = [], a.size
+    for n in a.shape:
+        stride //= max(n, 1)
+        out.append((flat // stride) % n if a.ndim > 1 else flat)
+    return tuple(out)
+
+
+def argwhere(a) -> Array:
+    """np.argwhere: (count, ndim) indices of the nonzero elements, on the device."""
+    if not isinstance(a, Array):
+        return np.argwhere(a)
+    parts = nonzero(a) if a.ndim else ()
+    count = parts[0].size if parts else int(bool(a.numpy()))
+    out = Array(a.ctx, (count, a.ndim), parts[0].dtype if parts else _intp(a.ctx))
+    for i, p in enumerate(parts):
+        out[:, i] = p
+    return out
+
+
+def count_nonzero(a, axis=None, *, keepdims=False):
+    """np.count_nonzero: of the whole array a Python int, along axes an int64 array."""
+    from . import reductions
+    if not isinstance(a, Array):
+        return np.count_nonzero(a, axis=axis, keepdims=keepdims)
+    counted = reductions.sum(a != 0 if a.dtype.kind != "b" else a, axis=axis,
+                             keepdims=keepdims)
+    if axis is None and not keepdims:
+        return int(counted)
+    return counted.astype(np.intp) if isinstance(counted, Array) else counted
+
+
+def _where(condition, x=None, y=None):
+    from ._array_math import where
+    if x is None and y is None:
+        return nonzero(condition)
+    if x is None or y is None:
+        raise ValueError("either both or neither of x and y should be given")
+    return where(condition, x, y)
+
+
+implements(np.nonzero)(nonzero)
+implements(np.flatnonzero)(flatnonzero)
+implements(np.argwhere)(argwhere)
+implements(np.count_nonzero)(count_nonzero)
+implements(np.where)(_where)
+
+
+class _Advanced:
+    """What vk/array.py calls for keys with index arrays."""
+    is_advanced = staticmethod(is_advanced)
+    get = staticmethod(getitem)
+    set = staticmethod(setitem)
+
+
+Array._advanced = _Advanced
