@@ -133,6 +133,9 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
     # vkpersist/_array_math.py, above this layer
     _ufunc = None
     _advanced = None     # index arrays and masks (vkpersist/_advanced_index.py)
+    # (src, dst view): dst[...] = src on the device in any layouts, broadcast and converted
+    # (vkpersist/_manipulation.py); None: through the host
+    _assign = None
     # arrays stay hashable by identity although `==` is element-wise (it returns an array)
     __hash__ = object.__hash__
     # what the kernel language recognises a device array by, without importing this layer:
@@ -291,6 +294,9 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
                 raise ValueError(f"copy_from(): source is {src.shape} {src.dtype}, this array is "
                                  f"{self.shape} {self.dtype}; they must match")
             if not (src._contiguous and self._contiguous):
+                if Array._assign is not None:
+                    Array._assign(src, self)
+                    return self
                 return self.copy_from(src.numpy())
             n, so, do = self.nbytes, src._byte_span()[0], self._byte_span()[0]
             commands.run_now(self.ctx._core_alive(),
@@ -377,6 +383,9 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         if isinstance(value, Array) and value.ctx is self.ctx and value.shape == view.shape \
                 and value.dtype == view.dtype:
             view.copy_from(value)
+            return
+        if isinstance(value, Array) and value.ctx is self.ctx and Array._assign is not None:
+            Array._assign(value, view)       # broadcast and converted on the device
             return
         data = value.numpy() if isinstance(value, Array) else value
         host = np.empty(view.shape, view.dtype)
@@ -498,6 +507,22 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
 
     def nonzero(self) -> tuple:
         return np.nonzero(self)
+
+    def squeeze(self, axis=None) -> "Array":
+        return np.squeeze(self, axis=axis)
+
+    def swapaxes(self, axis1, axis2) -> "Array":
+        return np.swapaxes(self, axis1, axis2)
+
+    def take(self, indices, axis=None, out=None, mode="raise"):
+        return np.take(self, indices, axis=axis, out=out, mode=mode)
+
+    def repeat(self, repeats, axis=None) -> "Array":
+        return np.repeat(self, repeats, axis=axis)
+
+    def flatten(self, order: str = "C") -> "Array":
+        """A contiguous 1-d copy (ravel() is a view where it can be)."""
+        return self.reshape(-1, order=order).copy()
 
     def round(self, decimals=0, out=None):
         return np.round(self, decimals=decimals, out=out)

@@ -1,0 +1,341 @@
+"""NumPy's array-manipulation functions on device arrays: the shape queries, the `*_like`
+constructors, copies between layouts, views (`np.expand_dims`, `np.squeeze`,
+`np.swapaxes`, `np.moveaxis`, `np.flip`, `np.broadcast_to`, `np.reshape`, `np.ravel`,
+`np.transpose`), and joins and rearrangements that copy (`np.concatenate`, `np.stack`,
+`np.vstack`, `np.hstack`, `np.column_stack`, `np.diff`, `np.roll`, `np.take`,
+`np.repeat`, `np.copyto`).
+
+A user's NumPy or CuPy code calls these between the math; without them `np.zeros_like(dx)`
+raised a TypeError and the code had to copy to the host. Views cost nothing; every copy is
+the element-wise kernel of vkpersist/_recipe.py (any layout in, any layout out, NumPy's
+broadcasting and casting), which is also what `Array.copy_from` and slice assignment use
+between device arrays of different layouts (`Array._assign`), instead of a host round
+trip.
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
+
+from ._array_math import run
+from ._numpy_table import implements
+from .vk.array import Array
+
+
+def assign(src, dst: Array, casting: str = "unsafe") -> None:
+    """dst[...] = src on the device: broadcast, converted with `casting` (assignment is
+    NumPy's unsafe casting; np.copyto's default is same_kind)."""
+    dtype = src.dtype if isinstance(src, (Array, np.ndarray)) else np.asarray(src).dtype
+    if dtype != dst.dtype:
+        if not np.can_cast(dtype, dst.dtype, casting):
+            raise TypeError(f"Cannot cast array data from dtype('{dtype}') to "
+                            f"dtype('{dst.dtype}') according to the rule '{casting}'")
+        if isinstance(src, Array):
+            src = src.astype(dst.dtype)
+        else:
+            src = np.asarray(src).astype(dst.dtype)
+    run("copy", lambda x: x, (src,), dst, "copy")
+
+
+Array._assign = staticmethod(assign)
+
+
+# ---- shape queries ---------------------------------------------------------------------
+implements(np.shape)(lambda a: tuple(a.shape))
+implements(np.ndim)(lambda a: a.ndim)
+
+
+@implements(np.size)
+def _size(a, axis=None):
+    return a.size if axis is None else a.shape[normalize_axis_index(axis, a.ndim)]
+
+
+# ---- constructors and copies -------------------------------------------------------------
+def _like(a: Array, dtype, shape, what: str, order="K", subok=True) -> Array:
+    if order not in ("K", "C", "A"):
+        raise ValueError(f"np.{what}: vkpersist arrays are row-major; order={order!r} is not "
+                         "supported")
+    shape = a.shape if shape is None else ((shape,) if isinstance(shape, int) else tuple(shape))
+    return Array(a.ctx, shape, a.dtype if dtype is None else np.dtype(dtype), a.memory)
+
+
+@implements(np.empty_like)
+def empty_like(prototype, dtype=None, order="K", subok=True, shape=None):
+    return _like(prototype, dtype, shape, "empty_like", order)
+
+
+@implements(np.zeros_like)
+def zeros_like(a, dtype=None, order="K", subok=True, shape=None):
+    return _like(a, dtype, shape, "zeros_like", order).fill(0)
+
+
+@implements(np.ones_like)
+def ones_like(a, dtype=None, order="K", subok=True, shape=None):
+    return _like(a, dtype, shape, "ones_like", order).fill(1)
+
+
+@implements(np.full_like)
+def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None):
+    out = _like(a, dtype, shape, "full_like", order)
+    if isinstance(fill_value, Array) or np.ndim(fill_value):
+        assign(fill_value, out)
+        return out
+    return out.fill(fill_value)
+
+
+@implements(np.copy)
+def copy(a, order="K", subok=False):
+    return a.copy()
+
+
+@implements(np.copyto)
+def copyto(dst, src, casting="same_kind", where=True):
+    if not isinstance(dst, Array):
+        raise TypeError("np.copyto into a NumPy array from a vkpersist array: copy the "
+                        "device array to the host first (np.asarray(src))")
+    if where is True:
+        assign(src, dst, casting)
+        return
+    from ._array_math import _select
+    value = src
+    dtype = src.dtype if isinstance(src, (Array, np.ndarray)) else np.asarray(src).dtype
+    if not np.can_cast(dtype, dst.dtype, casting):
+        raise TypeError(f"Cannot cast array data from dtype('{dtype}') to "
+                        f"dtype('{dst.dtype}') according to the rule '{casting}'")
+    if dtype != dst.dtype:
+        value = src.astype(dst.dtype) if isinstance(src, Array) else \
+            np.asarray(src).astype(dst.dtype)
+    _select(where, value, dst, dst, "copyto")
+
+
+# ---- views ---------------------------------------------------------------------------------
+@implements(np.reshape)
+def reshape(a, *args, **kwargs):
+    shape = kwargs.pop("shape", kwargs.pop("newshape", None))
+    if shape is None:
+        shape, args = args[0], args[1:]
+    order = kwargs.pop("order", args[0] if args else "C")
+    if kwargs:
+        raise TypeError(f"np.reshape: unexpected keywords {sorted(kwargs)}")
+    return a.reshape(shape, order=order)
+
+
+implements(np.ravel)(lambda a, order="C": a.reshape(-1, order=order))
+implements(np.transpose)(lambda a, axes=None: a.transpose() if axes is None
+                         else a.transpose(*axes))
+
+
+@implements(np.swapaxes)
+def swapaxes(a, axis1, axis2):
+    axes = list(range(a.ndim))
+    i, j = normalize_axis_index(axis1, a.ndim), normalize_axis_index(axis2, a.ndim)
+    axes[i], axes[j] = axes[j], axes[i]
+    return a.transpose(*axes)
+
+
+@implements(np.moveaxis)
+def moveaxis(a, source, destination):
+    src = normalize_axis_tuple(source, a.ndim, "source")
+    dst = normalize_axis_tuple(destination, a.ndim, "destination")
+    if len(src) != len(dst):
+        raise ValueError("`source` and `destination` arguments must have the same number "
+                         "of elements")
+    order = [n for n in range(a.ndim) if n not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return a.transpose(*order)
+
+
+@implements(np.expand_dims)
+def expand_dims(a, axis):
+    nd = a.ndim + (len(axis) if isinstance(axis, (tuple, list)) else 1)
+    axes = normalize_axis_tuple(axis, nd)
+    return a[tuple(None if k in axes else slice(None) for k in range(nd))]
+
+
+@implements(np.squeeze)
+def squeeze(a, axis=None):
+    if axis is None:
+        axes = tuple(k for k, n in enumerate(a.shape) if n == 1)
+    else:
+        axes = normalize_axis_tuple(axis, a.ndim)
+        for k in axes:
+            if a.shape[k] != 1:
+                raise ValueError("cannot select an axis to squeeze out which has size not "
+                                 "equal to one")
+    return a[tuple(0 if k in axes else slice(None) for k in range(a.ndim))]
+
+
+@implements(np.flip)
+def flip(m, axis=None):
+    axes = range(m.ndim) if axis is None else normalize_axis_tuple(axis, m.ndim)
+    return m[tuple(slice(None, None, -1) if k in axes else slice(None)
+                   for k in range(m.ndim))]
+
+
+implements(np.flipud)(lambda m: flip(m, 0))
+implements(np.fliplr)(lambda m: flip(m, 1))
+
+
+@implements(np.broadcast_to)
+def broadcast_to(array, shape, subok=False):
+    """A view with stride 0 along the broadcast axes (as CuPy's, it can be written through:
+    every element of a broadcast axis is the same memory)."""
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if len(shape) < array.ndim:
+        raise ValueError("input operand has more dimensions than allowed by the axis "
+                         "remapping")
+    lead = len(shape) - array.ndim
+    strides = [0] * lead
+    for n, want, s in zip(array.shape, shape[lead:], array._estrides):
+        if n != want and n != 1:
+            raise ValueError(f"operands could not be broadcast together with remapped shapes "
+                             f"[original->remapped]: {array.shape} and requested shape {shape}")
+        strides.append(s if n == want else 0)
+    return array._view(shape, tuple(strides), array._offset)
+
+
+# ---- joins and rearrangements that copy ---------------------------------------------------
+def _device_arrays(arrays, what: str) -> list:
+    arrays = list(arrays)
+    if not arrays:
+        raise ValueError("need at least one array to concatenate")
+    ctx = next((a.ctx for a in arrays if isinstance(a, Array)), None)
+    return [a if isinstance(a, Array) else ctx.asarray(np.asarray(a)) for a in arrays]
+
+
+@implements(np.concatenate)
+def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    arrays = _device_arrays(arrays, "concatenate")
+    if axis is None:
+        arrays, axis = [a.reshape(-1) for a in arrays], 0
+    nd = arrays[0].ndim
+    if nd == 0:
+        raise ValueError("zero-dimensional arrays cannot be concatenated")
+    axis = normalize_axis_index(axis, nd)
+    for i, a in enumerate(arrays[1:], 1):
+        if a.ndim != nd:
+            raise ValueError(f"all the input array dimensions except for the concatenation "
+                             f"axis must match exactly, but along dimension 0, the array at "
+                             f"index 0 has {nd} dimension(s) and the array at index {i} has "
+                             f"{a.ndim} dimension(s)")
+        for k in range(nd):
+            if k != axis and a.shape[k] != arrays[0].shape[k]:
+                raise ValueError(f"all the input array dimensions except for the "
+                                 f"concatenation axis must match exactly, but along dimension "
+                                 f"{k}, the array at index 0 has size {arrays[0].shape[k]} and "
+                                 f"the array at index {i} has size {a.shape[k]}")
+    shape = list(arrays[0].shape)
+    shape[axis] = sum(a.shape[axis] for a in arrays)
+    result = np.result_type(*[a.dtype for a in arrays]) if dtype is None else np.dtype(dtype)
+    if out is None:
+        out = Array(arrays[0].ctx, tuple(shape), result)
+    elif tuple(out.shape) != tuple(shape):
+        raise ValueError(f"Output array has wrong dimensionality: {out.shape} instead of "
+                         f"{tuple(shape)}")
+    start = 0
+    for a in arrays:
+        key = [slice(None)] * nd
+        key[axis] = slice(start, start + a.shape[axis])
+        assign(a, out[tuple(key)], casting)
+        start += a.shape[axis]
+    return out
+
+
+@implements(np.stack)
+def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    arrays = _device_arrays(arrays, "stack")
+    shapes = {tuple(a.shape) for a in arrays}
+    if len(shapes) != 1:
+        raise ValueError("all input arrays must have the same shape")
+    axis = normalize_axis_index(axis, arrays[0].ndim + 1)
+    return concatenate([expand_dims(a, axis) for a in arrays], axis, out, dtype, casting)
+
+
+@implements(np.vstack)
+def vstack(tup, *, dtype=None, casting="same_kind"):
+    arrays = [a.reshape(1, -1) if a.ndim == 1 else a for a in _device_arrays(tup, "vstack")]
+    return concatenate(arrays, 0, dtype=dtype, casting=casting)
+
+
+@implements(np.hstack)
+def hstack(tup, *, dtype=None, casting="same_kind"):
+    arrays = _device_arrays(tup, "hstack")
+    return concatenate(arrays, 0 if arrays[0].ndim == 1 else 1, dtype=dtype, casting=casting)
+
+
+@implements(np.column_stack)
+def column_stack(tup):
+    arrays = [a.reshape(-1, 1) if a.ndim == 1 else a for a in _device_arrays(tup, "stack")]
+    return concatenate(arrays, 1)
+
+
+@implements(np.diff)
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    if prepend is not None or append is not None:
+        raise TypeError("np.diff: prepend= and append= are not supported on vkpersist "
+                        "arrays; np.concatenate them first")
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError(f"order must be non-negative but got {n}")
+    axis = normalize_axis_index(axis, a.ndim)
+    hi = tuple(slice(1, None) if k == axis else slice(None) for k in range(a.ndim))
+    lo = tuple(slice(None, -1) if k == axis else slice(None) for k in range(a.ndim))
+    for _ in range(n):
+        a = np.not_equal(a[hi], a[lo]) if a.dtype.kind == "b" else a[hi] - a[lo]
+    return a
+
+
+@implements(np.roll)
+def roll(a, shift, axis=None):
+    if axis is None:
+        return roll(a.reshape(-1), shift, 0).reshape(a.shape)
+    shifts = (shift,) if isinstance(shift, int) else tuple(shift)
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    shifts, axes = np.broadcast_arrays(np.asarray(shifts), np.asarray(axes))
+    moved = {}
+    for s, ax in zip(shifts.tolist(), axes.tolist()):
+        ax = normalize_axis_index(ax, a.ndim)
+        moved[ax] = moved.get(ax, 0) + s
+    out = Array(a.ctx, a.shape, a.dtype)
+    parts = [((), ())]                    # (source key, destination key) per axis so far
+    for k in range(a.ndim):
+        n = a.shape[k]
+        s = moved.get(k, 0) % n if n else 0
+        pieces = [(slice(None), slice(None))] if s == 0 else \
+            [(slice(None, n - s), slice(s, None)), (slice(n - s, None), slice(None, s))]
+        parts = [(src + (ps,), dst + (pd,)) for src, dst in parts for ps, pd in pieces]
+    for src, dst in parts:
+        assign(a[src], out[dst])
+    return out
+
+
+@implements(np.take)
+def take(a, indices, axis=None, out=None, mode="raise"):
+    if mode != "raise":
+        raise TypeError(f"np.take(mode={mode!r}) is not supported on vkpersist arrays; "
+                        "only mode='raise'")
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    axis = normalize_axis_index(axis, a.ndim)
+    result = a[(slice(None),) * axis + (indices if isinstance(indices, Array)
+                                         else np.asarray(indices),)]
+    if out is not None:
+        assign(result, out)
+        return out
+    return result
+
+
+@implements(np.repeat)
+def repeat(a, repeats, axis=None):
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    axis = normalize_axis_index(axis, a.ndim)
+    counts = np.asarray(repeats.numpy() if isinstance(repeats, Array) else repeats)
+    if counts.dtype.kind not in "iu":
+        raise TypeError(f"Cannot cast array data from dtype('{counts.dtype}') to "
+                        "dtype('int64') according to the rule 'safe'")
+    index = np.repeat(np.arange(a.shape[axis]), counts)    # which source row each output is
+    return a[(slice(None),) * axis + (index,)]
