@@ -20,6 +20,8 @@ from ._kernel import Kernel, func, kernel
 from . import _copies  # noqa: F401  (device-side copies for views and astype)
 from . import _advanced_index  # noqa: F401  (x[idx], x[mask], np.nonzero on the device)
 from . import _manipulation  # noqa: F401  (np.concatenate, np.zeros_like, ... on the device)
+from . import _sorting  # noqa: F401  (np.sort, argsort, searchsorted, unique on the device)
+from . import _counting  # noqa: F401  (np.bincount, np.histogram on the device)
 from ._array_math import FUNCTIONS as _F, angle, clip, imag, real, where
 from ._fusion import jit
 from ._vectorize import vectorize

@@ -520,6 +520,16 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
     def repeat(self, repeats, axis=None) -> "Array":
         return np.repeat(self, repeats, axis=axis)
 
+    def sort(self, axis=-1, kind=None, order=None) -> None:
+        """Sort in place along `axis`, as NumPy's method (vkpersist/_sorting.py)."""
+        self[...] = np.sort(self, axis=axis, kind=kind, order=order)
+
+    def argsort(self, axis=-1, kind=None, order=None) -> "Array":
+        return np.argsort(self, axis=axis, kind=kind, order=order)
+
+    def searchsorted(self, v, side="left", sorter=None) -> "Array":
+        return np.searchsorted(self, v, side=side, sorter=sorter)
+
     def flatten(self, order: str = "C") -> "Array":
         """A contiguous 1-d copy (ravel() is a view where it can be)."""
         return self.reshape(-1, order=order).copy()

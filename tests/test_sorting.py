@@ -1,0 +1,145 @@
+"""Sorting, searching and counting on device arrays against NumPy: np.sort/argsort (stable,
+NaN last), searchsorted (both sides, NaN), unique with its optional results, bincount and
+histogram; exact, except weighted sums (atomic additions in the device's order: within
+1e-12 relative of NumPy's float64 sums)."""
+import numpy as np
+import pytest
+
+import vkpersist as vkp
+
+RNG = np.random.default_rng(5)
+
+
+def _data(dtype, shape):
+    x = (RNG.standard_normal(shape) * 5).astype(dtype)
+    if np.dtype(dtype).kind == "f" and x.size > 4:      # NaN, signed zeros, ties
+        x.flat[1], x.flat[2], x.flat[3], x.flat[4] = np.nan, -0.0, 0.0, x.flat[0]
+    return x
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.uint8,
+                                   np.bool_, np.float16])
+@pytest.mark.parametrize("shape, axis", [((37,), -1), ((4, 9, 6), 1), ((4, 9, 6), -1),
+                                         ((5, 8), 0), ((6, 7), None), ((1,), 0), ((0,), 0)])
+def test_sort_and_argsort_are_numpys_stable_sort(ctx, dtype, shape, axis):
+    x = _data(dtype, shape)
+    dx = ctx.asarray(x)
+    got = np.sort(dx, axis=axis)
+    assert isinstance(got, vkp.Array) and got.dtype == x.dtype
+    np.testing.assert_array_equal(got.numpy(), np.sort(x, axis=axis))
+    order = np.argsort(dx, axis=axis)
+    assert order.dtype == np.int64
+    np.testing.assert_array_equal(order.numpy(), np.argsort(x, axis=axis, kind="stable"))
+
+
+def test_sort_many_rows_and_long_rows(ctx):
+    x = RNG.standard_normal((3, 5000)).astype(np.float32)       # padded to 8192
+    np.testing.assert_array_equal(np.sort(ctx.asarray(x)).numpy(), np.sort(x))
+    y = RNG.integers(0, 50, 100_000).astype(np.int32)            # many ties, many workgroups
+    np.testing.assert_array_equal(np.argsort(ctx.asarray(y)).numpy(),
+                                  np.argsort(y, kind="stable"))
+
+
+def test_methods_sort_in_place(ctx):
+    x = _data(np.float32, (4, 6))
+    dx = ctx.asarray(x)
+    dx.sort(axis=0)
+    x.sort(axis=0)
+    np.testing.assert_array_equal(dx.numpy(), x)
+    np.testing.assert_array_equal(dx.argsort().numpy(), x.argsort(kind="stable"))
+    view = dx[:, ::2]
+    view.sort()                            # a strided view sorts in place too
+    x[:, ::2].sort()
+    np.testing.assert_array_equal(dx.numpy(), x)
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted_is_numpys(ctx, side):
+    a = np.sort(RNG.standard_normal(50).astype(np.float32))
+    a[-2:] = np.nan
+    a[10:13] = a[10]                                     # a run of equal values
+    v = np.concatenate([RNG.standard_normal(32), a[5:15], [np.nan, np.inf, -np.inf]])
+    da = ctx.asarray(a)
+    got = np.searchsorted(da, ctx.asarray(v.astype(np.float32)), side=side)
+    np.testing.assert_array_equal(got.numpy(), np.searchsorted(a, v.astype(np.float32), side=side))
+    np.testing.assert_array_equal(da.searchsorted(v.reshape(3, -1).astype(np.float32),
+                                                  side=side).numpy(),
+                                  a.searchsorted(v.reshape(3, -1).astype(np.float32), side=side))
+    ints = np.array([1, 3, 3, 7], np.int32)
+    assert int(np.searchsorted(ctx.asarray(ints), 3, side=side)) == np.searchsorted(ints, 3,
+                                                                                     side=side)
+    perm = RNG.permutation(50)
+    np.testing.assert_array_equal(
+        np.searchsorted(ctx.asarray(a[perm]), ctx.asarray(a[:20]), side=side,
+                        sorter=np.argsort(a[perm], kind="stable")).numpy(),
+        np.searchsorted(a[perm], a[:20], side=side, sorter=np.argsort(a[perm], kind="stable")))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float32, np.float64])
+def test_unique_with_its_optional_results(ctx, dtype):
+    x = RNG.integers(-5, 6, (6, 7)).astype(dtype)
+    if x.dtype.kind == "f":
+        x[0, :3] = np.nan                                 # NaNs collapse into one
+    dx = ctx.asarray(x)
+    np.testing.assert_array_equal(np.unique(dx).numpy(), np.unique(x))
+    got = np.unique(dx, return_index=True, return_inverse=True, return_counts=True)
+    want = np.unique(x, return_index=True, return_inverse=True, return_counts=True)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape
+        np.testing.assert_array_equal(g.numpy(), w)
+    assert np.unique(ctx.asarray(np.zeros(0, dtype))).shape == (0,)
+
+
+def test_bincount_is_numpys(ctx):
+    x = RNG.integers(0, 9, 1000).astype(np.int32)
+    dx = ctx.asarray(x)
+    got = np.bincount(dx)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got.numpy(), np.bincount(x))
+    np.testing.assert_array_equal(np.bincount(dx, minlength=20).numpy(),
+                                  np.bincount(x, minlength=20))
+    w = RNG.standard_normal(1000)
+    np.testing.assert_allclose(np.bincount(dx, weights=ctx.asarray(w)).numpy(),
+                               np.bincount(x, weights=w), rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(np.bincount(ctx.asarray(np.array([True, False, True]))).numpy(),
+                                  np.bincount(np.array([True, False, True])))
+    with pytest.raises(ValueError, match="no negative elements"):
+        np.bincount(ctx.asarray(np.array([1, -1], np.int32)))
+    with pytest.raises(TypeError, match="according to the rule 'safe'"):
+        np.bincount(ctx.asarray(np.array([1.0])))
+    with pytest.raises(ValueError, match="same length"):
+        np.bincount(dx, weights=np.ones(3))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_histogram_is_numpys(ctx, dtype):
+    a = (RNG.standard_normal(5000) * 3).astype(dtype)
+    da = ctx.asarray(a)
+    for kw in [{}, dict(bins=7), dict(bins=5, range=(-1, 2)), dict(bins=[-3, -1, 0, 0.5, 4])]:
+        got, edges = np.histogram(da, **kw)
+        want, want_edges = np.histogram(a, **kw)
+        np.testing.assert_array_equal(edges, want_edges)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got.numpy(), want)
+    wts = np.abs(a).astype(np.float64)
+    np.testing.assert_allclose(np.histogram(da, bins=6, weights=ctx.asarray(wts))[0].numpy(),
+                               np.histogram(a, bins=6, weights=wts)[0], rtol=1e-12)
+    np.testing.assert_allclose(np.histogram(da, bins=4, density=True)[0].numpy(),
+                               np.histogram(a, bins=4, density=True)[0], rtol=1e-12)
+
+
+def test_histogram_edges_nan_and_errors(ctx):
+    a = np.array([0.0, 1.0, 1.0, 2.0, 2.0, np.nan], np.float32)
+    da = ctx.asarray(a)
+    np.testing.assert_array_equal(np.histogram(da, range=(0, 2))[0].numpy(),
+                                  np.histogram(a, range=(0, 2))[0])       # right edge closes
+    with pytest.raises(ValueError, match="autodetected range of \\[nan, nan\\] is not finite"):
+        np.histogram(da)
+    with pytest.raises(ValueError, match="max must be larger than min"):
+        np.histogram(da, range=(2, 1))
+    with pytest.raises(TypeError, match="give a bin count or the edges"):
+        np.histogram(da, bins="auto")
+    with pytest.raises(TypeError, match="complex"):
+        np.sort(ctx.asarray(np.array([1 + 1j], np.complex64)))
+    with pytest.raises(ValueError, match="kind must be one of"):
+        np.sort(da, kind="bogo")
