@@ -144,3 +144,22 @@ def test_manipulation_errors_are_numpys(ctx):
         np.swapaxes(dx, 0, 3)
     with pytest.raises(TypeError, match="prepend"):
         np.diff(dx, prepend=0)
+
+
+def test_arrays_made_on_the_default_context_or_a_given_one(ctx):
+    _same(vkp.arange(7, ctx=ctx), np.arange(7))
+    _same(vkp.arange(1.0, 2.0, 0.25, ctx=ctx), np.arange(1.0, 2.0, 0.25))
+    _same(vkp.arange(5, dtype=np.float32, ctx=ctx), np.arange(5, dtype=np.float32))
+    _same(vkp.linspace(0, 1, 11, ctx=ctx), np.linspace(0, 1, 11))
+    values, step = vkp.linspace(0, 2, 5, endpoint=False, retstep=True, ctx=ctx)
+    assert step == 0.4 and values.shape == (5,)
+    _same(vkp.zeros((2, 3), ctx=ctx), np.zeros((2, 3), np.float32))
+    _same(vkp.ones(4, np.int16, ctx=ctx), np.ones(4, np.int16))
+    _same(vkp.full(3, 7, ctx=ctx), np.full(3, 7))
+    assert vkp.empty((2, 2), np.uint8, ctx=ctx).dtype == np.uint8
+    d = vkp.asarray([1, 2, 3], ctx=ctx)
+    assert vkp.asarray(d, ctx=ctx) is d
+    _same(vkp.asarray(d, np.float32, ctx=ctx), np.array([1, 2, 3], np.float32))
+    assert vkp.zeros(3).ctx is vkp.default_context()
+    with pytest.raises(TypeError, match="ctx must be a vkpersist.Context"):
+        vkp.zeros(3, ctx="gpu")

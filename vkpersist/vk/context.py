@@ -436,6 +436,8 @@ class Context:
             if data.ctx is self and (dtype is None or np.dtype(dtype) == data.dtype) \
                     and data.memory == memory:
                 return data
+            if data.ctx is self and data.memory == memory:
+                return data.astype(dtype)            # converted on the device
             data = data.numpy()
         host = np.asarray(data, dtype=dtype)
         if host.dtype == np.dtype(object):
