@@ -12,7 +12,7 @@ import operator
 
 import numpy as np
 
-from . import linalg, reductions
+from . import _ufunc_methods, linalg, reductions
 from ._elementwise import Node, as_node
 from ._recipe import call
 from ._numpy_table import HANDLED, implements
@@ -209,6 +209,10 @@ def _array_ufunc(ufunc, method, inputs, kwargs):
         return apply("floor_divide", inputs), apply("remainder", inputs)
     if method == "__call__" and ufunc in HANDLED:
         return HANDLED[ufunc](*inputs, **kwargs)
+    if method in ("reduce", "accumulate", "at"):
+        return getattr(_ufunc_methods, method)(ufunc.__name__, *inputs, **kwargs)
+    if method == "outer":
+        return _ufunc_methods.outer(ufunc, *inputs, **kwargs)
     spelled = f"numpy.{name}" + ("" if method == "__call__" else f".{method}")
     raise TypeError(f"{spelled} has no device implementation for vkpersist arrays; call "
                     "np.asarray(x) (a copy to the host) first, or see docs/arrays.md for "

@@ -1,0 +1,129 @@
+"""The methods of NumPy's ufuncs on device arrays: `np.add.reduce`, `np.add.accumulate`,
+`np.multiply.outer`, `np.add.at`, ...
+
+reduce is the reduction of the same meaning (vkpersist/reductions.py: `np.add.reduce` is
+`np.sum` with the ufunc's default axis 0), accumulate of `add` is `np.cumsum`, and outer is
+the ufunc on the operands broadcast against each other (`a[..., None, None] op b`), so
+each keeps the accuracy and speed of what it is built on. The ufuncs a method has no
+device form for are refused by name, with the ones it has.
+
+`at` is the unbuffered in-place update, CUDA's scatter-add: `np.add.at(a, idx, v)` adds
+every v to a[idx] even where idx repeats (`a[idx] += v` adds once per distinct index, as
+NumPy). It is an atomic addition (subtract: of the negated values; maximum/minimum: the
+atomic max/min, integers only) at each element's flat position, which comes from
+gathering an index array the shape of `a` with the same key, so every key that `a[key]`
+takes works. Float additions land in the device's order (within a few ulp of NumPy's
+sequential sums where several hit one element).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._kernel import kernel
+from .lang.builtins import atomic, global_id, global_size
+from .vk.array import Array
+
+LOCAL = 256
+MAX_GROUPS = 65535
+
+# ufunc -> the reduction it means (reduce) and its identity for empty arrays
+_REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
+           "logical_and": "all", "logical_or": "any"}
+
+
+@kernel
+def _at_add(target, positions, values):
+    g = global_id(0)
+    while g < positions.shape[0]:
+        atomic.add(target, positions[g], values[g])
+        g += global_size(0)
+
+
+@kernel
+def _at_max(target, positions, values):
+    g = global_id(0)
+    while g < positions.shape[0]:
+        atomic.max(target, positions[g], values[g])
+        g += global_size(0)
+
+
+@kernel
+def _at_min(target, positions, values):
+    g = global_id(0)
+    while g < positions.shape[0]:
+        atomic.min(target, positions[g], values[g])
+        g += global_size(0)
+
+
+_AT = {"add": _at_add, "subtract": _at_add, "maximum": _at_max, "minimum": _at_min}
+
+
+def _refuse(name: str, method: str, table) -> None:
+    raise TypeError(f"numpy.{name}.{method} has no device implementation for vkpersist "
+                    f"arrays; on the device: {', '.join(f'np.{n}.{method}' for n in table)}")
+
+
+def reduce(name, a, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    from . import reductions
+    if name not in _REDUCE:
+        _refuse(name, "reduce", _REDUCE)
+    if initial is not None or where is not True:
+        raise TypeError(f"np.{name}.reduce: initial= and where= are not supported on "
+                        "vkpersist arrays")
+    fn = getattr(reductions, _REDUCE[name])
+    kwargs = {"axis": axis, "out": out, "keepdims": keepdims}
+    if name in ("add", "multiply"):
+        kwargs["dtype"] = dtype
+    elif dtype is not None:
+        raise TypeError(f"np.{name}.reduce(dtype=) is not supported on vkpersist arrays")
+    return fn(a, **kwargs)
+
+
+def accumulate(name, a, axis=0, dtype=None, out=None):
+    from . import linalg
+    if name != "add":
+        _refuse(name, "accumulate", ["add"])
+    return linalg.cumsum(a, axis=axis, dtype=dtype, out=out)
+
+
+def outer(ufunc, a, b, **kwargs):
+    """ufunc(a[..., None, ...], b): every pair, shape a.shape + b.shape."""
+    b_nd = b.ndim if isinstance(b, Array) else np.ndim(b)
+    a = a if isinstance(a, Array) else np.asarray(a)
+    return ufunc(a[(Ellipsis,) + (None,) * b_nd], b, **kwargs)
+
+
+def at(name, a, indices, b=None):
+    """np.<ufunc>.at(a, indices, b): unbuffered, every repeated index counts."""
+    if name not in _AT:
+        _refuse(name, "at", _AT)
+    if not isinstance(a, Array):
+        raise TypeError(f"np.{name}.at into a NumPy array with device operands: make the "
+                        "target a device array")
+    if b is None:
+        raise TypeError(f"np.{name}.at needs the values (the third argument)")
+    if name in ("maximum", "minimum") and a.dtype.kind not in "iu":
+        raise TypeError(f"np.{name}.at on {a.dtype} arrays is not supported on the device "
+                        "(atomic max/min of integers only); np.add.at works on floats")
+    if a.dtype.kind in "bc" or a.dtype.itemsize < 4:
+        raise TypeError(f"np.{name}.at on {a.dtype} arrays is not supported on the device: "
+                        "atomics need 32- or 64-bit elements")
+    ctx = a.ctx
+    flat_index = ctx.asarray(np.arange(a.size, dtype=np.int64 if ctx.info.int64
+                                       else np.int32).reshape(a.shape))
+    positions = flat_index[indices]                  # any key a[key] takes
+    values = np.empty(positions.shape, a.dtype) if not isinstance(b, Array) else None
+    if values is not None:
+        values[...] = np.asarray(b) if name != "subtract" else -np.asarray(b)
+        values = ctx.asarray(values)
+    else:
+        values = (b if name != "subtract" else -b).astype(a.dtype)
+        values = np.broadcast_to(values, positions.shape).copy()
+    target = a if a._contiguous else a.copy()
+    flat = target.reshape(-1)
+    pos = positions.reshape(-1)
+    if pos.size:
+        groups = max(1, min(MAX_GROUPS, -(-pos.size // LOCAL)))
+        _AT[name][groups, LOCAL](flat, pos, values.reshape(-1))
+    if target is not a:
+        a[...] = target
