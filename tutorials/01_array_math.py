@@ -90,6 +90,19 @@ def main():
           f"max |GPU - NumPy| = {err:.2e} (of 4; float32 phases up to {k * d:.0f} rad)")
     assert img.shape == (side, side) and err < 1e-4
 
+    # Selecting, sorting and counting stay on the device too: a boolean mask selects
+    # (x[mask]), np.count_nonzero and np.histogram count, np.sort sorts, as in NumPy.
+    bright = intensity > 3.9                   # a device array of bools
+    spots = intensity[bright]                  # the selected values, 1-d, on the device
+    counts, edges = np.histogram(intensity, bins=8, range=(0, 4))
+    top = np.sort(intensity.ravel())[-5:]
+    print(f"  {int(np.count_nonzero(bright))} of {side * side} grid points are brighter than "
+          f"3.9 (mean there {float(spots.mean()):.3f}); histogram of the intensity in 8 bins: "
+          f"{counts.numpy().tolist()}")
+    assert np.array_equal(counts.numpy(), np.histogram(img, bins=8, range=(0, 4))[0])
+    assert np.array_equal(spots.numpy(), img[img > 3.9]) and np.array_equal(
+        top.numpy(), np.sort(img.ravel())[-5:])
+
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(5, 4.4))
     im = ax.imshow(img, origin="lower", extent=(-2, 2, 0.05, 4), cmap="magma")
