@@ -35,13 +35,14 @@ MAX_GROUPS = 65535
 
 
 @kernel
-def _gather(src, idx, dst, err):
-    # dst[p, j, q] = src[p, idx[j], q]; an index outside [-n, n) is recorded in err
+def _move(indexed, idx, packed, err, scatter):
+    # gather (scatter 0): packed[p, j, q] = indexed[p, idx[j], q]; scatter (1): the other
+    # way. An index outside [-n, n) is recorded in err and moves nothing.
     g = global_id(0)
-    m = dst.shape[1]
-    nq = dst.shape[2]
-    n = src.shape[1]
-    while g < dst.shape[0] * m * nq:
+    m = packed.shape[1]
+    nq = packed.shape[2]
+    n = indexed.shape[1]
+    while g < packed.shape[0] * m * nq:
         p = g // (m * nq)
         r = g - p * (m * nq)
         j = r // nq
@@ -52,31 +53,10 @@ def _gather(src, idx, dst, err):
         if k < 0 or k >= n:
             err[0] = 1
             err[1] = idx[j]
+        elif scatter == 0:
+            packed[p, j, q] = indexed[p, k, q]
         else:
-            dst[p, j, q] = src[p, k, q]
-        g += global_size(0)
-
-
-@kernel
-def _scatter(dst, idx, values, err):
-    # dst[p, idx[j], q] = values[p, j, q]
-    g = global_id(0)
-    m = values.shape[1]
-    nq = values.shape[2]
-    n = dst.shape[1]
-    while g < values.shape[0] * m * nq:
-        p = g // (m * nq)
-        r = g - p * (m * nq)
-        j = r // nq
-        q = r - j * nq
-        k = idx[j]
-        if k < 0:
-            k += n
-        if k < 0 or k >= n:
-            err[0] = 1
-            err[1] = idx[j]
-        else:
-            dst[p, k, q] = values[p, j, q]
+            indexed[p, k, q] = packed[p, j, q]
         g += global_size(0)
 
 
@@ -214,7 +194,7 @@ def getitem(a: Array, key) -> Array:
     out = Array(a.ctx, (src.shape[0], flat.size, src.shape[2]), a.dtype)
     err = a.ctx.zeros(2, np.int64 if flat.dtype.itemsize == 8 else np.int32)
     if out.size:
-        _gather[_groups(out.size), LOCAL](src, flat, out, err)
+        _move[_groups(out.size), LOCAL](src, flat, out, err, np.int32(0))
         if not checked:
             _check_err(err, view.shape[axis], axis)
     return out.reshape(view.shape[:axis] + tuple(ishape) + view.shape[axis + 1:])
@@ -237,7 +217,7 @@ def setitem(a: Array, key, value) -> None:
     values = _broadcast_values(a, value, target).reshape(shape)
     err = a.ctx.zeros(2, np.int64 if flat.dtype.itemsize == 8 else np.int32)
     if values.size:
-        _scatter[_groups(values.size), LOCAL](dst, flat, values, err)
+        _move[_groups(values.size), LOCAL](dst, flat, values, err, np.int32(1))
         if not checked:
             _check_err(err, view.shape[axis], axis)
     if not in_place:                      # the view was not contiguous: write the copy back

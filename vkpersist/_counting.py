@@ -36,14 +36,6 @@ def _count(x, counts):
         g += global_size(0)
 
 
-@kernel
-def _count_weighted(x, w, sums):
-    g = global_id(0)
-    while g < x.shape[0]:
-        atomic.add(sums, x[g], w[g])
-        g += global_size(0)
-
-
 def _groups(n: int) -> int:
     return max(1, min(MAX_GROUPS, -(-n // LOCAL)))
 
@@ -86,7 +78,9 @@ def bincount(x, weights=None, minlength=0):
                          "lacks float64 or the 64-bit atomics its additions need")
     sums = ctx.zeros(length, np.float64)
     if x.size:
-        _count_weighted[_groups(x.size), LOCAL](flat, w.astype(np.float64, copy=False), sums)
+        from ._ufunc_methods import atomic_update     # sums[x[i]] += w[i], atomically
+        atomic_update[_groups(x.size), LOCAL](sums, flat, w.astype(np.float64, copy=False),
+                                              np.int32(0))
     return sums
 
 

@@ -32,30 +32,20 @@ _REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
 
 
 @kernel
-def _at_add(target, positions, values):
+def atomic_update(target, positions, values, op):
+    # target[positions[g]] op= values[g], atomically: 0 add, 1 max, 2 min
     g = global_id(0)
     while g < positions.shape[0]:
-        atomic.add(target, positions[g], values[g])
+        if op == 0:
+            atomic.add(target, positions[g], values[g])
+        elif op == 1:
+            atomic.max(target, positions[g], values[g])
+        else:
+            atomic.min(target, positions[g], values[g])
         g += global_size(0)
 
 
-@kernel
-def _at_max(target, positions, values):
-    g = global_id(0)
-    while g < positions.shape[0]:
-        atomic.max(target, positions[g], values[g])
-        g += global_size(0)
-
-
-@kernel
-def _at_min(target, positions, values):
-    g = global_id(0)
-    while g < positions.shape[0]:
-        atomic.min(target, positions[g], values[g])
-        g += global_size(0)
-
-
-_AT = {"add": _at_add, "subtract": _at_add, "maximum": _at_max, "minimum": _at_min}
+_AT = {"add": 0, "subtract": 0, "maximum": 1, "minimum": 2}     # the op of atomic_update
 
 
 def _refuse(name: str, method: str, table) -> None:
@@ -124,6 +114,6 @@ def at(name, a, indices, b=None):
     pos = positions.reshape(-1)
     if pos.size:
         groups = max(1, min(MAX_GROUPS, -(-pos.size // LOCAL)))
-        _AT[name][groups, LOCAL](flat, pos, values.reshape(-1))
+        atomic_update[groups, LOCAL](flat, pos, values.reshape(-1), np.int32(_AT[name]))
     if target is not a:
         a[...] = target

@@ -76,39 +76,42 @@ def pipeline_statistics(core, stage, layout, label: str) -> list[ExecutableStati
         vk.vkDestroyPipeline(device, handle, None)
 
 
+def _enumerate(fn, core, info, ctype: str, stype: int, what: str):
+    """Vulkan's two-call enumeration: count, then fill structs whose sType is set."""
+    count = ffi.new("uint32_t*")
+    _check(fn(core.device, info, count, ffi.NULL), f"counting {what}")
+    out = ffi.new(f"{ctype}[]", count[0])
+    for i in range(count[0]):
+        out[i].sType = stype
+    _check(fn(core.device, info, count, out), f"reading {what}")
+    return [out[i] for i in range(count[0])], out
+
+
 def _read(core, handle, label: str) -> list[ExecutableStatistics]:
     get_props = _proc(core, "vkGetPipelineExecutablePropertiesKHR")
     get_stats = _proc(core, "vkGetPipelineExecutableStatisticsKHR")
     info = ffi.new("VkPipelineInfoKHR*")
     info.sType = vk.VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR
     info.pipeline = handle
-    count = ffi.new("uint32_t*")
-    _check(get_props(core.device, info, count, ffi.NULL), f"{label}: counting executables")
-    props = ffi.new("VkPipelineExecutablePropertiesKHR[]", count[0])
-    for i in range(count[0]):
-        props[i].sType = vk.VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR
-    _check(get_props(core.device, info, count, props), f"{label}: reading executables")
+    props, keep = _enumerate(get_props, core, info, "VkPipelineExecutablePropertiesKHR",
+                             vk.VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR,
+                             f"{label}: executables")
     out = []
-    for index in range(count[0]):
+    for index, p in enumerate(props):
         exe = ffi.new("VkPipelineExecutableInfoKHR*")
         exe.sType = vk.VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR
         exe.pipeline, exe.executableIndex = handle, index
-        n = ffi.new("uint32_t*")
-        _check(get_stats(core.device, exe, n, ffi.NULL), f"{label}: counting statistics")
-        stats = ffi.new("VkPipelineExecutableStatisticKHR[]", n[0])
-        for i in range(n[0]):
-            stats[i].sType = vk.VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR
-        _check(get_stats(core.device, exe, n, stats), f"{label}: reading statistics")
+        stats, _ = _enumerate(get_stats, core, exe, "VkPipelineExecutableStatisticKHR",
+                              vk.VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR,
+                              f"{label}: statistics")
         values, descriptions = {}, {}
-        for i in range(n[0]):
-            s = stats[i]
+        for s in stats:
             name = ffi.string(s.name).decode()
-            values[name] = getattr(s.value, _FORMATS.get(s.format, "u64"))
-            if s.format == 0:
-                values[name] = bool(values[name])
+            value = getattr(s.value, _FORMATS.get(s.format, "u64"))
+            values[name] = bool(value) if s.format == 0 else value
             descriptions[name] = ffi.string(s.description).decode()
-        p = props[index]
         out.append(ExecutableStatistics(ffi.string(p.name).decode(),
                                         ffi.string(p.description).decode(),
                                         int(p.subgroupSize), values, descriptions))
+    del keep
     return out
