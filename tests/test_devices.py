@@ -96,3 +96,51 @@ def test_timeout_env_var_checked(clean_env, monkeypatch):
     monkeypatch.setenv("VKPERSIST_TIMEOUT", "7.5")
     with vkp.Context(0) as c:
         assert c.timeout == 7.5
+
+
+def test_pipeline_statistics_are_read_as_the_extension_defines(monkeypatch):
+    """vk/executables.py's reading of VK_KHR_pipeline_executable_properties, against
+    stand-ins for the driver's two functions (lavapipe lacks the extension): the two-call
+    enumeration, sType set on every output struct, the four value formats, the register
+    figure under NVIDIA's and RADV's names."""
+    from types import SimpleNamespace
+
+    from vkpersist.vk import executables as ex
+    from vkpersist.vk._api import ffi, vk
+
+    figures = [("Register Count", 1, 40), ("Binary Size", 2, 9000), ("Spills", 0, 0),
+               ("Occupancy", 3, 0.75)]
+    seen = []
+
+    def props(device, info, count, out):
+        if out == ffi.NULL:
+            count[0] = 1
+        else:
+            seen.append(out[0].sType)
+            out[0].name, out[0].description, out[0].subgroupSize = b"main", b"compute", 32
+        return vk.VK_SUCCESS
+
+    def stats(device, info, count, out):
+        assert info.executableIndex == 0
+        if out == ffi.NULL:
+            count[0] = len(figures)
+            return vk.VK_SUCCESS
+        for s, (name, fmt, value) in zip([out[i] for i in range(count[0])], figures):
+            seen.append(s.sType)
+            s.name, s.description, s.format = name.encode(), b"what it is", fmt
+            setattr(s.value, ex._FORMATS[fmt], value)
+        return vk.VK_SUCCESS
+
+    fns = {"vkGetPipelineExecutablePropertiesKHR": props,
+           "vkGetPipelineExecutableStatisticsKHR": stats}
+    monkeypatch.setattr(ex, "_proc", lambda core, name: fns[name])
+    (exe,) = ex._read(SimpleNamespace(device=None), ffi.NULL, "test")
+    assert (exe.name, exe.description, exe.subgroup_size) == ("main", "compute", 32)
+    assert exe.values == {"Register Count": 40, "Binary Size": 9000, "Spills": False,
+                          "Occupancy": 0.75}
+    assert exe.registers == 40 and exe.descriptions["Spills"] == "what it is"
+    assert seen == [vk.VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR] + \
+        [vk.VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR] * 4
+    radv = ex.ExecutableStatistics("cs", "", 64, {"SGPRs": 30, "VGPRs": 24})
+    assert radv.registers == 24 and "VGPRs=24" in repr(radv)
+    assert ex.ExecutableStatistics("cs", "", 8, {"Code size": 5}).registers is None
