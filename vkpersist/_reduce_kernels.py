@@ -11,7 +11,12 @@ order, then a tree of depth log2(G*L): error at most about (K/(G*L) + log2(G*L))
 
 argmin/argmax carry an int32 index beside the value (partials too) and break ties by the
 smaller index, which is NumPy's first-occurrence rule; a NaN wins over any number (NumPy
-returns the first NaN). min/max propagate NaN the same way.
+returns the first NaN). min/max propagate NaN the same way. Complex values are ordered as
+NumPy orders them (real part, then imaginary part; a NaN in either part wins, the first
+one first), and complex min/max carry the index too (`indexed`): of elements that compare
+equal but differ in their bits (0.0 and -0.0 parts, NaNs), NumPy's min/max return the
+first in its iteration order, which the tree (and the interleaved workgroups) would
+otherwise not keep.
 
 Kernels are specialised by captured constants (the operation, whether the input is the
 elementwise product of two arrays, whether indices come from a partials array, whether
@@ -73,10 +78,50 @@ def _extremum(low: bool, is_float: bool):
     return combine
 
 
-def _combiner(op: str, is_float: bool):
-    """The @vkp.func that merges (a, ai) with (b, bi), returning the pair kept."""
+def _complex_extremum(low: bool):
+    """min/max/argmin/argmax of complex values, NumPy's lexicographic order (the order of
+    its CLT/CGT and of np.minimum/np.maximum, _ufunc_complex.py): a value with a NaN part
+    over any other (the smaller index among those), else the smaller (larger) real part,
+    then imaginary part, then index. NaNs are tested first, so that no decision rests on
+    a comparison with a NaN operand."""
+    low = int(low)
+
+    @func
+    def combine(a, ai, b, bi):
+        ar = a.real
+        aim = a.imag
+        br = b.real
+        bim = b.imag
+        a_nan = isnan(ar) or isnan(aim)
+        take = False
+        if isnan(br) or isnan(bim):
+            take = not a_nan or bi < ai
+        elif not a_nan:
+            if low:
+                take = br < ar or (br == ar and (bim < aim or (bim == aim and bi < ai)))
+            else:
+                take = br > ar or (br == ar and (bim > aim or (bim == aim and bi < ai)))
+        if take:
+            return b, bi
+        return a, ai
+    return combine
+
+
+def _combiner(op: str, kind: str):
+    """The @vkp.func that merges (a, ai) with (b, bi), returning the pair kept (`kind`:
+    the accumulator dtype's kind)."""
     simple = {"sum": _add, "prod": _mul, "any": _or, "all": _and}.get(op)
-    return simple if simple is not None else _extremum(op in ("min", "argmin"), is_float)
+    if simple is not None:
+        return simple
+    if kind == "c":
+        return _complex_extremum(op in ("min", "argmin"))
+    return _extremum(op in ("min", "argmin"), kind == "f")
+
+
+def indexed(op: str, acc) -> bool:
+    """Whether the kernels of `op` carry an element index beside each value: argmin and
+    argmax, and min/max of complex values (the first of equal values wins, see above)."""
+    return op in ("argmin", "argmax") or (op in ("min", "max") and np.dtype(acc).kind == "c")
 
 
 def _loader(acc: np.dtype, boolean: int, product: int, from_index: int):
@@ -99,15 +144,16 @@ def _loader(acc: np.dtype, boolean: int, product: int, from_index: int):
 
 
 def _parts(op: str, acc: np.dtype, product: bool, from_index: bool):
-    """(combine, load, whether indices are kept) of a kernel specialisation."""
-    boolean, arg = int(op in ("any", "all")), int(op in ("argmin", "argmax"))
-    return (_combiner(op, acc.kind == "f"), _loader(acc, boolean, int(product), int(from_index)),
+    """(combine, load, whether indices are kept and written to `dsti`) of a kernel
+    specialisation."""
+    boolean, arg = int(op in ("any", "all")), int(indexed(op, acc))
+    return (_combiner(op, acc.kind), _loader(acc, boolean, int(product), int(from_index)),
             arg)
 
 
 def make_reduce(op: str, acc: np.dtype, product: bool, from_index: bool, divide: bool):
     """The kernel reducing the rows of `src` (times `src2` when `product`) into `dst`
-    (one value per row and workgroup column), with `dsti` the indices for argmin/argmax."""
+    (one value per row and workgroup column), with `dsti` the indices where `indexed`."""
     acc = np.dtype(acc)
     combine, load, arg = _parts(op, acc, product, from_index)
     divide = int(divide)

@@ -2,7 +2,8 @@
 (DeviceInfo.subgroup_arithmetic): sum and prod of contiguous float32, float64, int32 and
 uint32 arrays whose result keeps their dtype (float sums, mean of floats), and min/max of
 the integer ones. Everything else (views, other dtypes, float min/max, whose NaN rule the
-subgroup builtins do not promise) takes the shared-memory kernel of _reduce_kernels.py.
+subgroup builtins do not promise, complex min/max, whose lexicographic order and
+first-index ties they do not know) takes the shared-memory kernel of _reduce_kernels.py.
 
 The kernel language has no subgroup builtins, so this is a raw GLSL kernel
 (GL_KHR_shader_subgroup_arithmetic), one source specialised by macros. It has the

@@ -10,6 +10,12 @@ the front (a transposed view, no copy) and merged into one axis of M rows, the r
 into K columns. Views whose axes cannot merge that way are copied contiguous first. The
 rows are reduced by the two-level kernel of _reduce_kernels.py. Results are device arrays
 (0-d for a whole-array reduction, as CuPy's); NumPy input gives a NumPy result.
+
+Complex min/max/argmin/argmax order as NumPy does (real part, then imaginary part; the
+first value with a NaN in either part wins) and return NumPy's element bit for bit: the
+kernels carry each candidate's index, so that of equal values (0.0 and -0.0 parts) the
+first wins, first in NumPy's iteration order for min/max, which for a view is its memory
+order (rows_view's `memory_order`), and first in the logical order for argmin/argmax.
 """
 from __future__ import annotations
 
@@ -57,10 +63,16 @@ def _merge(shape, strides):
     return math.prod(n for n, _ in axes), axes[-1][1]
 
 
-def rows_view(x: Array, axes: tuple) -> Array:
-    """x as (M, K): M = the kept axes (in order), K = the reduced axes (in order)."""
+def rows_view(x: Array, axes: tuple, memory_order: bool = False) -> Array:
+    """x as (M, K): M = the kept axes (in order), K = the reduced axes (in order; with
+    `memory_order`, in NumPy's iteration order instead: by decreasing |stride|, stably,
+    each axis by increasing index, which is the order in which NumPy's min/max meet the
+    elements of a view, e.g. x.T.max() walks x's memory)."""
     kept = [i for i in range(x.ndim) if i not in axes]
-    v = x.transpose(*kept, *sorted(axes)) if x.ndim else x
+    reduced = sorted(axes)
+    if memory_order:
+        reduced.sort(key=lambda i: -abs(x._estrides[i]))
+    v = x.transpose(*kept, *reduced) if x.ndim else x
     nk = len(kept)
     m = _merge(v.shape[:nk], v._estrides[:nk])
     k = _merge(v.shape[nk:], v._estrides[nk:])
@@ -89,6 +101,8 @@ def _identity(op: str, acc: np.dtype):
     if op in ("prod", "all"):
         return acc.type(1)
     low = op in ("min", "argmin")
+    if acc.kind == "c":          # any element wins over it: ties go to the smaller index
+        return acc.type(complex(np.inf, np.inf) if low else complex(-np.inf, -np.inf))
     if acc.kind == "f":
         return acc.type(np.inf if low else -np.inf)
     info = np.iinfo(acc)
@@ -142,13 +156,14 @@ def _reduce_rows(op, src, acc, out_dtype, src2, divisor, dst, target):
     if groups == 1:
         return _last_pass(op, acc, (src, pair, src), out_dtype, dst, divisor,
                           product=src2 is not None, from_index=False)
+    indexed = rk.indexed(op, acc)
     part = _scratch(ctx, (M, groups), acc)
-    part_idx = _scratch(ctx, (M, groups), np.int32, "indices") if op in ARG_OPS else part
+    part_idx = _scratch(ctx, (M, groups), np.int32, "indices") if indexed else part
     _kernel(op, acc, src2 is not None)[(groups, py.min(M, 65535)), local](
         src, pair, src, part.reshape(-1), part_idx.reshape(-1), _identity(op, acc),
         acc.type(1))
     return _last_pass(op, acc, (part, part, part_idx), out_dtype, dst, divisor,
-                      product=False, from_index=op in ARG_OPS)
+                      product=False, from_index=indexed)
 
 
 def _column_kernel(op, acc, product, from_index, divide):
@@ -165,31 +180,35 @@ def _columns(op, acc, src, src2, out_dtype, dst, divisor, product, invocations):
     chunk under ~60,000 elements (lavapipe's loop limit)."""
     ctx = src.ctx
     M, K = src.shape
-    arg = op in ARG_OPS
+    arg, indexed = op in ARG_OPS, rk.indexed(op, acc)
     chunks = py.min(65535, py.max(1, invocations // M, -(-K // 60000)), py.max(1, K // 16))
     x_groups = py.min(-(-M // rk.LOCAL), 65535)
     div = acc.type(divisor if divisor is not None else 1)
     if chunks == 1:
-        dst, idx = _outputs(ctx, M, out_dtype, dst, arg)
+        dst, idx = _outputs(ctx, M, out_dtype, dst, arg, indexed)
         _column_kernel(op, acc, product, False, divisor is not None)[
             (x_groups, 1), rk.LOCAL](src, src2, src, dst, idx, _identity(op, acc), div)
         return dst, (idx if arg else None)
     part = _scratch(ctx, (chunks, M), acc)
-    part_idx = _scratch(ctx, (chunks, M), np.int32, "indices") if arg else part
+    part_idx = _scratch(ctx, (chunks, M), np.int32, "indices") if indexed else part
     _column_kernel(op, acc, product, False, False)[(x_groups, chunks), rk.LOCAL](
         src, src2, src, part.reshape(-1), part_idx.reshape(-1), _identity(op, acc),
         acc.type(1))
-    dst, idx = _outputs(ctx, M, out_dtype, dst, arg)
-    _column_kernel(op, acc, False, arg, divisor is not None)[(x_groups, 1), rk.LOCAL](
+    dst, idx = _outputs(ctx, M, out_dtype, dst, arg, indexed)
+    _column_kernel(op, acc, False, indexed, divisor is not None)[(x_groups, 1), rk.LOCAL](
         part.T, part.T, part_idx.T, dst, idx, _identity(op, acc), div)
     return dst, (idx if arg else None)
 
 
-def _outputs(ctx, M, out_dtype, dst, arg):
+def _outputs(ctx, M, out_dtype, dst, arg, indexed=False):
     """The (M,) result array (`dst` when given) and, for argmin/argmax, the index array
-    (int64, int32 on devices without it); else `dst` again, bound but never written."""
+    (int64, int32 on devices without it); for complex min/max (`indexed`, whose kernels
+    write indices too) an int32 scratch array nobody reads; else `dst` again, bound but
+    never written."""
     dst = Array(ctx, (M,), out_dtype) if dst is None else dst
-    return dst, (Array(ctx, (M,), np.int64 if ctx.info.int64 else np.int32) if arg else dst)
+    if arg:
+        return dst, Array(ctx, (M,), np.int64 if ctx.info.int64 else np.int32)
+    return dst, (_scratch(ctx, (M,), np.int32, "unread indices") if indexed else dst)
 
 
 def _last_pass(op, acc, sources, out_dtype, dst, divisor, *, product, from_index):
@@ -198,7 +217,7 @@ def _last_pass(op, acc, sources, out_dtype, dst, divisor, *, product, from_index
     ctx = src.ctx
     M, K = src.shape
     arg = op in ARG_OPS
-    dst, idx = _outputs(ctx, M, out_dtype, dst, arg)
+    dst, idx = _outputs(ctx, M, out_dtype, dst, arg, rk.indexed(op, acc))
     div = acc.type(divisor if divisor is not None else 1)
     _kernel(op, acc, product, from_index, divisor is not None)[
         (1, py.min(M, 65535)), py.min(rk.LOCAL, _next_pow2(K))](
@@ -207,12 +226,18 @@ def _last_pass(op, acc, sources, out_dtype, dst, divisor, *, product, from_index
 
 
 # ---- NumPy's front ---------------------------------------------------------------------
-def _device(a):
-    """(Array, whether the caller gave host data and wants NumPy back)."""
+def _device(a, keep_order: bool = False):
+    """(Array, whether the caller gave host data and wants NumPy back). `keep_order`
+    (complex min/max): a complex NumPy view goes up in its memory order and comes back as
+    the same view of it, since NumPy's min/max follow that order (rows_view)."""
     if isinstance(a, Array):
         a._check_alive()
         return a, False
     host = np.asarray(a)
+    if keep_order and host.dtype.kind == "c" and not host.flags.c_contiguous:
+        order = sorted(range(host.ndim), key=lambda i: -abs(host.strides[i]))
+        up = default_context().asarray(np.ascontiguousarray(host.transpose(order)))
+        return up.transpose(*np.argsort(order)), True
     return default_context().asarray(np.ascontiguousarray(host)), True
 
 
@@ -269,22 +294,9 @@ def _check_unsupported(name: str, **extra) -> None:
                                    f"docs/reductions.md)")
 
 
-def _refuse_complex_order(x, name):
-    """min/max/argmin/argmax of complex arrays: NumPy orders complex numbers
-    lexicographically (the element-wise maximum/minimum here do too); the reduction
-    kernels do not."""
-    if x.dtype.kind == "c":
-        raise TypeError(f"vkpersist.{name} of {x.dtype} arrays is not supported (NumPy "
-                        "orders complex numbers by real, then imaginary part; the reduction "
-                        "kernels order reals only); complex reductions that run on the "
-                        "device: sum, prod, mean, cumsum; or reduce np.abs(z) or z.real")
-
-
 def _reduce(op, a, axis, dtype, out, keepdims, divide=False, name=None):
     name = name or op
-    x, host = _device(a)
-    if op in ("min", "max"):
-        _refuse_complex_order(x, op)
+    x, host = _device(a, keep_order=op in ("min", "max"))
     if op in ("any", "all") and x.dtype.kind == "c":
         x = x != 0                           # nonzero: either part (NaN counts), as NumPy
     axes = tuple(range(x.ndim)) if axis is None else normalize_axis_tuple(axis, x.ndim)
@@ -304,7 +316,10 @@ def _reduce(op, a, axis, dtype, out, keepdims, divide=False, name=None):
     _check_dtype_on_device(x.ctx, result, name)
     direct = out if (isinstance(out, Array) and out.dtype == result and out._plain
                      and out.shape == (keep_shape or kept_shape)) else None
-    values, _ = reduce_rows(op, rows_view(x, axes), acc, result,
+    # complex min/max return the first of equal values (signed zeros, NaNs) in NumPy's
+    # order, which for a view is its memory's (argmin/argmax: the logical order, as NumPy's)
+    order = op in ("min", "max") and x.dtype.kind == "c"
+    values, _ = reduce_rows(op, rows_view(x, axes, memory_order=order), acc, result,
                             divisor=count if divide else None,
                             dst=direct.reshape(-1) if direct is not None else None)
     return _finish(values, kept_shape, keep_shape, out, host)
@@ -336,14 +351,16 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
 
 @implements(np.min, np.amin)
 def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
-    """The minimum over `axis`, as np.min (NaN propagates; empty raises ValueError)."""
+    """The minimum over `axis`, as np.min (NaN propagates; empty raises ValueError;
+    complex values in NumPy's lexicographic order)."""
     _check_unsupported("min", initial=initial, where=where)
     return _reduce("min", a, axis, None, out, keepdims)
 
 
 @implements(np.max, np.amax)
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
-    """The maximum over `axis`, as np.max (NaN propagates; empty raises ValueError)."""
+    """The maximum over `axis`, as np.max (NaN propagates; empty raises ValueError;
+    complex values in NumPy's lexicographic order)."""
     _check_unsupported("max", initial=initial, where=where)
     return _reduce("max", a, axis, None, out, keepdims)
 
@@ -372,7 +389,6 @@ def all(a, axis=None, out=None, keepdims=False, where=None):
 
 def _arg(op, a, axis, out, keepdims):
     x, host = _device(a)
-    _refuse_complex_order(x, op)
     if x.size == 0 and (axis is None or x.shape[axis] == 0):
         raise ValueError(f"attempt to get {op} of an empty sequence")
     if axis is None:
@@ -397,7 +413,9 @@ def _int_axis(op, axis):
 @implements(np.argmin)
 def argmin(a, axis=None, out=None, *, keepdims=False):
     """Indices of the minima along `axis` (None: into the flattened array); the first
-    occurrence wins, as NumPy's. int64 (int32 on devices without int64)."""
+    occurrence wins, as NumPy's (a NaN over any number: the first NaN; complex values by
+    real, then imaginary part, either part NaN counting as NaN). int64 (int32 on devices
+    without int64)."""
     _int_axis("argmin", axis)
     return _arg("argmin", a, axis, out, keepdims)
 
