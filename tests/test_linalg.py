@@ -162,3 +162,58 @@ def test_cumsum_float_within_scan_bound(ctx):
     assert np.cumsum(ctx.asarray(x), out=out) is out
     np.testing.assert_array_equal(out.numpy(), got)
     assert vkp.cumsum(np.zeros((0, 2), np.float32), axis=1).shape == (0, 2)
+
+
+def test_inner_vdot_outer_are_numpys(ctx):
+    rng = np.random.default_rng(44)
+    a, b = rng.standard_normal((3, 4)), rng.standard_normal((5, 4))
+    v, w = rng.standard_normal(4), rng.standard_normal(4)
+    da, db, dv, dw = map(ctx.asarray, (a, b, v, w))
+    for got, want in [(np.inner(dv, dw), np.inner(v, w)), (np.inner(da, dv), np.inner(a, v)),
+                      (np.inner(da, db), np.inner(a, b))]:
+        assert isinstance(got, vkp.Array) and got.shape == np.shape(want)
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+    t = rng.standard_normal((2, 3, 4))
+    np.testing.assert_allclose(np.inner(ctx.asarray(t), db).numpy(), np.inner(t, b), rtol=1e-12)
+    z = (rng.standard_normal(6) + 1j * rng.standard_normal(6)).astype(np.complex128)
+    u = (rng.standard_normal(6) + 1j * rng.standard_normal(6)).astype(np.complex128)
+    np.testing.assert_allclose(np.vdot(ctx.asarray(z), ctx.asarray(u)).numpy(), np.vdot(z, u),
+                               rtol=1e-12)
+    np.testing.assert_allclose(np.outer(dv, dw).numpy(), np.outer(v, w), rtol=0)
+    np.testing.assert_allclose(np.outer(da, dv).numpy(), np.outer(a, v), rtol=0)
+    with pytest.raises(ValueError, match="not aligned"):
+        np.inner(da, ctx.asarray(np.ones(3)))
+
+
+@pytest.mark.parametrize("ord_", [None, 2, 1, np.inf, -np.inf, 0, 3, 0.5])
+def test_vector_norms_are_numpys(ctx, ord_):
+    rng = np.random.default_rng(45)
+    x = rng.standard_normal((4, 6))
+    x[0, 0] = 0.0
+    dx = ctx.asarray(x)
+    for axis in (1, 0, -1):
+        np.testing.assert_allclose(np.linalg.norm(dx, ord_, axis=axis).numpy(),
+                                   np.linalg.norm(x, ord_, axis=axis), rtol=1e-12)
+    np.testing.assert_allclose(
+        np.linalg.norm(dx, ord_, axis=1, keepdims=True).numpy(),
+        np.linalg.norm(x, ord_, axis=1, keepdims=True), rtol=1e-12)
+    np.testing.assert_allclose(float(np.linalg.norm(dx[1], ord_)),
+                               np.linalg.norm(x[1], ord_), rtol=1e-12)
+
+
+def test_matrix_and_complex_norms(ctx):
+    rng = np.random.default_rng(46)
+    x = rng.standard_normal((4, 6)).astype(np.float32)
+    z = (rng.standard_normal(5) + 1j * rng.standard_normal(5)).astype(np.complex64)
+    np.testing.assert_allclose(float(np.linalg.norm(ctx.asarray(x))), np.linalg.norm(x),
+                               rtol=1e-6)
+    np.testing.assert_allclose(float(np.linalg.norm(ctx.asarray(x), "fro")),
+                               np.linalg.norm(x, "fro"), rtol=1e-6)
+    np.testing.assert_allclose(float(np.linalg.norm(ctx.asarray(z))), np.linalg.norm(z),
+                               rtol=1e-6)
+    np.testing.assert_allclose(float(np.linalg.norm(ctx.asarray(np.arange(5)))),
+                               np.linalg.norm(np.arange(5)), rtol=1e-12)
+    with pytest.raises(vkp.UnsupportedError, match="singular values"):
+        np.linalg.norm(ctx.asarray(x), 2)
+    with pytest.raises(ValueError, match="'fro' for vectors"):
+        np.linalg.norm(ctx.asarray(x[0]), "fro")

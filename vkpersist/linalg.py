@@ -245,4 +245,78 @@ def cumsum(a, axis=None, dtype=None, out=None):
     return _finish(res, out, host)
 
 
-__all__ = ["cumsum", "dot", "matmul"]
+@implements(np.inner)
+def inner(a, b):
+    """np.inner: the sum over the last axes; of 1-d operands a 0-d dot product."""
+    x, y, dtype, host = _operands("inner", a, b)
+    if x.ndim == 0 or y.ndim == 0:
+        return _finish(x * y, None, host)
+    if x.shape[-1] != y.shape[-1]:
+        raise ValueError(f"shapes {x.shape} and {y.shape} not aligned: {x.shape[-1]} (dim "
+                         f"{x.ndim - 1}) != {y.shape[-1]} (dim {y.ndim - 1})")
+    k = x.shape[-1]
+    xm = x.reshape(-1, k) if x.ndim > 1 else x
+    ym = y.reshape(-1, k).T if y.ndim > 1 else y
+    result = _product(xm, ym, dtype).reshape(x.shape[:-1] + y.shape[:-1])
+    return _finish(result, None, host)
+
+
+@implements(np.vdot)
+def vdot(a, b):
+    """np.vdot: the flattened dot product, the first operand conjugated."""
+    x, y, _, host = _operands("vdot", a, b)
+    if x.size != y.size:
+        raise ValueError("cannot reshape array: vdot needs operands of one size, got "
+                         f"{x.size} and {y.size}")
+    x = x.reshape(-1)
+    result = inner(x.conjugate() if x.dtype.kind == "c" else x, y.reshape(-1))
+    return _finish(result, None, host)
+
+
+@implements(np.outer)
+def outer(a, b, out=None):
+    """np.outer: a.ravel()[:, None] * b.ravel()[None, :]."""
+    x, y, _, host = _operands("outer", a, b)
+    result = np.multiply(x.reshape(-1)[:, None], y.reshape(-1)[None, :], out=out)
+    return result if out is not None else _finish(result, None, host)
+
+
+@implements(np.linalg.norm)
+def norm(x, ord=None, axis=None, keepdims=False):
+    """np.linalg.norm of vectors (ord None/2, 1, inf, -inf, 0, any p) and the Frobenius
+    norm of matrices; sums in the reductions' tree order. Matrix norms that need singular
+    values or maximum row/column sums over 2 axes (ord 2, -2, 'nuc', 1, inf of a matrix)
+    are refused."""
+    from . import reductions
+    if not isinstance(x, Array):
+        return np.linalg.norm(x, ord, axis, keepdims)
+    if x.dtype.kind in "biu":
+        x = x.astype(np.float64 if x.ctx.info.float64 else np.float32)
+    axes = tuple(range(x.ndim)) if axis is None else \
+        normalize_axis_tuple(axis, x.ndim)
+    if len(axes) == 2 and ord not in (None, "fro"):
+        raise UnsupportedError(f"np.linalg.norm(ord={ord!r}) of matrices is not supported on "
+                               "vkpersist arrays (it needs singular values or row sums); "
+                               "ord=None and 'fro' are")
+    if len(axes) > 2 or (axis is None and x.ndim > 2 and ord is not None):
+        raise ValueError("Improper number of dimensions to norm.")
+    if len(axes) == 1 and ord == "fro":
+        raise ValueError("Invalid norm order 'fro' for vectors")
+    mag = abs(x)
+    kw = {"axis": axes, "keepdims": keepdims}
+    if ord in (None, 2, "fro"):
+        squares = mag * mag if x.dtype.kind == "c" else x * x
+        return np.sqrt(reductions.sum(squares, **kw))
+    if ord == np.inf:
+        return reductions.max(mag, **kw)
+    if ord == -np.inf:
+        return reductions.min(mag, **kw)
+    if ord == 0:
+        return reductions.sum((x != 0).astype(mag.dtype), **kw)
+    if ord == 1:
+        return reductions.sum(mag, **kw)
+    p = float(ord)
+    return reductions.sum(mag ** p, **kw) ** (1.0 / p)
+
+
+__all__ = ["cumsum", "dot", "inner", "matmul", "norm", "outer", "vdot"]
