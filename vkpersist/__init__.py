@@ -22,6 +22,7 @@ from . import _advanced_index  # noqa: F401  (x[idx], x[mask], np.nonzero on the
 from . import _manipulation  # noqa: F401  (np.concatenate, np.zeros_like, ... on the device)
 from . import _sorting  # noqa: F401  (np.sort, argsort, searchsorted, unique on the device)
 from . import _counting  # noqa: F401  (np.bincount, np.histogram on the device)
+from . import _order_statistics  # noqa: F401  (np.median, quantile, isclose, ... on the device)
 from ._creation import arange, asarray, empty, full, linspace, ones, zeros
 from ._array_math import FUNCTIONS as _F, angle, clip, imag, real, where
 from ._fusion import jit

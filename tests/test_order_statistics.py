@@ -1,0 +1,69 @@
+"""Order statistics and comparisons on device arrays against NumPy: median, quantile,
+percentile (NumPy's "linear" method, bit for bit, dtypes included: a Python q keeps
+float32, an array q gives float64 as NumPy's), ptp, average, and isclose/allclose/
+array_equal."""
+import numpy as np
+import pytest
+
+import vkpersist as vkp
+
+RNG = np.random.default_rng(4)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+def test_median_and_quantiles_are_numpys(ctx, dtype, axis):
+    x = (RNG.standard_normal((5, 8)) * 10).astype(dtype)
+    dx = ctx.asarray(x)
+    for kd in (False, True):
+        cases = [(np.median(dx, axis=axis, keepdims=kd), np.median(x, axis=axis, keepdims=kd))]
+        for q in (0.0, 0.3, 0.5, 0.77, 1.0, [0.1, 0.9], np.float64(0.25)):
+            cases.append((np.quantile(dx, q, axis=axis, keepdims=kd),
+                          np.quantile(x, q, axis=axis, keepdims=kd)))
+        cases.append((np.percentile(dx, [25, 50, 99], axis=axis, keepdims=kd),
+                      np.percentile(x, [25, 50, 99], axis=axis, keepdims=kd)))
+        for got, want in cases:
+            got = np.asarray(got)
+            assert got.dtype == want.dtype and got.shape == np.shape(want)
+            np.testing.assert_array_equal(got, want)
+
+
+def test_nan_slices_ptp_and_average(ctx):
+    x = RNG.standard_normal((4, 6))
+    x[1, 2] = np.nan
+    dx = ctx.asarray(x)
+    np.testing.assert_array_equal(np.median(dx, axis=1).numpy(), np.median(x, axis=1))
+    np.testing.assert_array_equal(np.quantile(dx, 0.4, axis=1).numpy(),
+                                  np.quantile(x, 0.4, axis=1))
+    y = RNG.integers(-9, 9, (3, 5)).astype(np.int32)
+    np.testing.assert_array_equal(np.ptp(ctx.asarray(y), axis=1).numpy(), np.ptp(y, axis=1))
+    assert int(np.ptp(ctx.asarray(y))) == np.ptp(y)
+    w = RNG.random(6)
+    z = RNG.standard_normal((4, 6))
+    dz = ctx.asarray(z)
+    np.testing.assert_allclose(np.average(dz, axis=1, weights=w).numpy(),
+                               np.average(z, axis=1, weights=w), rtol=1e-12)
+    np.testing.assert_allclose(np.average(dz, weights=ctx.asarray(np.abs(z))).numpy(),
+                               np.average(z, weights=np.abs(z)), rtol=1e-12)
+    avg, total = np.average(dz, axis=0, weights=RNG.random(4) + 0.1, returned=True)
+    assert avg.shape == total.shape == (6,)
+    np.testing.assert_allclose(float(np.average(dz)), np.average(z), rtol=1e-12)
+    with pytest.raises(ZeroDivisionError):
+        np.average(dz, axis=1, weights=np.zeros(6))
+    with pytest.raises(ValueError, match="range \\[0, 1\\]"):
+        np.quantile(dz, 1.5)
+    with pytest.raises(TypeError, match="method='linear'"):
+        np.quantile(dz, 0.5, method="nearest")
+
+
+def test_isclose_allclose_array_equal(ctx):
+    a = np.array([1.0, np.inf, np.nan, 1e-9, -np.inf, 2.0])
+    b = np.array([1.0 + 1e-6, np.inf, np.nan, 0.0, np.inf, 2.1])
+    da, db = ctx.asarray(a), ctx.asarray(b)
+    for kw in ({}, {"equal_nan": True}, {"rtol": 0.1}, {"atol": 0.0}):
+        np.testing.assert_array_equal(np.isclose(da, db, **kw).numpy(), np.isclose(a, b, **kw))
+        assert np.allclose(da, db, **kw) == np.allclose(a, b, **kw)
+    assert np.allclose(da, da, equal_nan=True) and not np.allclose(da, da)
+    assert np.array_equal(da, da, equal_nan=True) and not np.array_equal(da, da)
+    assert not np.array_equal(da, da[:3])
+    assert np.array_equal(ctx.asarray(np.arange(4)), ctx.asarray(np.arange(4)))
