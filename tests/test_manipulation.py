@@ -108,6 +108,20 @@ def test_assignment_between_device_layouts_stays_on_the_device(ctx, monkeypatch)
     ("take scalar", lambda m, x: m.take(x, 3, axis=1)),
     ("repeat", lambda m, x: m.repeat(x, 2)),
     ("repeat axis counts", lambda m, x: m.repeat(x, [1, 0, 3], axis=0)),
+    ("pad constant", lambda m, x: m.pad(x, ((1, 2), (0, 1), (3, 0)), constant_values=7)),
+    ("pad edge", lambda m, x: m.pad(x, ((2, 3), (1, 1), (0, 6)), "edge")),
+    ("pad wrap", lambda m, x: m.pad(x, ((3, 3), (4, 1), (2, 5)), "wrap")),
+    ("pad reflect", lambda m, x: m.pad(x, ((2, 2), (3, 1), (4, 4)), "reflect")),
+    ("pad symmetric", lambda m, x: m.pad(x, ((3, 1), (4, 4), (1, 5)), "symmetric")),
+    ("tile", lambda m, x: m.tile(x, (2, 1, 3))),
+    ("tile longer reps", lambda m, x: m.tile(x[0], (2, 2, 1))),
+    ("diagonal", lambda m, x: m.diagonal(x, 1, 1, 2)),
+    ("diagonal negative", lambda m, x: m.diagonal(x, -2, 2, 0)),
+    ("trace", lambda m, x: m.trace(x[0], -1)),
+    ("diag of 1-d", lambda m, x: m.diag(x[0, 0], 2)),
+    ("diag of 2-d", lambda m, x: m.diag(x[1], -1)),
+    ("tril", lambda m, x: m.tril(x, -1)),
+    ("triu", lambda m, x: m.triu(x[0], 2)),
 ])
 def test_views_joins_and_rearrangements_are_numpys(ctx, name, call):
     want = call(np, X)
@@ -163,3 +177,21 @@ def test_arrays_made_on_the_default_context_or_a_given_one(ctx):
     assert vkp.zeros(3).ctx is vkp.default_context()
     with pytest.raises(TypeError, match="ctx must be a vkpersist.Context"):
         vkp.zeros(3, ctx="gpu")
+
+
+def test_meshgrid_eye_and_diagonal_views(ctx):
+    a, b, c = np.arange(3.0), np.arange(4.0), np.arange(2.0)
+    for indexing in ("xy", "ij"):
+        for sparse in (False, True):
+            got = np.meshgrid(*map(ctx.asarray, (a, b, c)), indexing=indexing, sparse=sparse)
+            for g, w in zip(got, np.meshgrid(a, b, c, indexing=indexing, sparse=sparse)):
+                _same(g, w)
+    _same(vkp.eye(3, 5, k=1, ctx=ctx), np.eye(3, 5, k=1, dtype=np.float32))
+    _same(vkp.identity(4, np.int32, ctx=ctx), np.identity(4, np.int32))
+    m = ctx.asarray(np.zeros((3, 3), np.float32))
+    np.diagonal(m)[...] = 5.0                 # a writable view (NumPy's is read-only)
+    _same(m, np.eye(3, dtype=np.float32) * 5)
+    with pytest.raises(ValueError, match="not supported on vkpersist arrays; modes"):
+        np.pad(m, 1, "median")
+    with pytest.raises(ValueError, match="wider than axis"):
+        np.pad(m, 3, "reflect")

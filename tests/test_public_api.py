@@ -12,7 +12,7 @@ TOP = {
     "DeviceTimeout", "OutOfDeviceMemory", "UnsupportedError", "VkPersistError",
     "VulkanUnavailable", "default_context", "list_devices", "synchronize", "to_device",
     "BoundsError",
-    "arange", "asarray", "empty", "full", "linspace", "ones", "zeros",
+    "arange", "asarray", "empty", "eye", "full", "identity", "linspace", "ones", "zeros",
     "Kernel", "kernel", "func", "compile_source", "Program", "every", "when", "QueueOverflow",
     "OccupancyWarning",
     "Ack", "ControlBuffer", "ControlField", "Controls", "MemSock", "Frame", "Socket",

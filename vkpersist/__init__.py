@@ -23,7 +23,7 @@ from . import _manipulation  # noqa: F401  (np.concatenate, np.zeros_like, ... o
 from . import _sorting  # noqa: F401  (np.sort, argsort, searchsorted, unique on the device)
 from . import _counting  # noqa: F401  (np.bincount, np.histogram on the device)
 from . import _order_statistics  # noqa: F401  (np.median, quantile, isclose, ... on the device)
-from ._creation import arange, asarray, empty, full, linspace, ones, zeros
+from ._creation import arange, asarray, empty, eye, full, identity, linspace, ones, zeros
 from ._array_math import FUNCTIONS as _F, angle, clip, imag, real, where
 from ._fusion import jit
 from ._vectorize import vectorize
@@ -85,7 +85,7 @@ __all__ = [
     "DeviceTimeout", "OutOfDeviceMemory", "UnsupportedError", "VkPersistError",
     "VulkanUnavailable", "default_context", "list_devices", "synchronize", "to_device",
     # device arrays made on the default context (or ctx=), NumPy's names
-    "arange", "asarray", "empty", "full", "linspace", "ones", "zeros",
+    "arange", "asarray", "empty", "eye", "full", "identity", "linspace", "ones", "zeros",
     # kernels, programs and the channels to running kernels
     "Kernel", "kernel", "func", "compile_source", "Program", "every", "when", "QueueOverflow", "OccupancyWarning",
     "render_in_thread",      # frames drawn with matplotlib off the trio event loop

@@ -1,5 +1,6 @@
 """Arrays made on the default context (or `ctx=`), under NumPy's names: `vkp.zeros`,
-`vkp.ones`, `vkp.empty`, `vkp.full`, `vkp.asarray`, `vkp.arange`, `vkp.linspace`, as
+`vkp.ones`, `vkp.empty`, `vkp.full`, `vkp.asarray`, `vkp.arange`, `vkp.linspace`,
+`vkp.eye`, `vkp.identity`, as
 CuPy's `cp.zeros` and friends. NumPy's own `np.arange(10)` has no array argument to
 dispatch on, so it cannot return a device array; these can.
 
@@ -68,3 +69,16 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         values, step = host
         return _ctx(ctx).asarray(values, memory=memory), step
     return _ctx(ctx).asarray(host, memory=memory)
+
+
+def eye(N, M=None, k=0, dtype=np.float32, *, ctx: Context | None = None,
+        memory: str = "device") -> Array:
+    """Ones on diagonal `k` of an N x M matrix, zeros elsewhere (np.eye)."""
+    out = _ctx(ctx).zeros((N, N if M is None else M), dtype, memory)
+    np.diagonal(out, k)[...] = 1
+    return out
+
+
+def identity(n, dtype=np.float32, *, ctx: Context | None = None,
+             memory: str = "device") -> Array:
+    return eye(n, dtype=dtype, ctx=ctx, memory=memory)

@@ -339,3 +339,147 @@ def repeat(a, repeats, axis=None):
                         "dtype('int64') according to the rule 'safe'")
     index = np.repeat(np.arange(a.shape[axis]), counts)    # which source row each output is
     return a[(slice(None),) * axis + (index,)]
+
+
+# ---- padding, tiling, grids, diagonals ----------------------------------------------------
+def _pad_widths(pad_width, ndim: int):
+    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (ndim, 2))
+    if np.any(widths < 0):
+        raise ValueError("index can't contain negative values")
+    return [tuple(int(v) for v in w) for w in widths]
+
+
+@implements(np.pad)
+def pad(array, pad_width, mode="constant", **kwargs):
+    """np.pad with modes constant (constant_values=), edge, wrap, reflect and symmetric
+    (the last three with pads no wider than the axis: NumPy repeats the pattern beyond)."""
+    modes = ("constant", "edge", "wrap", "reflect", "symmetric")
+    if mode not in modes:
+        raise ValueError(f"np.pad(mode={mode!r}) is not supported on vkpersist arrays; "
+                         f"modes: {', '.join(modes)}")
+    allowed = {"constant": {"constant_values"}, "reflect": {"reflect_type"},
+               "symmetric": {"reflect_type"}}.get(mode, set())
+    if set(kwargs) - allowed:
+        raise ValueError(f"unsupported keyword arguments for mode '{mode}': "
+                         f"{set(kwargs) - allowed}")
+    if kwargs.get("reflect_type", "even") != "even":
+        raise ValueError("np.pad(reflect_type='odd') is not supported on vkpersist arrays")
+    widths = _pad_widths(pad_width, array.ndim)
+    shape = tuple(n + b + a for n, (b, a) in zip(array.shape, widths))
+    out = Array(array.ctx, shape, array.dtype)
+    centre = tuple(slice(b, b + n) for n, (b, _) in zip(array.shape, widths))
+    if mode == "constant":
+        values = np.broadcast_to(np.asarray(kwargs.get("constant_values", 0)), (array.ndim, 2))
+        for k, (b, a) in enumerate(widths):       # each axis's bands over the whole extent
+            lead = tuple(slice(None) for _ in range(k))
+            if b:
+                out[lead + (slice(0, b),)] = values[k][0]
+            if a:
+                out[lead + (slice(shape[k] - a, None),)] = values[k][1]
+        assign(array, out[centre])
+        return out
+    assign(array, out[centre])
+    for k, (b, a) in enumerate(widths):           # axis by axis, from what is filled
+        n = array.shape[k]
+        if (b or a) and n == 0:
+            raise ValueError(f"can't extend empty axis {k} using modes other than "
+                             "'constant' or 'empty'")
+        limit = n - 1 if mode == "reflect" else n
+        if mode != "edge" and max(b, a) > limit:
+            raise ValueError(f"np.pad(mode={mode!r}) wider than axis {k} allows ({limit}) "
+                             "is not supported on vkpersist arrays")
+        rest = tuple(slice(None) if j < k else centre[j] for j in range(array.ndim))
+
+        def band(lo, hi, step=None):
+            return rest[:k] + (slice(lo, hi, step),) + rest[k + 1:]
+        for before, w in ((True, b), (False, a)):
+            if not w:
+                continue
+            dst = band(0, b) if before else band(b + n, b + n + a)
+            if mode == "edge":
+                src = band(b, b + 1) if before else band(b + n - 1, b + n)
+            elif mode == "wrap":
+                src = band(b + n - w, b + n) if before else band(b, b + w)
+            elif mode == "reflect":
+                src = band(b + w, b, -1) if before else band(b + n - 2, b + n - 2 - w, -1)
+            else:                                  # symmetric
+                src = band(b + w - 1, b - 1 if b else None, -1) if before else \
+                    band(b + n - 1, b + n - 1 - w, -1)
+            assign(out[src], out[dst])
+    return out
+
+
+@implements(np.tile)
+def tile(A, reps):
+    """np.tile: the array repeated `reps` times along each axis (one broadcast copy)."""
+    reps = (reps,) if isinstance(reps, int) else tuple(reps)
+    d = max(len(reps), A.ndim)
+    a = A.reshape((1,) * (d - A.ndim) + A.shape)
+    reps = (1,) * (d - len(reps)) + reps
+    interleaved = a.reshape(tuple(v for n in a.shape for v in (1, n)))
+    target = tuple(v for r, n in zip(reps, a.shape) for v in (r, n))
+    out = Array(A.ctx, tuple(r * n for r, n in zip(reps, a.shape)), A.dtype)
+    assign(broadcast_to(interleaved, target), out.reshape(target))
+    return out
+
+
+@implements(np.meshgrid)
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    if indexing not in ("xy", "ij"):
+        raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
+    arrays = _device_arrays(xi, "meshgrid")
+    nd = len(arrays)
+    shapes = [(1,) * k + (-1,) + (1,) * (nd - k - 1) for k in range(nd)]
+    if indexing == "xy" and nd > 1:
+        shapes[0], shapes[1] = ((1, -1) + (1,) * (nd - 2)), ((-1, 1) + (1,) * (nd - 2))
+    grids = [x.reshape(-1).reshape(s) for x, s in zip(arrays, shapes)]
+    if sparse:
+        return tuple(g.copy() if copy else g for g in grids)
+    full = np.broadcast_shapes(*[g.shape for g in grids])
+    return tuple(broadcast_to(g, full).copy() if copy else broadcast_to(g, full)
+                 for g in grids)
+
+
+@implements(np.diagonal)
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """A view of the diagonal (the two axes replaced by a last one), as NumPy's."""
+    i, j = normalize_axis_index(axis1, a.ndim), normalize_axis_index(axis2, a.ndim)
+    if i == j:
+        raise ValueError("axis1 and axis2 cannot be the same")
+    n = max(0, min(a.shape[i] + min(offset, 0), a.shape[j] - max(offset, 0)))
+    start = a._offset + (max(-offset, 0) * a._estrides[i] + max(offset, 0) * a._estrides[j]
+                         if n else 0)
+    keep = [k for k in range(a.ndim) if k not in (i, j)]
+    shape = tuple(a.shape[k] for k in keep) + (n,)
+    strides = tuple(a._estrides[k] for k in keep) + (a._estrides[i] + a._estrides[j],)
+    return a._view(shape, strides, start)
+
+
+@implements(np.trace)
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    return np.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype, out=out)
+
+
+@implements(np.diag)
+def diag(v, k=0):
+    """Of a 1-d array the square matrix with it on diagonal `k`; of a 2-d one a copy of
+    that diagonal."""
+    if v.ndim == 1:
+        n = v.shape[0] + abs(k)
+        out = Array(v.ctx, (n, n), v.dtype).fill(0)
+        assign(v, diagonal(out, k))
+        return out
+    if v.ndim == 2:
+        return diagonal(v, k).copy()
+    raise ValueError("Input must be 1- or 2-d.")
+
+
+def _triangle(m, k, lower: bool):
+    rows = m.ctx.asarray(np.arange(m.shape[-2], dtype=np.int64)[:, None])
+    cols = m.ctx.asarray(np.arange(m.shape[-1], dtype=np.int64)[None, :])
+    keep = (cols - rows <= k) if lower else (cols - rows >= k)
+    return np.where(keep, m, np.zeros((), m.dtype))
+
+
+implements(np.tril)(lambda m, k=0: _triangle(m, k, True))
+implements(np.triu)(lambda m, k=0: _triangle(m, k, False))
