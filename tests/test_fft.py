@@ -1,0 +1,89 @@
+"""np.fft on device arrays against NumPy's pocketfft: every transform, power-of-two and
+other lengths (Bluestein), both precisions, n=/s= truncation and padding, axes, norms.
+Tolerance: the largest error over the largest |result|, 2e-6 in single precision and
+4e-15 in double (measured: 2.5e-7 and 1.0e-15 at n = 1000)."""
+import numpy as np
+import pytest
+
+import vkpersist as vkp
+
+RNG = np.random.default_rng(9)
+TOL = {np.dtype(np.complex64): 2e-6, np.dtype(np.complex128): 4e-15,
+       np.dtype(np.float32): 2e-6, np.dtype(np.float64): 4e-15}
+
+
+def _data(dtype, shape):
+    x = RNG.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * RNG.standard_normal(shape)
+    return x.astype(dtype)
+
+
+def _close(got, want, tol):
+    assert isinstance(got, vkp.Array)
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype,
+                                                                 got.shape, want.shape)
+    err = np.abs(got.numpy() - want).max() / max(np.abs(want).max(), 1e-300)
+    assert err <= tol, err
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128, np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 2, 16, 1024, 3, 12, 100, 1000])
+def test_fft_and_ifft_along_rows(ctx, dtype, n):
+    x = _data(dtype, (3, n))
+    dx = ctx.asarray(x)
+    tol = TOL[np.dtype(dtype)]
+    _close(np.fft.fft(dx), np.fft.fft(x), tol)
+    _close(np.fft.ifft(dx), np.fft.ifft(x), tol)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.float64])
+def test_lengths_axes_and_norms(ctx, dtype):
+    x = _data(dtype, (6, 10, 8))
+    dx = ctx.asarray(x)
+    tol = TOL[np.dtype(dtype)]
+    for kw in [dict(n=16, axis=1), dict(n=5, axis=0), dict(axis=0, norm="ortho"),
+               dict(norm="forward"), dict(n=7, norm="backward")]:
+        _close(np.fft.fft(dx, **kw), np.fft.fft(x, **kw), tol)
+        _close(np.fft.ifft(dx, **kw), np.fft.ifft(x, **kw), tol)
+    _close(np.fft.fft(dx[:, ::2, 1]), np.fft.fft(x[:, ::2, 1]), tol)      # a strided view
+
+
+def test_multidimensional_and_real_transforms(ctx):
+    x = _data(np.float64, (6, 10, 8))
+    dx = ctx.asarray(x)
+    tol = TOL[np.dtype(np.float64)]
+    _close(np.fft.fft2(dx), np.fft.fft2(x), tol)
+    _close(np.fft.ifft2(dx, axes=(0, 2)), np.fft.ifft2(x, axes=(0, 2)), tol)
+    _close(np.fft.fftn(dx), np.fft.fftn(x), tol)
+    _close(np.fft.ifftn(dx, s=(4, 12), axes=(0, 1)), np.fft.ifftn(x, s=(4, 12), axes=(0, 1)),
+           tol)
+    for axis in (-1, 0):
+        _close(np.fft.rfft(dx, axis=axis), np.fft.rfft(x, axis=axis), tol)
+    half = np.fft.rfft(x)
+    for n in (None, 14, 15):
+        _close(np.fft.irfft(ctx.asarray(half), n=n), np.fft.irfft(half, n=n), tol)
+    _close(np.fft.rfft2(dx), np.fft.rfft2(x), tol)
+    _close(np.fft.rfftn(dx), np.fft.rfftn(x), tol)
+    spec = np.fft.rfftn(x)
+    _close(np.fft.irfftn(ctx.asarray(spec), s=x.shape, axes=(0, 1, 2)),
+           np.fft.irfftn(spec, s=x.shape, axes=(0, 1, 2)), tol)
+    _close(np.fft.irfft2(ctx.asarray(np.fft.rfft2(x))), np.fft.irfft2(np.fft.rfft2(x)), tol)
+    f = _data(np.float32, (5, 6))
+    _close(np.fft.rfft(ctx.asarray(f)), np.fft.rfft(f), TOL[np.dtype(np.float32)])
+
+
+def test_shifts_and_round_trip(ctx):
+    x = _data(np.complex128, (5, 8))
+    dx = ctx.asarray(x)
+    np.testing.assert_array_equal(np.fft.fftshift(dx).numpy(), np.fft.fftshift(x))
+    np.testing.assert_array_equal(np.fft.ifftshift(dx, axes=1).numpy(),
+                                  np.fft.ifftshift(x, axes=1))
+    back = np.fft.ifft(np.fft.fft(dx, axis=0), axis=0)
+    np.testing.assert_allclose(back.numpy(), x, atol=1e-14)
+    with pytest.raises(ValueError, match="Invalid number of FFT data points"):
+        np.fft.fft(dx, n=0)
+    with pytest.raises(ValueError, match="Invalid norm value"):
+        np.fft.fft(dx, norm="unit")
+    with pytest.raises(TypeError, match="complex input"):
+        np.fft.rfft(dx)
