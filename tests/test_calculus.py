@@ -1,0 +1,87 @@
+"""np.interp, np.gradient, np.trapezoid, np.cross, np.convolve and np.correlate on device
+arrays against NumPy: interp and gradient bit for bit (NumPy's formulas, the same
+roundings), trapezoid to the reductions' order (1e-15 relative), cross exactly,
+convolve/correlate to 3e-6 (single) and 1e-12 (double) of the largest output, both the
+direct sums and the FFT path (operands longer than 4,096)."""
+import warnings
+
+import numpy as np
+import pytest
+
+import vkpersist as vkp
+
+RNG = np.random.default_rng(3)
+
+
+def test_interp_is_numpys(ctx):
+    xp = np.sort(RNG.uniform(0, 10, 20))
+    fp = np.sin(xp)
+    x = np.concatenate([RNG.uniform(-1, 11, 50), xp[:3], [np.nan, xp[-1]]])
+    for kw in ({}, {"left": -5.0, "right": 5}):
+        got = np.interp(ctx.asarray(x), ctx.asarray(xp), ctx.asarray(fp), **kw)
+        want = np.interp(x, xp, fp, **kw)
+        assert isinstance(got, vkp.Array) and got.dtype == want.dtype
+        np.testing.assert_array_equal(got.numpy(), want)
+    zf = fp + 1j * np.cos(xp)
+    np.testing.assert_array_equal(np.interp(ctx.asarray(x), xp, zf).numpy(), np.interp(x, xp, zf))
+    np.testing.assert_array_equal(np.interp(ctx.asarray(x[:5]), [2.0], [7.0]).numpy(),
+                                  np.interp(x[:5], [2.0], [7.0]))
+    with pytest.raises(ValueError, match="same length"):
+        np.interp(ctx.asarray(x), xp, fp[:3])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_gradient_is_numpys(ctx, dtype):
+    f = (RNG.standard_normal((6, 7)) * 10).astype(dtype)
+    df = ctx.asarray(f)
+    rows, cols = np.cumsum(RNG.random(6) + 0.1), np.cumsum(RNG.random(7) + 0.1)
+    for args, kw in [((), {}), ((0.5,), {}), ((0.5, 2.0), {}), ((), {"edge_order": 2}),
+                     ((), {"axis": 1}), ((rows,), {"axis": 0, "edge_order": 2}),
+                     ((cols,), {"axis": 1}), ((rows, cols), {"edge_order": 2})]:
+        got, want = np.gradient(df, *args, **kw), np.gradient(f, *args, **kw)
+        got = got if isinstance(got, tuple) else (got,)
+        want = want if isinstance(want, tuple) else (want,)
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype
+            np.testing.assert_array_equal(g.numpy(), w)
+    with pytest.raises(ValueError, match="too small"):
+        np.gradient(ctx.asarray(np.ones(2)), edge_order=2)
+
+
+def test_trapezoid_and_cross(ctx):
+    y = RNG.standard_normal((4, 9))
+    x = np.cumsum(RNG.random(9))
+    dy = ctx.asarray(y)
+    np.testing.assert_allclose(np.trapezoid(dy, x).numpy(), np.trapezoid(y, x), rtol=1e-14)
+    np.testing.assert_allclose(np.trapezoid(dy, dx=0.3, axis=0).numpy(),
+                               np.trapezoid(y, dx=0.3, axis=0), rtol=1e-14, atol=1e-15)
+    a, b = RNG.standard_normal((5, 3)), RNG.standard_normal((5, 3))
+    da, db = ctx.asarray(a), ctx.asarray(b)
+    np.testing.assert_array_equal(np.cross(da, db).numpy(), np.cross(a, b))
+    np.testing.assert_array_equal(np.cross(da.T, db.T, axis=0).numpy(),
+                                  np.cross(a.T, b.T, axis=0))
+    with warnings.catch_warnings():          # NumPy 2 deprecates 2-vectors; still works
+        warnings.simplefilter("ignore", DeprecationWarning)
+        np.testing.assert_array_equal(np.cross(da[:, :2], db[:, :2]).numpy(),
+                                      np.cross(a[:, :2], b[:, :2]))
+        np.testing.assert_array_equal(np.cross(da[:, :2], db).numpy(),
+                                      np.cross(a[:, :2], b))
+
+
+@pytest.mark.parametrize("sizes", [(50, 7), (7, 50), (1, 1), (10, 10), (5000, 4200)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64])
+def test_convolve_and_correlate_are_numpys(ctx, sizes, dtype):
+    n, m = sizes
+    u, v = RNG.standard_normal(n), RNG.standard_normal(m)
+    if np.dtype(dtype).kind == "c":
+        u, v = u + 1j * RNG.standard_normal(n), v + 1j * RNG.standard_normal(m)
+    u, v = u.astype(dtype), v.astype(dtype)
+    tol = 1e-12 if dtype == np.float64 else 3e-6
+    for f in (np.convolve, np.correlate):
+        for mode in ("full", "same", "valid"):
+            got, want = f(ctx.asarray(u), ctx.asarray(v), mode), f(u, v, mode)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            assert np.abs(got.numpy() - want).max() <= tol * np.abs(want).max()
+    with pytest.raises(ValueError, match="mode must be one of"):
+        np.convolve(ctx.asarray(u), ctx.asarray(v), "middle")
