@@ -85,3 +85,15 @@ def test_convolve_and_correlate_are_numpys(ctx, sizes, dtype):
             assert np.abs(got.numpy() - want).max() <= tol * np.abs(want).max()
     with pytest.raises(ValueError, match="mode must be one of"):
         np.convolve(ctx.asarray(u), ctx.asarray(v), "middle")
+
+
+def test_operands_of_two_contexts_are_refused_by_name(ctx):
+    other = vkp.Context(ctx.info.index)
+    a, b = ctx.asarray(np.arange(6.0)), other.asarray(np.arange(6.0))
+    for name, call in [("np.interp", lambda: np.interp(a, b, b)),
+                       ("np.convolve", lambda: np.convolve(a, b)),
+                       ("np.searchsorted", lambda: np.searchsorted(a, b)),
+                       ("np.einsum", lambda: np.einsum("i,i", a, b))]:
+        with pytest.raises(vkp.VkPersistError, match=f"{name}.*different Contexts"):
+            call()
+    other.close()

@@ -19,6 +19,7 @@ import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
 from ._kernel import kernel
+from ._manipulation import device_operand
 from ._numpy_table import implements
 from .lang.builtins import global_id, global_size
 from .vk.array import Array
@@ -50,8 +51,8 @@ def _float(x: Array) -> Array:
     return x.astype(np.float64 if x.ctx.info.float64 else np.float32)
 
 
-def _dev(ctx, x):
-    return x if isinstance(x, Array) else ctx.asarray(np.asarray(x))
+def _dev(ctx, x, what: str = "vkpersist"):
+    return device_operand(ctx, x, what)
 
 
 @implements(np.interp)
@@ -60,7 +61,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     if period is not None:
         raise TypeError("np.interp(period=...) is not supported on vkpersist arrays")
     ctx = next(z.ctx for z in (x, xp, fp) if isinstance(z, Array))
-    xp, fp = _dev(ctx, xp), _dev(ctx, fp)
+    xp, fp = _dev(ctx, xp, "np.interp"), _dev(ctx, fp, "np.interp")
     if xp.ndim != 1 or fp.ndim != 1:
         raise ValueError("Data points must be 1-D sequences" if xp.ndim != 1 else
                          "object too deep for desired array")
@@ -69,7 +70,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     if xp.size == 0:
         raise ValueError("array of sample points is empty")
     wide = np.complex128 if fp.dtype.kind == "c" else np.float64
-    x = _dev(ctx, x).astype(np.float64, copy=False)
+    x = _dev(ctx, x, "np.interp").astype(np.float64, copy=False)
     xp, fp = xp.astype(np.float64, copy=False), fp.astype(wide, copy=False)
     n = xp.size
     f_first, f_last = fp[0], fp[n - 1]
@@ -198,8 +199,8 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     if axis is not None:
         axisa = axisb = axisc = axis
     ctx = next(z.ctx for z in (a, b) if isinstance(z, Array))
-    a = np.moveaxis(_dev(ctx, a), axisa, -1)
-    b = np.moveaxis(_dev(ctx, b), axisb, -1)
+    a = np.moveaxis(_dev(ctx, a, "np.cross"), axisa, -1)
+    b = np.moveaxis(_dev(ctx, b, "np.cross"), axisb, -1)
     if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
         raise ValueError("incompatible dimensions for cross product\n(dimension must be 2 "
                          "or 3)")
@@ -247,7 +248,7 @@ def _mode(full: Array, n: int, m: int, mode: str) -> Array:
 
 def _operands_1d(a, v, name):
     ctx = next(z.ctx for z in (a, v) if isinstance(z, Array))
-    a, v = _dev(ctx, a), _dev(ctx, v)
+    a, v = _dev(ctx, a, f"np.{name}"), _dev(ctx, v, f"np.{name}")
     if a.ndim != 1 or v.ndim != 1:
         raise ValueError("object too deep for desired array")
     if a.size == 0:

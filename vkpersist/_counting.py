@@ -20,6 +20,7 @@ import operator
 import numpy as np
 
 from ._kernel import kernel
+from ._manipulation import device_operand
 from ._numpy_table import implements
 from .lang.builtins import atomic, global_id, global_size
 from .vk.array import Array
@@ -70,7 +71,7 @@ def bincount(x, weights=None, minlength=0):
             _count[_groups(x.size), LOCAL](flat, counts)
         return counts if counts.dtype == np.int64 or not ctx.info.int64 else \
             counts.astype(np.int64)
-    w = weights if isinstance(weights, Array) else ctx.asarray(np.asarray(weights))
+    w = device_operand(ctx, weights, "np.bincount")
     if w.shape != x.shape:
         raise ValueError("The weights and list don't have the same length.")
     if not ctx.info.float64 or not ctx.info.atomic_int64:
@@ -136,7 +137,7 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     keep = (values >= d_edges[0]) & (values <= d_edges[nbins])
     w = None
     if weights is not None:
-        w = (weights if isinstance(weights, Array) else a.ctx.asarray(np.asarray(weights)))
+        w = device_operand(a.ctx, weights, "np.histogram")
         if w.shape != a.shape:
             raise ValueError("weights should have the same shape as a.")
         w = w.reshape(-1)[keep]

@@ -17,12 +17,13 @@ import math
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_tuple
 
+from ._manipulation import device_operand
 from ._numpy_table import implements
 from .vk.array import Array
 
 
 def _device(ctx, x):
-    return x if isinstance(x, Array) else ctx.asarray(np.asarray(x))
+    return device_operand(ctx, x, "np.einsum/np.tensordot")
 
 
 @implements(np.tensordot)

@@ -20,6 +20,7 @@ import numpy as np
 from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
 from ._array_math import run
+from ._errors import VkPersistError
 from ._numpy_table import implements
 from .vk.array import Array
 
@@ -40,6 +41,17 @@ def assign(src, dst: Array, casting: str = "unsafe") -> None:
 
 
 Array._assign = staticmethod(assign)
+
+
+def device_operand(ctx, x, what: str) -> Array:
+    """`x` as a device array on `ctx` (NumPy data is copied there); a device array of
+    another Context is refused by name."""
+    if isinstance(x, Array):
+        if x.ctx is not ctx:
+            raise VkPersistError(f"{what}: the arrays belong to different Contexts; move them "
+                                 "to one with ctx.asarray(...)")
+        return x
+    return ctx.asarray(np.asarray(x))
 
 
 # ---- shape queries ---------------------------------------------------------------------

@@ -21,6 +21,7 @@ import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
 from ._kernel import kernel
+from ._manipulation import device_operand
 from ._numpy_table import implements
 from .lang.builtins import global_id, global_size, isnan
 from .vk.array import Array
@@ -198,7 +199,7 @@ def searchsorted(a, v, side="left", sorter=None):
                          "object of too small depth for desired array")
     if sorter is not None:
         a = a[sorter if isinstance(sorter, Array) else np.asarray(sorter)]
-    vv = v if isinstance(v, Array) else a.ctx.asarray(np.asarray(v))
+    vv = device_operand(a.ctx, v, "np.searchsorted")
     common = _key_dtype(np.result_type(a.dtype, vv.dtype), "searchsorted")
     sa = a.astype(common, copy=False)
     flat = vv.reshape(-1).astype(common, copy=False)
