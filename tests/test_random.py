@@ -199,3 +199,42 @@ def test_device_function_in_a_program_stage(ctx):
     z = z.reshape(steps + 1, n)
     candidates = [z[first:first + steps].sum(axis=0) for first in (0, 1)]  # steps count from 0 or 1
     assert any(np.allclose(got, c, rtol=1e-5, atol=1e-5) for c in candidates)
+
+
+def test_exponential_integers_permutation_shuffle_choice(ctx):
+    """Distributions within 5 standard errors (fixed seeds: deterministic), permutations
+    that are permutations, reproducibility from the seed."""
+    rng = vkp.random.default_rng(7, ctx=ctx)
+    n = 100_000
+    e = rng.exponential(2.0, n).numpy()
+    assert e.min() >= 0 and abs(e.mean() - 2.0) < 5 * 2.0 / np.sqrt(n)
+    i = rng.integers(3, 10, n).numpy()
+    assert i.dtype == np.int64 and i.min() == 3 and i.max() == 9
+    freq = np.bincount(i - 3) / n
+    assert np.all(np.abs(freq - 1 / 7) < 5 * np.sqrt((1 / 7) * (6 / 7) / n))
+    j = rng.integers(-2, 2, (4, 5), dtype=np.int32, endpoint=True).numpy()
+    assert j.shape == (4, 5) and j.dtype == np.int32 and j.min() >= -2 and j.max() <= 2
+    p = rng.permutation(1000).numpy()
+    assert np.array_equal(np.sort(p), np.arange(1000)) and not np.array_equal(p, np.arange(1000))
+    again = vkp.random.default_rng(7, ctx=ctx)
+    again.exponential(2.0, n), again.integers(3, 10, n), again.integers(-2, 2, (4, 5),
+                                                                          dtype=np.int32,
+                                                                          endpoint=True)
+    assert np.array_equal(again.permutation(1000).numpy(), p)          # same seed, same draws
+    x = ctx.asarray(np.arange(12).reshape(6, 2))
+    rng.shuffle(x)
+    rows = x.numpy()
+    assert np.array_equal(np.sort(rows[:, 0]), np.arange(0, 12, 2))
+    assert np.array_equal(rows[:, 1], rows[:, 0] + 1)                   # rows move whole
+    c = rng.choice(5, 20_000, p=[0.1, 0.2, 0.3, 0.4, 0.0]).numpy()
+    freq = np.bincount(c, minlength=5) / 20_000
+    expect = np.array([0.1, 0.2, 0.3, 0.4, 0.0])
+    assert np.all(np.abs(freq - expect) <= 5 * np.sqrt(expect * (1 - expect) / 20_000) + 1e-12)
+    picked = rng.choice(ctx.asarray(np.arange(10.0)), (2, 3), replace=False).numpy()
+    assert picked.shape == (2, 3) and len(set(picked.ravel())) == 6
+    with pytest.raises(ValueError, match="larger sample than population"):
+        rng.choice(3, 4, replace=False)
+    with pytest.raises(ValueError, match="high <= low"):
+        rng.integers(5, 5)
+    with pytest.raises(ValueError, match="out of bounds for uint8"):
+        rng.integers(0, 300, dtype=np.uint8)

@@ -252,6 +252,91 @@ class Generator:
         return self._fill("normal", size, dtype, loc, scale)
 
 
+    # ---- built on the uniform stream (one fill, then element-wise work on the device) ---
+    def exponential(self, scale=1.0, size=None, dtype=np.float64) -> Array:
+        """Exponential floats of mean `scale`: -scale * log1p(-u) of uniforms u (inversion,
+        not NumPy's ziggurat: the same distribution, another sequence)."""
+        if scale < 0:
+            raise ValueError(f"exponential(scale={scale}): scale must be non-negative")
+        u = self.random(size, dtype)
+        return np.negative(np.log1p(np.negative(u))) * u.dtype.type(scale)
+
+    def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False) -> Array:
+        """Integers in [low, high) ([low, high] with endpoint=True): floor(low + u * range)
+        of float64 uniforms u, so a value's probability is off from 1/range by at most
+        range * 2**-53 (NumPy's Lemire rejection is exact; this bias is below 1e-10 for
+        ranges under a million). Ranges up to 2**32."""
+        if high is None:
+            low, high = 0, low
+        span = int(high) - int(low) + (1 if endpoint else 0)
+        if span <= 0:
+            raise ValueError("high <= low" if not endpoint else "low > high")
+        if span > 2**32:
+            raise ValueError(f"vkpersist.random.integers: ranges up to 2**32 values, got "
+                             f"{span}")
+        dtype = np.dtype(dtype)
+        if dtype.kind not in "iu":
+            raise TypeError(f"integers(dtype={dtype}): an integer dtype")
+        info = np.iinfo(dtype)
+        if int(low) < info.min or int(low) + span - 1 > info.max:
+            raise ValueError(f"integers: [{low}, {int(low) + span - 1}] is out of bounds for "
+                             f"{dtype}")
+        u = self.random(size, np.float64)
+        return (np.floor(u * float(span)) + float(low)).astype(dtype)
+
+    def permutation(self, x):
+        """A random permutation of range(x) (an int) or of a device array's first axis (a
+        copy): the argsort of float64 uniform keys, every ordering equally likely up to
+        ties of 53-bit keys (probability about n**2 * 2**-54)."""
+        if isinstance(x, (int, np.integer)):
+            return np.argsort(self.random(int(x), np.float64))
+        arr = x if isinstance(x, Array) else self.ctx.asarray(np.asarray(x))
+        if arr.ndim == 0:
+            raise ValueError("permutation: x must be an int or an array of at least one axis")
+        return arr[np.argsort(self.random(arr.shape[0], np.float64))]
+
+    def shuffle(self, x: Array, axis: int = 0) -> None:
+        """Shuffle a device array in place along `axis`."""
+        if not isinstance(x, Array):
+            raise TypeError("vkpersist.random.Generator.shuffle takes a device array (NumPy "
+                            "arrays: NumPy's own shuffle)")
+        order = np.argsort(self.random(x.shape[axis], np.float64))
+        x[...] = np.take(x, order, axis=axis)
+
+    def choice(self, a, size=None, replace=True, p=None):
+        """Samples of `a` (an int n: range(n); or a 1-d array): uniform with replacement,
+        by inverse CDF with probabilities `p`, or without replacement (a random prefix of a
+        permutation)."""
+        pool = None if isinstance(a, (int, np.integer)) else \
+            (a if isinstance(a, Array) else self.ctx.asarray(np.asarray(a)))
+        n = int(a) if pool is None else pool.shape[0]
+        if n <= 0:
+            raise ValueError("a cannot be empty unless no samples are taken")
+        count = 1 if size is None else int(np.prod(size))
+        if not replace:
+            if p is not None:
+                raise ValueError("vkpersist.random.choice(replace=False, p=...) is not "
+                                 "supported")
+            if count > n:
+                raise ValueError("Cannot take a larger sample than population when "
+                                 "replace is False")
+            picks = self.permutation(n)[:count]
+        elif p is None:
+            picks = self.integers(0, n, count)
+        else:
+            probs = np.asarray(p.numpy() if isinstance(p, Array) else p, dtype=np.float64)
+            if probs.shape != (n,) or np.any(probs < 0) or not np.isclose(probs.sum(), 1.0):
+                raise ValueError("probabilities must be non-negative, of a's length, and "
+                                 "sum to 1")
+            cdf = self.ctx.asarray(np.cumsum(probs))
+            picks = np.searchsorted(cdf, self.random(count, np.float64) * float(cdf[-1]),
+                                    side="right")
+            picks = np.minimum(picks, n - 1)
+        out = picks if pool is None else pool[picks]
+        shape = () if size is None else ((size,) if isinstance(size, int) else tuple(size))
+        return out.reshape(shape + (out.shape[1:] if pool is not None else ()))
+
+
 def default_rng(seed=None, ctx=None) -> Generator:
     """A Generator seeded with `seed` (an int 0..2**64-1; None: fresh entropy), on `ctx`
     (default: the default context). The same seed gives the same numbers on every device."""
