@@ -26,6 +26,7 @@ from . import _order_statistics  # noqa: F401  (np.median, quantile, isclose, ..
 from . import _fft  # noqa: F401  (np.fft.* on the device)
 from . import _calculus  # noqa: F401  (np.interp, gradient, trapezoid, convolve, ... on the device)
 from . import _einsum  # noqa: F401  (np.einsum, np.tensordot on the device)
+from . import _solve  # noqa: F401  (np.linalg.solve, inv, det, slogdet on the device)
 from ._creation import arange, asarray, empty, eye, full, identity, linspace, ones, zeros
 from ._array_math import FUNCTIONS as _F, angle, clip, imag, real, where
 from ._fusion import jit
