@@ -364,8 +364,9 @@ def test_numpy_ufuncs_on_device_arrays_stay_on_the_device(ctx):
     assert isinstance(np.float32(2) * da, vkp.Array) and isinstance(a + da, vkp.Array)
     with pytest.raises(TypeError, match=r"numpy.frexp has no device implementation"):
         np.frexp(da)
-    with pytest.raises(TypeError, match=r"numpy.add.accumulate has no device implementation"):
-        np.add.accumulate(da)
+    with pytest.raises(TypeError, match=r"numpy.multiply.accumulate has no device "
+                                         r"implementation.*np.add.accumulate"):
+        np.multiply.accumulate(da)             # ufunc methods: tests/test_ufunc_methods.py
     with pytest.raises(TypeError, match="not supported on vkpersist arrays"):
         np.add(da, 1, dtype=np.float64)
 
@@ -445,8 +446,8 @@ def test_broadcast_errors_and_bad_operands(ctx):
         vkp.sin("1.0")
     with pytest.raises(TypeError, match="bitwise_and"):
         vkp.bitwise_and(ctx.asarray(np.ones(3, np.float32)), 1)
-    with pytest.raises(TypeError, match="arcsin of complex128 arrays is not supported"):
-        vkp.arcsin(np.ones(3, np.complex128))     # complex arrays: tests/test_array_complex.py
+    with pytest.raises(TypeError, match="rint of complex128 arrays is not supported"):
+        vkp.rint(np.ones(3, np.complex128))       # complex arrays: tests/test_array_complex.py
     with pytest.raises(TypeError, match=r"vkp.arctan2\(\) takes 2 array arguments, got 1"):
         vkp.arctan2(np.ones(3))
     other = vkp.Context(ctx.info.index)
