@@ -243,7 +243,6 @@ def resolve(node: Node) -> None:
             raise _no_loop(node, e) from None
         node.loop, node.dtype = dts[:-1], dts[-1]
         if any(d.kind == "c" for d in node.loop):
-            _ufunc_complex.refuse(node.op, node.loop)
             if _COMPLEX_AS.get(node.op, node.op) not in _ufunc_complex.SUPPORTED:
                 dt = next(d for d in node.loop if d.kind == "c")
                 raise TypeError(f"vkpersist: {node.op} of {dt} arrays is not supported; the "

@@ -40,10 +40,6 @@ from .lang.builtins import sqrt as real_sqrt
 from .lang.builtins import trunc
 from .lang.types import i32
 
-# NumPy's complex ufuncs that have no kernel here (none now: `refuse` stays the one place
-# that would name them)
-MISSING: tuple = ()
-
 _NAN = float("nan")
 _INF = float("inf")
 _LN2 = 0.6931471805599453
@@ -532,19 +528,10 @@ _LOGICAL = {"logical_and": "and", "logical_or": "or", "logical_xor": "!="}
 SUPPORTED = sorted(set(_CALLS) | set(_EMIT) | set(_LOGICAL) | {"logical_not"})
 
 
-def refuse(name: str, loop) -> None:
-    """A TypeError for a complex loop of NumPy's that has no kernel here."""
-    if name in MISSING:
-        dt = next(d for d in loop if d.kind == "c")
-        raise TypeError(f"vkpersist: {name} of {dt} arrays is not supported (the complex "
-                        f"inverse trigonometric and hyperbolic functions have no kernel yet); "
-                        f"complex functions that run on the device: {', '.join(SUPPORTED)}")
-
-
 def expression(name: str, args, ins, functions: dict) -> str:
     """The kernel expression of ufunc `name` on operands `args` (kernel expressions
-    already converted to the loop's input dtypes `ins`, at least one complex)."""
-    refuse(name, ins)
+    already converted to the loop's input dtypes `ins`, at least one complex; a ufunc of
+    SUPPORTED: vkpersist/_elementwise.py refuses the others by name)."""
     ctype = "vkp.c64" if np.dtype(ins[0]) == np.complex64 else "vkp.c128"
     if name in _CALLS:
         return f"{_helper(ctype, _CALLS[name], functions)}({', '.join(args)})"
