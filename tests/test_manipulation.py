@@ -195,3 +195,22 @@ def test_meshgrid_eye_and_diagonal_views(ctx):
         np.pad(m, 1, "median")
     with pytest.raises(ValueError, match="wider than axis"):
         np.pad(m, 3, "reflect")
+
+
+def test_numpy_and_cupy_spellings_of_array_methods(ctx):
+    x = np.arange(12.0).reshape(3, 4) - 5
+    dx = ctx.asarray(x)
+    assert dx.tolist() == x.tolist() and dx.itemsize == 8
+    np.testing.assert_array_equal(dx.get(), x)
+    np.testing.assert_array_equal(vkp.asnumpy(dx), x)
+    np.testing.assert_array_equal(vkp.asnumpy([1, 2]), [1, 2])
+    host = np.empty((3, 4))
+    assert vkp.asnumpy(dx, out=host) is host and np.array_equal(host, x)
+    _same(dx.clip(-2, 3), x.clip(-2, 3))
+    _same(dx.diagonal(1), x.diagonal(1))
+    assert float(dx.trace()) == x.trace()
+    assert 3.0 in dx and 100.0 not in dx
+    assert [1, 2, 3][ctx.asarray(np.int32(1))] == 2                 # __index__
+    assert complex(ctx.asarray(np.complex64(1 + 2j))) == 1 + 2j
+    with pytest.raises(TypeError, match="integer scalar arrays"):
+        [1, 2][dx[0, 0]]

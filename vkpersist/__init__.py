@@ -27,7 +27,8 @@ from . import _fft  # noqa: F401  (np.fft.* on the device)
 from . import _calculus  # noqa: F401  (np.interp, gradient, trapezoid, convolve, ... on the device)
 from . import _einsum  # noqa: F401  (np.einsum, np.tensordot on the device)
 from . import _solve  # noqa: F401  (np.linalg.solve, inv, det, slogdet on the device)
-from ._creation import arange, asarray, empty, eye, full, identity, linspace, ones, zeros
+from ._creation import (arange, asarray, asnumpy, empty, eye, full, identity, linspace, ones,
+                        zeros)
 from ._array_math import FUNCTIONS as _F, angle, clip, imag, real, where
 from ._fusion import jit
 from ._vectorize import vectorize
@@ -89,7 +90,8 @@ __all__ = [
     "DeviceTimeout", "OutOfDeviceMemory", "UnsupportedError", "VkPersistError",
     "VulkanUnavailable", "default_context", "list_devices", "synchronize", "to_device",
     # device arrays made on the default context (or ctx=), NumPy's names
-    "arange", "asarray", "empty", "eye", "full", "identity", "linspace", "ones", "zeros",
+    "arange", "asarray", "asnumpy", "empty", "eye", "full", "identity", "linspace", "ones",
+    "zeros",
     # kernels, programs and the channels to running kernels
     "Kernel", "kernel", "func", "compile_source", "Program", "every", "when", "QueueOverflow", "OccupancyWarning",
     "render_in_thread",      # frames drawn with matplotlib off the trio event loop

@@ -82,3 +82,15 @@ def eye(N, M=None, k=0, dtype=np.float32, *, ctx: Context | None = None,
 def identity(n, dtype=np.float32, *, ctx: Context | None = None,
              memory: str = "device") -> Array:
     return eye(n, dtype=dtype, ctx=ctx, memory=memory)
+
+
+def asnumpy(a, out=None) -> np.ndarray:
+    """A NumPy copy of a device array (anything else: np.asarray of it), CuPy's
+    `cupy.asnumpy`."""
+    if isinstance(a, Array):
+        return a.get(out=out)
+    host = np.asarray(a)
+    if out is not None:
+        out[...] = host
+        return out
+    return host

@@ -530,6 +530,41 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
     def searchsorted(self, v, side="left", sorter=None) -> "Array":
         return np.searchsorted(self, v, side=side, sorter=sorter)
 
+    def clip(self, min=None, max=None, out=None):
+        return np.clip(self, min, max, out=out)
+
+    def diagonal(self, offset=0, axis1=0, axis2=1) -> "Array":
+        return np.diagonal(self, offset, axis1, axis2)
+
+    def trace(self, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+        return np.trace(self, offset, axis1, axis2, dtype, out)
+
+    def tolist(self):
+        """The elements as nested Python lists (a copy to the host, as NumPy's tolist)."""
+        return self.numpy().tolist()
+
+    def get(self, stream=None, order="C", out=None) -> np.ndarray:
+        """CuPy's spelling of `.numpy()`: a NumPy copy (into `out` when given)."""
+        if out is not None:
+            out[...] = self.numpy()
+            return out
+        return self.numpy()
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    def __contains__(self, value) -> bool:
+        return bool(np.any(self == value))
+
+    def __complex__(self) -> complex:
+        return complex(self.item())
+
+    def __index__(self) -> int:
+        if self.size != 1 or self.dtype.kind not in "iub":
+            raise TypeError("only integer scalar arrays can be converted to a scalar index")
+        return int(self.item())
+
     def flatten(self, order: str = "C") -> "Array":
         """A contiguous 1-d copy (ravel() is a view where it can be)."""
         return self.reshape(-1, order=order).copy()
