@@ -217,3 +217,20 @@ def test_matrix_and_complex_norms(ctx):
         np.linalg.norm(ctx.asarray(x), 2)
     with pytest.raises(ValueError, match="'fro' for vectors"):
         np.linalg.norm(ctx.asarray(x[0]), "fro")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.complex64])
+def test_cumprod_is_numpys(ctx, dtype):
+    rng = np.random.default_rng(47)
+    if np.dtype(dtype).kind in "iu":
+        x = rng.integers(-2, 3, (3, 700)).astype(dtype)
+    else:
+        x = (1 + 0.001 * rng.standard_normal((3, 700))).astype(dtype)
+    for axis in (None, 0, 1):
+        got, want = np.cumprod(ctx.asarray(x), axis=axis), np.cumprod(x, axis=axis)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        if np.dtype(dtype).kind in "iu":
+            np.testing.assert_array_equal(got.numpy(), want)        # wraps as NumPy's
+        else:      # products in scan order: 700 factors of ~1, a few ulp each
+            tol = 5e-5 if np.dtype(dtype) in (np.float32, np.complex64) else 1e-12
+            np.testing.assert_allclose(got.numpy(), want, rtol=tol)

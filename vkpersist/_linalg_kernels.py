@@ -61,8 +61,11 @@ def make_matmul(acc: np.dtype):
     return matmul_tiled
 
 
-def make_scan(acc: np.dtype):
+def make_scan(acc: np.dtype, op: str = "sum"):
+    """The scan kernels of `op` ("sum" or "prod": cumsum, cumprod) in `acc`."""
     acc = np.dtype(acc)
+    product = op == "prod"
+    ident = 1 if product else 0
 
     @kernel
     def scan_blocks(src, dst, totals):
@@ -75,18 +78,21 @@ def make_scan(acc: np.dtype):
             blk = group_id(0)
             while blk * 256 < n:
                 k = blk * 256 + lid
-                v: acc = 0
+                v: acc = ident
                 if k < n:
                     v = src[row, k]
                 buf[lid] = v
                 barrier()
                 offset = 1
                 while offset < 256:
-                    before: acc = 0
+                    before: acc = ident
                     if lid >= offset:
                         before = buf[lid - offset]
                     barrier()
-                    buf[lid] += before
+                    if product:
+                        buf[lid] *= before
+                    else:
+                        buf[lid] += before
                     barrier()
                     offset *= 2
                 if k < n:
@@ -108,10 +114,14 @@ def make_scan(acc: np.dtype):
             while blk * 256 < n:
                 k = blk * 256 + lid
                 if k < n:
-                    dst[row, k] += scanned[row, blk - 1]
+                    if product:
+                        dst[row, k] *= scanned[row, blk - 1]
+                    else:
+                        dst[row, k] += scanned[row, blk - 1]
                 blk += num_groups(0)
             row += num_groups(1)
 
-    scan_blocks.__name__ = f"scan_blocks_{acc}"
-    add_block_offsets.__name__ = f"add_block_offsets_{acc}"
+    scan_blocks.__name__ = f"scan_blocks_{acc}" if not product else f"scan_blocks_prod_{acc}"
+    add_block_offsets.__name__ = f"add_block_offsets_{acc}" if not product else \
+        f"mul_block_offsets_{acc}"
     return scan_blocks, add_block_offsets

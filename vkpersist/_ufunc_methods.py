@@ -2,7 +2,8 @@
 `np.multiply.outer`, `np.add.at`, ...
 
 reduce is the reduction of the same meaning (vkpersist/reductions.py: `np.add.reduce` is
-`np.sum` with the ufunc's default axis 0), accumulate of `add` is `np.cumsum`, and outer is
+`np.sum` with the ufunc's default axis 0), accumulate of `add` is `np.cumsum` and of
+`multiply` `np.cumprod`, and outer is
 the ufunc on the operands broadcast against each other (`a[..., None, None] op b`), so
 each keeps the accuracy and speed of what it is built on. The ufuncs a method has no
 device form for are refused by name, with the ones it has.
@@ -71,9 +72,10 @@ def reduce(name, a, axis=0, dtype=None, out=None, keepdims=False, initial=None, 
 
 def accumulate(name, a, axis=0, dtype=None, out=None):
     from . import linalg
-    if name != "add":
-        _refuse(name, "accumulate", ["add"])
-    return linalg.cumsum(a, axis=axis, dtype=dtype, out=out)
+    scans = {"add": linalg.cumsum, "multiply": linalg.cumprod}
+    if name not in scans:
+        _refuse(name, "accumulate", scans)
+    return scans[name](a, axis=axis, dtype=dtype, out=out)
 
 
 def outer(ufunc, a, b, **kwargs):

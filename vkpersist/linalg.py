@@ -192,12 +192,13 @@ def dot(a, b, out=None):
     return _finish(_product(rows, cols, dtype).reshape(shape), out, host)
 
 
-def _scan_rows(src: Array, acc) -> Array:
-    """The inclusive scan of each row of the (M, K) view `src`, as a new (M, K) array."""
+def _scan_rows(src: Array, acc, op: str = "sum") -> Array:
+    """The inclusive scan (`op` "sum" or "prod") of each row of the (M, K) view `src`, as a
+    new (M, K) array."""
     ctx = src.ctx
-    kernels = _SCAN.get(acc)
+    kernels = _SCAN.get((acc, op))
     if kernels is None:
-        kernels = _SCAN[acc] = lk.make_scan(acc)
+        kernels = _SCAN[(acc, op)] = lk.make_scan(acc, op)
     scan_blocks, add_offsets = kernels
     m, k = src.shape
     blocks = -(-k // lk.SCAN)
@@ -206,7 +207,7 @@ def _scan_rows(src: Array, acc) -> Array:
     grid = (min(blocks, 65535), min(m, 65535))
     scan_blocks[grid, lk.SCAN](src, dst, totals)
     if blocks > 1:
-        scanned = _scan_rows(totals, acc)
+        scanned = _scan_rows(totals, acc, op)
         add_offsets[grid, lk.SCAN](dst, scanned)
     return dst
 
@@ -215,24 +216,35 @@ def _scan_rows(src: Array, acc) -> Array:
 def cumsum(a, axis=None, dtype=None, out=None):
     """The cumulative sum along `axis` (None: of the flattened array), as np.cumsum, with
     NumPy's result dtype (int32 gives int64). Float sums are in scan order (docs)."""
+    return _scan("sum", a, axis, dtype, out)
+
+
+@implements(np.cumprod)
+def cumprod(a, axis=None, dtype=None, out=None):
+    """The cumulative product along `axis`, as np.cumprod (products in scan order)."""
+    return _scan("prod", a, axis, dtype, out)
+
+
+def _scan(op: str, a, axis, dtype, out):
+    name = "cumsum" if op == "sum" else "cumprod"
     x, host = _device(a)
     if axis is None:
         axes, shape = tuple(range(x.ndim)), (x.size,)
     else:
         if not isinstance(axis, (int, np.integer)):
-            raise TypeError(f"vkpersist.cumsum: axis must be an int or None, got {axis!r}")
+            raise TypeError(f"vkpersist.{name}: axis must be an int or None, got {axis!r}")
         axes = normalize_axis_tuple(axis, x.ndim)
         shape = x.shape
-    result = _result_dtype("sum", x.dtype, dtype)
-    acc = _acc_dtype("sum", result)
+    result = _result_dtype(op, x.dtype, dtype)
+    acc = _acc_dtype(op, result)
     if result.kind == "b":
-        raise UnsupportedError("vkpersist.cumsum(dtype=bool) is not supported; use an "
+        raise UnsupportedError(f"vkpersist.{name}(dtype=bool) is not supported; use an "
                                "integer dtype")
     if x.size == 0:
         res = Array(x.ctx, shape, result)
     else:
         with batched(x.ctx):                     # every level's launches: one submission
-            rows = _scan_rows(rows_view(x, axes), acc)
+            rows = _scan_rows(rows_view(x, axes), acc, op)
         if axis is None:
             res = rows.reshape(shape)
         else:
@@ -319,4 +331,4 @@ def norm(x, ord=None, axis=None, keepdims=False):
     return reductions.sum(mag ** p, **kw) ** (1.0 / p)
 
 
-__all__ = ["cumsum", "dot", "inner", "matmul", "norm", "outer", "vdot"]
+__all__ = ["cumprod", "cumsum", "dot", "inner", "matmul", "norm", "outer", "vdot"]
