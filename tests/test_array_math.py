@@ -606,3 +606,19 @@ def test_ufuncs_take_numpys_where(ctx):
         vkp.jit(lambda x: vkp.exp(x, where=x > 0))(ctx.asarray(a))
     with pytest.raises(ValueError, match="could not be broadcast"):
         np.add(ctx.asarray(a), 1, out=ctx.zeros((4, 5)), where=np.ones(3, bool))
+
+
+def test_an_operand_given_twice_does_not_capture_the_recipe(ctx):
+    """`x * x` binds x once and reads it twice; `a * b` of the same shapes and dtypes after
+    it must not reuse that kernel (it computed `a * a`: the recipe key lacked which
+    arguments are one object; found through np.linalg.norm before np.average)."""
+    rng = np.random.default_rng(70)
+    x, a, b = (rng.standard_normal((4, 6)) for _ in range(3))
+    dx, da, db = ctx.asarray(x), ctx.asarray(a), ctx.asarray(b)
+    np.testing.assert_array_equal((dx * dx).numpy(), x * x)
+    np.testing.assert_array_equal((da * db).numpy(), a * b)
+    np.testing.assert_array_equal(np.add(db, da).numpy(), b + a)
+    np.testing.assert_array_equal(np.add(db, db).numpy(), b + b)
+    f = vkp.jit(lambda p, q: p * q + p)
+    np.testing.assert_array_equal(f(dx, dx).numpy(), x * x + x)
+    np.testing.assert_array_equal(f(da, db).numpy(), a * b + a)

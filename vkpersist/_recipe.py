@@ -52,7 +52,11 @@ def call(fn_key, build, args, out, name: str, sources: set | None = None):
     args = [np.asarray(a) if isinstance(a, (list, tuple)) else a for a in args]
     if isinstance(out, Array):
         args = [_unaliased(a, out) for a in args]
-    key = (fn_key, tuple(map(describe, args)), None if out is None else describe(out))
+    # which arguments are the same array object: the kernel binds one array once (`x * x`
+    # reads one parameter twice), so `x * x` and `x * y` must not share a recipe
+    same = tuple(next(j for j, b in enumerate(args) if b is a)
+                 if isinstance(a, (Array, np.ndarray)) else i for i, a in enumerate(args))
+    key = (fn_key, tuple(map(describe, args)), None if out is None else describe(out), same)
     recipe = _recipe(key, build, args, out, name)
     values = recipe.scalar_values(args)
     if recipe.folds and recipe.fold_types(values) != recipe.folds:
