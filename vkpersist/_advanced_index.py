@@ -25,13 +25,12 @@ import math
 
 import numpy as np
 
+from ._elementwise import LOCAL, groups_for
 from ._kernel import kernel
 from ._numpy_table import implements
 from .lang.builtins import global_id, global_size
 from .vk.array import Array
 
-LOCAL = 256
-MAX_GROUPS = 65535
 
 
 @kernel
@@ -69,9 +68,6 @@ def _compact(flags, running, out):
             out[running[g] - 1] = g
         g += global_size(0)
 
-
-def _groups(n: int) -> int:
-    return max(1, min(MAX_GROUPS, -(-n // LOCAL)))
 
 
 def _intp(ctx):
@@ -194,7 +190,7 @@ def getitem(a: Array, key) -> Array:
     out = Array(a.ctx, (src.shape[0], flat.size, src.shape[2]), a.dtype)
     err = a.ctx.zeros(2, np.int64 if flat.dtype.itemsize == 8 else np.int32)
     if out.size:
-        _move[_groups(out.size), LOCAL](src, flat, out, err, np.int32(0))
+        _move[groups_for(out.size), LOCAL](src, flat, out, err, np.int32(0))
         if not checked:
             _check_err(err, view.shape[axis], axis)
     return out.reshape(view.shape[:axis] + tuple(ishape) + view.shape[axis + 1:])
@@ -217,7 +213,7 @@ def setitem(a: Array, key, value) -> None:
     values = _broadcast_values(a, value, target).reshape(shape)
     err = a.ctx.zeros(2, np.int64 if flat.dtype.itemsize == 8 else np.int32)
     if values.size:
-        _move[_groups(values.size), LOCAL](dst, flat, values, err, np.int32(1))
+        _move[groups_for(values.size), LOCAL](dst, flat, values, err, np.int32(1))
         if not checked:
             _check_err(err, view.shape[axis], axis)
     if not in_place:                      # the view was not contiguous: write the copy back
@@ -297,7 +293,7 @@ def flatnonzero(a) -> Array:
     count = int(running[flags.size - 1])              # waits for the device, once
     out = Array(a.ctx, (count,), intp)
     if count:
-        _compact[_groups(flags.size), LOCAL](flags, running, out)
+        _compact[groups_for(flags.size), LOCAL](flags, running, out)
     return out
 
 

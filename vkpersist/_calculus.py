@@ -18,14 +18,13 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
+from ._elementwise import LOCAL, groups_for
 from ._kernel import kernel
 from ._manipulation import device_operand
 from ._numpy_table import implements
 from .lang.builtins import global_id, global_size
 from .vk.array import Array
 
-LOCAL = 256
-MAX_GROUPS = 65535
 DIRECT_MAX = 4096          # longer: through the FFT (also below lavapipe's loop limit)
 
 
@@ -226,8 +225,7 @@ def _full_correlation(a: Array, v: Array) -> Array:
     a, v = a.astype(dtype, copy=False), v.astype(dtype, copy=False)
     if min(n, m) <= DIRECT_MAX:
         out = Array(a.ctx, (n + m - 1,), dtype)
-        groups = max(1, min(MAX_GROUPS, -(-out.size // LOCAL)))
-        _correlate_full[groups, LOCAL](a, v, out, dtype.type(0))
+        _correlate_full[groups_for(out.size), LOCAL](a, v, out, dtype.type(0))
         return out
     length = n + m - 1                 # through the FFT: the product of the spectra
     spec = np.fft.fft(a, n=length) * np.fft.fft(v[::-1], n=length)

@@ -11,12 +11,11 @@ size with at most 65,535 workgroups.
 """
 from __future__ import annotations
 
+from ._elementwise import LOCAL, groups_for
 from ._kernel import kernel
 from .lang.builtins import global_id, global_size
 from .vk.array import Array
 
-LOCAL = 256
-MAX_GROUPS = 65535
 
 
 @kernel
@@ -56,8 +55,7 @@ _BY_NDIM = {1: _copy1, 2: _copy2, 3: _copy3}
 
 def kernel_copy(src: Array, dst: Array) -> None:
     """dst[...] = src (same shape, 1-3 axes, dst contiguous, fewer than 2**31 elements)."""
-    groups = min(MAX_GROUPS, -(-src.size // LOCAL))
-    _BY_NDIM[src.ndim][groups, LOCAL](src, dst)
+    _BY_NDIM[src.ndim][groups_for(src.size), LOCAL](src, dst)
 
 
 Array._kernel_copy = staticmethod(kernel_copy)

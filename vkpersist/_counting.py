@@ -19,14 +19,13 @@ import operator
 
 import numpy as np
 
+from ._elementwise import LOCAL, groups_for
 from ._kernel import kernel
 from ._manipulation import device_operand
 from ._numpy_table import implements
 from .lang.builtins import atomic, global_id, global_size
 from .vk.array import Array
 
-LOCAL = 256
-MAX_GROUPS = 65535
 
 
 @kernel
@@ -36,9 +35,6 @@ def _count(x, counts):
         atomic.add(counts, x[g], 1)
         g += global_size(0)
 
-
-def _groups(n: int) -> int:
-    return max(1, min(MAX_GROUPS, -(-n // LOCAL)))
 
 
 @implements(np.bincount)
@@ -68,7 +64,7 @@ def bincount(x, weights=None, minlength=0):
                              "need 64-bit atomics, which the device lacks")
         counts = ctx.zeros(length, np.int64 if ctx.info.atomic_int64 else np.int32)
         if x.size:
-            _count[_groups(x.size), LOCAL](flat, counts)
+            _count[groups_for(x.size), LOCAL](flat, counts)
         return counts if counts.dtype == np.int64 or not ctx.info.int64 else \
             counts.astype(np.int64)
     w = device_operand(ctx, weights, "np.bincount")
@@ -80,7 +76,7 @@ def bincount(x, weights=None, minlength=0):
     sums = ctx.zeros(length, np.float64)
     if x.size:
         from ._ufunc_methods import atomic_update     # sums[x[i]] += w[i], atomically
-        atomic_update[_groups(x.size), LOCAL](sums, flat, w.astype(np.float64, copy=False),
+        atomic_update[groups_for(x.size), LOCAL](sums, flat, w.astype(np.float64, copy=False),
                                               np.int32(0))
     return sums
 

@@ -138,9 +138,9 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
         arrays = [z.astype(dtype, copy=False) for z in arrays]
     for z, t in zip(arrays, terms):
         if z.ndim != len(t):
-            raise ValueError(f"operand has more dimensions than subscripts given in einstein "
-                             f"sum, but no '...' ellipsis provided to broadcast the extra "
-                             f"dimensions." if z.ndim > len(t) else
+            raise ValueError("operand has more dimensions than subscripts given in einstein "
+                             "sum, but no '...' ellipsis provided to broadcast the extra "
+                             "dimensions." if z.ndim > len(t) else
                              f"einstein sum subscript '{t}' has {len(t)} letters for an "
                              f"operand of {z.ndim} dimensions")
     parts = [_diagonals(z, t) for z, t in zip(arrays, terms)]

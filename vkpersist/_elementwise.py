@@ -36,6 +36,12 @@ MAX_GROUPS = 65535
 _PY_SCALARS = (bool, int, float, complex)
 
 
+def groups_for(n: int, local: int = LOCAL) -> int:
+    """Workgroups of `local` invocations for a grid-stride loop over `n` items: enough for
+    one item each, at most MAX_GROUPS (65,535, the limit every device takes), at least 1."""
+    return max(1, min(MAX_GROUPS, -(-n // local)))
+
+
 def weak(node) -> bool:
     """A Python bool, int, float or complex operand (NumPy's own scalars are typed: NEP
     50)."""

@@ -24,13 +24,12 @@ import weakref
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
+from ._elementwise import LOCAL, groups_for
 from ._kernel import kernel
 from ._numpy_table import implements
 from .lang.builtins import global_id, global_size
 from .vk.array import Array
 
-LOCAL = 256
-MAX_GROUPS = 65535
 _TWIDDLES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # ctx -> {(n, type): table}
 
 
@@ -55,9 +54,6 @@ def _stockham(x, y, tw, p, inverse):
         y[row, j + p] = u0 - u1
         g += global_size(0)
 
-
-def _groups(n: int) -> int:
-    return max(1, min(MAX_GROUPS, -(-n // LOCAL)))
 
 
 def _complex_type(dtype: np.dtype) -> np.dtype:
@@ -85,7 +81,7 @@ def _pow2_rows(x: Array, inverse: bool) -> Array:
     p = 1
     with x.ctx.batched():
         while p < n:
-            _stockham[_groups(rows * n // 2), LOCAL](a, b, tw, np.int32(p), np.int32(inverse))
+            _stockham[groups_for(rows * n // 2), LOCAL](a, b, tw, np.int32(p), np.int32(inverse))
             a, b = b, a
             p *= 2
     return a

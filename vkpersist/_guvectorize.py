@@ -30,7 +30,7 @@ import textwrap
 
 import numpy as np
 
-from ._elementwise import LOCAL, MAX_GROUPS, Node, as_node, compiled, resolve
+from ._elementwise import LOCAL, Node, as_node, compiled, groups_for, resolve
 from ._recipe import broadcast_shape
 from ._vectorize import parse_signature, pick
 from .lang.source import compile_source
@@ -256,7 +256,7 @@ class GUVectorized:
             "    while g < x0.shape[0]:", f"        {self.fname}(g, {', '.join(call)})",
             "        g += vkp.global_size(0)"]) + "\n"
         kern = compiled(text, {self.fname: self.device_function})
-        groups = max(1, min(MAX_GROUPS, -(-length // LOCAL)))
+        groups = groups_for(length)
         kern[groups, LOCAL](*views, *out_views)
 
 

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from ._elementwise import (LOCAL, MAX_GROUPS, Node, as_node, compiled, evaluate, resolve,
+from ._elementwise import (LOCAL, Node, as_node, compiled, evaluate, groups_for, resolve,
                            source)
 from ._errors import VkPersistError
 from ._ufunc_table import COMPUTE, PARAM
@@ -217,7 +217,7 @@ class Recipe:
         self.source, em = source(root, self.dtype, len(self.inner))
         # an empty result launches nothing, and compiles nothing either
         self.kernel = compiled(self.source, em.functions) if math.prod(shape) else None
-        self.groups = max(1, min(MAX_GROUPS, -(-math.prod(self.inner) // LOCAL)))
+        self.groups = groups_for(math.prod(self.inner))
         position = {id(n): k for k, n in enumerate(nodes)}
         arg_of = {id(n.value): k for k, n in enumerate(nodes) if n.op == "array"}
         # per leaf array: (argument position, None) or (None, the array fixed in the

@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._elementwise import LOCAL, groups_for
 from ._kernel import kernel
 from ._manipulation import device_operand
 from ._numpy_table import implements
 from .lang.builtins import global_id, global_size
 from .vk.array import Array
 
-LOCAL = 256
-MAX_GROUPS = 65535
 
 
 @kernel
@@ -139,9 +138,6 @@ def _backward(lu, y, x, k):
         g += global_size(0)
 
 
-def _groups(n: int) -> int:
-    return max(1, min(MAX_GROUPS, -(-n // LOCAL)))
-
 
 def _square_stack(a: Array, what: str):
     if a.ndim < 2:
@@ -162,11 +158,11 @@ def _lu(work: Array):
     with work.ctx.batched():
         for k in range(n):
             kk = np.int32(k)
-            _pivot[_groups(bsz), LOCAL](work, piv, kk)
-            _swap[_groups(bsz * n), LOCAL](work, piv, kk)
+            _pivot[groups_for(bsz), LOCAL](work, piv, kk)
+            _swap[groups_for(bsz * n), LOCAL](work, piv, kk)
             if k + 1 < n:
-                _multipliers[_groups(bsz * (n - k - 1)), LOCAL](work, kk)
-                _update[_groups(bsz * (n - k - 1) ** 2), LOCAL](work, kk)
+                _multipliers[groups_for(bsz * (n - k - 1)), LOCAL](work, kk)
+                _update[groups_for(bsz * (n - k - 1) ** 2), LOCAL](work, kk)
     return piv
 
 
@@ -181,11 +177,11 @@ def _substitute(work: Array, piv: Array, rhs: Array) -> Array:
     y = rhs.copy()
     x = Array(rhs.ctx, rhs.shape, rhs.dtype)
     with rhs.ctx.batched():
-        _permute[_groups(bsz * cols), LOCAL](y, piv)
+        _permute[groups_for(bsz * cols), LOCAL](y, piv)
         for k in range(n - 1):
-            _forward[_groups(bsz * (n - k - 1) * cols), LOCAL](work, y, np.int32(k))
+            _forward[groups_for(bsz * (n - k - 1) * cols), LOCAL](work, y, np.int32(k))
         for k in range(n - 1, -1, -1):
-            _backward[_groups(bsz * (k + 1) * cols), LOCAL](work, y, x, np.int32(k))
+            _backward[groups_for(bsz * (k + 1) * cols), LOCAL](work, y, x, np.int32(k))
     return x
 
 

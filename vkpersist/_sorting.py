@@ -20,14 +20,13 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
+from ._elementwise import LOCAL, groups_for
 from ._kernel import kernel
 from ._manipulation import device_operand
 from ._numpy_table import implements
 from .lang.builtins import global_id, global_size, isnan
 from .vk.array import Array
 
-LOCAL = 256
-MAX_GROUPS = 65535
 
 
 @kernel
@@ -101,9 +100,6 @@ def _search(a, v, out, right):
         g += global_size(0)
 
 
-def _groups(n: int) -> int:
-    return max(1, min(MAX_GROUPS, -(-n // LOCAL)))
-
 
 def _key_dtype(dtype: np.dtype, what: str) -> np.dtype:
     if dtype.kind == "c":
@@ -129,12 +125,12 @@ def _sorted_rows(a: Array, axis: int, what: str):
     ctx = a.ctx
     keys[:, :n] = moved.reshape(rows, n) if n else 0
     with ctx.batched():
-        _iota[_groups(rows * m), LOCAL](idx)
+        _iota[groups_for(rows * m), LOCAL](idx)
         k = 2
         while k <= m:
             j = k // 2
             while j >= 1:
-                _bitonic_pass[_groups(rows * m // 2), LOCAL](keys, idx, np.int32(n), np.int32(k),
+                _bitonic_pass[groups_for(rows * m // 2), LOCAL](keys, idx, np.int32(n), np.int32(k),
                                                              np.int32(j))
                 j //= 2
             k *= 2
@@ -205,7 +201,7 @@ def searchsorted(a, v, side="left", sorter=None):
     flat = vv.reshape(-1).astype(common, copy=False)
     out = Array(a.ctx, flat.shape, np.int64 if a.ctx.info.int64 else np.int32)
     if flat.size:
-        _search[_groups(flat.size), LOCAL](sa, flat, out, np.int32(side == "right"))
+        _search[groups_for(flat.size), LOCAL](sa, flat, out, np.int32(side == "right"))
     return out.reshape(vv.shape) if vv.ndim else out.reshape(())
 
 

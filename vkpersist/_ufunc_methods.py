@@ -20,12 +20,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._elementwise import LOCAL, groups_for
 from ._kernel import kernel
 from .lang.builtins import atomic, global_id, global_size
 from .vk.array import Array
 
-LOCAL = 256
-MAX_GROUPS = 65535
 
 # ufunc -> the reduction it means (reduce) and its identity for empty arrays
 _REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
@@ -115,7 +114,6 @@ def at(name, a, indices, b=None):
     flat = target.reshape(-1)
     pos = positions.reshape(-1)
     if pos.size:
-        groups = max(1, min(MAX_GROUPS, -(-pos.size // LOCAL)))
-        atomic_update[groups, LOCAL](flat, pos, values.reshape(-1), np.int32(_AT[name]))
+        atomic_update[groups_for(pos.size), LOCAL](flat, pos, values.reshape(-1), np.int32(_AT[name]))
     if target is not a:
         a[...] = target

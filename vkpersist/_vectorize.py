@@ -26,7 +26,7 @@ import re
 import numpy as np
 
 from ._array_math import run
-from ._elementwise import LOCAL, MAX_GROUPS, Node, compiled, convert, resolve, weak
+from ._elementwise import LOCAL, Node, compiled, convert, groups_for, resolve, weak
 from .lang import types as T
 from .lang.compiler import Unit
 from .lang.values import DeviceFunction
@@ -205,7 +205,7 @@ class Vectorized:
             rows = math.prod(rest)
             kern = compiled(self._fold_source(ins, ret, how),
                             {self.glsl_name: self.device_function})
-            groups = max(1, min(MAX_GROUPS, -(-rows // LOCAL)))
+            groups = groups_for(rows)
             kern[groups, LOCAL](result.reshape(rows, -1), src.reshape(rows, n))
         if how == "accumulate" and order is not None:
             result = result.transpose(*np.argsort(order))
