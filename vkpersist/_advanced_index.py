@@ -22,6 +22,7 @@ cannot be raised later without losing where it came from).
 from __future__ import annotations
 
 import math
+import weakref
 
 import numpy as np
 
@@ -68,6 +69,21 @@ def _compact(flags, running, out):
             out[running[g] - 1] = g
         g += global_size(0)
 
+
+
+_UNREAD: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # ctx -> {dtype: (2,)}
+
+
+def _error_record(ctx, dtype, checked: bool) -> Array:
+    """Where the kernel records an index out of range. Indices checked on the host never
+    are: they get a record kept per Context and never read, so the gather needs no zeroed
+    array, whose fill (ctx.zeros) would wait for all pending work."""
+    if not checked:
+        return ctx.zeros(2, dtype)
+    records = _UNREAD.setdefault(ctx, {})
+    if dtype not in records:
+        records[dtype] = Array(ctx, (2,), dtype)
+    return records[dtype]
 
 
 def _intp(ctx):
@@ -188,7 +204,7 @@ def getitem(a: Array, key) -> Array:
         view, ishape, checked = _merge(view, axis, covered), (flat.size,), True
     src, _ = _pnq(view, axis)
     out = Array(a.ctx, (src.shape[0], flat.size, src.shape[2]), a.dtype)
-    err = a.ctx.zeros(2, np.int64 if flat.dtype.itemsize == 8 else np.int32)
+    err = _error_record(a.ctx, np.int64 if flat.dtype.itemsize == 8 else np.int32, checked)
     if out.size:
         _move[groups_for(out.size), LOCAL](src, flat, out, err, np.int32(0))
         if not checked:
@@ -211,7 +227,7 @@ def setitem(a: Array, key, value) -> None:
     shape = (dst.shape[0], flat.size, dst.shape[2])
     target = view.shape[:axis] + tuple(ishape) + view.shape[axis + 1:]
     values = _broadcast_values(a, value, target).reshape(shape)
-    err = a.ctx.zeros(2, np.int64 if flat.dtype.itemsize == 8 else np.int32)
+    err = _error_record(a.ctx, np.int64 if flat.dtype.itemsize == 8 else np.int32, checked)
     if values.size:
         _move[groups_for(values.size), LOCAL](dst, flat, values, err, np.int32(1))
         if not checked:
@@ -263,8 +279,7 @@ def _broadcast_values(a: Array, value, shape) -> Array:
             raise ValueError(f"shape mismatch: value array of shape {value.shape} could not "
                              f"be broadcast to indexing result of shape {tuple(shape)}") from None
         out = Array(a.ctx, tuple(shape), a.dtype)
-        from ._array_math import _select
-        _select(True, value.astype(a.dtype, copy=False), out, out, "setitem")
+        Array._assign(value, out)             # broadcast and converted on the device
         return out
     host = np.asarray(value)
     try:

@@ -20,7 +20,7 @@ from numpy.lib.array_utils import normalize_axis_index
 
 from ._elementwise import LOCAL, groups_for
 from ._kernel import kernel
-from ._manipulation import device_operand
+from ._manipulation import device_operand, inexact
 from ._numpy_table import implements
 from .lang.builtins import global_id, global_size
 from .vk.array import Array
@@ -42,12 +42,6 @@ def _correlate_full(a, v, out, zero):
             acc += a[g + j - (m - 1)] * v[j]
         out[g] = acc
         g += global_size(0)
-
-
-def _float(x: Array) -> Array:
-    if x.dtype.kind in "fc":
-        return x
-    return x.astype(np.float64 if x.ctx.info.float64 else np.float32)
 
 
 def _dev(ctx, x, what: str = "vkpersist"):
@@ -118,7 +112,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
         spacing = list(varargs)
     else:
         raise TypeError("invalid number of arguments")
-    f = _float(f)
+    f = inexact(f)
     out = []
     for ax, h in zip(axes, spacing):
         n = f.shape[ax]

@@ -25,19 +25,22 @@ from ._numpy_table import implements
 from .vk.array import Array
 
 
+def converted(src, dtype: np.dtype, casting: str):
+    """`src` (a device array, NumPy data or a number) in `dtype`, if `casting` allows it,
+    with NumPy's TypeError otherwise."""
+    have = src.dtype if isinstance(src, (Array, np.ndarray)) else np.asarray(src).dtype
+    if have == dtype:
+        return src
+    if not np.can_cast(have, dtype, casting):
+        raise TypeError(f"Cannot cast array data from dtype('{have}') to "
+                        f"dtype('{dtype}') according to the rule '{casting}'")
+    return src.astype(dtype) if isinstance(src, Array) else np.asarray(src).astype(dtype)
+
+
 def assign(src, dst: Array, casting: str = "unsafe") -> None:
     """dst[...] = src on the device: broadcast, converted with `casting` (assignment is
     NumPy's unsafe casting; np.copyto's default is same_kind)."""
-    dtype = src.dtype if isinstance(src, (Array, np.ndarray)) else np.asarray(src).dtype
-    if dtype != dst.dtype:
-        if not np.can_cast(dtype, dst.dtype, casting):
-            raise TypeError(f"Cannot cast array data from dtype('{dtype}') to "
-                            f"dtype('{dst.dtype}') according to the rule '{casting}'")
-        if isinstance(src, Array):
-            src = src.astype(dst.dtype)
-        else:
-            src = np.asarray(src).astype(dst.dtype)
-    run("copy", lambda x: x, (src,), dst, "copy")
+    run("copy", lambda x: x, (converted(src, dst.dtype, casting),), dst, "copy")
 
 
 Array._assign = staticmethod(assign)
@@ -52,6 +55,14 @@ def device_operand(ctx, x, what: str) -> Array:
                                  "to one with ctx.asarray(...)")
         return x
     return ctx.asarray(np.asarray(x))
+
+
+def inexact(x: Array) -> Array:
+    """`x` if it holds floats or complex numbers, else converted to float64 (float32 on a
+    device without float64), as NumPy's statistics and calculus turn integers to floats."""
+    if x.dtype.kind in "fc":
+        return x
+    return x.astype(np.float64 if x.ctx.info.float64 else np.float32)
 
 
 # ---- shape queries ---------------------------------------------------------------------
@@ -111,14 +122,7 @@ def copyto(dst, src, casting="same_kind", where=True):
         assign(src, dst, casting)
         return
     from ._array_math import _select
-    value = src
-    dtype = src.dtype if isinstance(src, (Array, np.ndarray)) else np.asarray(src).dtype
-    if not np.can_cast(dtype, dst.dtype, casting):
-        raise TypeError(f"Cannot cast array data from dtype('{dtype}') to "
-                        f"dtype('{dst.dtype}') according to the rule '{casting}'")
-    if dtype != dst.dtype:
-        value = src.astype(dst.dtype) if isinstance(src, Array) else \
-            np.asarray(src).astype(dst.dtype)
+    value = converted(src, dst.dtype, casting)
     _select(where, value, dst, dst, "copyto")
 
 
@@ -215,7 +219,7 @@ def _device_arrays(arrays, what: str) -> list:
     if not arrays:
         raise ValueError("need at least one array to concatenate")
     ctx = next((a.ctx for a in arrays if isinstance(a, Array)), None)
-    return [a if isinstance(a, Array) else ctx.asarray(np.asarray(a)) for a in arrays]
+    return [device_operand(ctx, a, f"np.{what}") for a in arrays]
 
 
 @implements(np.concatenate)
@@ -280,7 +284,8 @@ def hstack(tup, *, dtype=None, casting="same_kind"):
 
 @implements(np.column_stack)
 def column_stack(tup):
-    arrays = [a.reshape(-1, 1) if a.ndim == 1 else a for a in _device_arrays(tup, "stack")]
+    arrays = [a.reshape(-1, 1) if a.ndim == 1 else a
+              for a in _device_arrays(tup, "column_stack")]
     return concatenate(arrays, 1)
 
 

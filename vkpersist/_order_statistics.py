@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
+from ._manipulation import inexact
 from ._numpy_table import implements
 from .vk.array import Array
 
@@ -43,11 +44,6 @@ def _nan_where_any(s: Array, value):
     return np.where(np.isnan(s[..., -1]), s[..., -1], value)
 
 
-def _floats(a: Array) -> Array:
-    return a if a.dtype.kind in "fc" else a.astype(np.float64 if a.ctx.info.float64
-                                                   else np.float32)
-
-
 def _check(name, a, out, overwrite_input=False):
     if out is not None:
         raise TypeError(f"np.{name}(out=...) is not supported on vkpersist arrays")
@@ -60,7 +56,7 @@ def _check(name, a, out, overwrite_input=False):
 @implements(np.median)
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     _check("median", a, out)
-    s, ax = _sorted_last(_floats(a), axis)
+    s, ax = _sorted_last(inexact(a), axis)
     n = s.shape[-1]
     if n % 2:
         value = s[..., n // 2]
@@ -81,7 +77,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     qs = np.asarray(q.numpy() if isinstance(q, Array) else q, dtype=np.float64)
     if np.any((qs < 0) | (qs > 1)) or np.any(np.isnan(qs)):
         raise ValueError("Quantiles must be in the range [0, 1]")
-    s, ax = _sorted_last(_floats(a), axis)
+    s, ax = _sorted_last(inexact(a), axis)
     n = s.shape[-1]
     # NumPy's interpolation weight has q's type: a Python number is weak (float32 data
     # stays float32), an array or NumPy float64 promotes the result to float64 (NEP 50)
