@@ -77,12 +77,14 @@ def _pow2_rows(x: Array, inverse: bool) -> Array:
     if n == 1:
         return x.copy()
     tw = _twiddles(x.ctx, n, x.dtype)
-    a, b = x.copy(), Array(x.ctx, x.shape, x.dtype)
+    # the first pass reads x itself (never written), later ones ping-pong between two
+    # buffers of their own
+    a, b = x, Array(x.ctx, x.shape, x.dtype)
     p = 1
     with x.ctx.batched():
         while p < n:
             _stockham[groups_for(rows * n // 2), LOCAL](a, b, tw, np.int32(p), np.int32(inverse))
-            a, b = b, a
+            a, b = b, (Array(x.ctx, x.shape, x.dtype) if a is x else a)
             p *= 2
     return a
 

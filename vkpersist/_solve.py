@@ -222,18 +222,23 @@ def inv(a):
     return _substitute(work, piv, eye).reshape(a.shape[:-2] + (n, n))
 
 
+def _factored(a: Array, what: str):
+    """The LU factors of `a`'s stack, U's diagonal (B, n), and the sign of the row
+    permutation (B,), in the factors' dtype."""
+    work = _square_stack(a, what)
+    n = a.shape[-1]
+    piv = _lu(work)
+    swaps = np.sum(piv[:, :n] != a.ctx.asarray(np.arange(n, dtype=np.int32)), axis=1)
+    return np.diagonal(work, 0, 1, 2), (1 - 2 * (swaps % 2)).astype(work.dtype)
+
+
 @implements(np.linalg.slogdet)
 def slogdet(a):
     """np.linalg.slogdet: (sign, log|det|) from the pivots' product, as LAPACK's users do."""
-    work = _square_stack(a, "slogdet")
-    n = a.shape[-1]
-    piv = _lu(work)
-    diagonal = np.diagonal(work, 0, 1, 2)
-    swaps = np.sum(piv[:, :n] != a.ctx.asarray(np.arange(n, dtype=np.int32)), axis=1)
-    parity = (1 - 2 * (swaps % 2)).astype(work.dtype)
+    diagonal, parity = _factored(a, "slogdet")
     magnitude = np.abs(diagonal)
     logdet = np.sum(np.log(magnitude), axis=1)
-    if work.dtype.kind == "c":
+    if diagonal.dtype.kind == "c":
         sign = parity * np.prod(diagonal / magnitude, axis=1)
     else:
         sign = parity * np.prod(np.sign(diagonal), axis=1)
@@ -244,9 +249,5 @@ def slogdet(a):
 @implements(np.linalg.det)
 def det(a):
     """np.linalg.det: the product of U's diagonal, signed by the row swaps."""
-    work = _square_stack(a, "det")
-    n = a.shape[-1]
-    piv = _lu(work)
-    swaps = np.sum(piv[:, :n] != a.ctx.asarray(np.arange(n, dtype=np.int32)), axis=1)
-    parity = (1 - 2 * (swaps % 2)).astype(work.dtype)
-    return (np.prod(np.diagonal(work, 0, 1, 2), axis=1) * parity).reshape(a.shape[:-2])
+    diagonal, parity = _factored(a, "det")
+    return (np.prod(diagonal, axis=1) * parity).reshape(a.shape[:-2])
