@@ -130,8 +130,8 @@ def _sorted_rows(a: Array, axis: int, what: str):
         while k <= m:
             j = k // 2
             while j >= 1:
-                _bitonic_pass[groups_for(rows * m // 2), LOCAL](keys, idx, np.int32(n), np.int32(k),
-                                                             np.int32(j))
+                _bitonic_pass[groups_for(rows * m // 2), LOCAL](
+                    keys, idx, np.int32(n), np.int32(k), np.int32(j))
                 j //= 2
             k *= 2
     return keys[:, :n], idx[:, :n], moved.shape
@@ -216,9 +216,10 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
                         "flattened array (axis=None)")
     flat = ar.reshape(-1)
     n = flat.size
-    if return_index or return_inverse:
-        order = argsort(flat)
-        s = flat[order]
+    if return_index or return_inverse:           # the values and their order: one sort
+        keys, idx, shape = _sorted_rows(flat, 0, "unique")
+        s = _finish(keys, shape, 0, flat.dtype)
+        order = _finish(idx, shape, 0, np.dtype(np.int64) if ar.ctx.info.int64 else None)
     else:
         order, s = None, sort(flat)
     if n == 0:
