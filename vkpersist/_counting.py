@@ -57,27 +57,35 @@ def bincount(x, weights=None, minlength=0):
     if x.size and x.dtype.kind == "i" and int(reductions.amin(x)) < 0:
         raise ValueError("'list' argument must have no negative elements")
     length = max(minlength, int(reductions.amax(x)) + 1 if x.size else 0)
-    flat = x.astype(np.int32 if x.dtype.kind == "b" else x.dtype, copy=False)
-    if weights is None:
-        if not ctx.info.atomic_int64 and x.size >= 2**31:
-            raise ValueError(f"bincount of {x.size} values on {ctx.info.name}: counts this large "
-                             "need 64-bit atomics, which the device lacks")
+    w = None if weights is None else device_operand(ctx, weights, "np.bincount")
+    if w is not None and w.shape != x.shape:
+        raise ValueError("The weights and list don't have the same length.")
+    return _counts(x.astype(np.int32 if x.dtype.kind == "b" else x.dtype, copy=False),
+                   length, w)
+
+
+def _counts(index: Array, length: int, w: Array | None) -> Array:
+    """counts[index[i]] += 1 (or += w[i], in float64) for indices known to be in
+    [0, length): bincount after its checks, histogram with its bins."""
+    ctx = index.ctx
+    if w is None:
+        if not ctx.info.atomic_int64 and index.size >= 2**31:
+            raise ValueError(f"bincount of {index.size} values on {ctx.info.name}: counts "
+                             "this large need 64-bit atomics, which the device lacks")
         counts = ctx.zeros(length, np.int64 if ctx.info.atomic_int64 else np.int32)
-        if x.size:
-            _count[groups_for(x.size), LOCAL](flat, counts)
+        if index.size:
+            _count[groups_for(index.size), LOCAL](index, counts)
         return counts if counts.dtype == np.int64 or not ctx.info.int64 else \
             counts.astype(np.int64)
-    w = device_operand(ctx, weights, "np.bincount")
-    if w.shape != x.shape:
-        raise ValueError("The weights and list don't have the same length.")
     if not ctx.info.float64 or not ctx.info.atomic_int64:
         raise ValueError(f"bincount with weights sums in float64, as NumPy's; {ctx.info.name} "
                          "lacks float64 or the 64-bit atomics its additions need")
     sums = ctx.zeros(length, np.float64)
-    if x.size:
+    if index.size:
         from ._ufunc_methods import atomic_update     # sums[x[i]] += w[i], atomically
-        atomic_update[groups_for(x.size), LOCAL](sums, flat, w.astype(np.float64, copy=False),
-                                              np.int32(0))
+        atomic_update[groups_for(index.size), LOCAL](sums, index,
+                                                     w.astype(np.float64, copy=False),
+                                                     np.int32(0))
     return sums
 
 
@@ -130,14 +138,17 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     index = searchsorted(d_edges, values, side="right") - 1
     # the right edge closes the last bin; values outside [first, last] and NaN count nowhere
     index = np.where(values == d_edges[nbins], nbins - 1, index)
+    # values outside [first, last] and NaN go to one more bin, dropped after the count:
+    # no compaction, and the indices need none of bincount's checks
     keep = (values >= d_edges[0]) & (values <= d_edges[nbins])
+    index = np.where(keep, index, nbins)
     w = None
     if weights is not None:
         w = device_operand(a.ctx, weights, "np.histogram")
         if w.shape != a.shape:
             raise ValueError("weights should have the same shape as a.")
-        w = w.reshape(-1)[keep]
-    counts = bincount(index[keep], weights=w, minlength=nbins)[:nbins]
+        w = w.reshape(-1)
+    counts = _counts(index, nbins + 1, w)[:nbins]
     if density:
         widths = a.ctx.asarray(np.diff(edges).astype(np.float64))
         return counts / (widths * float(np.asarray(counts.sum()))), edges
