@@ -226,7 +226,7 @@ def setitem(a: Array, key, value) -> None:
     dst, in_place = _pnq(view, axis)
     shape = (dst.shape[0], flat.size, dst.shape[2])
     target = view.shape[:axis] + tuple(ishape) + view.shape[axis + 1:]
-    values = _broadcast_values(a, value, target).reshape(shape)
+    values = broadcast_values(a, value, target).reshape(shape)
     err = _error_record(a.ctx, np.int64 if flat.dtype.itemsize == 8 else np.int32, checked)
     if values.size:
         _move[groups_for(values.size), LOCAL](dst, flat, values, err, np.int32(1))
@@ -265,7 +265,7 @@ def _check_mask_shape(view: Array, m, axis: int) -> None:
                          f"{view.ndim - axis} axes from axis {axis} on")
 
 
-def _broadcast_values(a: Array, value, shape) -> Array:
+def broadcast_values(a: Array, value, shape) -> Array:
     """`value` as a contiguous device array of `shape` and a's dtype, broadcast as NumPy
     broadcasts an assigned value (converted as NumPy's assignment converts)."""
     if isinstance(value, Array):

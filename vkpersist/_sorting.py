@@ -66,7 +66,8 @@ def _bitonic_pass(keys, idx, n, k, j):
 
 
 @kernel
-def _iota(idx):
+def iota(idx):
+    # idx[p, j] = j: each row counts 0, 1, ... (the original positions a sort carries)
     g = global_id(0)
     while g < idx.shape[0] * idx.shape[1]:
         p = g // idx.shape[1]
@@ -125,7 +126,7 @@ def _sorted_rows(a: Array, axis: int, what: str):
     ctx = a.ctx
     keys[:, :n] = moved.reshape(rows, n) if n else 0
     with ctx.batched():
-        _iota[groups_for(rows * m), LOCAL](idx)
+        iota[groups_for(rows * m), LOCAL](idx)
         k = 2
         while k <= m:
             j = k // 2

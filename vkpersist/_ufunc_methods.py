@@ -99,21 +99,25 @@ def at(name, a, indices, b=None):
     if a.dtype.kind in "bc" or a.dtype.itemsize < 4:
         raise TypeError(f"np.{name}.at on {a.dtype} arrays is not supported on the device: "
                         "atomics need 32- or 64-bit elements")
-    ctx = a.ctx
-    flat_index = ctx.asarray(np.arange(a.size, dtype=np.int64 if ctx.info.int64
-                                       else np.int32).reshape(a.shape))
-    positions = flat_index[indices]                  # any key a[key] takes
-    values = np.empty(positions.shape, a.dtype) if not isinstance(b, Array) else None
-    if values is not None:
-        values[...] = np.asarray(b) if name != "subtract" else -np.asarray(b)
-        values = ctx.asarray(values)
-    else:
-        values = (b if name != "subtract" else -b).astype(a.dtype)
-        values = np.broadcast_to(values, positions.shape).copy()
+    from ._advanced_index import broadcast_values
+    positions = _flat_index(a)[indices]              # any key a[key] takes
+    if name == "subtract":
+        b = -b if isinstance(b, Array) else -np.asarray(b)
+    values = broadcast_values(a, b, positions.shape)
     target = a if a._contiguous else a.copy()
     flat = target.reshape(-1)
     pos = positions.reshape(-1)
     if pos.size:
-        atomic_update[groups_for(pos.size), LOCAL](flat, pos, values.reshape(-1), np.int32(_AT[name]))
+        atomic_update[groups_for(pos.size), LOCAL](flat, pos, values.reshape(-1),
+                                                   np.int32(_AT[name]))
     if target is not a:
         a[...] = target
+
+
+def _flat_index(a: Array) -> Array:
+    """0, 1, ... a.size - 1 in a's shape, written on a's device (no upload): gathered with a
+    key, the flat positions of the elements a[key] names."""
+    from ._sorting import iota
+    table = Array(a.ctx, (1, a.size), np.int64 if a.ctx.info.int64 else np.int32)
+    iota[groups_for(a.size), LOCAL](table)
+    return table.reshape(a.shape)
