@@ -202,14 +202,28 @@ def getitem(a: Array, key) -> Array:
     if flat is None:                                  # a mask: its True positions
         flat, covered = _mask_positions(view, k, axis)
         view, ishape, checked = _merge(view, axis, covered), (flat.size,), True
+    return _gather(view, axis, flat, ishape, checked)
+
+
+def _gather(view: Array, axis: int, flat: Array, ishape, checked: bool) -> Array:
+    """view gathered along `axis` at the 1-d device indices `flat` (shaped `ishape` in the
+    result); unless `checked`, an index out of range raises NumPy's IndexError (a wait)."""
     src, _ = _pnq(view, axis)
-    out = Array(a.ctx, (src.shape[0], flat.size, src.shape[2]), a.dtype)
-    err = _error_record(a.ctx, np.int64 if flat.dtype.itemsize == 8 else np.int32, checked)
+    out = Array(view.ctx, (src.shape[0], flat.size, src.shape[2]), view.dtype)
+    err = _error_record(view.ctx, np.int64 if flat.dtype.itemsize == 8 else np.int32,
+                        checked)
     if out.size:
         _move[groups_for(out.size), LOCAL](src, flat, out, err, np.int32(0))
         if not checked:
             _check_err(err, view.shape[axis], axis)
     return out.reshape(view.shape[:axis] + tuple(ishape) + view.shape[axis + 1:])
+
+
+def take_within(a: Array, idx: Array) -> Array:
+    """a[idx] along a's first axis for device indices the caller computed within range
+    (a search result, a compaction's positions): no bounds record to read, so no wait."""
+    flat = idx.reshape(-1) if idx._contiguous else idx.copy().reshape(-1)
+    return _gather(a, 0, flat, idx.shape, True)
 
 
 # ---- x[key] = value ------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from numpy.lib.array_utils import normalize_axis_index
 
 from ._elementwise import LOCAL, groups_for
 from ._kernel import kernel
+from ._advanced_index import take_within
 from ._manipulation import device_operand, inexact
 from ._numpy_table import implements
 from .lang.builtins import global_id, global_size
@@ -71,7 +72,9 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         value = np.zeros_like(x, dtype=wide) + f_first
     else:
         j = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, n - 2)
-        x0, x1, f0, f1 = xp[j], xp[j + 1], fp[j], fp[j + 1]
+        j1 = j + 1                       # both within [0, n): no bounds record to wait for
+        x0, x1 = take_within(xp, j), take_within(xp, j1)
+        f0, f1 = take_within(fp, j), take_within(fp, j1)
         slope = (f1 - f0) / (x1 - x0)
         value = slope * (x - x0) + f0
         # NumPy's repair of a NaN from an infinite slope: from the right end, then flat

@@ -211,7 +211,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
            *, equal_nan=True, sorted=True):
     """np.unique of the flattened array (axis=None) on the device, with NumPy's optional
     results; NaNs collapse into one (equal_nan=True, NumPy's default)."""
-    from ._advanced_index import flatnonzero
+    from ._advanced_index import flatnonzero, take_within
     if axis is not None:
         raise TypeError("np.unique(axis=...) is not supported on vkpersist arrays; only the "
                         "flattened array (axis=None)")
@@ -232,9 +232,9 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         head = ar.ctx.asarray(np.ones(1, bool))
         mask = np.concatenate([head, new])
         first = flatnonzero(mask)
-    result = [s[first]]
+    result = [take_within(s, first)]           # a compaction's positions: within range
     if return_index:
-        result.append(order[first])
+        result.append(take_within(order, first))
     if return_inverse:
         inverse = Array(ar.ctx, (n,), np.int64)
         if n:

@@ -30,6 +30,7 @@ import operator
 
 import numpy as np
 
+from ._advanced_index import take_within
 from ._kernel import func, kernel
 from .lang.builtins import cos, global_id, global_size, log, sin, sqrt
 from .lang.types import f32, f64, u32
@@ -293,7 +294,7 @@ class Generator:
         arr = x if isinstance(x, Array) else self.ctx.asarray(np.asarray(x))
         if arr.ndim == 0:
             raise ValueError("permutation: x must be an int or an array of at least one axis")
-        return arr[np.argsort(self.random(arr.shape[0], np.float64))]
+        return take_within(arr, np.argsort(self.random(arr.shape[0], np.float64)))
 
     def shuffle(self, x: Array, axis: int = 0) -> None:
         """Shuffle a device array in place along `axis`."""
@@ -332,7 +333,7 @@ class Generator:
             picks = np.searchsorted(cdf, self.random(count, np.float64) * float(cdf[-1]),
                                     side="right")
             picks = np.minimum(picks, n - 1)
-        out = picks if pool is None else pool[picks]
+        out = picks if pool is None else take_within(pool, picks)
         shape = () if size is None else ((size,) if isinstance(size, int) else tuple(size))
         return out.reshape(shape + (out.shape[1:] if pool is not None else ()))
 
