@@ -20,7 +20,8 @@ from .vk.array import Array
 
 
 def _sorted_last(a: Array, axis):
-    """(a sorted along `axis`, moved last; the reduced result's shape with keepdims)."""
+    """(a sorted along `axis` with that axis moved last, the normalised axis or None for
+    the flattened array)."""
     if axis is None:
         return np.sort(a.reshape(-1)), None
     if isinstance(axis, (tuple, list)):
@@ -44,7 +45,7 @@ def _nan_where_any(s: Array, value):
     return np.where(np.isnan(s[..., -1]), s[..., -1], value)
 
 
-def _check(name, a, out, overwrite_input=False):
+def _check(name, a, out):
     if out is not None:
         raise TypeError(f"np.{name}(out=...) is not supported on vkpersist arrays")
     if a.size == 0:
