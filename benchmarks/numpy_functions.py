@@ -18,34 +18,17 @@ Defaults are quick on lavapipe (2**16 elements); the GPU machine: --size 1677721
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import numpy as np
 
 import vkpersist as vkp
+from programs import _cupy                   # benchmarks/programs.py
+from reductions import _median_us          # benchmarks/reductions.py
 
 
 def _median_ms(fn, sync, repeats: int) -> float:
-    fn()
-    sync()
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        sync()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times) * 1e3
-
-
-def _cupy():
-    try:
-        import cupy
-        if cupy.cuda.runtime.getDeviceCount() > 0:
-            return cupy
-    except Exception:                      # no CuPy, or CuPy without a CUDA device
-        return None
-    return None
+    """The median of `repeats` calls of fn followed by sync, in ms (reductions.py's timer)."""
+    return _median_us(lambda: (fn(), sync()), repeats) / 1e3
 
 
 def cases(n: int, rng):

@@ -23,6 +23,7 @@ import time
 import numpy as np
 
 import vkpersist as vkp
+from programs import _cupy                   # benchmarks/programs.py
 
 
 def _median_us(fn, repeats: int) -> float:
@@ -33,16 +34,6 @@ def _median_us(fn, repeats: int) -> float:
         fn()
         times.append(time.perf_counter() - t)
     return statistics.median(times) * 1e6
-
-
-def _cupy():
-    try:
-        import cupy
-        if cupy.cuda.runtime.getDeviceCount() > 0:
-            return cupy
-    except Exception:                              # no CuPy, or CuPy without a CUDA device
-        return None
-    return None
 
 
 def _check(name, got, x, exact):
