@@ -24,6 +24,7 @@ from . import _sorting  # noqa: F401  (np.sort, argsort, searchsorted, unique on
 from . import _counting  # noqa: F401  (np.bincount, np.histogram on the device)
 from . import _order_statistics  # noqa: F401  (np.median, quantile, isclose, ... on the device)
 from . import _fft  # noqa: F401  (np.fft.* on the device)
+from . import _ufunc_methods  # noqa: F401  (np.add.reduce, np.add.at, ... on the device)
 from . import _calculus  # noqa: F401  (np.interp, gradient, trapezoid, convolve, ... on the device)
 from . import _einsum  # noqa: F401  (np.einsum, np.tensordot on the device)
 from . import _solve  # noqa: F401  (np.linalg.solve, inv, det, slogdet on the device)

@@ -12,7 +12,7 @@ import operator
 
 import numpy as np
 
-from . import _ufunc_methods, linalg, reductions
+from . import linalg, reductions
 from ._elementwise import Node, as_node
 from ._recipe import call
 from ._numpy_table import HANDLED, implements
@@ -194,6 +194,11 @@ def _refuse_kwargs(name, kwargs):
                     "on vkpersist arrays; supported: out=, where=")
 
 
+# ufunc method ("reduce", "accumulate", "outer", "at") -> its device form, of (ufunc, *inputs,
+# **kwargs): filled by vkpersist/_ufunc_methods.py, which builds on modules above this one
+UFUNC_METHODS: dict = {}
+
+
 def _array_ufunc(ufunc, method, inputs, kwargs):
     """Array.__array_ufunc__: NumPy's ufuncs and operators on device arrays."""
     if not all(isinstance(x, _OPERANDS) for x in inputs):
@@ -209,10 +214,8 @@ def _array_ufunc(ufunc, method, inputs, kwargs):
         return apply("floor_divide", inputs), apply("remainder", inputs)
     if method == "__call__" and ufunc in HANDLED:
         return HANDLED[ufunc](*inputs, **kwargs)
-    if method in ("reduce", "accumulate", "at"):
-        return getattr(_ufunc_methods, method)(ufunc.__name__, *inputs, **kwargs)
-    if method == "outer":
-        return _ufunc_methods.outer(ufunc, *inputs, **kwargs)
+    if method in UFUNC_METHODS:
+        return UFUNC_METHODS[method](ufunc, *inputs, **kwargs)
     spelled = f"numpy.{name}" + ("" if method == "__call__" else f".{method}")
     raise TypeError(f"{spelled} has no device implementation for vkpersist arrays; call "
                     "np.asarray(x) (a copy to the host) first, or see docs/arrays.md for "

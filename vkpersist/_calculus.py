@@ -21,8 +21,9 @@ from numpy.lib.array_utils import normalize_axis_index
 from ._elementwise import LOCAL, groups_for
 from ._kernel import kernel
 from ._advanced_index import take_within
-from ._manipulation import device_operand, inexact
+from ._manipulation import device_operand
 from ._numpy_table import implements
+from .reductions import inexact
 from .lang.builtins import global_id, global_size
 from .vk.array import Array
 

@@ -57,14 +57,6 @@ def device_operand(ctx, x, what: str) -> Array:
     return ctx.asarray(np.asarray(x))
 
 
-def inexact(x: Array) -> Array:
-    """`x` if it holds floats or complex numbers, else converted to float64 (float32 on a
-    device without float64), as NumPy's statistics and calculus turn integers to floats."""
-    if x.dtype.kind in "fc":
-        return x
-    return x.astype(np.float64 if x.ctx.info.float64 else np.float32)
-
-
 # ---- shape queries ---------------------------------------------------------------------
 implements(np.shape)(lambda a: tuple(a.shape))
 implements(np.ndim)(lambda a: a.ndim)

@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
-from ._manipulation import inexact
 from ._numpy_table import implements
+from .reductions import inexact
 from .vk.array import Array
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._array_math import UFUNC_METHODS
 from ._elementwise import LOCAL, groups_for
 from ._kernel import kernel
 from .lang.builtins import atomic, global_id, global_size
@@ -53,7 +54,8 @@ def _refuse(name: str, method: str, table) -> None:
                     f"arrays; on the device: {', '.join(f'np.{n}.{method}' for n in table)}")
 
 
-def reduce(name, a, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=True):
+def reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    name = ufunc.__name__
     from . import reductions
     if name not in _REDUCE:
         _refuse(name, "reduce", _REDUCE)
@@ -69,7 +71,8 @@ def reduce(name, a, axis=0, dtype=None, out=None, keepdims=False, initial=None, 
     return fn(a, **kwargs)
 
 
-def accumulate(name, a, axis=0, dtype=None, out=None):
+def accumulate(ufunc, a, axis=0, dtype=None, out=None):
+    name = ufunc.__name__
     from . import linalg
     scans = {"add": linalg.cumsum, "multiply": linalg.cumprod}
     if name not in scans:
@@ -84,8 +87,9 @@ def outer(ufunc, a, b, **kwargs):
     return ufunc(a[(Ellipsis,) + (None,) * b_nd], b, **kwargs)
 
 
-def at(name, a, indices, b=None):
+def at(ufunc, a, indices, b=None):
     """np.<ufunc>.at(a, indices, b): unbuffered, every repeated index counts."""
+    name = ufunc.__name__
     if name not in _AT:
         _refuse(name, "at", _AT)
     if not isinstance(a, Array):
@@ -121,3 +125,6 @@ def _flat_index(a: Array) -> Array:
     table = Array(a.ctx, (1, a.size), np.int64 if a.ctx.info.int64 else np.int32)
     iota[groups_for(a.size), LOCAL](table)
     return table.reshape(a.shape)
+
+
+UFUNC_METHODS.update(reduce=reduce, accumulate=accumulate, outer=outer, at=at)

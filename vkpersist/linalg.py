@@ -300,10 +300,9 @@ def norm(x, ord=None, axis=None, keepdims=False):
     values or maximum row/column sums over 2 axes (ord 2, -2, 'nuc', 1, inf of a matrix)
     are refused."""
     from . import reductions
-    from ._manipulation import inexact
     if not isinstance(x, Array):
         return np.linalg.norm(x, ord, axis, keepdims)
-    x = inexact(x)
+    x = reductions.inexact(x)
     axes = tuple(range(x.ndim)) if axis is None else \
         normalize_axis_tuple(axis, x.ndim)
     if len(axes) == 2 and ord not in (None, "fro"):

@@ -226,6 +226,14 @@ def _last_pass(op, acc, sources, out_dtype, dst, divisor, *, product, from_index
 
 
 # ---- NumPy's front ---------------------------------------------------------------------
+def inexact(x: Array) -> Array:
+    """`x` if it holds floats or complex numbers, else converted to float64 (float32 on a
+    device without float64), as NumPy's statistics and calculus turn integers to floats."""
+    if x.dtype.kind in "fc":
+        return x
+    return x.astype(np.float64 if x.ctx.info.float64 else np.float32)
+
+
 def _device(a, keep_order: bool = False):
     """(Array, whether the caller gave host data and wants NumPy back). `keep_order`
     (complex min/max): a complex NumPy view goes up in its memory order and comes back as
