@@ -299,10 +299,11 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
                     return self
                 return self.copy_from(src.numpy())
             n, so, do = self.nbytes, src._byte_span()[0], self._byte_span()[0]
-            commands.run_now(self.ctx._core_alive(),
-                             lambda cb: n and commands.copy(cb, src.buffer, self.buffer, n,
-                                                            src_offset=so, dst_offset=do),
-                             keep=(src, self))
+            if n:
+                commands.submit_now(self.ctx._core_alive(),
+                                    lambda cb: commands.copy(cb, src.buffer, self.buffer, n,
+                                                             src_offset=so, dst_offset=do),
+                                    keep=(src, self))
             return self
         data = np.asarray(src)
         if data.shape != self.shape:
@@ -319,24 +320,37 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         return self.copy_from(ary)
 
     def fill(self, value) -> "Array":
-        """Set every element to `value` (converted to the array's dtype)."""
+        """Set every element to `value` (converted to the array's dtype). Nothing waits for
+        the device: the fill is queued behind the pending launches (or written directly
+        into host-visible memory when none is pending)."""
         self._check_alive()
         item = to_scalar(value, self.dtype, "fill()")
         pattern = np.full(4 // self.dtype.itemsize or 1, item, dtype=self.dtype).view(np.uint8)
         if not self._plain:
             self._write(np.broadcast_to(item, self.shape))
-        elif self.buffer.host_visible:
-            self.ctx.synchronize()
+        elif self.buffer.host_visible and not self._device_busy():
             self.buffer.host_view()[:self.nbytes].view(self.dtype)[:] = item
         elif self.dtype.itemsize <= 4:
             word = int(pattern.view(np.uint32)[0])
             size = self.buffer.size
-            commands.run_now(self.ctx._core_alive(),
-                             lambda cb: commands.fill_words(cb, self.buffer, word, size),
-                             keep=(self,))
+            commands.submit_now(self.ctx._core_alive(),
+                                lambda cb: commands.fill_words(cb, self.buffer, word, size),
+                                keep=(self,))
         else:
             self._write_bytes(np.full(self.size, item, dtype=self.dtype).view(np.uint8))
         return self
+
+    def _device_busy(self) -> bool:
+        """Whether launches may still be running: a host write into host-visible memory
+        then goes through the queue instead (a pending launch may still read the old
+        contents), rather than waiting for them. Launches batched but not yet submitted
+        (`ctx.batched()`) count: the queued write is submitted after them."""
+        core = self.ctx._core_alive()
+        if core.batch is not None and core.batch.dispatches:
+            return True
+        if core.pending:
+            core.retire()
+        return core.pending
 
     def _write(self, data: np.ndarray) -> None:
         """Store `data` (this array's shape and dtype): a contiguous view as its bytes, a
@@ -356,8 +370,9 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         self._write_bytes(raw, lo)
 
     def _write_bytes(self, raw: np.ndarray, offset: int = 0) -> None:
-        if self.buffer.host_visible:
-            self.ctx.synchronize()
+        """Store bytes at `offset`: directly into idle host-visible memory, else through
+        the queue (staging.py), behind the pending launches and without waiting for them."""
+        if self.buffer.host_visible and not self._device_busy():
             self.buffer.host_view()[offset:offset + raw.size] = raw
         else:
             self.ctx._staging().upload(self.buffer, raw, offset=offset)

@@ -1,5 +1,6 @@
 """Recording command buffers: the barriers every submission carries, dispatches, and
-one-shot commands (copies, fills) that run now and wait.
+one-shot commands (copies, fills): submitted behind the pending work without waiting
+(`submit_now`), or submitted and waited for (`run_now`, for reads the host needs at once).
 
 Recording goes straight to the C functions (`vk.lib`) with structs built once per process:
 through the binding's Python wrappers one dispatch took 48 µs of argument conversion on
@@ -141,6 +142,22 @@ class Recorded(RawSubmit):
 
     def __del__(self):
         self.spares.append(self.handles[0])     # atomic under the GIL; taken under the lock
+
+
+def submit_now(core, body, keep=()) -> None:
+    """Record `body` and submit it behind all pending work, without waiting; `keep` (the
+    buffers it touches) stays referenced until it completes. The queue runs submissions in
+    order and every command buffer begins with `barrier_after_previous`, so a fill or copy
+    submitted here is seen by every later launch and read, and sees every earlier one.
+
+    Writes into device arrays (`zeros`, uploads, `x[1:] = 0`) went through `run_now`,
+    which waited for *all* pending work: an upload behind a long launch waited for it, and
+    a loop of small writes serialised the host with the device. The command buffer is a
+    spare one (`Recorded`) that goes back when the submission's fence retires."""
+    with core.lock:
+        recorded = Recorded(core, spare(core))
+        record(recorded.handles[0], body, reusable=False)
+        core.submit(recorded, keep)
 
 
 def run_now(core, body, keep=(), timeout: float | None = None) -> None:

@@ -1,0 +1,111 @@
+"""Writes into device arrays (fills, uploads, device copies) are queued behind the pending
+launches instead of waiting for them (vk/commands.submit_now, vk/staging.py), and stay in
+order with them: a launch queued before a write reads the old contents, one after it the new."""
+import numpy as np
+import pytest
+
+import vkpersist as vkp
+from vkpersist.vk import staging
+
+N = 1 << 18
+
+
+@vkp.kernel
+def slow_double(src, dst, rounds):
+    """dst = 2 * src, after `rounds` multiplications by one: long enough on lavapipe that the
+    writes below find it still pending."""
+    i = vkp.global_id(0)
+    if i < src.shape[0]:
+        v = src[i]
+        for _ in range(rounds):
+            v = v * 1.0
+        dst[i] = v * 2.0
+
+
+class _NoWaits:
+    """Fails the test if anything waits for the device while active."""
+
+    def __init__(self, core, monkeypatch):
+        self.active = False
+        wait_all = core._wait_all
+
+        def guarded(*args):
+            if self.active:
+                raise AssertionError("a write waited for the pending launches")
+            return wait_all(*args)
+        monkeypatch.setattr(core, "_wait_all", guarded)
+
+
+@pytest.mark.parametrize("memory", ["device", "host"])
+def test_writes_do_not_wait_and_keep_their_order(ctx, monkeypatch, memory):
+    if memory not in ctx.info.memory_kinds:
+        pytest.skip(f"{memory} memory not on this device")
+    ramp = np.arange(N, dtype=np.float32)
+    src = ctx.asarray(ramp, memory=memory)
+    dst = ctx.empty(N, memory=memory)
+    other = ctx.asarray(ramp[::-1].copy(), memory=memory)
+    slow_double.forall(N)(src, dst, 400)            # compiles and warms up
+    ctx.synchronize()
+    guard = _NoWaits(ctx._core, monkeypatch)
+
+    guard.active = True
+    slow_double.forall(N)(src, dst, 400)            # reads the ramp
+    src.fill(7.0)                                   # queued behind it
+    zeros = ctx.zeros(N, memory=memory)
+    uploaded = ctx.asarray(ramp + 0.5, memory=memory)
+    part = ctx.empty(N, memory=memory)
+    part.copy_from(other)                           # device to device
+    part[:1000] = np.float32(-1.0)                  # a view's upload
+    slow_double.forall(N)(src, zeros, 400)          # sees the fill: zeros = 14 everywhere
+    guard.active = False
+
+    np.testing.assert_array_equal(dst.numpy(), 2 * ramp)
+    np.testing.assert_array_equal(src.numpy(), np.full(N, 7.0, np.float32))
+    np.testing.assert_array_equal(zeros.numpy(), np.full(N, 14.0, np.float32))
+    np.testing.assert_array_equal(uploaded.numpy(), ramp + 0.5)
+    expect = ramp[::-1].copy()
+    expect[:1000] = -1.0
+    np.testing.assert_array_equal(part.numpy(), expect)
+
+
+def test_eight_byte_fill_is_queued_too(ctx, monkeypatch):
+    if not ctx.info.int64:
+        pytest.skip("no 64-bit integers on this device")
+    x = ctx.asarray(np.arange(N, dtype=np.float32))
+    y = ctx.empty(N)
+    wide = ctx.empty(1000, np.int64)
+    guard = _NoWaits(ctx._core, monkeypatch)
+    guard.active = True
+    slow_double.forall(N)(x, y, 10)
+    wide.fill(-(1 << 40))
+    guard.active = False
+    np.testing.assert_array_equal(wide.numpy(), np.full(1000, -(1 << 40)))
+
+
+def test_queued_staging_memory_is_bounded(ctx, monkeypatch):
+    """Uploads behind pending work hold their staging buffers until the copies run; past
+    PENDING_BYTES an upload waits for the device instead of holding more."""
+    bound = 4 * (1 << 16)
+    monkeypatch.setattr(staging, "PENDING_BYTES", bound)
+    stager = ctx._staging()
+    x = ctx.asarray(np.arange(N, dtype=np.float32))
+    y = ctx.empty(N)
+    outs, expect = [], []
+    for k in range(12):
+        slow_double.forall(N)(x, y, 20)
+        host = np.full(10_000, k, np.float32)      # 40 kB: one 64 KiB staging buffer each
+        outs.append(ctx.asarray(host))
+        expect.append(host)
+        assert stager._held() <= bound
+    for out, host in zip(outs, expect):
+        np.testing.assert_array_equal(out.numpy(), host)
+    ctx.synchronize()
+    assert stager._held() == 0
+
+
+def test_empty_and_chunked_uploads(ctx):
+    empty = ctx.asarray(np.zeros(0, np.float32))
+    assert empty.numpy().shape == (0,)
+    n = staging.CHUNK_BYTES // 4 + 3              # past one chunk: the shared buffer, waiting
+    big = np.arange(n, dtype=np.uint32)
+    np.testing.assert_array_equal(ctx.asarray(big).numpy(), big)
