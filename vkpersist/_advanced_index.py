@@ -7,10 +7,15 @@ boolean masks select and assign; and the functions built on the same compaction
     y = x[x > 0]          # the selected elements, 1-d (a leading-axes mask: rows)
     x[x < 0] = 0          # masked assignment, in place
     x[idx] = v            # scatter (repeated indices: which value lands is unspecified)
+    y = x[i, j]           # several index arrays: broadcast together, one gather
+    y = x[2, :, idx]      # integers count as index arrays then (NumPy's rule)
 
 The runtime layer below (vk/array.py) cannot compile kernels, so this module installs
 itself as `Array._advanced`. Every form is one or two kernels of the kernel language
 over a (P, n, Q) view of the source: P the axes before the indexed one, Q those after.
+Several index arrays (masks among them become their `nonzero` arrays, integers 0-d arrays)
+are one flat index over the indexed axes, merged into one: adjacent indexed axes stay where
+they are in the result, separated ones go first, as NumPy places them.
 
 A mask's selection has a size that only the device knows: the mask's running count
 (vkpersist.cumsum) is read back for its last element, so `x[mask]` and `np.nonzero`
@@ -102,29 +107,29 @@ def is_advanced(key) -> bool:
     return any(_is_index_array(k) or isinstance(k, (bool, np.bool_)) for k in parts)
 
 
-def _split(a: Array, key):
-    """(basic view, axis of the view the index array applies to, the index array): the
-    key with its one index array replaced by `:`. The forms NumPy has beyond that (several
-    index arrays, an array next to integer indices) raise an IndexError that says so."""
+def _single(key) -> bool:
+    """Whether `key` has one index array or mask, and its integers (applied as basic
+    indices) are adjacent to it: the result is then the same as NumPy's. Refuses bools."""
     parts = key if isinstance(key, tuple) else (key,)
-    arrays = [i for i, k in enumerate(parts) if _is_index_array(k) or isinstance(k, (bool, np.bool_))]
-    if len(arrays) > 1:
-        raise IndexError("vkpersist arrays take one index array or mask per index (x[idx], "
-                         "x[:, idx], x[mask]); several (x[i, j] with arrays i and j) are not "
-                         "supported: index one axis at a time, or flatten (np.ravel_multi_index)")
-    pos = arrays[0]
-    k = parts[pos]
-    if isinstance(k, (bool, np.bool_)):
+    if any(isinstance(k, (bool, np.bool_)) for k in parts):
         raise IndexError("a Python bool as an index (x[True]) is not supported on vkpersist "
                          "arrays; use a boolean array mask")
+    arrays = [i for i, k in enumerate(parts) if _is_index_array(k)]
+    if len(arrays) != 1:
+        return False
+    block = sorted([i for i, p in enumerate(parts) if isinstance(p, (int, np.integer))]
+                   + arrays)
+    return block[-1] - block[0] + 1 == len(block)
+
+
+def _split(a: Array, key):
+    """(basic view, axis of the view the index array applies to, the index array): the
+    key (a `_single` one) with its index array replaced by `:`."""
+    parts = key if isinstance(key, tuple) else (key,)
+    arrays = [i for i, k in enumerate(parts) if _is_index_array(k)]
+    pos = arrays[0]
+    k = parts[pos]
     rest = parts[:pos] + (slice(None),) + parts[pos + 1:]
-    ints = [i for i, p in enumerate(parts) if isinstance(p, (int, np.integer))]
-    block = sorted(ints + [pos])
-    if block and block[-1] - block[0] + 1 != len(block):
-        raise IndexError("vkpersist arrays take integer indices next to an index array only "
-                         "when they are adjacent to it (x[2, idx], x[idx, 2]); with a slice "
-                         "in between (x[2, :, idx]) NumPy moves the indexed axes first: "
-                         "index with the integer first (x[2][:, idx])")
     # the view's axis that the replaced `:` became: the axes the parts before it make
     # (adjacent integers, applied as basic indices, make none: NumPy's result is the same)
     named = sum(p is not None and p is not Ellipsis for p in parts)
@@ -194,8 +199,112 @@ def _merge(view: Array, axis: int, count: int) -> Array:
     return view.reshape(shape)
 
 
+def _is_mask(p) -> bool:
+    return isinstance(p, (Array, np.ndarray)) and p.dtype.kind == "b"
+
+
+def _several(a: Array, key):
+    """NumPy's indexing with several index arrays, or one apart from integer indices:
+    (the basic view with the indexed axes adjacent from `axis` on (moved first when the
+    key separates them), axis, how many, the flat device indices into those axes merged,
+    the index arrays' broadcast shape). Masks become their `nonzero` arrays and integers
+    0-d index arrays, as in NumPy."""
+    parts = [(p if isinstance(p, Array) else np.asarray(p)) if _is_index_array(p) else p
+             for p in (key if isinstance(key, tuple) else (key,))]
+    if any(p is None for p in parts):
+        raise IndexError("np.newaxis (None) together with several index arrays is not "
+                         "supported on vkpersist arrays; add the axis to the result "
+                         "(y[:, None]) instead")
+    if sum(p is Ellipsis for p in parts) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    used = sum(p.ndim if _is_mask(p) else p is not Ellipsis for p in parts)
+    if used > a.ndim:
+        raise IndexError(f"too many indices for array: array is {a.ndim}-dimensional, but "
+                         f"{used} were indexed")
+    fill = [slice(None)] * (a.ndim - used)
+    if Ellipsis in [p for p in parts if not isinstance(p, (Array, np.ndarray))]:
+        at = next(i for i, p in enumerate(parts)
+                  if not isinstance(p, (Array, np.ndarray)) and p is Ellipsis)
+        parts = parts[:at] + fill + parts[at + 1:]
+    else:
+        parts = parts + fill
+    per_axis = []                            # one part per axis of `a`
+    for p in parts:
+        if _is_mask(p):
+            _check_mask_shape(a, p, len(per_axis))
+            per_axis.extend(nonzero(p) if isinstance(p, Array) else np.nonzero(p))
+        elif isinstance(p, (slice, Array, np.ndarray)) or isinstance(p, (int, np.integer)):
+            per_axis.append(p)
+        else:
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
+                             "(`None`) and integer or boolean arrays are valid indices")
+    indexed = [i for i, p in enumerate(per_axis) if not isinstance(p, slice)]
+    for i in indexed:
+        dtype = per_axis[i].dtype if isinstance(per_axis[i], (Array, np.ndarray)) else None
+        if dtype is not None and dtype.kind not in "iu":
+            raise IndexError("arrays used as indices must be of integer (or boolean) type, "
+                             f"got {dtype}")
+    view = a[tuple(p if isinstance(p, slice) else slice(None) for p in per_axis)]
+    if indexed == list(range(indexed[0], indexed[-1] + 1)):
+        axis = indexed[0]
+    else:                                    # separated: NumPy puts the indexed axes first
+        view = view.transpose(indexed + [i for i in range(a.ndim) if i not in indexed])
+        axis = 0
+    index = [per_axis[i] for i in indexed]
+    shapes = [tuple(np.shape(i)) if not isinstance(i, Array) else i.shape for i in index]
+    try:
+        ishape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing arrays could not be broadcast together "
+                         "with shapes " + " ".join(str(sh) for sh in shapes) + " ") from None
+    dims = view.shape[axis:axis + len(index)]
+    flat = _flat_index(a.ctx, index, dims, indexed, ishape)
+    return view, axis, len(index), flat, ishape
+
+
+def _flat_index(ctx, index, dims, axes, ishape) -> Array:
+    """The row-major flat positions (1-d, contiguous, on the device) that the broadcast
+    index arrays `index` name in axes of sizes `dims`; an index out of range raises NumPy's
+    IndexError (indices on the device: after one wait for their check)."""
+    intp = _intp(ctx)
+    strides = [math.prod(dims[i + 1:]) for i in range(len(dims))]
+    if not any(isinstance(i, Array) for i in index):
+        flat = np.zeros(ishape, np.int64)
+        for i, n, axis, stride in zip(index, dims, axes, strides):
+            h = np.asarray(i).astype(np.int64)
+            bad = (h < -n) | (h >= n)
+            if bad.any():
+                raise IndexError(f"index {h[bad].flat[0]} is out of bounds for axis {axis} "
+                                 f"with size {n}")
+            flat = flat + np.where(h < 0, h + n, h) * stride
+        return ctx.asarray(np.ascontiguousarray(flat.reshape(-1)).astype(intp))
+    from . import reductions
+    from ._array_math import where
+    flat, bad = None, None
+    for i, n, stride in zip(index, dims, strides):
+        d = (i if isinstance(i, Array) else ctx.asarray(np.asarray(i))).astype(intp, copy=False)
+        hit = reductions.any((d < -n) | (d >= n))         # 0-d, on the device
+        bad = hit if bad is None else bad | hit
+        term = where(d < 0, d + n, d) * stride
+        flat = term if flat is None else flat + term
+    if bool(bad):                                 # waits for the device, once
+        for i, n, axis in zip(index, dims, axes):
+            h = i.numpy() if isinstance(i, Array) else np.asarray(i)
+            wrong = (h < -n) | (h >= n)
+            if wrong.any():
+                raise IndexError(f"index {h[wrong].flat[0]} is out of bounds for axis "
+                                 f"{axis} with size {n}")
+    full = Array(ctx, tuple(ishape), intp)
+    Array._assign(flat, full)                     # broadcast to the index shape
+    return full.reshape(-1)
+
+
 # ---- x[key] --------------------------------------------------------------------------------
 def getitem(a: Array, key) -> Array:
+    if not _single(key):
+        view, axis, count, flat, ishape = _several(a, key)
+        src = view if view._contiguous else view.copy()
+        return _gather(_merge(src, axis, count), axis, flat, ishape, True)
     view, axis, k = _split(a, key)
     flat, ishape, checked = _as_indices(a.ctx, k, view.shape[axis] if axis < view.ndim else 0,
                                         axis)
@@ -228,6 +337,13 @@ def take_within(a: Array, idx: Array) -> Array:
 
 # ---- x[key] = value ------------------------------------------------------------------------
 def setitem(a: Array, key, value) -> None:
+    if not _single(key):
+        view, axis, count, flat, ishape = _several(a, key)
+        dst = view if view._contiguous else view.copy()
+        _scatter(a, _merge(dst, axis, count), axis, flat, ishape, True, value)
+        if dst is not view:               # the view was not contiguous: write the copy back
+            view[...] = dst
+        return
     view, axis, k = _split(a, key)
     is_mask = (k.dtype.kind == "b") if isinstance(k, Array) else np.asarray(k).dtype.kind == "b"
     if is_mask and _is_scalar(value):
@@ -237,6 +353,12 @@ def setitem(a: Array, key, value) -> None:
     if flat is None:
         flat, covered = _mask_positions(view, k, axis)
         view, ishape, checked = _merge(view, axis, covered), (flat.size,), True
+    _scatter(a, view, axis, flat, ishape, checked, value)
+
+
+def _scatter(a: Array, view: Array, axis: int, flat: Array, ishape, checked: bool,
+             value) -> None:
+    """view[..., flat, ...] = value along `axis` (value broadcast to the indexing result)."""
     dst, in_place = _pnq(view, axis)
     shape = (dst.shape[0], flat.size, dst.shape[2])
     target = view.shape[:axis] + tuple(ishape) + view.shape[axis + 1:]
