@@ -11,7 +11,7 @@ size with at most 65,535 workgroups.
 """
 from __future__ import annotations
 
-from ._elementwise import LOCAL, groups_for
+from ._elementwise import LOCAL, bindable_parts, groups_for
 from ._kernel import kernel
 from .lang.builtins import global_id, global_size
 from .vk.array import Array
@@ -54,8 +54,10 @@ _BY_NDIM = {1: _copy1, 2: _copy2, 3: _copy3}
 
 
 def kernel_copy(src: Array, dst: Array) -> None:
-    """dst[...] = src (same shape, 1-3 axes, dst contiguous, fewer than 2**31 elements)."""
-    _BY_NDIM[src.ndim][groups_for(src.size), LOCAL](src, dst)
+    """dst[...] = src (same shape, 1-3 axes, dst contiguous; a launch per part that the
+    device binds, each fewer than 2**31 elements)."""
+    for part in bindable_parts([src, dst]):
+        _BY_NDIM[src.ndim][groups_for(part[0].size), LOCAL](*part)
 
 
 Array._kernel_copy = staticmethod(kernel_copy)

@@ -42,6 +42,45 @@ def groups_for(n: int, local: int = LOCAL) -> int:
     return max(1, min(MAX_GROUPS, -(-n // local)))
 
 
+def bindable_parts(views: list):
+    """`views` (arrays of one shape, one launch's operands) split along their axes, from
+    the first, into parts in which every view spans at most what the device binds per
+    storage buffer, less a window's alignment: kernels bind a view of a larger buffer as
+    the window around it (vk/array.py `_window`), so an operation on arrays of any size is
+    a launch per part. Views of buffers that fit are one part, themselves."""
+    info = views[0].ctx.info
+    if all(v.buffer.size <= info.max_storage_buffer_range for v in views):
+        return (views,)
+    return _parts(views, 0, info.max_storage_buffer_range
+                  - max(info.storage_offset_alignment, 16))
+
+
+def _parts(views: list, axis: int, room: int):
+    if all(_span(v) <= room for v in views):
+        yield views
+        return
+    n = views[0].shape[axis]
+    first = [_part(v, axis, 0, 1) for v in views]
+    if any(_span(v) > room for v in first):
+        piece = 1                               # split the axes after this one as well
+    else:
+        piece = min([(room - _span(f)) // (abs(v._estrides[axis]) * v.dtype.itemsize) + 1
+                     for v, f in zip(views, first) if v._estrides[axis]] or [n])
+    for start in range(0, n, piece):
+        yield from _parts([_part(v, axis, start, min(piece, n - start)) for v in views],
+                          axis + 1, room)
+
+
+def _span(view: Array) -> int:
+    lo, hi = view._byte_span()
+    return hi - lo
+
+
+def _part(view: Array, axis: int, start: int, count: int) -> Array:
+    shape = view.shape[:axis] + (count,) + view.shape[axis + 1:]
+    return view._view(shape, view._estrides, view._offset + start * view._estrides[axis])
+
+
 def weak(node) -> bool:
     """A Python bool, int, float or complex operand (NumPy's own scalars are typed: NEP
     50)."""

@@ -335,6 +335,7 @@ class _Plan:
         self.array_slots += [(len(types) + k, a.ndim, not a._plain)
                              for k, a in enumerate(self.captured)]
         self.printer = print_buffer(ctx) if self.compiled.uses_print else None
+        self.max_range = ctx.info.max_storage_buffer_range
         self.status = loop_status_array(ctx) if self.compiled.loop_guard else None
         self.bounds = bounds_record(ctx) if self.compiled.debug else None
 
@@ -354,10 +355,15 @@ class _Plan:
             if cls is Array:
                 if a.ctx is not ctx or not a.buffer.alive:
                     self._refuse_array(ctx, i, a)
-                buffers.append(a.buffer)
+                if a.buffer.size <= self.max_range:
+                    buffers.append(a.buffer)
+                    offset = a._offset
+                else:           # more than the device binds: the window around the view
+                    window, offset = a._window(self.max_range)
+                    buffers.append(window)
                 shapes += a.shape[:ndim]
                 if strided:
-                    shapes.append(a._offset)
+                    shapes.append(offset)
                     shapes += a._estrides[:ndim]
             elif cls is np.ndarray:
                 a, host_copies = self._from_numpy(ctx, i, a, host_copies)

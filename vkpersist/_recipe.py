@@ -19,8 +19,8 @@ import math
 
 import numpy as np
 
-from ._elementwise import (LOCAL, Node, as_node, compiled, evaluate, groups_for, resolve,
-                           source)
+from ._elementwise import (LOCAL, Node, as_node, bindable_parts, compiled, evaluate, groups_for,
+                           resolve, source)
 from ._errors import VkPersistError
 from ._ufunc_table import COMPUTE, PARAM
 from .vk import indexing
@@ -267,8 +267,10 @@ class Recipe:
             for per in self.layouts:
                 views = [op._view(self.inner, st, op._offset + delta)
                          for op, (st, delta) in zip(operands, per)]
-                self.kernel[self.groups, LOCAL](views[0], *[views[1 + j] for j in self.order],
-                                                *scalars)
+                for part in bindable_parts(views):    # one, unless beyond what binds
+                    groups = self.groups if part is views else groups_for(part[0].size)
+                    self.kernel[groups, LOCAL](part[0], *[part[1 + j] for j in self.order],
+                                               *scalars)
         if isinstance(out, np.ndarray):
             out[...] = dev_out.numpy()
             return out

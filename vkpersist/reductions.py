@@ -133,13 +133,74 @@ def reduce_rows(op: str, src: Array, acc, out_dtype, *, src2: Array | None = Non
     Either way the launches of one reduction are one submission (vk/sequence.py's
     `batched`), asynchronous like any launch: nothing waits until the result is read."""
     acc = np.dtype(acc)
-    target = 16 if src.ctx.info.kind == "cpu" else 2048
+    info = src.ctx.info
+    limit = info.max_storage_buffer_range
+    big = src.buffer.size > limit or (src2 is not None and src2.buffer.size > limit)
+    if big and py.max(_span(src), _span(src2) if src2 is not None else 0) > \
+            limit - py.max(info.storage_offset_alignment, 16):
+        return _in_parts(op, src, src2, acc, out_dtype, divisor, dst)
+    target = 16 if info.kind == "cpu" else 2048
     with _LOCK:
-        if USE_SUBGROUPS and src2 is None and sg.applies(op, src, acc, np.dtype(out_dtype)):
+        # the subgroup kernel binds whole buffers; the others bind a window of a big one
+        if USE_SUBGROUPS and not big and src2 is None and \
+                sg.applies(op, src, acc, np.dtype(out_dtype)):
             return sg.reduce_all(op, src, _identity(op, acc), divisor, target, _scratch,
                                  dst), None
         with batched(src.ctx):
             return _reduce_rows(op, src, acc, out_dtype, src2, divisor, dst, target)
+
+
+def _in_parts(op, src, src2, acc, out_dtype, divisor, dst):
+    """reduce_rows of views of buffers larger than the device binds per storage buffer:
+    blocks of whole rows where a row fits (their results are the rows'), else blocks of
+    columns (each reduced as here, in blocks of rows) whose partial results (in the
+    accumulator's type) are reduced again, and for argmin/argmax the winning block's index
+    offset by its start. Each block binds the window around it (vk/array.py `_window`)."""
+    ctx = src.ctx
+    M, K = src.shape
+    views = [src] if src2 is None else [src, src2]
+    info = ctx.info
+    room = info.max_storage_buffer_range - py.max(info.storage_offset_alignment, 16)
+    arg = op in ARG_OPS
+    values = Array(ctx, (M,), out_dtype) if dst is None else dst
+    index = Array(ctx, (M,), np.int64 if info.int64 else np.int32) if arg else None
+
+    def block(r0, r1, k0, k1, out, divide):
+        part = [v[r0:r1, k0:k1] for v in views]
+        return reduce_rows(op, part[0], acc, out, src2=part[1] if src2 is not None else None,
+                           divisor=divide)
+
+    def largest(lo_span, step):        # how many rows/columns fit, given one and the step
+        return py.max(1, (room - lo_span) // step + 1) if step else 1 << 62
+
+    one_row = py.max(_span(v[0:1]) for v in views)
+    if one_row <= room:
+        rows = py.min(largest(one_row, abs(v._estrides[0]) * v.dtype.itemsize) for v in views)
+        for r0 in range(0, M, rows):
+            got, idx = block(r0, py.min(M, r0 + rows), 0, K, out_dtype, divisor)
+            values[r0:r0 + got.size] = got
+            if arg:
+                index[r0:r0 + idx.size] = idx
+        return values, index
+    item = py.max(_span(v[0:1, 0:1]) for v in views)
+    cols = py.min(largest(item, abs(v._estrides[1]) * v.dtype.itemsize) for v in views)
+    starts = list(range(0, K, cols))
+    parts = [block(0, M, k0, py.min(K, k0 + cols), acc, None) for k0 in starts]
+    stacked = Array(ctx, (M, len(parts)), acc)
+    for j, (got, _) in enumerate(parts):
+        stacked[:, j] = got
+    got, win = reduce_rows(op, stacked, acc, out_dtype, divisor=divisor)
+    values[...] = got
+    if arg:         # the winning block's index plus its start: a select per block
+        for j, (_, idx) in enumerate(parts):
+            term = (win == j) * (idx + starts[j])
+            index[...] = term if j == 0 else index + term
+    return values, index
+
+
+def _span(view: Array) -> int:
+    lo, hi = view._byte_span()
+    return hi - lo
 
 
 def _reduce_rows(op, src, acc, out_dtype, src2, divisor, dst, target):

@@ -24,6 +24,7 @@ from .._errors import UnsupportedError, VkPersistError
 from .._numpy_table import HANDLED
 from . import commands
 from . import indexing
+from .buffer import Window
 from .memory import check_kind
 
 # dtype -> the DeviceInfo flag it needs (None: every device can store it)
@@ -240,6 +241,22 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         if self._contiguous:
             return raw.view(self.dtype).reshape(self.shape)
         return self._strided(raw, lo).copy()
+
+    def _window(self, limit: int):
+        """(the Window of this view's buffer around its elements, the view's element offset
+        in it) for a buffer larger than the device binds at once (`limit` bytes)."""
+        lo, hi = self._byte_span()
+        itemsize = self.dtype.itemsize
+        align = max(self.ctx.info.storage_offset_alignment, itemsize)   # powers of two
+        start = lo // align * align
+        size = min(-(-(hi - start) // 4) * 4, self.buffer.size - start)
+        if size > limit:
+            raise UnsupportedError(
+                f"a view {self.shape} {self.dtype} spans {hi - lo} bytes of its buffer; "
+                f"{self.ctx.info.name} binds at most {limit} bytes per storage buffer "
+                f"(maxStorageBufferRange): pass it to kernels in parts of at most "
+                f"{(limit - align) // itemsize} elements (views such as x[i:j])")
+        return Window(self.buffer, start, size), self._offset - start // itemsize
 
     def _byte_span(self) -> tuple[int, int]:
         lo, hi = indexing.span(self.shape, self._estrides, self._offset)

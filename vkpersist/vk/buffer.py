@@ -47,6 +47,8 @@ def _fmt(n: int) -> str:
 class Buffer:
     """Raw device memory; `host_view()` gives zero-copy NumPy access when it is host-visible."""
 
+    offset = 0          # bound from its first byte (a Window binds from its own offset)
+
     def __init__(self, core, nbytes: int, kind: str, memory_type: int | None = None):
         """`memory_type` overrides the kind's resolution (used to test each memory type)."""
         check_kind(kind)
@@ -353,3 +355,26 @@ def _destroy(core, handle, memory) -> None:
     vk.vkDestroyBuffer(core.device, handle, None)
     if memory is not None:
         vk.vkFreeMemory(core.device, memory, None)
+
+
+class Window:
+    """A byte range of a Buffer, bound as a storage buffer of its own (descriptor offset and
+    range). A device binds at most maxStorageBufferRange bytes per storage buffer (128 MiB
+    on lavapipe, 4 GiB on NVIDIA) but allocates more; a view of a larger buffer binds the
+    window around its elements instead of the whole buffer. Caches key it by
+    (buffer serial, offset, size), and forget it with its buffer (`names`)."""
+    __slots__ = ("buffer", "handle", "offset", "size", "nbytes", "serial")
+
+    def __init__(self, buffer: Buffer, offset: int, size: int):
+        self.buffer, self.handle, self.offset = buffer, buffer.handle, offset
+        self.size = self.nbytes = size
+        self.serial = (buffer.serial, offset, size)
+
+    @property
+    def alive(self) -> bool:
+        return self.buffer.alive
+
+
+def names(serials, serial: int) -> bool:
+    """Whether a cache key's buffer serials name the buffer `serial` (itself or a window)."""
+    return serial in serials or any(s.__class__ is tuple and s[0] == serial for s in serials)

@@ -74,6 +74,8 @@ class DeviceInfo:
     # VK_KHR_pipeline_executable_properties: the driver reports registers, code size...
     # of compiled pipelines (Pipeline.statistics)
     pipeline_statistics: bool = False
+    # minStorageBufferOffsetAlignment: where a bound window of a larger buffer may start
+    storage_offset_alignment: int = 256
 
     @property
     def subgroup_arithmetic(self) -> bool:
@@ -252,6 +254,7 @@ def _describe(index: int, pd) -> DeviceInfo:
         subgroup_ops=subgroup_ops, float_preserve=float_preserve,
         atomic_int64_shared=bool(f12 and f12.shaderSharedInt64Atomics),
         pipeline_statistics=_pipeline_statistics(pd, exts, api),
+        storage_offset_alignment=int(lim.minStorageBufferOffsetAlignment),
     )
 
 

@@ -15,6 +15,7 @@ import collections
 
 from .._errors import UnsupportedError, VkPersistError
 from . import commands
+from .buffer import names
 from ._api import RawSubmit, ffi, translated, vk
 from .spirv import Reflection
 
@@ -199,7 +200,7 @@ class _LaunchCache:
             writes = ffi.new("VkWriteDescriptorSet[]", n)
             for i, (spec, b) in enumerate(pairs):
                 info, write = infos[i], writes[i]
-                info.buffer, info.offset, info.range = b.handle, 0, b.size
+                info.buffer, info.offset, info.range = b.handle, b.offset, b.size
                 write.sType = vk.VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
                 write.dstSet, write.dstBinding, write.descriptorCount = ds[0], spec.binding, 1
                 write.descriptorType = vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
@@ -235,9 +236,9 @@ class _LaunchCache:
     def forget(self, serial: int) -> None:
         """A buffer died: drop every cached set and command buffer that names it. No pending
         work uses them: submissions keep their buffers alive until they complete."""
-        for key in [k for k in self.sets if serial in k]:
+        for key in [k for k in self.sets if names(k, serial)]:
             self.free_sets.append(self.sets.pop(key))
-        for key in [k for k in self.recorded if serial in k[0]]:
+        for key in [k for k in self.recorded if names(k[0], serial)]:
             del self.recorded[key]
 
     def release(self) -> None:

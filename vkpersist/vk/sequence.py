@@ -19,6 +19,7 @@ import collections
 import weakref
 
 from . import commands
+from .buffer import names
 
 _MAX_BATCHES = 64       # recorded batches kept per device, least recently recorded dropped
 
@@ -111,7 +112,7 @@ class Batch:
     def forget(self, serial: int) -> None:
         """A buffer died: drop the recorded batches that bind it (none is pending: a
         submission keeps its buffers alive)."""
-        for key in [k for k in self.recorded if any(serial in d[1] for d in k)]:
+        for key in [k for k in self.recorded if any(names(d[1], serial) for d in k)]:
             del self.recorded[key]
 
 
