@@ -201,6 +201,10 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
         raise ValueError("incompatible dimensions for cross product\n(dimension must be 2 "
                          "or 3)")
+    if 2 in (a.shape[-1], b.shape[-1]):
+        # 2-vectors: NumPy 2.0 deprecates them and later versions refuse them; the
+        # installed NumPy's own warning or error, from a call on vectors of the same sizes
+        np.cross(np.zeros(a.shape[-1]), np.zeros(b.shape[-1]))
     a0, a1, b0, b1 = a[..., 0], a[..., 1], b[..., 0], b[..., 1]
     a2 = a[..., 2] if a.shape[-1] == 3 else None
     b2 = b[..., 2] if b.shape[-1] == 3 else None
