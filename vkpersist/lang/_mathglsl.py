@@ -35,10 +35,25 @@ _fn("two_sum", [], """void _vkp_two_sum${S}($F a, $F b, out $F s, out $F e) {
     s = ss;
     e = ee;
 }""")
-_fn("div", ["two_prod", "pow2i"], """$F _vkp_div${S}($F a, $F b) {
+_fn("unflush", ["pow2i"], """void _vkp_unflush${S}(inout $F a, inout $F b) {
+    // a divisor whose reciprocal is subnormal, and the dividend, scaled by 1/4 (exactly; a
+    // dividend that loses bits to it has a quotient below the normal range anyway): NVIDIA
+    // divides as a * (1 / b) and flushes that reciprocal to zero (FLT_MAX / FLT_MAX gave 0)
+    if (abs(b) > _vkp_pow2i${S}(IEMAX - 2)) {
+        a *= 0.25;
+        b *= 0.25;
+    }
+}""")
+_fn("quot", ["unflush"], """$F _vkp_quot${S}($F a, $F b) {
+    // the device's a / b, also for divisors whose reciprocal is subnormal
+    _vkp_unflush${S}(a, b);
+    precise $F q = a / b;
+    return q;
+}""")
+_fn("div", ["two_prod", "pow2i", "quot"], """$F _vkp_div${S}($F a, $F b) {
     // a / b correctly rounded but for rare ties: Vulkan lets a device's division be off by
     // 2.5 ulp (NVIDIA's is), so the quotient is corrected by its exact residual
-    precise $F q = a / b;
+    precise $F q = _vkp_quot${S}(a, b);
     // (no correction where the residual would under- or overflow: Dekker's split of q * b)
     $F big = _vkp_pow2i${S}(IEMAX - 32);
     if (abs(q) < _vkp_pow2i${S}(IEMIN + IMANT) || abs(q) > big || abs(b) > big || q == 0.0)

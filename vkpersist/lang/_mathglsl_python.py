@@ -43,10 +43,12 @@ _fn("pyfloordiv", ["fmod", "signbit", "div", "pow2i"], """$F _vkp_pyfloordiv${S}
     if (d - f > 0.5) f += 1.0;
     return f;
 }""")
-_fn("div_rn", [], """$F _vkp_div_rn${S}($F a, $F b) {
+_fn("div_rn", ["unflush"], """$F _vkp_div_rn${S}($F a, $F b) {
     // a / b correctly rounded: the device's quotient q (Vulkan allows 2.5 ulp) plus the
     // exact residual a - q * b (one fma) over b; zeros, infinities and NaN as the device's
-    // (IEEE's where it keeps them: SignedZeroInfNanPreserve)
+    // (IEEE's where it keeps them: SignedZeroInfNanPreserve). A divisor whose reciprocal
+    // is subnormal is scaled first, with the dividend (NVIDIA flushes that reciprocal)
+    _vkp_unflush${S}(a, b);
     precise $F q = a / b;
     if (q == 0.0 || isinf(q) || isnan(q)) return q;
     precise $F r = 1.0 / b;
