@@ -12,10 +12,27 @@ layout(std430, binding = 0) readonly buffer a_buffer { float a[]; };
 layout(std430, binding = 1) readonly buffer b_buffer { float b[]; };
 layout(std430, binding = 2) buffer out_py_buffer { float out_py[]; };
 
+float _vkp_pow2i(int n) {
+    // 2**n, exactly, for n in [(-126), 127]
+    return uintBitsToFloat(uint(n + 127) << 23);
+}
+
+void _vkp_unflush(inout float a, inout float b) {
+    // a divisor whose reciprocal is subnormal, and the dividend, scaled by 1/4 (exactly; a
+    // dividend that loses bits to it has a quotient below the normal range anyway): NVIDIA
+    // divides as a * (1 / b) and flushes that reciprocal to zero (FLT_MAX / FLT_MAX gave 0)
+    if (abs(b) > _vkp_pow2i(127 - 2)) {
+        a *= 0.25;
+        b *= 0.25;
+    }
+}
+
 float _vkp_div_rn(float a, float b) {
     // a / b correctly rounded: the device's quotient q (Vulkan allows 2.5 ulp) plus the
     // exact residual a - q * b (one fma) over b; zeros, infinities and NaN as the device's
-    // (IEEE's where it keeps them: SignedZeroInfNanPreserve)
+    // (IEEE's where it keeps them: SignedZeroInfNanPreserve). A divisor whose reciprocal
+    // is subnormal is scaled first, with the dividend (NVIDIA flushes that reciprocal)
+    _vkp_unflush(a, b);
     precise float q = a / b;
     if (q == 0.0 || isinf(q) || isnan(q)) return q;
     precise float r = 1.0 / b;
@@ -26,11 +43,6 @@ float _vkp_div_rn(float a, float b) {
 
 bool _vkp_signbit(float x) {
     return (floatBitsToUint(x) >> 31) != 0u;
-}
-
-float _vkp_pow2i(int n) {
-    // 2**n, exactly, for n in [(-126), 127]
-    return uintBitsToFloat(uint(n + 127) << 23);
 }
 
 float _vkp_frexp(float x, out int e) {
@@ -90,10 +102,17 @@ void _vkp_two_prod(float a, float b, out float p, out float e) {
     e = ee;
 }
 
+float _vkp_quot(float a, float b) {
+    // the device's a / b, also for divisors whose reciprocal is subnormal
+    _vkp_unflush(a, b);
+    precise float q = a / b;
+    return q;
+}
+
 float _vkp_div(float a, float b) {
     // a / b correctly rounded but for rare ties: Vulkan lets a device's division be off by
     // 2.5 ulp (NVIDIA's is), so the quotient is corrected by its exact residual
-    precise float q = a / b;
+    precise float q = _vkp_quot(a, b);
     // (no correction where the residual would under- or overflow: Dekker's split of q * b)
     float big = _vkp_pow2i(127 - 32);
     if (abs(q) < _vkp_pow2i((-126) + 24) || abs(q) > big || abs(b) > big || q == 0.0)

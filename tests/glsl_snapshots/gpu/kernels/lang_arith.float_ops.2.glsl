@@ -78,10 +78,27 @@ void _vkp_two_prod_float64(double a, double b, out double p, out double e) {
     e = ee;
 }
 
+void _vkp_unflush_float64(inout double a, inout double b) {
+    // a divisor whose reciprocal is subnormal, and the dividend, scaled by 1/4 (exactly; a
+    // dividend that loses bits to it has a quotient below the normal range anyway): NVIDIA
+    // divides as a * (1 / b) and flushes that reciprocal to zero (FLT_MAX / FLT_MAX gave 0)
+    if (abs(b) > _vkp_pow2i_float64(1023 - 2)) {
+        a *= 0.25;
+        b *= 0.25;
+    }
+}
+
+double _vkp_quot_float64(double a, double b) {
+    // the device's a / b, also for divisors whose reciprocal is subnormal
+    _vkp_unflush_float64(a, b);
+    precise double q = a / b;
+    return q;
+}
+
 double _vkp_div_float64(double a, double b) {
     // a / b correctly rounded but for rare ties: Vulkan lets a device's division be off by
     // 2.5 ulp (NVIDIA's is), so the quotient is corrected by its exact residual
-    precise double q = a / b;
+    precise double q = _vkp_quot_float64(a, b);
     // (no correction where the residual would under- or overflow: Dekker's split of q * b)
     double big = _vkp_pow2i_float64(1023 - 32);
     if (abs(q) < _vkp_pow2i_float64((-1022) + 53) || abs(q) > big || abs(b) > big || q == 0.0)

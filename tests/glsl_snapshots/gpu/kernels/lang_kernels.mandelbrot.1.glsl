@@ -9,10 +9,27 @@ layout(push_constant) uniform Params {
 
 layout(std430, binding = 0) buffer out_py_buffer { int out_py[]; };
 
+float _vkp_pow2i(int n) {
+    // 2**n, exactly, for n in [(-126), 127]
+    return uintBitsToFloat(uint(n + 127) << 23);
+}
+
+void _vkp_unflush(inout float a, inout float b) {
+    // a divisor whose reciprocal is subnormal, and the dividend, scaled by 1/4 (exactly; a
+    // dividend that loses bits to it has a quotient below the normal range anyway): NVIDIA
+    // divides as a * (1 / b) and flushes that reciprocal to zero (FLT_MAX / FLT_MAX gave 0)
+    if (abs(b) > _vkp_pow2i(127 - 2)) {
+        a *= 0.25;
+        b *= 0.25;
+    }
+}
+
 float _vkp_div_rn(float a, float b) {
     // a / b correctly rounded: the device's quotient q (Vulkan allows 2.5 ulp) plus the
     // exact residual a - q * b (one fma) over b; zeros, infinities and NaN as the device's
-    // (IEEE's where it keeps them: SignedZeroInfNanPreserve)
+    // (IEEE's where it keeps them: SignedZeroInfNanPreserve). A divisor whose reciprocal
+    // is subnormal is scaled first, with the dividend (NVIDIA flushes that reciprocal)
+    _vkp_unflush(a, b);
     precise float q = a / b;
     if (q == 0.0 || isinf(q) || isnan(q)) return q;
     precise float r = 1.0 / b;

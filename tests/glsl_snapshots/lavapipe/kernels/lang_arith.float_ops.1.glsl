@@ -80,10 +80,27 @@ void _vkp_two_prod(float a, float b, out float p, out float e) {
     e = ee;
 }
 
+void _vkp_unflush(inout float a, inout float b) {
+    // a divisor whose reciprocal is subnormal, and the dividend, scaled by 1/4 (exactly; a
+    // dividend that loses bits to it has a quotient below the normal range anyway): NVIDIA
+    // divides as a * (1 / b) and flushes that reciprocal to zero (FLT_MAX / FLT_MAX gave 0)
+    if (abs(b) > _vkp_pow2i(127 - 2)) {
+        a *= 0.25;
+        b *= 0.25;
+    }
+}
+
+float _vkp_quot(float a, float b) {
+    // the device's a / b, also for divisors whose reciprocal is subnormal
+    _vkp_unflush(a, b);
+    precise float q = a / b;
+    return q;
+}
+
 float _vkp_div(float a, float b) {
     // a / b correctly rounded but for rare ties: Vulkan lets a device's division be off by
     // 2.5 ulp (NVIDIA's is), so the quotient is corrected by its exact residual
-    precise float q = a / b;
+    precise float q = _vkp_quot(a, b);
     // (no correction where the residual would under- or overflow: Dekker's split of q * b)
     float big = _vkp_pow2i(127 - 32);
     if (abs(q) < _vkp_pow2i((-126) + 24) || abs(q) > big || abs(b) > big || q == 0.0)
