@@ -85,6 +85,24 @@ def test_the_array_layer_divides_and_roots_as_numpy(ctx):
     np.testing.assert_array_equal((1 / db).numpy(), np.float32(1) / b)
 
 
+def test_divisors_with_a_subnormal_reciprocal(ctx, keeps_f32_subnormals):
+    """|b| > 2**125: 1 / b is subnormal, and a device that divides as a * (1 / b) and flushes
+    subnormals (NVIDIA) gave 0 for FLT_MAX / FLT_MAX; the division scales such operands."""
+    rng = np.random.default_rng(9)
+    big = np.finfo(np.float32).max
+    b = np.concatenate([rng.uniform(2.0 ** 125, big, 500) * rng.choice([-1, 1], 500),
+                        [big, -big, 2.0 ** 126, 3e38]]).astype(np.float32)
+    a = np.concatenate([rng.uniform(2.0 ** 100, big, 500) * rng.choice([-1, 1], 500),
+                        [big, big, 1e38, 3e38]]).astype(np.float32)
+    da, db = ctx.asarray(a), ctx.asarray(b)
+    want = a / b
+    if not keeps_f32_subnormals:        # quotients below the normal range flush to zero
+        want = np.where(np.abs(want) < np.finfo(np.float32).tiny, np.float32(0) * want, want)
+    np.testing.assert_array_equal((da / db).numpy(), want)
+    np.testing.assert_array_equal((da // db).numpy(), a // b)
+    assert (da[-4:] / db[-4:]).numpy()[0] == 1.0
+
+
 def test_the_corrected_division_is_generated_only_where_needed(ctx):
     types = [vkp.Array[vkp.f32]] * 5
     inexact = dataclasses.replace(Target.any_device(), exact_division=False)
