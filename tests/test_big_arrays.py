@@ -48,6 +48,28 @@ def test_kernels_bind_the_window_around_a_view(small):
         add_one.forall(n)(x, y)
 
 
+def test_views_moving_along_a_buffer_share_a_few_windows(small, monkeypatch):
+    """A loop over x[i:i + n] binds windows at multiples of half the limit, not one per
+    offset (each distinct window is a descriptor set kept until the buffer dies)."""
+    from vkpersist.vk import array as array_module
+    seen = set()
+
+    class Counted(array_module.Window):
+        __slots__ = ()
+
+        def __init__(self, *args):
+            super().__init__(*args)
+            seen.add(self.serial)
+    monkeypatch.setattr(array_module, "Window", Counted)
+    n = 60_000                                       # 240 kB: about 8 windows of 32 kB steps
+    x = small.asarray(np.arange(n, dtype=np.float32))
+    y = small.zeros(n)
+    for s in range(0, n - 1000, 250):                # 236 distinct offsets
+        add_one.forall(1000)(x[s:s + 1000], y[s:s + 1000])
+    np.testing.assert_array_equal(y.numpy()[:n - 1000 + 750], np.arange(n - 250) + 1)
+    assert len(seen) <= 2 * (2 * n * 4 // LIMIT + 1)
+
+
 @pytest.mark.parametrize("case", ["broadcast", "strided", "transposed", "jit", "out",
                                   "astype", "copy of a view", "assign"])
 def test_elementwise_math_and_copies_run_in_parts(small, case):

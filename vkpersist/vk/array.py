@@ -248,9 +248,15 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         lo, hi = self._byte_span()
         itemsize = self.dtype.itemsize
         align = max(self.ctx.info.storage_offset_alignment, itemsize)   # powers of two
-        start = lo // align * align
-        size = min(-(-(hi - start) // 4) * 4, self.buffer.size - start)
-        if size > limit:
+        # windows start at multiples of half the limit and bind the whole limit, so views
+        # that move along a buffer (a loop over x[i:i + n]) share a few descriptor sets
+        # instead of making one per offset; a view longer than half the limit gets its own
+        half = limit // 2 // align * align
+        start = lo // half * half
+        if hi - start > limit:
+            start = lo // align * align
+        size = min(limit // 4 * 4, self.buffer.size - start)
+        if hi - start > size:
             raise UnsupportedError(
                 f"a view {self.shape} {self.dtype} spans {hi - lo} bytes of its buffer; "
                 f"{self.ctx.info.name} binds at most {limit} bytes per storage buffer "
