@@ -93,6 +93,8 @@ SEVERAL = {
     "empty": (np.zeros(0, np.int64), np.zeros(0, np.int64)),
     "int, array, slice": (1, np.array([1, 2]), slice(1, 3)),
     "array, int, array": (np.array([3]), 2, np.array([0, 1])),
+    "an empty Ellipsis between": (slice(None), np.array([0, 1]), Ellipsis, 1),
+    "empty lists": ([], []),
 }
 
 

@@ -209,8 +209,13 @@ def _several(a: Array, key):
     key separates them), axis, how many, the flat device indices into those axes merged,
     the index arrays' broadcast shape). Masks become their `nonzero` arrays and integers
     0-d index arrays, as in NumPy."""
-    parts = [(p if isinstance(p, Array) else np.asarray(p)) if _is_index_array(p) else p
+    parts = [(p if isinstance(p, Array) else _host_index(p)) if _is_index_array(p) else p
              for p in (key if isinstance(key, tuple) else (key,))]
+    # NumPy keeps the indexed axes in place only when the key names them side by side;
+    # anything between them, an Ellipsis of no axes too, separates them
+    named = [i for i, p in enumerate(parts)
+             if isinstance(p, (Array, np.ndarray)) or isinstance(p, (int, np.integer))]
+    side_by_side = named == list(range(named[0], named[-1] + 1))
     if any(p is None for p in parts):
         raise IndexError("np.newaxis (None) together with several index arrays is not "
                          "supported on vkpersist arrays; add the axis to the result "
@@ -245,7 +250,7 @@ def _several(a: Array, key):
             raise IndexError("arrays used as indices must be of integer (or boolean) type, "
                              f"got {dtype}")
     view = a[tuple(p if isinstance(p, slice) else slice(None) for p in per_axis)]
-    if indexed == list(range(indexed[0], indexed[-1] + 1)):
+    if side_by_side:
         axis = indexed[0]
     else:                                    # separated: NumPy puts the indexed axes first
         view = view.transpose(indexed + [i for i in range(a.ndim) if i not in indexed])
@@ -260,6 +265,12 @@ def _several(a: Array, key):
     dims = view.shape[axis:axis + len(index)]
     flat = _flat_index(a.ctx, index, dims, indexed, ishape)
     return view, axis, len(index), flat, ishape
+
+
+def _host_index(p) -> np.ndarray:
+    """A host index as an array; an empty one (a `[]`, float64 to NumPy) as integers."""
+    host = np.asarray(p)
+    return host.astype(np.intp) if host.size == 0 and host.dtype.kind == "f" else host
 
 
 def _flat_index(ctx, index, dims, axes, ishape) -> Array:

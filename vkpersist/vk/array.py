@@ -245,7 +245,7 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
     def _window(self, limit: int):
         """(the Window of this view's buffer around its elements, the view's element offset
         in it) for a buffer larger than the device binds at once (`limit` bytes)."""
-        lo, hi = self._byte_span()
+        lo, hi = self._byte_span() if self.size else (0, 0)     # empty: any window works
         itemsize = self.dtype.itemsize
         align = max(self.ctx.info.storage_offset_alignment, itemsize)   # powers of two
         # windows start at multiples of half the limit and bind the whole limit, so views
@@ -322,11 +322,14 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
                     return self
                 return self.copy_from(src.numpy())
             n, so, do = self.nbytes, src._byte_span()[0], self._byte_span()[0]
-            if n:
-                commands.submit_now(self.ctx._core_alive(),
-                                    lambda cb: commands.copy(cb, src.buffer, self.buffer, n,
-                                                             src_offset=so, dst_offset=do),
-                                    keep=(src, self))
+            if src.buffer is self.buffer and so < do + n and do < so + n and so != do:
+                return self.copy_from(src.copy())    # overlapping regions: copied first
+            if n:   # queued for 'device' arrays; host-visible kinds see it at once (fill())
+                run = commands.submit_now if self.memory == "device" else commands.run_now
+                run(self.ctx._core_alive(),
+                    lambda cb: commands.copy(cb, src.buffer, self.buffer, n, src_offset=so,
+                                             dst_offset=do),
+                    keep=(src, self))
             return self
         data = np.asarray(src)
         if data.shape != self.shape:
@@ -343,19 +346,21 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         return self.copy_from(ary)
 
     def fill(self, value) -> "Array":
-        """Set every element to `value` (converted to the array's dtype). Nothing waits for
-        the device: the fill is queued behind the pending launches (or written directly
-        into host-visible memory when none is pending)."""
+        """Set every element to `value` (converted to the array's dtype). A 'device' array's
+        fill is queued behind the pending launches, nothing waits; host-visible kinds are
+        written by the host once the pending work is done, so their `numpy_view()` shows
+        the values at once."""
         self._check_alive()
         item = to_scalar(value, self.dtype, "fill()")
         pattern = np.full(4 // self.dtype.itemsize or 1, item, dtype=self.dtype).view(np.uint8)
+        whole = self.nbytes == self.buffer.nbytes       # the padding to a word may be filled
         if not self._plain:
             self._write(np.broadcast_to(item, self.shape))
-        elif self.buffer.host_visible and not self._device_busy():
+        elif self.buffer.host_visible and not self._queued():
             self.buffer.host_view()[:self.nbytes].view(self.dtype)[:] = item
-        elif self.dtype.itemsize <= 4:
+        elif self.dtype.itemsize <= 4 and (whole or self.nbytes % 4 == 0):
             word = int(pattern.view(np.uint32)[0])
-            size = self.buffer.size
+            size = self.buffer.size if whole else self.nbytes
             commands.submit_now(self.ctx._core_alive(),
                                 lambda cb: commands.fill_words(cb, self.buffer, word, size),
                                 keep=(self,))
@@ -363,12 +368,16 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
             self._write_bytes(np.full(self.size, item, dtype=self.dtype).view(np.uint8))
         return self
 
-    def _device_busy(self) -> bool:
-        """Whether launches may still be running: a host write into host-visible memory
-        then goes through the queue instead (a pending launch may still read the old
-        contents), rather than waiting for them. Launches batched but not yet submitted
-        (`ctx.batched()`) count: the queued write is submitted after them."""
+    def _queued(self) -> bool:
+        """Whether a write goes through the queue rather than the host: for 'device'
+        arrays while launches may still run (one may still read the old contents). The
+        host-visible kinds are for host access (`numpy_view()`), so their writes wait for
+        the pending work and are visible at once. Launches batched but not yet submitted
+        (`ctx.batched()`) count as pending."""
         core = self.ctx._core_alive()
+        if self.memory != "device":
+            self.ctx.synchronize()
+            return False
         if core.batch is not None and core.batch.dispatches:
             return True
         if core.pending:
@@ -395,7 +404,7 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
     def _write_bytes(self, raw: np.ndarray, offset: int = 0) -> None:
         """Store bytes at `offset`: directly into idle host-visible memory, else through
         the queue (staging.py), behind the pending launches and without waiting for them."""
-        if self.buffer.host_visible and not self._device_busy():
+        if self.buffer.host_visible and not self._queued():
             self.buffer.host_view()[offset:offset + raw.size] = raw
         else:
             self.ctx._staging().upload(self.buffer, raw, offset=offset)

@@ -95,7 +95,8 @@ class Buffer:
 
     def _create(self, core, size: int, type_index: int, mtype, kind: str):
         """A new VkBuffer and memory: (handle, memory, mapping or None); sets `address`.
-        A refusal for lack of memory empties the buffer pool and tries once more."""
+        A refusal for lack of memory waits for the pending work, empties the buffer pool
+        and tries once more."""
         info = core.info
 
         def check_type(req):
@@ -109,8 +110,12 @@ class Buffer:
             handle, memory, _ = _create_bound(core, size, check_type, what)
         except OutOfDeviceMemory:
             with core.lock:
-                if not core.buffer_pool.bytes:
+                if not core.buffer_pool.bytes and not core.pending:
                     raise
+                # queued writes and launches keep their arrays until they complete: wait
+                # for them, so the arrays nobody holds any more come back, then free
+                # everything kept for reuse
+                core.synchronize()
                 core.buffer_pool.drain(core)
             handle, memory, _ = _create_bound(core, size, check_type, what)
         self.address = None
