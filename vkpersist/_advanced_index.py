@@ -151,18 +151,13 @@ def _as_indices(ctx, k, n: int, axis: int):
                              f"got {k.dtype}")
         flat = k.reshape(-1) if k._contiguous else k.copy().reshape(-1)
         return flat, k.shape, False
-    host = np.asarray(k)
+    host = _host_index(k)
     if host.dtype.kind == "b":
         return None, host.shape, True
-    if host.size == 0:
-        host = host.astype(np.intp)
     if host.dtype.kind not in "iu":
         raise IndexError("arrays used as indices must be of integer (or boolean) type, "
                          f"got {host.dtype}")
-    bad = (host < -n) | (host >= n)
-    if bad.any():
-        raise IndexError(f"index {host[bad].flat[0]} is out of bounds for axis {axis} with "
-                         f"size {n}")
+    _check_bounds(host, n, axis)
     return ctx.asarray(np.ascontiguousarray(host.reshape(-1)).astype(_intp(ctx))), host.shape, True
 
 
@@ -177,10 +172,18 @@ def _pnq(view: Array, axis: int):
     return view.copy().reshape(shape), False
 
 
+def _check_bounds(host: np.ndarray, n: int, axis: int) -> None:
+    """NumPy's IndexError for the first of the host indices outside [-n, n)."""
+    bad = (host < -n) | (host >= n)
+    if bad.any():
+        raise IndexError(f"index {host[bad].flat[0]} is out of bounds for axis {axis} with "
+                         f"size {n}")
+
+
 def _check_err(err: Array, n: int, axis: int) -> None:
     flag, value = (int(v) for v in err.numpy())
     if flag:
-        raise IndexError(f"index {value} is out of bounds for axis {axis} with size {n}")
+        _check_bounds(np.array([value]), n, axis)
 
 
 def _mask_positions(view: Array, mask, axis: int):
@@ -268,9 +271,10 @@ def _several(a: Array, key):
 
 
 def _host_index(p) -> np.ndarray:
-    """A host index as an array; an empty one (a `[]`, float64 to NumPy) as integers."""
+    """A host index as an array; an empty one that is no mask (a `[]`, float64 to NumPy)
+    as integers."""
     host = np.asarray(p)
-    return host.astype(np.intp) if host.size == 0 and host.dtype.kind == "f" else host
+    return host.astype(np.intp) if host.size == 0 and host.dtype.kind != "b" else host
 
 
 def _flat_index(ctx, index, dims, axes, ishape) -> Array:
@@ -283,10 +287,7 @@ def _flat_index(ctx, index, dims, axes, ishape) -> Array:
         flat = np.zeros(ishape, np.int64)
         for i, n, axis, stride in zip(index, dims, axes, strides):
             h = np.asarray(i).astype(np.int64)
-            bad = (h < -n) | (h >= n)
-            if bad.any():
-                raise IndexError(f"index {h[bad].flat[0]} is out of bounds for axis {axis} "
-                                 f"with size {n}")
+            _check_bounds(h, n, axis)
             flat = flat + np.where(h < 0, h + n, h) * stride
         return ctx.asarray(np.ascontiguousarray(flat.reshape(-1)).astype(intp))
     from . import reductions
@@ -300,11 +301,7 @@ def _flat_index(ctx, index, dims, axes, ishape) -> Array:
         flat = term if flat is None else flat + term
     if bool(bad):                                 # waits for the device, once
         for i, n, axis in zip(index, dims, axes):
-            h = i.numpy() if isinstance(i, Array) else np.asarray(i)
-            wrong = (h < -n) | (h >= n)
-            if wrong.any():
-                raise IndexError(f"index {h[wrong].flat[0]} is out of bounds for axis "
-                                 f"{axis} with size {n}")
+            _check_bounds(i.numpy() if isinstance(i, Array) else np.asarray(i), n, axis)
     full = Array(ctx, tuple(ishape), intp)
     Array._assign(flat, full)                     # broadcast to the index shape
     return full.reshape(-1)

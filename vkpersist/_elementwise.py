@@ -29,7 +29,7 @@ import numpy as np
 
 from . import _ufunc_complex
 from ._ufunc_table import BY_UFUNC, COMPUTE, EMIT, UFUNCS, wrap
-from .vk.array import Array
+from .vk.array import Array, window_room
 
 LOCAL = 256
 MAX_GROUPS = 65535
@@ -51,29 +51,23 @@ def bindable_parts(views: list):
     info = views[0].ctx.info
     if all(v.buffer.size <= info.max_storage_buffer_range for v in views):
         return (views,)
-    return _parts(views, 0, info.max_storage_buffer_range
-                  - max(info.storage_offset_alignment, 16))
+    return _parts(views, 0, window_room(info))
 
 
 def _parts(views: list, axis: int, room: int):
-    if all(_span(v) <= room for v in views):
+    if all(v._span_bytes() <= room for v in views):
         yield views
         return
     n = views[0].shape[axis]
     first = [_part(v, axis, 0, 1) for v in views]
-    if any(_span(v) > room for v in first):
+    if any(v._span_bytes() > room for v in first):
         piece = 1                               # split the axes after this one as well
     else:
-        piece = min([(room - _span(f)) // (abs(v._estrides[axis]) * v.dtype.itemsize) + 1
+        piece = min([(room - f._span_bytes()) // (abs(v._estrides[axis]) * v.dtype.itemsize) + 1
                      for v, f in zip(views, first) if v._estrides[axis]] or [n])
     for start in range(0, n, piece):
         yield from _parts([_part(v, axis, start, min(piece, n - start)) for v in views],
                           axis + 1, room)
-
-
-def _span(view: Array) -> int:
-    lo, hi = view._byte_span()
-    return hi - lo
 
 
 def _part(view: Array, axis: int, start: int, count: int) -> Array:

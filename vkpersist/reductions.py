@@ -31,7 +31,7 @@ from . import _reduce_kernels as rk
 from . import _reduce_subgroup as sg
 from ._errors import UnsupportedError
 from ._numpy_table import implements
-from .vk.array import Array
+from .vk.array import Array, window_room
 from .vk.context import default_context
 from .vk.sequence import batched
 
@@ -136,8 +136,8 @@ def reduce_rows(op: str, src: Array, acc, out_dtype, *, src2: Array | None = Non
     info = src.ctx.info
     limit = info.max_storage_buffer_range
     big = src.buffer.size > limit or (src2 is not None and src2.buffer.size > limit)
-    if big and py.max(_span(src), _span(src2) if src2 is not None else 0) > \
-            limit - py.max(info.storage_offset_alignment, 16):
+    if big and py.max(src._span_bytes(), src2._span_bytes() if src2 is not None else 0) > \
+            window_room(info):
         return _in_parts(op, src, src2, acc, out_dtype, divisor, dst)
     target = 16 if info.kind == "cpu" else 2048
     with _LOCK:
@@ -160,7 +160,7 @@ def _in_parts(op, src, src2, acc, out_dtype, divisor, dst):
     M, K = src.shape
     views = [src] if src2 is None else [src, src2]
     info = ctx.info
-    room = info.max_storage_buffer_range - py.max(info.storage_offset_alignment, 16)
+    room = window_room(info)
     arg = op in ARG_OPS
     values = Array(ctx, (M,), out_dtype) if dst is None else dst
     index = Array(ctx, (M,), np.int64 if info.int64 else np.int32) if arg else None
@@ -173,7 +173,7 @@ def _in_parts(op, src, src2, acc, out_dtype, divisor, dst):
     def largest(lo_span, step):        # how many rows/columns fit, given one and the step
         return py.max(1, (room - lo_span) // step + 1) if step else 1 << 62
 
-    one_row = py.max(_span(v[0:1]) for v in views)
+    one_row = py.max(v[0:1]._span_bytes() for v in views)
     if one_row <= room:
         rows = py.min(largest(one_row, abs(v._estrides[0]) * v.dtype.itemsize) for v in views)
         for r0 in range(0, M, rows):
@@ -182,7 +182,7 @@ def _in_parts(op, src, src2, acc, out_dtype, divisor, dst):
             if arg:
                 index[r0:r0 + idx.size] = idx
         return values, index
-    item = py.max(_span(v[0:1, 0:1]) for v in views)
+    item = py.max(v[0:1, 0:1]._span_bytes() for v in views)
     cols = py.min(largest(item, abs(v._estrides[1]) * v.dtype.itemsize) for v in views)
     starts = list(range(0, K, cols))
     parts = [block(0, M, k0, py.min(K, k0 + cols), acc, None) for k0 in starts]
@@ -196,11 +196,6 @@ def _in_parts(op, src, src2, acc, out_dtype, divisor, dst):
             term = (win == j) * (idx + starts[j])
             index[...] = term if j == 0 else index + term
     return values, index
-
-
-def _span(view: Array) -> int:
-    lo, hi = view._byte_span()
-    return hi - lo
 
 
 def _reduce_rows(op, src, acc, out_dtype, src2, divisor, dst, target):

@@ -116,6 +116,12 @@ def to_scalar(value, dtype: np.dtype, what: str) -> np.ndarray:
     return item
 
 
+def window_room(info) -> int:
+    """The most bytes a view may span and still bind as one window of its buffer
+    (`Array._window`): the device's limit less a window start's alignment."""
+    return info.max_storage_buffer_range - max(info.storage_offset_alignment, 16)
+
+
 class Array(np.lib.mixins.NDArrayOperatorsMixin):
     """A typed N-d array in device memory. Create with `ctx.asarray`, `ctx.empty`,
     `ctx.zeros`, `ctx.full` or `vkp.to_device`. The class is the kernel annotation too:
@@ -263,6 +269,11 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
                 f"(maxStorageBufferRange): pass it to kernels in parts of at most "
                 f"{(limit - align) // itemsize} elements (views such as x[i:j])")
         return Window(self.buffer, start, size), self._offset - start // itemsize
+
+    def _span_bytes(self) -> int:
+        """How many bytes of the buffer the view's elements span (gaps included)."""
+        lo, hi = self._byte_span()
+        return hi - lo
 
     def _byte_span(self) -> tuple[int, int]:
         lo, hi = indexing.span(self.shape, self._estrides, self._offset)

@@ -35,7 +35,7 @@ class Staging:
         self._queued: list = []     # weak references to the staging buffers of queued uploads
 
     def _get(self, nbytes: int) -> Buffer:
-        want = min(max(nbytes, 1 << 16), CHUNK_BYTES)
+        want = min(max(nbytes, _MIN_STAGE), CHUNK_BYTES)
         if self._buffer is None or not self._buffer.alive or self._buffer.nbytes < want:
             if self._buffer is not None:
                 self._buffer.free()
