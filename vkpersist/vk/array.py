@@ -413,8 +413,9 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         self._write_bytes(raw, lo)
 
     def _write_bytes(self, raw: np.ndarray, offset: int = 0) -> None:
-        """Store bytes at `offset`: directly into idle host-visible memory, else through
-        the queue (staging.py), behind the pending launches and without waiting for them."""
+        """Store bytes at `offset`: by the host into host-visible memory when `_queued()`
+        says so, else through the queue (staging.py), behind the pending launches and
+        without waiting for them."""
         if self.buffer.host_visible and not self._queued():
             self.buffer.host_view()[offset:offset + raw.size] = raw
         else:
