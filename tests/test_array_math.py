@@ -537,7 +537,7 @@ def test_dropped_results_lend_their_buffers_and_kept_ones_stay_intact(ctx):
     pool = ctx._core.buffer_pool
 
     def pooled():
-        return {entry[4] for entries in pool.free.values() for entry in entries}
+        return {alloc.serial for allocs in pool.free.values() for alloc in allocs}
     first = vkp.negative(x)
     lent = first.buffer.serial
     del first

@@ -81,25 +81,64 @@ def test_eight_byte_fill_is_queued_too(ctx, monkeypatch):
     np.testing.assert_array_equal(wide.numpy(), np.full(1000, -(1 << 40)))
 
 
-def test_queued_staging_memory_is_bounded(ctx, monkeypatch):
-    """Uploads behind pending work hold their staging buffers until the copies run; past
-    PENDING_BYTES an upload waits for the device instead of holding more."""
-    bound = 4 * (1 << 16)
-    monkeypatch.setattr(staging, "PENDING_BYTES", bound)
-    stager = ctx._staging()
+def test_queued_uploads_wrap_around_a_bounded_ring(ctx, monkeypatch):
+    """Queued uploads take regions of one ring buffer in turn (vk/staging.py); a full ring
+    waits for the oldest pending work, so at most RING_MAX bytes are held, and a region is
+    never reused while its copy is pending (every value arrives intact)."""
+    monkeypatch.setattr(staging, "RING_MIN", 1 << 16)
+    monkeypatch.setattr(staging, "RING_MAX", 1 << 18)
+    stager = staging.Staging(ctx._core)
+    monkeypatch.setattr(ctx, "_stager", stager)
     x = ctx.asarray(np.arange(N, dtype=np.float32))
     y = ctx.empty(N)
-    outs, expect = [], []
-    for k in range(12):
+    rng = np.random.default_rng(5)
+    outs, expect, sizes = [], [], []
+    for k in range(40):
         slow_double.forall(N)(x, y, 20)
-        host = np.full(10_000, k, np.float32)      # 40 kB: one 64 KiB staging buffer each
+        n = 1000 if k == 0 else int(rng.integers(1, 16_000))          # up to 64 kB
+        host = np.full(n, k, np.float32)
         outs.append(ctx.asarray(host))
         expect.append(host)
-        assert stager._held() <= bound
+        sizes.append(stager._ring.capacity)
+        assert stager._held() <= staging.RING_MAX
+    assert sizes[0] == 1 << 16 and sizes[-1] == staging.RING_MAX    # it grew
     for out, host in zip(outs, expect):
         np.testing.assert_array_equal(out.numpy(), host)
     ctx.synchronize()
     assert stager._held() == 0
+
+
+def test_a_dropped_device_array_is_lent_again_while_its_launch_is_pending(ctx, monkeypatch):
+    """Stream-ordered reuse (vk/buffer_pool.py): a 'device' array dropped while a launch
+    still reads it goes back to the pool at once, and the next array's writes are queued
+    behind that launch, so the launch still reads the old values. A 'host' array comes back
+    only once the work is done: the host writes it directly."""
+    ramp = np.arange(N, dtype=np.float32)
+    src = ctx.asarray(ramp)
+    dst = ctx.empty(N)
+    slow_double.forall(N)(src, dst, 400)          # compiles and warms up
+    ctx.synchronize()
+    pool = ctx._core.buffer_pool
+    guard = _NoWaits(ctx._core, monkeypatch)
+    guard.active = True
+    slow_double.forall(N)(src, dst, 400)
+    lent = src.buffer.serial
+    del src
+    again = ctx.empty(N)
+    assert again.buffer.serial == lent and ctx._core.pending
+    again.fill(-3.0)                              # queued behind the launch that reads it
+    guard.active = False
+    np.testing.assert_array_equal(dst.numpy(), 2 * ramp)
+    np.testing.assert_array_equal(again.numpy(), np.full(N, -3.0, np.float32))
+
+    host = ctx.asarray(ramp, memory="host")
+    slow_double.forall(N)(host, dst, 400)
+    kept = host.buffer.serial
+    del host
+    assert ctx._core.pending
+    assert kept not in {a.serial for allocs in pool.free.values() for a in allocs}
+    ctx.synchronize()
+    assert kept in {a.serial for allocs in pool.free.values() for a in allocs}
 
 
 def test_empty_and_chunked_uploads(ctx):

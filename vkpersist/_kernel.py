@@ -33,6 +33,7 @@ from .lang.source import glsl_name
 from .lang.bounds import BoundsChecks, bounds_record, debug_default
 from .lang.glsl import Writer, compile_generated
 from .vk.array import Array, to_scalar
+from .vk.buffer import in_flight
 from .vk.context import Context, default_context
 from .vk.glsl_kernel import launch_dims, push_struct
 from .vk.loop_guard import loop_status_array, register_kernel_name
@@ -396,7 +397,8 @@ class _Plan:
             buffers.append(self.bounds.buffer)
         if self.printer is not None:      # bound after the debug record, as the GLSL declares
             buffers.append(self.printer.buffer)
-        self.pipeline.launch(buffers, groups, push, (self.pipeline, buffers))
+        self.pipeline.launch(buffers, groups, push,
+                             (self.pipeline, [in_flight(b) for b in buffers]))
         if self.bounds is not None:       # debug: raise at the launch that went out of range
             ctx.synchronize()
         if host_copies:

@@ -24,7 +24,7 @@ from .._errors import UnsupportedError, VkPersistError
 from .._numpy_table import HANDLED
 from . import commands
 from . import indexing
-from .buffer import Window
+from .buffer import Window, in_flight
 from .memory import check_kind
 
 # dtype -> the DeviceInfo flag it needs (None: every device can store it)
@@ -340,7 +340,7 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
                 run(self.ctx._core_alive(),
                     lambda cb: commands.copy(cb, src.buffer, self.buffer, n, src_offset=so,
                                              dst_offset=do),
-                    keep=(src, self))
+                    keep=(in_flight(src), in_flight(self)))
             return self
         data = np.asarray(src)
         if data.shape != self.shape:
@@ -374,7 +374,7 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
             size = self.buffer.size if whole else self.nbytes
             commands.submit_now(self.ctx._core_alive(),
                                 lambda cb: commands.fill_words(cb, self.buffer, word, size),
-                                keep=(self,))
+                                keep=(in_flight(self),))
         else:
             self._write_bytes(np.full(self.size, item, dtype=self.dtype).view(np.uint8))
         return self

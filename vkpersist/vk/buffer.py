@@ -75,28 +75,19 @@ class Buffer:
         self.size = size
         self._core = core
         with core.lock:
-            reused = core.buffer_pool.take(type_index, size)
-        if reused is not None:      # its serial too: caches keyed on it stay valid
-            self.handle, memory, mapping, self.address, self.serial = reused
-        else:
-            self.serial = next(_serials)
-            self.handle, memory, mapping = self._create(core, size, type_index, mtype, kind)
+            alloc = core.buffer_pool.take(type_index, size)
+        if alloc is None:
+            alloc = self._create(core, size, type_index, mtype, kind)
+        # a reused allocation keeps its serial: caches keyed on it stay valid
+        self._alloc = alloc
+        self.handle, self.address, self.serial = alloc.handle, alloc.address, alloc.serial
+        self._keeper = None if alloc.mapping is None else weakref.ref(alloc.mapping)
         self._poolable = [True]           # free() clears it: that memory goes to the driver
-        if mapping is None:
-            self._keeper = None
-            self._finalizer = core.track(self, _release, core, self.handle, memory, self.serial,
-                                         None, self._poolable, type_index, size, self.address,
-                                         heap.size)
-        else:       # the memory goes with its mapping (see the module's docs)
-            self._keeper = weakref.ref(mapping)
-            self._finalizer = core.track(self, _release, core, self.handle, None, self.serial,
-                                         mapping, self._poolable, type_index, size,
-                                         self.address, heap.size)
+        self._finalizer = core.track(self, _release, core, alloc, self._poolable, heap.size)
 
-    def _create(self, core, size: int, type_index: int, mtype, kind: str):
-        """A new VkBuffer and memory: (handle, memory, mapping or None); sets `address`.
-        A refusal for lack of memory waits for the pending work, empties the buffer pool
-        and tries once more."""
+    def _create(self, core, size: int, type_index: int, mtype, kind: str) -> "_Allocation":
+        """A new VkBuffer and memory, mapped when host-visible. A refusal for lack of
+        memory waits for the pending work, empties the buffer pool and tries once more."""
         info = core.info
 
         def check_type(req):
@@ -118,17 +109,17 @@ class Buffer:
                 core.synchronize()
                 core.buffer_pool.drain(core)
             handle, memory, _ = _create_bound(core, size, check_type, what)
-        self.address = None
         if not mtype.host_visible:
-            return handle, memory, None
+            return _Allocation(core, handle, memory, type_index, size)
         try:
             with translated("mapping memory"):
                 ptr = vk.vkMapMemory(core.device, memory, 0, size, 0)
         except BaseException:
             _destroy(core, handle, memory)
             raise
-        self.address = int(ffi.cast("uintptr_t", ffi.from_buffer(ptr)))
-        return handle, None, _Mapping(core, memory)
+        address = int(ffi.cast("uintptr_t", ffi.from_buffer(ptr)))
+        # the memory goes with its mapping (see the module's docs)
+        return _Allocation(core, handle, None, type_index, size, _Mapping(core, memory), address)
 
     @property
     def alive(self) -> bool:
@@ -161,6 +152,7 @@ class Buffer:
             self._core.synchronize()
         self._poolable[0] = False
         self._finalizer()
+        self._alloc = None          # the last reference: the VkBuffer is destroyed now
 
 
 def host_array(shape, dtype, alignment: int = 65536) -> np.ndarray:
@@ -200,7 +192,6 @@ class ImportedBuffer(Buffer):
                 "allocate it with vkp.lowlevel.host_array(shape, dtype)")
         self.nbytes = array.nbytes
         self.kind = "host"
-        self.serial = next(_serials)
         size = pages
         self.size = size
         handle_type = vk.VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT
@@ -232,8 +223,9 @@ class ImportedBuffer(Buffer):
         # they are what views that keep the memory mapped hold on to
         self._keeper = weakref.ref(array)
         self._poolable = [False]          # the caller's pages: never reused for others
-        self._finalizer = core.track(self, _release, core, handle, memory, self.serial,
-                                     array)
+        self._alloc = _Allocation(core, handle, memory, self.memory_type, size, keep=array)
+        self.serial = self._alloc.serial
+        self._finalizer = core.track(self, _release, core, self._alloc, self._poolable, 0)
 
 
 def _pages_behind(array: np.ndarray) -> int | None:
@@ -341,19 +333,51 @@ def _create_bound(core, size: int, memory_type_for, what: str, buffer_next=None,
     return handle, memory, type_index
 
 
-def _release(core, handle, memory, serial, keep=None, poolable=(False,), memory_type=None,
-             size=0, address=None, heap_size=0) -> None:
-    """Keep the buffer for reuse (buffer_pool.py) when it may be, else forget its serial,
-    destroy it and free its memory (None: a _Mapping in `keep` frees it once no view needs
-    it); `keep` (imported host pages, a _Mapping) lived until now."""
-    if core.device is not None and poolable[0] \
-            and not (isinstance(keep, _Mapping) and keep.regions) \
-            and core.buffer_pool.put(core, memory_type, size, heap_size,
-                                     (handle, memory, keep, address, serial)):
-        return
+class _Allocation:
+    """A VkBuffer and its memory: destroyed when the last reference goes (its Buffer's,
+    the buffer pool's, a pending submission's) or when the Context closes. A Buffer of
+    kind 'device' lends only this to the submissions that use it (`in_flight`), so once
+    the array is dropped its allocation goes back to the pool at once, although launches
+    that use it may still be queued (buffer_pool.py says why that is safe)."""
+    __slots__ = ("handle", "address", "serial", "memory_type", "size", "mapping",
+                 "destroyer", "__weakref__")
+
+    def __init__(self, core, handle, memory, memory_type: int, size: int, mapping=None,
+                 address=None, keep=None):
+        """`memory` None: `mapping` (a _Mapping) frees it once no view needs it; `keep`
+        (imported host pages) lives until the memory is freed."""
+        self.handle, self.address, self.serial = handle, address, next(_serials)
+        self.memory_type, self.size, self.mapping = memory_type, size, mapping
+        self.destroyer = core.track(self, _destroy_allocation, core, handle, memory,
+                                    self.serial, mapping, keep)
+
+
+def _destroy_allocation(core, handle, memory, serial, mapping, keep) -> None:
+    """Forget the serial, destroy the VkBuffer and free its memory (a _Mapping frees its
+    own once this, its last reference but for views, is gone)."""
     core.forget(serial)
     if core.device is not None:
         _destroy(core, handle, memory)
+
+
+def _release(core, alloc: _Allocation, poolable, heap_size: int) -> None:
+    """The Buffer died (or was freed): its allocation goes to the buffer pool when it may,
+    else this reference to it goes (it is destroyed once pending submissions drop theirs)."""
+    mapping = alloc.mapping
+    if core.device is not None and poolable[0] and alloc.destroyer.alive \
+            and not (mapping is not None and mapping.regions):
+        core.buffer_pool.put(alloc, heap_size)
+
+
+def in_flight(buffer):
+    """What a pending submission keeps alive for `buffer` (a Buffer, a Window or an Array):
+    the allocation alone for kind 'device', whose memory the host touches only once the
+    queue is idle (vk/array.py), so the array's memory may be lent again while the work
+    is queued; the Buffer itself for the host-visible kinds, which the host writes
+    directly (a staging buffer, a 'host' array), so they come back only once it is done."""
+    if not isinstance(buffer, Buffer):
+        buffer = buffer.buffer
+    return buffer._alloc if buffer.kind == "device" else buffer
 
 
 def _destroy(core, handle, memory) -> None:

@@ -16,19 +16,28 @@ when the buffer is finally destroyed.
 Rules that keep it invisible:
 - Only buffers whose memory nobody else can see come here: a mapped buffer with NumPy views
   that keep its memory mapped (`host_view(keep_mapped=True)`, a MemSock frame) is released
-  as before, so a user's view never shows a later array's values. A buffer is released
-  only when no pending submission holds it, so reuse never races the device.
+  as before, so a user's view never shows a later array's values.
+- When a buffer comes back depends on who touches its memory. The host-visible kinds
+  (staging, 'host' arrays) are written by the host directly, so a pending submission keeps
+  the whole Buffer and it comes back only once that work is done. A 'device' array comes
+  back as soon as it is dropped, while launches that use it may still be queued, as
+  CuPy's pool does on a stream: the next array's work is submitted later on the same
+  queue, and every submission begins with a barrier after all earlier work
+  (vk/commands.py), so its writes cannot overtake the old reads; the host touches a
+  'device' array's memory only when the queue is idle (vk/array.py). Pending submissions
+  keep the allocation itself (`buffer.in_flight`), so nothing is destroyed under them.
+  Before, a loop that uploads and computes while the host runs ahead (benchmarks/
+  uploads.py) found no buffer to reuse and allocated every array anew: 6.7x slower than
+  waiting after each upload on an H100 (2026-12-05).
 - A reused buffer's contents are undefined, as a new allocation's are (`zeros` fills).
 - At most PER_SIZE buffers of a (memory type, size) and 1/16 of that memory's heap in all
-  are kept; past that the oldest are destroyed. An explicit `free()` releases to the
-  driver, and so does the Context's close; an allocation the driver refuses empties the
-  pool and is tried once more.
+  are kept; past that the oldest are dropped. An explicit `free()` releases to the driver,
+  and so does the Context's close; an allocation the driver refuses empties the pool and
+  is tried once more.
 """
 from __future__ import annotations
 
 import collections
-
-from ._api import vk
 
 PER_SIZE = 4            # buffers kept per (memory type, size)
 HEAP_SHARE = 16         # at most 1/HEAP_SHARE of a heap is kept
@@ -36,55 +45,42 @@ HEAP_SHARE = 16         # at most 1/HEAP_SHARE of a heap is kept
 
 class BufferPool:
     def __init__(self):
-        # (memory type, size) -> [(handle, memory, mapping, address, serial)], the key
-        # least recently added to first
+        # (memory type, size) -> [buffer._Allocation], the key least recently added to first
         self.free: collections.OrderedDict = collections.OrderedDict()
         self.bytes = 0
         self.reused = 0             # buffers handed out again (tests read it)
 
     def take(self, memory_type: int, size: int):
-        """(handle, memory, mapping, address, serial) of a kept buffer, or None."""
+        """A kept allocation of this memory type and size, or None."""
         entries = self.free.get((memory_type, size))
         if not entries:
             return None
-        entry = entries.pop()
+        alloc = entries.pop()
         if not entries:
             del self.free[(memory_type, size)]
         self.bytes -= size
         self.reused += 1
-        return entry
+        return alloc
 
-    def put(self, core, memory_type: int, size: int, heap_size: int, entry) -> bool:
-        """Keep `entry`; False when it may not be kept (the caller destroys it)."""
+    def put(self, alloc, heap_size: int) -> None:
+        """Keep `alloc` if the limits allow; one not kept, or pushed out by it, is dropped
+        (destroyed once no pending submission holds it)."""
         limit = heap_size // HEAP_SHARE
-        key = (memory_type, size)
+        size, key = alloc.size, (alloc.memory_type, alloc.size)
         entries = self.free.get(key, ())
         if size > limit or len(entries) >= PER_SIZE:
-            return False
-        self.free.setdefault(key, []).append(entry)
+            return
+        self.free.setdefault(key, []).append(alloc)
         self.free.move_to_end(key)
         self.bytes += size
         while self.bytes > limit:
             old_key, entries = next(iter(self.free.items()))
-            destroy(core, entries.pop(0))
+            entries.pop(0)
             self.bytes -= old_key[1]
             if not entries:
                 del self.free[old_key]
-        return True
 
     def drain(self, core) -> None:
-        """Destroy every kept buffer (the Context closes, or the driver ran out of memory)."""
-        free, self.free, self.bytes = self.free, collections.OrderedDict(), 0
-        for entries in free.values():
-            for entry in entries:
-                destroy(core, entry)
-
-
-def destroy(core, entry) -> None:
-    """Forget the buffer's serial, destroy it and free its memory (a mapping frees its
-    memory when this last reference to it goes: buffer.py)."""
-    handle, memory, serial = entry[0], entry[1], entry[4]
-    core.forget(serial)
-    vk.vkDestroyBuffer(core.device, handle, None)
-    if memory is not None:
-        vk.vkFreeMemory(core.device, memory, None)
+        """Drop every kept allocation (the Context closes, or the driver ran out of memory):
+        each is destroyed now, or once the submissions that still hold it complete."""
+        self.free, self.bytes = collections.OrderedDict(), 0

@@ -281,6 +281,9 @@ class _Core:
             return not self.inflight
 
     def wait_oldest(self) -> None:
+        """Wait for the oldest fenced batch (fencing the open one first if it is all)."""
+        if not self.inflight:
+            self._close_open_batch()
         fence, _ = self.inflight[0]
         wait_fences(self.device, [fence], self.timeout, "waiting for a queued launch")
         self.retire()

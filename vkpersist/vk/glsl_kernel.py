@@ -35,6 +35,7 @@ import numpy as np
 
 from .._errors import CompileError, VkPersistError
 from .array import Array, to_scalar
+from .buffer import in_flight
 from .context import Context, default_context
 from .glslang import compile_glsl, preprocess
 from .loop_guard import loop_status_array, register_kernel_name
@@ -241,7 +242,7 @@ class GLSLKernel:
         buffers = [a.buffer for a in arrays]
         if kernel is not self:
             buffers.append(loop_status_array(ctx).buffer)
-        pipeline.launch(buffers, groups, push, (pipeline, *arrays))
+        pipeline.launch(buffers, groups, push, (pipeline, *[in_flight(a) for a in arrays]))
         for host, dev in copy_back:
             host[...] = dev.numpy()
 
