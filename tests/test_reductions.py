@@ -335,9 +335,10 @@ def test_a_reduction_is_one_asynchronous_submission(ctx, path, monkeypatch):
     real_submit, real_sync, real_allocate = core.submit, core.synchronize, commands.allocate
     monkeypatch.setattr(core, "submit", lambda *a: submits.append(1) or real_submit(*a))
     monkeypatch.setattr(core, "synchronize", lambda *a: waits.append(
-        "".join(traceback.format_stack(limit=5)[:-1])) or real_sync(*a))
+        " <- ".join(f"{f.name}:{f.lineno}" for f in traceback.extract_stack(limit=8)[-2::-1]
+                    if "vkpersist" in f.filename)) or real_sync(*a))
     monkeypatch.setattr(commands, "allocate", lambda *a: recorded.append(1) or real_allocate(*a))
-    for reduce, want, rtol in cases:
+    for case, (reduce, want, rtol) in enumerate(cases):
         reduce()                        # the first call compiles and allocates: it may wait
         for _ in range(2):
             submits.clear(), waits.clear(), recorded.clear()
@@ -345,7 +346,8 @@ def test_a_reduction_is_one_asynchronous_submission(ctx, path, monkeypatch):
             assert (len(submits), len(waits)) == (1, 0)
             np.testing.assert_allclose(result.numpy(), want, rtol=rtol)
             # reading waits once; a discrete GPU reads through a staging copy, one more wait
-            assert (len(waits) == 1) if ctx.info.uma else (1 <= len(waits) <= 2), waits
+            assert (len(waits) == 1) if ctx.info.uma else (1 <= len(waits) <= 2), \
+                (case, ctx.info.uma, waits)
     submits.clear(), recorded.clear()
     vkp.sum(d)
     assert len(submits) == 1 and (name != "subgroups" or not recorded)
@@ -376,3 +378,52 @@ def test_batched_launches_keep_their_order(ctx):
             add.forall(100)(x, 1.0)
             1 / 0
     np.testing.assert_array_equal(x.numpy(), 10.0)
+
+
+def test_a_repeated_whole_array_reduction_resubmits_its_plan(ctx, monkeypatch):
+    """`vkp.sum(x)` of the same array again submits the recorded plan of the first call
+    (_reduce_subgroup.py) instead of running the front end: the values follow x's current
+    contents; a replaced results array, a `batched` block and a dropped source are
+    handled."""
+    if not ctx.info.subgroup_arithmetic:
+        pytest.skip(f"{ctx.info.name} has no subgroup arithmetic")
+    from vkpersist import _reduce_subgroup as sg
+    monkeypatch.setattr(sg, "_SLABS", type(sg._SLABS)())
+    fronts = []
+    real = reductions._reduce_all_ways
+    monkeypatch.setattr(reductions, "_reduce_all_ways",
+                        lambda *a: fronts.append(a[0]) or real(*a))
+    rng = np.random.default_rng(4)
+    host = rng.random(300_001).astype(np.float32)
+    ints_host = (host * 1000).astype(np.int32)
+    x, ints = ctx.asarray(host), ctx.asarray(ints_host)
+
+    def run(x, calls):
+        results = []
+        for k in range(calls):
+            if k == calls // 2:
+                x[:] = host[::-1].copy()            # a queued write: the plan reads it
+            want = host if k < calls // 2 else host[::-1]
+            results.append((vkp.sum(x), want.sum(dtype=np.float64)))
+            results.append((vkp.mean(x), want.mean(dtype=np.float64)))
+            results.append((vkp.max(ints), ints_host.max()))
+        for got, want in results:
+            assert got.shape == () and abs(float(got) - want) <= 1e-5 * abs(want)
+        x[:] = host
+    run(x, 6)
+    assert fronts == ["sum", "sum", "max"]          # once per (reduction, array)
+    fronts.clear()
+    monkeypatch.setattr(sg, "SLOTS", 3)              # results arrays replaced often:
+    run(x, 6)                                        # their plans are stale, made again
+    assert len(fronts) > 3
+    fronts.clear()
+    with ctx.batched():                              # inside a batch: the front end
+        inside = vkp.sum(x)
+    assert fronts == ["sum"] and abs(float(inside) - host.sum(dtype=np.float64)) < 1
+    serial = x.buffer.serial
+    del x, inside
+    ctx.synchronize()
+    pooled = {a.serial for allocs in ctx._core.buffer_pool.free.values() for a in allocs}
+    assert serial in pooled or all(k[-1] != serial for k in sg._plans(ctx._core).entries)
+    y = ctx.asarray(np.ones(300_001, np.float32))    # may take x's memory, and its plan
+    assert float(vkp.sum(y)) == 300_001.0

@@ -360,6 +360,20 @@ def _check_unsupported(name: str, **extra) -> None:
 
 def _reduce(op, a, axis, dtype, out, keepdims, divide=False, name=None):
     name = name or op
+    if axis is None and dtype is None and out is None and not keepdims \
+            and a.__class__ is Array and a._plain and USE_SUBGROUPS:
+        # a whole array again: its recorded plan, without the front end (_reduce_subgroup)
+        key = (name, op, divide, a.dtype, a.shape)
+        with _LOCK:
+            again = sg.repeat(key, a)
+        if again is not None:
+            return again
+        with sg.capture(key, a):
+            return _reduce_all_ways(op, a, axis, dtype, out, keepdims, divide, name)
+    return _reduce_all_ways(op, a, axis, dtype, out, keepdims, divide, name)
+
+
+def _reduce_all_ways(op, a, axis, dtype, out, keepdims, divide, name):
     x, host = _device(a, keep_order=op in ("min", "max"))
     if op in ("any", "all") and x.dtype.kind == "c":
         x = x != 0                           # nonzero: either part (NaN counts), as NumPy

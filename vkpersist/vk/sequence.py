@@ -79,6 +79,9 @@ class Batch:
         self.keeps: list = []
         self.recorded: collections.OrderedDict = collections.OrderedDict()
         self.submissions = 0              # batches submitted (tests count them)
+        # what the last flush submitted and what holds its command buffer valid: a caller
+        # may submit it again itself (_reduce_subgroup.py's plans)
+        self.last = None
         core.forget_listeners.append(self.forget)
 
     def add(self, pipeline, buffers, groups, push: bytes, keep) -> None:
@@ -93,7 +96,9 @@ class Batch:
         self.dispatches, self.keeps = [], []
         self.submissions += 1
         if len(dispatches) == 1:                  # the pipeline's own cached launch
-            self.core.submit(dispatches[0][0].command_buffer(*dispatches[0][1:]), keeps[0])
+            ready = dispatches[0][0].command_buffer(*dispatches[0][1:])
+            self.core.submit(ready, keeps[0])
+            self.last = (ready, dispatches[0][0])
             return
         key = tuple([(id(p), tuple([b.serial for b in buffers]), groups, push)
                      for p, buffers, groups, push in dispatches])
@@ -108,6 +113,7 @@ class Batch:
                 # its command buffer is reused once no submission holds it (Recorded)
                 self.recorded.popitem(last=False)
         seq.launch(keeps)
+        self.last = (seq._submit, seq)
 
     def forget(self, serial: int) -> None:
         """A buffer died: drop the recorded batches that bind it (none is pending: a
