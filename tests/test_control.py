@@ -360,6 +360,31 @@ def test_a_send_cancelled_while_a_kernel_runs_stays_queued_for_that_kernel_only(
     assert ctrl["freq"] == (np.float32(9.0) if applies else np.float32(1.5))
 
 
+def test_a_send_cancelled_while_other_work_is_pending_stays_withdrawn(ctx, monkeypatch):
+    """A send cancelled while the session is paused but the device still has other work
+    in flight (a queued write) cannot be withdrawn at once; the next epoch must not apply
+    it: the runner synchronizes first, which withdraws it (seen on an H100 under load)."""
+    import trio
+    from programs_lib import threshold
+    prog, fired = threshold(ctx, 1000)
+
+    async def main():
+        async with prog.session(mode="launch") as run:
+            await run.pause()
+            monkeypatch.setattr(prog.ctl, "_ring_idle", lambda: False)   # work pending
+            with trio.move_on_after(0.02):
+                await run.send(limit=3)
+            monkeypatch.undo()
+            assert prog.ctl._orphans
+            await run.resume()
+            while run.steps_done < 50:
+                await trio.sleep(0.005)
+            await run.stop()
+        return int(prog.ctl["limit"])
+    assert trio.run(main) == 1000 and not prog.ctl._orphans
+    prog.free()
+
+
 def test_session_sends_never_take_effect_in_a_later_run(ctx):
     """Cancelled while paused (withdrawn at once), cancelled while running (applied by the
     running epoch or withdrawn at its end), or outlived by the program (VkPersistError):

@@ -138,6 +138,13 @@ class Runner:
         """Submit the next epoch, running at most `steps_left` steps."""
         if self.running:
             raise internal_error("an epoch was started while one is running")
+        if self.ctl._orphans:
+            # commands whose sends gave up while other work was pending (a queued write,
+            # say) are withdrawn once the device is idle (control/_host.py): now, before
+            # this epoch could apply them (an H100 under load applied one cancelled while
+            # the session was paused)
+            self.core.synchronize()
+            self.ctl._sweep()
         self.build.count_from(self.prog.steps_done)     # after reset_step, a mode switch
         budget = min(steps_left, self.epoch_steps)
         if self.mode == "persistent":
