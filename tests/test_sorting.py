@@ -40,6 +40,44 @@ def test_sort_many_rows_and_long_rows(ctx):
                                   np.argsort(y, kind="stable"))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.uint32])
+def test_the_radix_sort_is_numpys_stable_sort(ctx, dtype, monkeypatch):
+    """Long 1-d rows of 32-bit keys take the radix sort (vkpersist/_radix_sort.py): every
+    size around a tile's edge, ties, NaNs of both signs, signed zeros, infinities and the
+    extremes, strided and offset views; with 3 workgroups a grid axis here, so the 2-d grid
+    and the grid-stride loops of large arrays run too."""
+    from vkpersist import _radix_sort as radix
+    monkeypatch.setattr(radix, "RADIX_MIN", 1)
+    monkeypatch.setattr(radix, "MAX_X", 3)
+    info = np.iinfo(dtype) if np.dtype(dtype).kind in "iu" else None
+    for n in (1, 5, radix.TILE - 1, radix.TILE, radix.TILE + 1, 3 * radix.TILE + 77,
+              7 * radix.TILE + 5):
+        if info is None:
+            x = (RNG.standard_normal(n) * 1e3).astype(dtype)
+            special = np.array([np.nan, -np.nan, -0.0, 0.0, np.inf, -np.inf, 3.0, 3.0,
+                                np.finfo(dtype).max, -np.finfo(dtype).max,
+                                np.finfo(dtype).tiny, -np.finfo(dtype).smallest_subnormal],
+                               dtype)
+        else:
+            x = RNG.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+            special = np.array([info.min, info.max, 0, 1, 7, 7, 7], dtype)
+        k = min(n, special.size)
+        x[RNG.choice(n, k, replace=False)] = special[:k]
+        dx = ctx.asarray(x)
+        order = np.argsort(dx)
+        want = np.argsort(x, kind="stable")
+        np.testing.assert_array_equal(order.numpy(), want)
+        # the values are the input's own bits: NaN payloads, zeros' signs
+        np.testing.assert_array_equal(np.sort(dx).numpy().view(np.uint32),
+                                      x[want].view(np.uint32))
+    wide = RNG.integers(0, 40, 2 * radix.TILE + 3).astype(dtype)          # many ties
+    dw = ctx.asarray(wide)
+    for view, host in ((dw[::2], wide[::2]), (dw[5:], wide[5:]), (dw[::-3], wide[::-3])):
+        np.testing.assert_array_equal(np.argsort(view).numpy(),
+                                      np.argsort(host, kind="stable"))
+        np.testing.assert_array_equal(np.sort(view).numpy(), np.sort(host))
+
+
 def test_methods_sort_in_place(ctx):
     x = _data(np.float32, (4, 6))
     dx = ctx.asarray(x)

@@ -12,14 +12,16 @@ its argsort may order equal keys differently, which NumPy does not specify). NaN
 as NumPy sorts them. The rows are padded to m with slots that compare greater than
 everything (their index says so), so any length sorts.
 
-A radix sort would beat it on GPUs for large arrays (CuPy uses CUB's); the launch count
-here is ~210 for a million elements.
+Long single rows of 32-bit keys (1-d float32, int32, uint32 arrays of RADIX_MIN elements
+or more) take a stable radix sort instead (_radix_sort.py), same results; the network's
+launch count is ~210 for a million elements, the radix sort's 26 for any size.
 """
 from __future__ import annotations
 
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
+from . import _radix_sort as _radix
 from ._elementwise import LOCAL, groups_for
 from ._kernel import kernel
 from ._manipulation import device_operand
@@ -113,13 +115,18 @@ def _key_dtype(dtype: np.dtype, what: str) -> np.dtype:
     return dtype
 
 
-def _sorted_rows(a: Array, axis: int, what: str):
-    """(keys, indices) of `a` sorted along `axis`, both (P, m) with the real n first in each
-    row, and the shape of `a` with `axis` moved last."""
+def _sorted_rows(a: Array, axis: int, what: str, values: bool = True):
+    """(keys, indices) of `a` sorted along `axis`, both (P, n), and the shape of `a` with
+    `axis` moved last. A long single row of 32-bit keys takes the radix sort
+    (_radix_sort.py), which gives keys only when `values` asks for them."""
     keyt = _key_dtype(a.dtype, what)
     moved = np.moveaxis(a, axis, -1)
     n = moved.shape[-1]
     rows = int(np.prod(moved.shape[:-1], dtype=np.int64))
+    if _radix.applies(keyt, rows, n) and keyt == a.dtype:
+        row = moved.reshape(n)
+        keys, idx = _radix.sort_row(row if row._plain else row.copy(), values)
+        return keys, idx, moved.shape
     m = 1 << max(0, (n - 1).bit_length())
     keys = Array(a.ctx, (rows, m), keyt)
     idx = Array(a.ctx, (rows, m), np.int32)
@@ -179,7 +186,7 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
         raise ValueError("np.argsort(order=...) is for structured arrays, which vkpersist "
                          "does not have")
     a, axis = _axis(a, axis)
-    _, idx, shape = _sorted_rows(a, axis, "argsort")
+    _, idx, shape = _sorted_rows(a, axis, "argsort", values=False)
     return _finish(idx, shape, axis, np.dtype(np.int64) if a.ctx.info.int64 else None)
 
 
