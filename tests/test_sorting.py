@@ -78,6 +78,16 @@ def test_the_radix_sort_is_numpys_stable_sort(ctx, dtype, monkeypatch):
         np.testing.assert_array_equal(np.sort(view).numpy(), np.sort(host))
 
 
+def test_the_radix_sort_carries_across_scan_segments(ctx):
+    """Past SEG digit counts (more than 256 tiles) the counts are scanned in segments whose
+    totals carry into the next (vkpersist/_radix_sort.py)."""
+    from vkpersist import _radix_sort as radix
+    n = radix.SEG * radix.TILE // 16 + 5000
+    x = RNG.integers(0, 100, n).astype(np.int32)              # every digit, many ties
+    np.testing.assert_array_equal(np.argsort(ctx.asarray(x)).numpy(),
+                                  np.argsort(x, kind="stable"))
+
+
 def test_methods_sort_in_place(ctx):
     x = _data(np.float32, (4, 6))
     dx = ctx.asarray(x)

@@ -6,10 +6,13 @@ The bitonic network sorts 2**24 float32 in 59 ms on an H200 where CuPy (CUB's ra
 takes 0.56 ms (docs/benchmarks.md, 2026-12-05): its log2(m)**2 / 2 passes each read and
 write the whole array. A radix sort reads and writes it a fixed number of times: the keys
 become order-preserving unsigned words (`prepare`), then eight passes of 4 bits, each
-three launches:
+four launches:
 - `count`: every workgroup counts the digits of its tile of TILE keys;
-- `scan`: one workgroup turns the counts (digit-major: all tiles' counts of digit 0, then
-  digit 1...) into exclusive prefix sums, each tile's first position for each digit;
+- `scan_segments` and `scan`: the counts (digit-major: all tiles' counts of digit 0, then
+  digit 1...) become exclusive prefix sums, each tile's first position for each digit:
+  workgroups scan segments of SEG counts and write their totals, one workgroup scans the
+  totals (a single workgroup scanning all the counts took 0.31 ms of a pass's 0.97 at
+  2**24 keys on an H100);
 - `scatter`: every workgroup reads its tile again into shared memory, ranks its keys
   (invocation t owns the tile's keys t*ITEMS.. in order, so equal digits keep their order:
   the sort is stable) and writes each (key, original index) pair to its position.
@@ -32,6 +35,7 @@ from .vk.glsl_kernel import glsl_kernel
 RADIX_MIN = 1 << 14         # rows shorter than this keep the bitonic network
 WG, ITEMS, BITS = 256, 8, 4
 TILE = WG * ITEMS
+SEG = WG * 16               # counts one workgroup of `scan_segments` scans
 MAX_X = 65535               # workgroups per grid axis
 
 _HEADER = f"""#version 450
@@ -40,6 +44,7 @@ layout(local_size_x = {WG}) in;
 #define ITEMS {ITEMS}u
 #define TILE {TILE}u
 #define BINS {1 << BITS}u
+#define SEG {SEG}u
 #define DIGIT(k) (((k) >> shift) & (BINS - 1u))
 uint tile_index() {{ return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }}
 """
@@ -99,11 +104,59 @@ void main() {
 }
 """
 
+_SCAN_SEGMENTS = _HEADER + """
+layout(push_constant) uniform P { uint len; };
+layout(std430, binding = 0) buffer Counts { uint counts[]; };
+layout(std430, binding = 1) writeonly buffer Totals { uint totals[]; };
+shared uint seg[SEG];
+shared uint sums[WG];
+void main() {
+    // exclusive prefix sums within this workgroup's SEG counts, and their total
+    uint t = gl_LocalInvocationID.x;
+    uint base = tile_index() * SEG;
+    for (uint i = 0u; i < SEG / WG; ++i) {
+        uint k = i * WG + t;                        // coalesced
+        seg[k] = base + k < len ? counts[base + k] : 0u;
+    }
+    barrier();
+    uint per = SEG / WG;
+    uint s = 0u;
+    for (uint j = 0u; j < per; ++j) {
+        s += seg[t * per + j];
+    }
+    sums[t] = s;
+    barrier();
+    for (uint off = 1u; off < WG; off <<= 1u) {
+        uint v = t >= off ? sums[t - off] : 0u;
+        barrier();
+        sums[t] += v;
+        barrier();
+    }
+    uint run = t == 0u ? 0u : sums[t - 1u];
+    for (uint j = 0u; j < per; ++j) {
+        uint c = seg[t * per + j];
+        seg[t * per + j] = run;
+        run += c;
+    }
+    barrier();
+    for (uint i = 0u; i < SEG / WG; ++i) {
+        uint k = i * WG + t;
+        if (base + k < len) {
+            counts[base + k] = seg[k];
+        }
+    }
+    if (t == WG - 1u) {
+        totals[tile_index()] = sums[WG - 1u];
+    }
+}
+"""
+
 _SCAN = _HEADER + """
 layout(push_constant) uniform P { uint len; };
 layout(std430, binding = 0) buffer Counts { uint counts[]; };
 shared uint sums[WG];
 void main() {
+    // exclusive prefix sums of the segments' totals, in one workgroup (a few thousand)
     uint t = gl_LocalInvocationID.x;
     uint chunk = (len + WG - 1u) / WG;
     uint lo = min(t * chunk, len);
@@ -136,6 +189,7 @@ layout(std430, binding = 1) readonly buffer IdxIn { int idx_in[]; };
 layout(std430, binding = 2) writeonly buffer KeysOut { uint keys_out[]; };
 layout(std430, binding = 3) writeonly buffer IdxOut { int idx_out[]; };
 layout(std430, binding = 4) readonly buffer Offsets { uint offsets[]; };
+layout(std430, binding = 5) readonly buffer Carries { uint carries[]; };
 shared uint tile_keys[TILE];
 shared uint ranks[BINS * WG];       // [digit][invocation]: then exclusive prefix sums
 shared uint sums[WG];
@@ -190,7 +244,9 @@ void main() {
     for (uint i = 0u; i < own; ++i) {
         uint key = tile_keys[first + i];
         uint d = DIGIT(key);
-        uint pos = offsets[d * tiles + tile] + (ranks[d * WG + t] - ranks[d * WG]) + seen[d];
+        uint j = d * tiles + tile;          // scanned within its segment, plus the carry
+        uint pos = offsets[j] + carries[j / SEG] + (ranks[d * WG + t] - ranks[d * WG])
+                   + seen[d];
         seen[d] += 1u;
         keys_out[pos] = key;
         idx_out[pos] = idx_in[base + first + i];
@@ -226,8 +282,8 @@ def _kernel(which: str, dtype=None):
     key = (which, dtype)
     k = _KERNELS.get(key)
     if k is None:
-        source = {"prepare": _PREPARE, "count": _COUNT, "scan": _SCAN, "scatter": _SCATTER,
-                  "gather": _GATHER}[which]
+        source = {"prepare": _PREPARE, "count": _COUNT, "scan_segments": _SCAN_SEGMENTS,
+                  "scan": _SCAN, "scatter": _SCATTER, "gather": _GATHER}[which]
         name = f"radix_{which}"
         if dtype is not None:
             glsl, bits, is_float, is_signed = _TYPES[dtype]
@@ -250,6 +306,8 @@ def sort_row(src: Array, values: bool):
     keys = [Array(ctx, (n,), np.uint32), Array(ctx, (n,), np.uint32)]
     idx = [Array(ctx, (n,), np.int32), Array(ctx, (n,), np.int32)]
     counts = Array(ctx, ((1 << BITS) * tiles,), np.uint32)
+    segments = -(-counts.size // SEG)
+    carries = Array(ctx, (segments,), np.uint32)
     flat = min(MAX_X, -(-n // WG))
     grid = _grid(tiles)
     out = Array(ctx, (1, n), dtype) if values else None
@@ -258,9 +316,10 @@ def sort_row(src: Array, values: bool):
         for p, shift in enumerate(range(0, 32, BITS)):
             a, b = p % 2, 1 - p % 2
             _kernel("count")[grid, None](keys[a], counts, n=n, shift=shift, tiles=tiles)
-            _kernel("scan")[1, None](counts, len=counts.size)
-            _kernel("scatter")[grid, None](keys[a], idx[a], keys[b], idx[b], counts, n=n,
-                                           shift=shift, tiles=tiles)
+            _kernel("scan_segments")[_grid(segments), None](counts, carries, len=counts.size)
+            _kernel("scan")[1, None](carries, len=segments)
+            _kernel("scatter")[grid, None](keys[a], idx[a], keys[b], idx[b], counts, carries,
+                                           n=n, shift=shift, tiles=tiles)
         # eight passes: the result is back in keys[0], idx[0]
         if values:
             _kernel("gather", dtype)[flat, None](src, idx[0], out.reshape(n), n=n)
