@@ -87,3 +87,26 @@ def test_shifts_and_round_trip(ctx):
         np.fft.fft(dx, norm="unit")
     with pytest.raises(TypeError, match="complex input"):
         np.fft.rfft(dx)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_rows_in_shared_memory_equal_the_radix2_passes(ctx, dtype, monkeypatch):
+    """Rows of 64 up to ROW_BYTES bytes are transformed whole by one workgroup in shared
+    memory (vkpersist/_fft.py; on GPUs, forced here): the same butterflies and twiddles as
+    the radix-2 passes in another order, so the same bits; with 3 workgroups a launch,
+    each takes several rows."""
+    if np.dtype(dtype) == np.complex128 and not ctx.info.float64:
+        pytest.skip("no float64 on this device")
+    import dataclasses
+    from vkpersist import _fft
+    monkeypatch.setattr(_fft, "ROW_GROUPS", 3)
+    monkeypatch.setattr(ctx, "target", dataclasses.replace(ctx.target, fft_rows_in_shared=True))
+    for n in (64, 256, _fft.ROW_BYTES // np.dtype(dtype).itemsize):
+        x = ctx.asarray(_data(dtype, (7, n)))
+        rows = [np.fft.fft(x).numpy(), np.fft.ifft(x).numpy()]
+        monkeypatch.setattr(_fft, "ROW_MIN", 1 << 30)            # the passes
+        passes = [np.fft.fft(x).numpy(), np.fft.ifft(x).numpy()]
+        monkeypatch.setattr(_fft, "ROW_MIN", 64)
+        for got, want in zip(rows, passes):
+            np.testing.assert_array_equal(got, want)
+        _close(np.fft.fft(x), np.fft.fft(x.numpy()), TOL[np.dtype(dtype)])

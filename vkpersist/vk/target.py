@@ -44,6 +44,12 @@ The choices, and the measurements behind them (VULKAN_FACTS.md, docs/benchmarks.
 - spin_unroll: polls per spin-loop iteration: 8 on GPUs; 64 under the loop guard, which
   counts iterations, not time (a waiter whose peer thread is descheduled for 10 ms must
   stay far below the limit).
+- fft_rows_in_shared: FFT rows of up to 16 KB are transformed whole by one workgroup in
+  shared memory (one read and one write of the row instead of one each per radix-2 pass:
+  11 for the rows of 2048 that Bluestein's n = 1000 takes). Not on lavapipe, where the
+  passes spread over both cores and the shared version's barriers cost more: 57 against
+  68 ms for 65 rows of 1000, 10.4 against 15.3 ms for 64 rows of 1024 (2026-12-05). On
+  GPUs by design, not yet measured.
 """
 from __future__ import annotations
 
@@ -72,6 +78,7 @@ class Target:
     exact_division: bool = True
     grid_barrier: str = "release"
     atomic_int64_shared: bool = False         # DeviceInfo.atomic_int64_shared
+    fft_rows_in_shared: bool = True
 
     @classmethod
     def for_device(cls, info) -> "Target":
@@ -85,7 +92,8 @@ class Target:
                    int64=info.int64, float64=info.float64,
                    atomic_int64=info.atomic_int64, atomic_float=info.atomic_float,
                    subgroup_ops=info.subgroup_ops, float_preserve=info.float_preserve,
-                   exact_division=lavapipe, atomic_int64_shared=info.atomic_int64_shared)
+                   exact_division=lavapipe, atomic_int64_shared=info.atomic_int64_shared,
+                   fft_rows_in_shared=not lavapipe)
 
     @classmethod
     def any_device(cls) -> "Target":
