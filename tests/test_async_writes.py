@@ -182,3 +182,29 @@ def test_overlapping_copies_within_one_array(ctx):
     host[3:] = host[:-3].copy()
     host[:-5] = host[5:].copy()
     np.testing.assert_array_equal(a.numpy(), host)
+
+
+def test_memory_lent_while_pending_never_goes_to_a_host_written_buffer(ctx):
+    """A 'device' array dropped while a launch reads it (here the temporary copy of a NumPy
+    argument) is lent only to 'device' arrays: the upload ring, made next and written by
+    the host at once, must not take it, even where every kind is one memory type
+    (lavapipe). Found by review: the launch read the upload's 7.0 instead of 3.0."""
+    dst = ctx.zeros(N)
+    slow_double.forall(N)(np.full(N, 3.0, np.float32), dst, 2000)
+    small = ctx.asarray(np.full(1000, 7.0, np.float32))      # queued: the ring is made now
+    np.testing.assert_array_equal(dst.numpy(), np.full(N, 6.0, np.float32))
+    np.testing.assert_array_equal(small.numpy(), np.full(1000, 7.0, np.float32))
+
+
+def test_closing_a_context_frees_the_memory_of_arrays_still_referenced():
+    """An array that outlives its Context's close must not keep its mapped memory (and
+    with it the device) alive: the allocation holds its mapping weakly."""
+    from vkpersist.vk import buffer
+    ctx = vkp.Context()
+    x = ctx.asarray(np.arange(10, dtype=np.float32))
+    r = vkp.sum(x)                                 # a reduction plan holds arrays too
+    core = ctx._core
+    ctx.close()
+    held = buffer._held.get(core)
+    assert held is None or (held.mappings == 0 and held.device is None)
+    del x, r

@@ -93,8 +93,9 @@ def test_shifts_and_round_trip(ctx):
 def test_rows_in_shared_memory_equal_the_radix2_passes(ctx, dtype, monkeypatch):
     """Rows of 64 up to ROW_BYTES bytes are transformed whole by one workgroup in shared
     memory (vkpersist/_fft.py; on GPUs, forced here): the same butterflies and twiddles as
-    the radix-2 passes in another order, so the same bits; with 3 workgroups a launch,
-    each takes several rows."""
+    the radix-2 passes in another order, so the same bits on lavapipe (a GPU compiler may
+    contract differently: a few ulp there); with 3 workgroups a launch, each takes several
+    rows."""
     if np.dtype(dtype) == np.complex128 and not ctx.info.float64:
         pytest.skip("no float64 on this device")
     import dataclasses
@@ -108,5 +109,10 @@ def test_rows_in_shared_memory_equal_the_radix2_passes(ctx, dtype, monkeypatch):
         passes = [np.fft.fft(x).numpy(), np.fft.ifft(x).numpy()]
         monkeypatch.setattr(_fft, "ROW_MIN", 64)
         for got, want in zip(rows, passes):
-            np.testing.assert_array_equal(got, want)
+            if ctx.info.kind == "cpu":
+                np.testing.assert_array_equal(got, want)
+            else:           # two kernels a GPU compiler may contract to FMA differently
+                eps = np.finfo(np.dtype(dtype).char.lower()).eps
+                np.testing.assert_allclose(got, want, rtol=0,
+                                           atol=8 * eps * np.abs(want).max())
         _close(np.fft.fft(x), np.fft.fft(x.numpy()), TOL[np.dtype(dtype)])

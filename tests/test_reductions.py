@@ -427,3 +427,11 @@ def test_a_repeated_whole_array_reduction_resubmits_its_plan(ctx, monkeypatch):
     assert serial in pooled or all(k[-1] != serial for k in sg._plans(ctx._core).entries)
     y = ctx.asarray(np.ones(300_001, np.float32))    # may take x's memory, and its plan
     assert float(vkp.sum(y)) == 300_001.0
+    r = vkp.sum(y)
+    r.base.free()                # the results array the plan writes: the plan is stale
+    again = vkp.sum(y)           # (it was submitted into the freed buffer: a segfault)
+    assert again.buffer.alive and float(again) == 300_001.0
+    empty = ctx.empty(0)         # no plan: every mean of nothing warns, as NumPy's
+    for _ in range(2):
+        with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+            vkp.mean(empty)

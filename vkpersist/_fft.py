@@ -142,7 +142,8 @@ def _pow2_rows(x: Array, inverse: bool) -> Array:
     if n == 1:
         return x.copy()
     tw = _twiddles(x.ctx, n, x.dtype)
-    if x.ctx.target.fft_rows_in_shared and ROW_MIN <= n <= ROW_BYTES // x.dtype.itemsize:
+    if x.ctx.target.fft_rows_in_shared and ROW_MIN <= n <= ROW_BYTES // x.dtype.itemsize \
+            and x.ctx.info.max_shared_memory >= ROW_BYTES:
         y = Array(x.ctx, x.shape, x.dtype)
         _row_kernel(x.dtype)[min(rows, ROW_GROUPS), ROW_LOCAL](
             x, y, tw, np.int32(n.bit_length() - 1), np.int32(inverse))

@@ -22,8 +22,9 @@ input's own.
 
 NumPy's order: NaNs last (any sign or payload, in their original order), -0.0 and 0.0
 equal (original order kept), as the bitonic path and NumPy's stable sort.
-Shared memory per workgroup: 8 KB of keys, 16 KB of ranks, 1 KB of sums (lavapipe offers
-32 KB). No subgroup operations: it runs on every Vulkan device.
+Shared memory per workgroup: 8 KB of keys, 16 KB of ranks, 1 KB of sums (SHARED_BYTES), more
+than the 16 KB Vulkan promises: a device with less keeps the bitonic network (lavapipe,
+NVIDIA, AMD, Intel, Mali, Adreno and Apple offer 32 KB or more). No subgroup operations.
 """
 from __future__ import annotations
 
@@ -114,6 +115,9 @@ void main() {
     // exclusive prefix sums within this workgroup's SEG counts, and their total
     uint t = gl_LocalInvocationID.x;
     uint base = tile_index() * SEG;
+    if (base >= len) {
+        return;                                 // a 2-d grid's spare workgroups
+    }
     for (uint i = 0u; i < SEG / WG; ++i) {
         uint k = i * WG + t;                        // coalesced
         seg[k] = base + k < len ? counts[base + k] : 0u;
@@ -274,8 +278,12 @@ _TYPES = {np.dtype(np.float32): ("float", "floatBitsToUint(src[i])", 1, 0),
 _KERNELS: dict = {}
 
 
-def applies(dtype: np.dtype, rows: int, n: int) -> bool:
-    return rows == 1 and n >= RADIX_MIN and np.dtype(dtype) in _TYPES
+SHARED_BYTES = 4 * (TILE + (1 << BITS) * WG + WG)     # the scatter's shared memory
+
+
+def applies(info, dtype: np.dtype, rows: int, n: int) -> bool:
+    return rows == 1 and n >= RADIX_MIN and np.dtype(dtype) in _TYPES \
+        and info.max_shared_memory >= SHARED_BYTES
 
 
 def _kernel(which: str, dtype=None):

@@ -159,28 +159,30 @@ def reduce_all(op: str, src: Array, ident, divisor, target_groups: int, scratch,
     last = _kernel(op, dtype, divisor is not None, dst is None)
     core = ctx._core_alive()
     wanted = getattr(_CAPTURE, "plan", None)
-    keep = wanted is not None and slab is not None and core.batch is None \
-        and wanted[1].buffer is src.buffer and wanted[1].size == n
     part = None
-    with batched(ctx):                              # both passes: one submission
-        if groups > 1:
-            part = scratch(ctx, (groups,), dtype)
-            _kernel(op, dtype, False, False)[groups, LOCAL](src, part, n=n, ident=ident,
-                                                            divisor=dtype.type(1))
-        first = src if part is None else part
+    # the core's lock (re-entrant) from the launches to reading what their batch submitted:
+    # another thread's batch could be flushed in between
+    with core.lock:
+        keep = wanted is not None and slab is not None and core.batch is None \
+            and wanted[1].buffer is src.buffer and wanted[1].size == n
+        with batched(ctx):                          # both passes: one submission
+            if groups > 1:
+                part = scratch(ctx, (groups,), dtype)
+                _kernel(op, dtype, False, False)[groups, LOCAL](src, part, n=n, ident=ident,
+                                                                divisor=dtype.type(1))
+            first, count = (src, n) if part is None else (part, groups)
+            if slab is None:
+                last[1, LOCAL](first, dst, n=count, ident=ident, divisor=div)
+            else:
+                last[1, LOCAL](first, slab.values, slab.counter, n=count, ident=ident,
+                               divisor=div)
         if slab is None:
-            last[1, LOCAL](first, dst, n=groups if part is not None else n, ident=ident,
-                           divisor=div)
-        else:
-            last[1, LOCAL](first, slab.values, slab.counter,
-                           n=groups if part is not None else n, ident=ident, divisor=div)
-    if slab is None:
-        return dst
-    if keep:
-        submit, holder = _batch_of(core).last
-        hold = (holder, *[in_flight(a) for a in (part, slab.values, slab.counter)
-                          if a is not None])
-        _plans(core).add(wanted[0] + (src.buffer.serial,), _Plan(submit, hold, slab))
+            return dst
+        if keep:
+            submit, holder = _batch_of(core).last
+            hold = (holder, *[in_flight(a) for a in (part, slab.values, slab.counter)
+                              if a is not None])
+            _plans(core).add(wanted[0] + (src.buffer.serial,), _Plan(submit, hold, slab))
     slab.used += 1                                  # only once the launches were submitted
     return slab.values[slab.used - 1]
 
@@ -258,8 +260,8 @@ def repeat(key, a: Array) -> Array | None:
     slab = plan.slab
     current = _SLABS.get(a.ctx, {}).get(slab.values.dtype)
     if current is not slab or slab.used >= SLOTS or core.batch is not None \
-            or not a.buffer.alive:
-        return None
+            or not a.buffer.alive or not slab.values.buffer.alive:
+        return None             # (a result's base freed: `r.base.free()`)
     core.submit(plan.submit, (plan.hold, in_flight(a)))
     slab.used += 1
     return slab.values[slab.used - 1]

@@ -123,7 +123,7 @@ def _sorted_rows(a: Array, axis: int, what: str, values: bool = True):
     moved = np.moveaxis(a, axis, -1)
     n = moved.shape[-1]
     rows = int(np.prod(moved.shape[:-1], dtype=np.int64))
-    if _radix.applies(keyt, rows, n) and keyt == a.dtype:
+    if _radix.applies(a.ctx.info, keyt, rows, n) and keyt == a.dtype:
         row = moved.reshape(n)
         keys, idx = _radix.sort_row(row if row._plain else row.copy(), values)
         return keys, idx, moved.shape

@@ -361,7 +361,7 @@ def _check_unsupported(name: str, **extra) -> None:
 def _reduce(op, a, axis, dtype, out, keepdims, divide=False, name=None):
     name = name or op
     if axis is None and dtype is None and out is None and not keepdims \
-            and a.__class__ is Array and a._plain and USE_SUBGROUPS:
+            and a.__class__ is Array and a._plain and a.size and USE_SUBGROUPS:
         # a whole array again: its recorded plan, without the front end (_reduce_subgroup)
         key = (name, op, divide, a.dtype, a.shape)
         with _LOCK:

@@ -75,15 +75,16 @@ class Buffer:
         self.size = size
         self._core = core
         with core.lock:
-            alloc = core.buffer_pool.take(type_index, size)
+            alloc = core.buffer_pool.take(type_index, size, kind == "device")
         if alloc is None:
             alloc = self._create(core, size, type_index, mtype, kind)
         # a reused allocation keeps its serial: caches keyed on it stay valid
         self._alloc = alloc
         self.handle, self.address, self.serial = alloc.handle, alloc.address, alloc.serial
-        self._keeper = None if alloc.mapping is None else weakref.ref(alloc.mapping)
+        self._keeper = alloc.mapping
         self._poolable = [True]           # free() clears it: that memory goes to the driver
-        self._finalizer = core.track(self, _release, core, alloc, self._poolable, heap.size)
+        self._finalizer = core.track(self, _release, core, alloc, self._poolable, heap.size,
+                                     kind == "device")
 
     def _create(self, core, size: int, type_index: int, mtype, kind: str) -> "_Allocation":
         """A new VkBuffer and memory, mapped when host-visible. A refusal for lack of
@@ -225,7 +226,8 @@ class ImportedBuffer(Buffer):
         self._poolable = [False]          # the caller's pages: never reused for others
         self._alloc = _Allocation(core, handle, memory, self.memory_type, size, keep=array)
         self.serial = self._alloc.serial
-        self._finalizer = core.track(self, _release, core, self._alloc, self._poolable, 0)
+        self._finalizer = core.track(self, _release, core, self._alloc, self._poolable, 0,
+                                     False)
 
 
 def _pages_behind(array: np.ndarray) -> int | None:
@@ -347,7 +349,10 @@ class _Allocation:
         """`memory` None: `mapping` (a _Mapping) frees it once no view needs it; `keep`
         (imported host pages) lives until the memory is freed."""
         self.handle, self.address, self.serial = handle, address, next(_serials)
-        self.memory_type, self.size, self.mapping = memory_type, size, mapping
+        # weakly: the destroyer holds it until the allocation is destroyed (a Context's
+        # close included), then only views that keep the memory mapped do
+        self.memory_type, self.size = memory_type, size
+        self.mapping = None if mapping is None else weakref.ref(mapping)
         self.destroyer = core.track(self, _destroy_allocation, core, handle, memory,
                                     self.serial, mapping, keep)
 
@@ -360,13 +365,13 @@ def _destroy_allocation(core, handle, memory, serial, mapping, keep) -> None:
         _destroy(core, handle, memory)
 
 
-def _release(core, alloc: _Allocation, poolable, heap_size: int) -> None:
+def _release(core, alloc: _Allocation, poolable, heap_size: int, device: bool) -> None:
     """The Buffer died (or was freed): its allocation goes to the buffer pool when it may,
     else this reference to it goes (it is destroyed once pending submissions drop theirs)."""
-    mapping = alloc.mapping
+    mapping = alloc.mapping() if alloc.mapping is not None else None
     if core.device is not None and poolable[0] and alloc.destroyer.alive \
             and not (mapping is not None and mapping.regions):
-        core.buffer_pool.put(alloc, heap_size)
+        core.buffer_pool.put(alloc, heap_size, device)
 
 
 def in_flight(buffer):

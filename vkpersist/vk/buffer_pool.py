@@ -45,28 +45,35 @@ HEAP_SHARE = 16         # at most 1/HEAP_SHARE of a heap is kept
 
 class BufferPool:
     def __init__(self):
-        # (memory type, size) -> [buffer._Allocation], the key least recently added to first
+        # (memory type, size, for 'device' buffers) -> [buffer._Allocation], the key least
+        # recently added to first
         self.free: collections.OrderedDict = collections.OrderedDict()
         self.bytes = 0
         self.reused = 0             # buffers handed out again (tests read it)
 
-    def take(self, memory_type: int, size: int):
-        """A kept allocation of this memory type and size, or None."""
-        entries = self.free.get((memory_type, size))
+    def take(self, memory_type: int, size: int, device: bool):
+        """A kept allocation of this memory type and size for a buffer of kind 'device'
+        (`device`) or of a host-visible kind, or None. The two never share: a 'device'
+        allocation comes back while launches may still use it, and a host-visible buffer's
+        memory is written by the host at once (where all kinds are one memory type, as on
+        lavapipe, the upload ring took one and overwrote what a pending launch read)."""
+        key = (memory_type, size, device)
+        entries = self.free.get(key)
         if not entries:
             return None
         alloc = entries.pop()
         if not entries:
-            del self.free[(memory_type, size)]
+            del self.free[key]
         self.bytes -= size
         self.reused += 1
         return alloc
 
-    def put(self, alloc, heap_size: int) -> None:
-        """Keep `alloc` if the limits allow; one not kept, or pushed out by it, is dropped
-        (destroyed once no pending submission holds it)."""
+    def put(self, alloc, heap_size: int, device: bool) -> None:
+        """Keep `alloc` (of a buffer of kind 'device' or not: `take`) if the limits allow;
+        one not kept, or pushed out by it, is dropped (destroyed once no pending submission
+        holds it)."""
         limit = heap_size // HEAP_SHARE
-        size, key = alloc.size, (alloc.memory_type, alloc.size)
+        size, key = alloc.size, (alloc.memory_type, alloc.size, device)
         entries = self.free.get(key, ())
         if size > limit or len(entries) >= PER_SIZE:
             return

@@ -76,6 +76,8 @@ class DeviceInfo:
     pipeline_statistics: bool = False
     # minStorageBufferOffsetAlignment: where a bound window of a larger buffer may start
     storage_offset_alignment: int = 256
+    # maxComputeSharedMemorySize: Vulkan promises 16 KB (lavapipe and NVIDIA offer more)
+    max_shared_memory: int = 16384
 
     @property
     def subgroup_arithmetic(self) -> bool:
@@ -255,6 +257,7 @@ def _describe(index: int, pd) -> DeviceInfo:
         atomic_int64_shared=bool(f12 and f12.shaderSharedInt64Atomics),
         pipeline_statistics=_pipeline_statistics(pd, exts, api),
         storage_offset_alignment=int(lim.minStorageBufferOffsetAlignment),
+        max_shared_memory=int(lim.maxComputeSharedMemorySize),
     )
 
 

@@ -91,14 +91,19 @@ class Staging:
                 size = max(RING_MIN, 1 << (4 * n - 1).bit_length())
                 ring = self._ring = _Ring(core, min(size, RING_MAX), self._kind)
             start, token = ring.take(n)
-            ring.view[start:start + n] = raw
-            commands.submit_now(core, lambda cb: commands.copy(cb, ring.buffer, dst, n,
-                                                              src_offset=start,
-                                                              dst_offset=offset),
-                                keep=(ring.buffer, token, in_flight(dst)))
+            try:
+                ring.view[start:start + n] = raw
+                commands.submit_now(core, lambda cb: commands.copy(cb, ring.buffer, dst, n,
+                                                                  src_offset=start,
+                                                                  dst_offset=offset),
+                                    keep=(ring.buffer, token, in_flight(dst)))
+            except BaseException:
+                ring.undo(start)    # not submitted (a traceback may keep the token alive)
+                raise
 
     def _held(self) -> int:
-        """Bytes of the ring still held by queued uploads."""
+        """Bytes of the ring still held by queued uploads (a ring replaced by a larger one
+        is not counted: while the ring grows, up to about twice RING_MAX is held)."""
         return 0 if self._ring is None else self._ring.held()
 
 
@@ -160,6 +165,13 @@ class _Ring:
         self.spans.append((start, start + n, weakref.ref(token)))
         self.head = _up(start + n)
         return start, token
+
+    def undo(self, start: int) -> None:
+        """Give back the region just taken at `start` (its copy was not submitted)."""
+        if self.spans and self.spans[-1][0] == start:
+            self.spans.pop()
+            self.head = start
+            self._free_done()
 
     def held(self) -> int:
         self._free_done()
