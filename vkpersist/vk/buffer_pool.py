@@ -26,11 +26,13 @@ Rules that keep it invisible:
   (vk/commands.py), so its writes cannot overtake the old reads; the host touches a
   'device' array's memory only when the queue is idle (vk/array.py). Pending submissions
   keep the allocation itself (`buffer.in_flight`), so nothing is destroyed under them.
-  Before, a loop that uploads and computes while the host runs ahead (benchmarks/
+  The two never share memory: 'device' buffers take only what 'device' buffers gave back
+  (a host-visible buffer taking memory a launch still reads would overwrite it at once;
+  where all kinds are one memory type, as on lavapipe, the upload ring did). Before, a loop that uploads and computes while the host runs ahead (benchmarks/
   uploads.py) found no buffer to reuse and allocated every array anew: 6.7x slower than
   waiting after each upload on an H100 (2026-12-05).
 - A reused buffer's contents are undefined, as a new allocation's are (`zeros` fills).
-- At most PER_SIZE buffers of a (memory type, size) and 1/16 of that memory's heap in all
+- At most PER_SIZE buffers of a (memory type, size, 'device' or not) and 1/16 of that memory's heap in all
   are kept; past that the oldest are dropped. An explicit `free()` releases to the driver,
   and so does the Context's close; an allocation the driver refuses empties the pool and
   is tried once more.
