@@ -435,3 +435,35 @@ def test_a_repeated_whole_array_reduction_resubmits_its_plan(ctx, monkeypatch):
     for _ in range(2):
         with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
             vkp.mean(empty)
+
+
+def test_a_plan_is_never_another_threads_batch(ctx, monkeypatch):
+    """The plan is read from the batch its own launches submitted, under the core's lock:
+    another thread's batched work (here a sort, let in right after the reduction's batch
+    closes) must wait, or the plan would resubmit the sort (found by review: every later
+    sum read an unwritten slot)."""
+    if not ctx.info.subgroup_arithmetic:
+        pytest.skip(f"{ctx.info.name} has no subgroup arithmetic")
+    import threading
+    from vkpersist import _reduce_subgroup as sg
+    from vkpersist.vk import sequence
+    n = 1 << 16
+    x = ctx.asarray(np.ones(n, np.float32))
+    other = ctx.asarray(np.random.default_rng(2).random(1 << 15).astype(np.float32))
+    np.sort(other)
+    ctx.synchronize()
+    real_exit = sequence.batched.__exit__
+    threads = []
+
+    def exit_then_other_thread(self, *exc):
+        real_exit(self, *exc)
+        if not threads and getattr(sg._CAPTURE, "plan", None) is not None:
+            t = threading.Thread(target=lambda: np.sort(other))
+            threads.append(t)
+            t.start()
+            t.join(0.5)       # it finishes here unless the lock keeps it out
+    monkeypatch.setattr(sequence.batched, "__exit__", exit_then_other_thread)
+    assert float(vkp.sum(x)) == n
+    monkeypatch.undo()
+    threads[0].join(10)
+    assert [float(vkp.sum(x)) for _ in range(3)] == [n] * 3
