@@ -36,7 +36,9 @@ from .vk.glsl_kernel import glsl_kernel
 RADIX_MIN = 1 << 14         # rows shorter than this keep the bitonic network
 WG, ITEMS, BITS = 256, 8, 4
 TILE = WG * ITEMS
-SEG = WG * 16               # counts one workgroup of `scan_segments` scans
+RUN = 1 << BITS             # entries an invocation owns in `scan_runs`: the scatter ranks
+                            # its [digit][invocation] counts with it, BINS * WG of them
+SEG = WG * RUN              # counts one workgroup of `scan_segments` scans
 MAX_X = 65535               # workgroups per grid axis
 
 _HEADER = f"""#version 450
@@ -46,8 +48,47 @@ layout(local_size_x = {WG}) in;
 #define TILE {TILE}u
 #define BINS {1 << BITS}u
 #define SEG {SEG}u
+#define RUN {RUN}u
 #define DIGIT(k) (((k) >> shift) & (BINS - 1u))
 uint tile_index() {{ return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }}
+"""
+
+# the sum of `s` over the invocations before this one (Hillis-Steele in shared memory);
+# `sums` holds the inclusive sums afterwards (sums[WG - 1]: the workgroup's total)
+_BEFORE = """
+shared uint sums[WG];
+uint sum_before(uint s) {
+    uint t = gl_LocalInvocationID.x;
+    sums[t] = s;
+    barrier();
+    for (uint off = 1u; off < WG; off <<= 1u) {
+        uint v = t >= off ? sums[t - off] : 0u;
+        barrier();
+        sums[t] += v;
+        barrier();
+    }
+    return t == 0u ? 0u : sums[t - 1u];
+}
+"""
+
+# exclusive prefix sums of runs[WG * RUN] in place, invocation t owning entries
+# t*RUN .. t*RUN + RUN - 1
+_RUNS = _BEFORE + """
+shared uint runs[WG * RUN];
+void scan_runs() {
+    uint t = gl_LocalInvocationID.x;
+    uint s = 0u;
+    for (uint j = 0u; j < RUN; ++j) {
+        s += runs[t * RUN + j];
+    }
+    uint run = sum_before(s);
+    for (uint j = 0u; j < RUN; ++j) {
+        uint c = runs[t * RUN + j];
+        runs[t * RUN + j] = run;
+        run += c;
+    }
+    barrier();
+}
 """
 
 _PREPARE = _HEADER + """
@@ -105,48 +146,27 @@ void main() {
 }
 """
 
-_SCAN_SEGMENTS = _HEADER + """
+_SCAN_SEGMENTS = _HEADER + _RUNS + """
 layout(push_constant) uniform P { uint len; };
 layout(std430, binding = 0) buffer Counts { uint counts[]; };
 layout(std430, binding = 1) writeonly buffer Totals { uint totals[]; };
-shared uint seg[SEG];
-shared uint sums[WG];
 void main() {
-    // exclusive prefix sums within this workgroup's SEG counts, and their total
+    // exclusive prefix sums within this workgroup's SEG (= WG * RUN) counts, and their total
     uint t = gl_LocalInvocationID.x;
     uint base = tile_index() * SEG;
     if (base >= len) {
         return;                                 // a 2-d grid's spare workgroups
     }
-    for (uint i = 0u; i < SEG / WG; ++i) {
-        uint k = i * WG + t;                        // coalesced
-        seg[k] = base + k < len ? counts[base + k] : 0u;
+    for (uint i = 0u; i < RUN; ++i) {
+        uint k = i * WG + t;                    // coalesced
+        runs[k] = base + k < len ? counts[base + k] : 0u;
     }
     barrier();
-    uint per = SEG / WG;
-    uint s = 0u;
-    for (uint j = 0u; j < per; ++j) {
-        s += seg[t * per + j];
-    }
-    sums[t] = s;
-    barrier();
-    for (uint off = 1u; off < WG; off <<= 1u) {
-        uint v = t >= off ? sums[t - off] : 0u;
-        barrier();
-        sums[t] += v;
-        barrier();
-    }
-    uint run = t == 0u ? 0u : sums[t - 1u];
-    for (uint j = 0u; j < per; ++j) {
-        uint c = seg[t * per + j];
-        seg[t * per + j] = run;
-        run += c;
-    }
-    barrier();
-    for (uint i = 0u; i < SEG / WG; ++i) {
+    scan_runs();
+    for (uint i = 0u; i < RUN; ++i) {
         uint k = i * WG + t;
         if (base + k < len) {
-            counts[base + k] = seg[k];
+            counts[base + k] = runs[k];
         }
     }
     if (t == WG - 1u) {
@@ -155,10 +175,9 @@ void main() {
 }
 """
 
-_SCAN = _HEADER + """
+_SCAN = _HEADER + _BEFORE + """
 layout(push_constant) uniform P { uint len; };
 layout(std430, binding = 0) buffer Counts { uint counts[]; };
-shared uint sums[WG];
 void main() {
     // exclusive prefix sums of the segments' totals, in one workgroup (a few thousand)
     uint t = gl_LocalInvocationID.x;
@@ -169,15 +188,7 @@ void main() {
     for (uint i = lo; i < hi; ++i) {
         s += counts[i];
     }
-    sums[t] = s;
-    barrier();
-    for (uint off = 1u; off < WG; off <<= 1u) {
-        uint v = t >= off ? sums[t - off] : 0u;
-        barrier();
-        sums[t] += v;
-        barrier();
-    }
-    uint run = t == 0u ? 0u : sums[t - 1u];
+    uint run = sum_before(s);
     for (uint i = lo; i < hi; ++i) {
         uint c = counts[i];
         counts[i] = run;
@@ -186,7 +197,7 @@ void main() {
 }
 """
 
-_SCATTER = _HEADER + """
+_SCATTER = _HEADER + _RUNS + """
 layout(push_constant) uniform P { uint n; uint shift; uint tiles; };
 layout(std430, binding = 0) readonly buffer KeysIn { uint keys_in[]; };
 layout(std430, binding = 1) readonly buffer IdxIn { int idx_in[]; };
@@ -195,8 +206,8 @@ layout(std430, binding = 3) writeonly buffer IdxOut { int idx_out[]; };
 layout(std430, binding = 4) readonly buffer Offsets { uint offsets[]; };
 layout(std430, binding = 5) readonly buffer Carries { uint carries[]; };
 shared uint tile_keys[TILE];
-shared uint ranks[BINS * WG];       // [digit][invocation]: then exclusive prefix sums
-shared uint sums[WG];
+// runs (BINS * WG = WG * RUN entries): the keys of each [digit][invocation], then their exclusive
+// prefix sums in that order
 void main() {
     uint tile = tile_index();
     if (tile >= tiles) {
@@ -219,37 +230,17 @@ void main() {
         seen[DIGIT(tile_keys[first + i])] += 1u;
     }
     for (uint d = 0u; d < BINS; ++d) {
-        ranks[d * WG + t] = seen[d];
+        runs[d * WG + t] = seen[d];
         seen[d] = 0u;
     }
     barrier();
-    // exclusive scan of ranks in [digit][invocation] order: each invocation sums BINS
-    // consecutive entries, the sums are scanned, then each writes its entries' prefixes
-    uint s = 0u;
-    for (uint j = 0u; j < BINS; ++j) {
-        s += ranks[t * BINS + j];
-    }
-    sums[t] = s;
-    barrier();
-    for (uint off = 1u; off < WG; off <<= 1u) {
-        uint v = t >= off ? sums[t - off] : 0u;
-        barrier();
-        sums[t] += v;
-        barrier();
-    }
-    uint run = t == 0u ? 0u : sums[t - 1u];
-    for (uint j = 0u; j < BINS; ++j) {
-        uint c = ranks[t * BINS + j];
-        ranks[t * BINS + j] = run;
-        run += c;
-    }
-    barrier();
-    // ranks[d][t] - ranks[d][0]: the tile's keys of digit d before this invocation's
+    scan_runs();
+    // runs[d][t] - runs[d][0]: the tile's keys of digit d before this invocation's
     for (uint i = 0u; i < own; ++i) {
         uint key = tile_keys[first + i];
         uint d = DIGIT(key);
         uint j = d * tiles + tile;          // scanned within its segment, plus the carry
-        uint pos = offsets[j] + carries[j / SEG] + (ranks[d * WG + t] - ranks[d * WG])
+        uint pos = offsets[j] + carries[j / SEG] + (runs[d * WG + t] - runs[d * WG])
                    + seen[d];
         seen[d] += 1u;
         keys_out[pos] = key;
