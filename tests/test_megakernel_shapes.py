@@ -68,11 +68,11 @@ def test_the_memory_model_shape_is_what_is_generated(ctx, monkeypatch):
     assert src.startswith("#version 450\n#pragma use_vulkan_memory_model\n")
     assert "nonprivate buffer A_buffer" in src and "nonprivate buffer B_buffer" in src
     assert "coherent buffer _vkp_sched_buffer" in src    # polled words stay coherent
-    barrier = ("controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer, "
-               "gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | "
+    barrier = ("controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer | "
+               "gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | "
                "gl_SemanticsMakeVisible);")
     for fn in ("_vkp_grid_sync", "_vkp_end_sync"):
-        body = src[src.index(f"void {fn}() {{"):]
+        body = src[src.index(f"void {fn}("):]
         body = body[:body.index("\n}\n")]
         assert body.count(barrier) == 2 and "gl_SemanticsMakeVisible);   // acquire" in body
     assert "use_vulkan_memory_model" not in prog.glsl("launch")
@@ -96,11 +96,11 @@ def test_release_ordered_grid_barriers_are_what_is_generated(ctx, monkeypatch):
     monkeypatch.setattr(ctx, "target", Target.for_device(gpu))      # the default
     prog, _, _ = tp.jacobi(ctx, 8)
     src = prog.glsl()
-    group = ("controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, "
-             "gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | "
+    group = ("controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | "
+             "gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | "
              "gl_SemanticsMakeVisible);")
     for fn, word in (("_vkp_grid_sync", "ARRIVED"), ("_vkp_end_sync", "ENDS")):
-        body = src[src.index(f"void {fn}() {{"):]
+        body = src[src.index(f"void {fn}("):]
         body = body[:body.index("\n}\n")]
         assert body.count(group) == 2 and "gl_ScopeDevice, gl_StorageSemanticsBuffer, " \
             "gl_SemanticsAcquireRelease" not in body

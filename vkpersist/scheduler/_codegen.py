@@ -61,10 +61,13 @@ class ProgramWriter(MegakernelWriter, BoundsChecks, Writer):
         self.kind = kind
         self.vulkan_memory_model = self.memory_model and kind == "mega"
         self.globals += ["// the scheduler words of _vkp_sched (vkpersist/scheduler/_words.py)",
-                         *glsl_constants(plan.ctl_var.type),
-                         "uint _vkp_step;       // the step being run, as stages see it",
-                         "uint _vkp_snap;       // where its snapshot of the host fields starts"]
+                         *glsl_constants(plan.ctl_var.type)]
         self.host_scalars: dict[str, int] = {}   # scalar host fields stages read: word
+        if kind == "mega":      # the same names, over the shared copy of the step's words
+            self.globals += self.step_word_macros()
+            return
+        self.globals += ["uint _vkp_step;       // the step being run, as stages see it",
+                         "uint _vkp_snap;       // where its snapshot of the host fields starts"]
         if plan.pairs:
             self.globals.append("int _vkp_parity;    // the step's parity: which half of "
                                 "each array pair holds the state it reads")
@@ -220,8 +223,12 @@ class ProgramWriter(MegakernelWriter, BoundsChecks, Writer):
         if index is None:
             if f.name not in self.host_scalars:
                 self.host_scalars[f.name] = f.word
-                self.globals.append(f"uint {_host_scalar(f.name)};   // host field "
-                                    f"{f.name} in this step's snapshot")
+                if self.kind == "mega":
+                    self.globals.append(f"#define {_host_scalar(f.name)} "
+                                        f"{self.shared_word(self.host_word(f.name))}")
+                else:
+                    self.globals.append(f"uint {_host_scalar(f.name)};   // host field "
+                                        f"{f.name} in this step's snapshot")
             raw = _host_scalar(f.name)
         else:
             raw = f"_vkp_sched[_vkp_snap + {f.word}u + uint({self.expr(index)})]"
@@ -522,7 +529,7 @@ class ProgramWriter(MegakernelWriter, BoundsChecks, Writer):
 
 
 def _host_scalar(name: str) -> str:
-    """The private copy of a scalar host field for the running step: stages read it from
-    a register, not with a coherent load from the snapshot per element (+3-6% on the
-    stencil benchmark on the H200, docs/benchmarks.md)."""
+    """The running step's copy of a scalar host field: stages read it from a register
+    (the fallback) or shared memory (the megakernel), not with a coherent load from the
+    snapshot per element (+3-6% on the stencil benchmark on the H200, docs/benchmarks.md)."""
     return f"_vkp_host_{name}"

@@ -17,6 +17,9 @@ from ._words import SLOTS, STATE_RUNNING
 QUIET_ROUNDS = 1024         # the first participant closes the poll after this many rounds of
                             # unrolled polls without a join (lavapipe's pool threads take
                             # tens of µs to wake)
+# the running step's words in the workgroup's shared copy `_vkp_words`: state, flags, number,
+# slot, then each memsock's frame slot and sequence number, then the host scalars stages read
+W_STATE, W_FLAGS, W_STEP, W_SLOT, W_SOCKETS = range(5)
 
 
 class MegakernelWriter:
@@ -49,11 +52,13 @@ class MegakernelWriter:
         """A grid barrier's workgroup barrier. Under the Vulkan memory model it also makes
         the arrays' writes available (before the arrival) and the others' visible (after
         the poll): +4% / +1% / +22% at 32³ / 64³ / 128³ on the H200 against `coherent`
-        arrays, whose every load bypasses L1 (docs/benchmarks.md)."""
+        arrays, whose every load bypasses L1 (docs/benchmarks.md). Shared memory too: the
+        end of step passes on `_vkp_words`."""
         if self.vulkan_memory_model:
             scope = "gl_ScopeWorkgroup" if self.release_arrivals else "gl_ScopeDevice"
             return [f"controlBarrier(gl_ScopeWorkgroup, {scope}, "
-                    "gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease | "
+                    "gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, "
+                    "gl_SemanticsAcquireRelease | "
                     "gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);"]
         return ["barrier();"]
 
@@ -72,6 +77,66 @@ class MegakernelWriter:
                     "gl_SemanticsRelease | gl_SemanticsMakeAvailable)")
         return f"atomicAdd({word}, 1u)"
 
+    # ---- the running step's words ------------------------------------------------------
+    # Invocation 0 copies them into shared memory at each end of step; the names stages use
+    # (_vkp_step, _vkp_parity, NAME_slot, _vkp_host_NAME, ...) are macros over that copy.
+    # Held in registers instead, each was live across every stage of the step, the heaviest
+    # included: a monitor's frame slot and sequence number or a control it reads raised the
+    # FDTD megakernel from 29 to 36 registers, and 6 workgroups fit per SM instead of 8
+    # (-13% at 256³ on the H200, docs/benchmarks.md).
+    @staticmethod
+    def shared_word(index: int) -> str:
+        return f"_vkp_words[{index}]"
+
+    def host_word(self, name: str) -> int:
+        return W_SOCKETS + 2 * len(self.plan.sockets) + list(self.host_scalars).index(name)
+
+    def step_word_macros(self) -> list[str]:
+        w = self.shared_word
+        out = ["// the running step's values: the shared copy of its words (_megakernel.py)",
+               f"#define _vkp_step {w(W_STEP)}",
+               f"#define _vkp_snap (_vkp_SNAPSHOT + {self.snapshot_words}u * {w(W_SLOT)})"]
+        if self.plan.pairs:
+            out.append(f"#define _vkp_parity int({w(W_STEP)} & 1u)")
+        for k, (var, _, _) in enumerate(self.plan.sockets):
+            out += [f"#define {var.name}_slot int({w(W_SOCKETS + 2 * k)})",
+                    f"#define {var.name}_seq {w(W_SOCKETS + 2 * k + 1)}"]
+        return out
+
+    def step_word_sources(self, slot: str) -> list[str]:
+        """The words of the step in slot `slot`, in the order of `_vkp_words`."""
+        out = [self.step_word(i, slot) for i in range(3)] + [slot]
+        for k in range(len(self.plan.sockets)):
+            out += [self.socket_word(k, slot, 0), self.socket_word(k, slot, 1)]
+        out += [f"_vkp_sched[_vkp_SNAPSHOT + {self.snapshot_words}u * {slot} + {word}u]"
+                for word in self.host_scalars.values()]
+        return out
+
+    def end_sync_function(self, guard: list) -> list[str]:
+        """The end of a step: every participant, the planner too. Invocation 0 then copies
+        the next step's words into `_vkp_words`; with steps prepared ahead they are ready a
+        step early (the first step's are not) and loaded before the arrival."""
+        sources = self.step_word_sources("slot")
+        early = self.ahead > 1
+        arrive = [f"{self.arrive(self.sched('ENDS'))};", "_vkp_end_target += _vkp_nparts;"]
+        if early:
+            loads = [f"_w{i} = {src};" for i, src in enumerate(sources)]
+            arrive = [f"uint {', '.join(f'_w{i}' for i in range(len(sources)))};",
+                      "if (ready) {   // prepared a step ago: load them before the barrier",
+                      *["    " + line for line in loads], "}", *arrive]
+            after = ["if (!ready) {", *["    " + line for line in loads], "}",
+                     *[f"{self.shared_word(i)} = _w{i};" for i in range(len(sources))]]
+        else:
+            after = [f"{self.shared_word(i)} = {src};" for i, src in enumerate(sources)]
+        self.globals.append(f"shared uint _vkp_words[{len(sources)}];   // the running "
+                            "step's words")
+        return self.sync_function(
+            f"_vkp_end_sync(uint slot{', bool ready' if early else ''})", arrive, "ENDS",
+            "_vkp_end_target", guard, after)
+
+    def end_sync(self, slot: str, ready: bool) -> str:
+        return f"_vkp_end_sync({slot}{(', ' + str(ready).lower()) if self.ahead > 1 else ''});"
+
     def megakernel(self) -> None:
         load = self.atomic_load
         guard = [self.guard_line()] if self.loop_guard else []
@@ -81,7 +146,6 @@ class MegakernelWriter:
         # with a dedicated planner, workgroup 0 runs no stages (vk/target.py says when)
         least = self.target.dedicated_planner_from
         w0 = "0u" if least is None else f"(_vkp_nparts >= {least}u ? 1u : 0u)"
-        words = ["_state", "_flags", "_stepno"]
         self.emit_all([
             "shared int _vkp_part_shared;",
             "shared uint _vkp_nparts_shared;",
@@ -99,10 +163,7 @@ class MegakernelWriter:
             *self.sync_function("_vkp_grid_sync()", [
                 f"{self.arrive(self.sched('ARRIVED'))};",
                 "_vkp_target += _vkp_workers;"], "ARRIVED", "_vkp_target", guard),
-            "// The end of a step: every participant, the planner too.",
-            *self.sync_function("_vkp_end_sync()", [
-                f"{self.arrive(self.sched('ENDS'))};",
-                "_vkp_end_target += _vkp_nparts;"], "ENDS", "_vkp_end_target", guard),
+            *self.end_sync_function(guard),
             *self.queue_syncs(guard),
             "void main() {",
             "    // occupancy discovery: workgroups join while the poll is open; the first",
@@ -157,27 +218,19 @@ class MegakernelWriter:
             f"    if (_planner) {{      // the first {'step' if ahead == 1 else f'{ahead} steps'}",
             *[f"        _vkp_boundary({k}u);" for k in range(ahead)],
             "    }",
-            "    _vkp_end_sync();",
+            f"    {self.end_sync('0u', False)}",
             "    uint s = 0u;          // the slot of the step being run",
-            *[f"    uint {w} = {self.step_word(i, 's')};" for i, w in enumerate(words)],
             "    while (true) {",
             *["        " + g for g in guard],      # the step loop counts too
-            f"        if (_state != {STATE_RUNNING}u) break;",
+            f"        if ({self.shared_word(W_STATE)} != {STATE_RUNNING}u) break;",
             f"        uint _next = s == {SLOTS - 1}u ? 0u : s + 1u;",
-        ])
-        if ahead > 1:
-            self.emit("        // the next step's words, prepared before the last end of step: "
-                      "loaded now, used when this step ends")
-            self.emit_all([f"        uint _n{w[1:]} = {self.step_word(i, '_next')};"
-                           for i, w in enumerate(words)])
-        self.emit_all([
-            "        if (_vkp_worker >= 0) {",
-            *["            " + line for line in self.begin_step("s", "_stepno")]])
+            "        if (_vkp_worker >= 0) {"])
         if self.plan.conditions:     # every worker evaluates them, then all wait so
             self.emit_all([          # no stage changes their data before all have
                 *["            " + line for line in self.evaluate_conditions()],
-                "            _vkp_grid_sync();",
-                "            _flags |= _whens;"])
+                "            if (gl_LocalInvocationIndex == 0u) "
+                f"{self.shared_word(W_FLAGS)} |= _whens;",
+                "            _vkp_grid_sync();"])
         self.indent = 3
         for segment in self.plan.segments:
             self.segment(segment, guard)
@@ -186,12 +239,7 @@ class MegakernelWriter:
             "        }",
             f"        if (_planner) _vkp_boundary((s + {ahead}u) % {SLOTS}u);   "
             f"// prepare step + {ahead}",
-            "        _vkp_end_sync();",
-        ])
-        self.emit_all([
-            *[f"        {w} = " + (f"_n{w[1:]};" if ahead > 1 else
-                                   f"{self.step_word(i, '_next')};")
-              for i, w in enumerate(words)],
+            f"        {self.end_sync('_next', True)}",
             "        s = _next;",
             "    }",
             "    if (_planner) {      // exact counts, now that the epoch's last step is complete",
@@ -221,10 +269,10 @@ class MegakernelWriter:
         return out
 
     def sync_function(self, signature: str, arrive: list, counter: str, target: str,
-                      guard: list) -> list:
+                      guard: list, after: list = ()) -> list:
         """A grid barrier function: every invocation's writes are fenced, invocation 0
-        runs `arrive` (counting itself and advancing `target`), then spins until the
-        counter reaches the target; lavapipe's loop counts travel along."""
+        runs `arrive` (counting itself and advancing `target`), spins until the counter
+        reaches the target, then runs `after`; lavapipe's loop counts travel along."""
         poll = f"{self.poll_load(self.sched(counter))} >= {target}"
         arrived = [f"            if ({poll}"] + \
             [f"                    || {poll}" for _ in range(self.spin_unroll - 1)]
@@ -245,6 +293,7 @@ class MegakernelWriter:
             *arrived,     # polls unrolled (the target says how many), one per line
             "        }",
             *["        " + line for line in self.poll_acquire],
+            *["        " + line for line in after],
             "    }",
             *["    " + line for line in self.group_barrier],
             "}",
@@ -279,7 +328,7 @@ class MegakernelWriter:
         stage, bit = self.plan.schedule[index]
         fn = self.plan.stage_functions[stage.name]
         if bit is not None:
-            self.emit(f"if ((_flags & {1 << bit}u) != 0u) {{   "
+            self.emit(f"if (({self.shared_word(W_FLAGS)} & {1 << bit}u) != 0u) {{   "
                       f"// {period_text(self.plan.periods[bit])}")
             self.indent += 1
         if stage.consumes is not None:

@@ -30,12 +30,14 @@ const uint _vkp_ENDS = 64u;   // arrivals at the ends of steps
 const uint _vkp_STEPS_DONE = 96u;   // steps the program has completed (persists across epochs)
 const uint _vkp_SNAPSHOT = 128u;   // the host fields' snapshots, one per slot
 const uint _vkp_SOCKETS = 152u;   // per memsock and slot: its frame's ring slot and seq
-uint _vkp_step;       // the step being run, as stages see it
-uint _vkp_snap;       // where its snapshot of the host fields starts
-int snap_slot = -1;   // this step's frame of memsock snap (-1: none)
-uint snap_seq;
-uint _vkp_host_gain;   // host field gain in this step's snapshot
-uint _vkp_host_thresh;   // host field thresh in this step's snapshot
+// the running step's values: the shared copy of its words (_megakernel.py)
+#define _vkp_step _vkp_words[2]
+#define _vkp_snap (_vkp_SNAPSHOT + 8u * _vkp_words[3])
+#define snap_slot int(_vkp_words[4])
+#define snap_seq _vkp_words[5]
+#define _vkp_host_gain _vkp_words[6]
+#define _vkp_host_thresh _vkp_words[7]
+shared uint _vkp_words[8];   // the running step's words
 
 int _vkp_mod(int a, int b) {
     int r = a - (a / b) * b;
@@ -217,7 +219,7 @@ uint _vkp_round = 0u;   // queue rounds so far: their words alternate by parity
 // Grid barriers: arrivals on monotonic counters; only participants (workgroups
 // known to be running) are ever waited for. Between stages: the workers.
 void _vkp_grid_sync() {
-    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
     if (gl_LocalInvocationIndex == 0u) {
         atomicAdd(_vkp_sched[_vkp_ARRIVED], 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease | gl_SemanticsMakeAvailable);
         _vkp_target += _vkp_workers;
@@ -233,13 +235,23 @@ void _vkp_grid_sync() {
         }
         memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire | gl_SemanticsMakeVisible);   // acquire what the others wrote
     }
-    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
 }
 
-// The end of a step: every participant, the planner too.
-void _vkp_end_sync() {
-    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+void _vkp_end_sync(uint slot, bool ready) {
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
     if (gl_LocalInvocationIndex == 0u) {
+        uint _w0, _w1, _w2, _w3, _w4, _w5, _w6, _w7;
+        if (ready) {   // prepared a step ago: load them before the barrier
+            _w0 = _vkp_sched[_vkp_STEP_STATE + 3u * slot];
+            _w1 = _vkp_sched[_vkp_STEP_FLAGS + 3u * slot];
+            _w2 = _vkp_sched[_vkp_STEP_NUMBER + 3u * slot];
+            _w3 = slot;
+            _w4 = _vkp_sched[_vkp_SOCKETS + 0u + 2u * slot];
+            _w5 = _vkp_sched[_vkp_SOCKETS + 1u + 2u * slot];
+            _w6 = _vkp_sched[_vkp_SNAPSHOT + 8u * slot + 0u];
+            _w7 = _vkp_sched[_vkp_SNAPSHOT + 8u * slot + 7u];
+        }
         atomicAdd(_vkp_sched[_vkp_ENDS], 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease | gl_SemanticsMakeAvailable);
         _vkp_end_target += _vkp_nparts;
         while (true) {
@@ -253,12 +265,30 @@ void _vkp_end_sync() {
                     || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target) break;
         }
         memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire | gl_SemanticsMakeVisible);   // acquire what the others wrote
+        if (!ready) {
+            _w0 = _vkp_sched[_vkp_STEP_STATE + 3u * slot];
+            _w1 = _vkp_sched[_vkp_STEP_FLAGS + 3u * slot];
+            _w2 = _vkp_sched[_vkp_STEP_NUMBER + 3u * slot];
+            _w3 = slot;
+            _w4 = _vkp_sched[_vkp_SOCKETS + 0u + 2u * slot];
+            _w5 = _vkp_sched[_vkp_SOCKETS + 1u + 2u * slot];
+            _w6 = _vkp_sched[_vkp_SNAPSHOT + 8u * slot + 0u];
+            _w7 = _vkp_sched[_vkp_SNAPSHOT + 8u * slot + 7u];
+        }
+        _vkp_words[0] = _w0;
+        _vkp_words[1] = _w1;
+        _vkp_words[2] = _w2;
+        _vkp_words[3] = _w3;
+        _vkp_words[4] = _w4;
+        _vkp_words[5] = _w5;
+        _vkp_words[6] = _w6;
+        _vkp_words[7] = _w7;
     }
-    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
 }
 
 void _vkp_queue_sync_q(uint s, bool after_round) {
-    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
     if (gl_LocalInvocationIndex == 0u) {
         _vkp_target += _vkp_workers;
         if (atomicAdd(_vkp_sched[_vkp_ARRIVED], 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease | gl_SemanticsMakeAvailable) + 1u == _vkp_target) {
@@ -281,7 +311,7 @@ void _vkp_queue_sync_q(uint s, bool after_round) {
         }
         memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire | gl_SemanticsMakeVisible);   // acquire what the others wrote
     }
-    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
 }
 
 void main() {
@@ -345,29 +375,16 @@ void main() {
         _vkp_boundary(0u);
         _vkp_boundary(1u);
     }
-    _vkp_end_sync();
+    _vkp_end_sync(0u, false);
     uint s = 0u;          // the slot of the step being run
-    uint _state = _vkp_sched[_vkp_STEP_STATE + 3u * s];
-    uint _flags = _vkp_sched[_vkp_STEP_FLAGS + 3u * s];
-    uint _stepno = _vkp_sched[_vkp_STEP_NUMBER + 3u * s];
     while (true) {
-        if (_state != 1u) break;
+        if (_vkp_words[0] != 1u) break;
         uint _next = s == 2u ? 0u : s + 1u;
-        // the next step's words, prepared before the last end of step: loaded now, used when this step ends
-        uint _nstate = _vkp_sched[_vkp_STEP_STATE + 3u * _next];
-        uint _nflags = _vkp_sched[_vkp_STEP_FLAGS + 3u * _next];
-        uint _nstepno = _vkp_sched[_vkp_STEP_NUMBER + 3u * _next];
         if (_vkp_worker >= 0) {
-            _vkp_step = _stepno;
-            _vkp_snap = _vkp_SNAPSHOT + 8u * s;
-            _vkp_host_gain = _vkp_sched[_vkp_snap + 0u];
-            _vkp_host_thresh = _vkp_sched[_vkp_snap + 7u];
-            snap_slot = int(_vkp_sched[_vkp_SOCKETS + 0u + 2u * s]);
-            snap_seq = _vkp_sched[_vkp_SOCKETS + 1u + 2u * s];
             uint _whens = 0u;   // when(...) conditions, on the data as the step starts
             if (when_hot_0()) _whens |= 1u;
+            if (gl_LocalInvocationIndex == 0u) _vkp_words[1] |= _whens;
             _vkp_grid_sync();
-            _flags |= _whens;
             // stage grow over (16, 16)
             for (uint _i = _first; _i < 256u; _i += _stride) {
                 stage_grow(int(_i / 16u), int(_i % 16u));
@@ -384,14 +401,14 @@ void main() {
                 _vkp_round += 1u;
                 _vkp_queue_sync_q(_vkp_round & 1u, true);
             }
-            if ((_flags & 1u) != 0u) {   // when(hot)
+            if ((_vkp_words[1] & 1u) != 0u) {   // when(hot)
                 // stage when_hot over (1,)
                 for (uint _i = _first; _i < 1u; _i += _stride) {
                     stage_when_hot(int(_i));
                 }
                 _vkp_grid_sync();
             }
-            if ((_flags & 2u) != 0u) {   // every(ctl.period)
+            if ((_vkp_words[1] & 2u) != 0u) {   // every(ctl.period)
                 // stage emit over (16, 16)
                 for (uint _i = _first; _i < 256u; _i += _stride) {
                     stage_emit(int(_i / 16u), int(_i % 16u));
@@ -401,10 +418,7 @@ void main() {
             }
         }
         if (_planner) _vkp_boundary((s + 2u) % 3u);   // prepare step + 2
-        _vkp_end_sync();
-        _state = _nstate;
-        _flags = _nflags;
-        _stepno = _nstepno;
+        _vkp_end_sync(_next, true);
         s = _next;
     }
     if (_planner) {      // exact counts, now that the epoch's last step is complete

@@ -23,8 +23,10 @@ const uint _vkp_ENDS = 64u;   // arrivals at the ends of steps
 const uint _vkp_STEPS_DONE = 96u;   // steps the program has completed (persists across epochs)
 const uint _vkp_SNAPSHOT = 128u;   // the host fields' snapshots, one per slot
 const uint _vkp_SOCKETS = 131u;   // per memsock and slot: its frame's ring slot and seq
-uint _vkp_step;       // the step being run, as stages see it
-uint _vkp_snap;       // where its snapshot of the host fields starts
+// the running step's values: the shared copy of its words (_megakernel.py)
+#define _vkp_step _vkp_words[2]
+#define _vkp_snap (_vkp_SNAPSHOT + 1u * _vkp_words[3])
+shared uint _vkp_words[4];   // the running step's words
 
 // programs_lib.py:63: each
 void stage_each(int i) {
@@ -127,7 +129,7 @@ uint _vkp_round = 0u;   // queue rounds so far: their words alternate by parity
 // Grid barriers: arrivals on monotonic counters; only participants (workgroups
 // known to be running) are ever waited for. Between stages: the workers.
 void _vkp_grid_sync() {
-    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
     if (gl_LocalInvocationIndex == 0u) {
         atomicAdd(_vkp_sched[_vkp_ARRIVED], 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease | gl_SemanticsMakeAvailable);
         _vkp_target += _vkp_workers;
@@ -143,13 +145,19 @@ void _vkp_grid_sync() {
         }
         memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire | gl_SemanticsMakeVisible);   // acquire what the others wrote
     }
-    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
 }
 
-// The end of a step: every participant, the planner too.
-void _vkp_end_sync() {
-    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+void _vkp_end_sync(uint slot, bool ready) {
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
     if (gl_LocalInvocationIndex == 0u) {
+        uint _w0, _w1, _w2, _w3;
+        if (ready) {   // prepared a step ago: load them before the barrier
+            _w0 = _vkp_sched[_vkp_STEP_STATE + 3u * slot];
+            _w1 = _vkp_sched[_vkp_STEP_FLAGS + 3u * slot];
+            _w2 = _vkp_sched[_vkp_STEP_NUMBER + 3u * slot];
+            _w3 = slot;
+        }
         atomicAdd(_vkp_sched[_vkp_ENDS], 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease | gl_SemanticsMakeAvailable);
         _vkp_end_target += _vkp_nparts;
         while (true) {
@@ -163,8 +171,18 @@ void _vkp_end_sync() {
                     || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target) break;
         }
         memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire | gl_SemanticsMakeVisible);   // acquire what the others wrote
+        if (!ready) {
+            _w0 = _vkp_sched[_vkp_STEP_STATE + 3u * slot];
+            _w1 = _vkp_sched[_vkp_STEP_FLAGS + 3u * slot];
+            _w2 = _vkp_sched[_vkp_STEP_NUMBER + 3u * slot];
+            _w3 = slot;
+        }
+        _vkp_words[0] = _w0;
+        _vkp_words[1] = _w1;
+        _vkp_words[2] = _w2;
+        _vkp_words[3] = _w3;
     }
-    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
 }
 
 void main() {
@@ -228,26 +246,17 @@ void main() {
         _vkp_boundary(0u);
         _vkp_boundary(1u);
     }
-    _vkp_end_sync();
+    _vkp_end_sync(0u, false);
     uint s = 0u;          // the slot of the step being run
-    uint _state = _vkp_sched[_vkp_STEP_STATE + 3u * s];
-    uint _flags = _vkp_sched[_vkp_STEP_FLAGS + 3u * s];
-    uint _stepno = _vkp_sched[_vkp_STEP_NUMBER + 3u * s];
     while (true) {
-        if (_state != 1u) break;
+        if (_vkp_words[0] != 1u) break;
         uint _next = s == 2u ? 0u : s + 1u;
-        // the next step's words, prepared before the last end of step: loaded now, used when this step ends
-        uint _nstate = _vkp_sched[_vkp_STEP_STATE + 3u * _next];
-        uint _nflags = _vkp_sched[_vkp_STEP_FLAGS + 3u * _next];
-        uint _nstepno = _vkp_sched[_vkp_STEP_NUMBER + 3u * _next];
         if (_vkp_worker >= 0) {
-            _vkp_step = _stepno;
-            _vkp_snap = _vkp_SNAPSHOT + 1u * s;
             // stage each over (1,)
             for (uint _i = _first; _i < 1u; _i += _stride) {
                 stage_each(int(_i));
             }
-            if ((_flags & 1u) != 0u) {   // every(2)
+            if ((_vkp_words[1] & 1u) != 0u) {   // every(2)
                 _vkp_grid_sync();
                 // stage second over (1,)
                 for (uint _i = _first; _i < 1u; _i += _stride) {
@@ -255,7 +264,7 @@ void main() {
                 }
                 _vkp_grid_sync();
             }
-            if ((_flags & 2u) != 0u) {   // every(ctl.period)
+            if ((_vkp_words[1] & 2u) != 0u) {   // every(ctl.period)
                 _vkp_grid_sync();
                 // stage by_control over (1,)
                 for (uint _i = _first; _i < 1u; _i += _stride) {
@@ -264,10 +273,7 @@ void main() {
             }
         }
         if (_planner) _vkp_boundary((s + 2u) % 3u);   // prepare step + 2
-        _vkp_end_sync();
-        _state = _nstate;
-        _flags = _nflags;
-        _stepno = _nstepno;
+        _vkp_end_sync(_next, true);
         s = _next;
     }
     if (_planner) {      // exact counts, now that the epoch's last step is complete

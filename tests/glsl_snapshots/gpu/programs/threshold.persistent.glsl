@@ -23,9 +23,11 @@ const uint _vkp_ENDS = 64u;   // arrivals at the ends of steps
 const uint _vkp_STEPS_DONE = 96u;   // steps the program has completed (persists across epochs)
 const uint _vkp_SNAPSHOT = 128u;   // the host fields' snapshots, one per slot
 const uint _vkp_SOCKETS = 131u;   // per memsock and slot: its frame's ring slot and seq
-uint _vkp_step;       // the step being run, as stages see it
-uint _vkp_snap;       // where its snapshot of the host fields starts
-uint _vkp_host_limit;   // host field limit in this step's snapshot
+// the running step's values: the shared copy of its words (_megakernel.py)
+#define _vkp_step _vkp_words[2]
+#define _vkp_snap (_vkp_SNAPSHOT + 1u * _vkp_words[3])
+#define _vkp_host_limit _vkp_words[4]
+shared uint _vkp_words[5];   // the running step's words
 
 // programs_lib.py:232: grow
 void stage_grow(int i) {
@@ -116,7 +118,7 @@ uint _vkp_round = 0u;   // queue rounds so far: their words alternate by parity
 // Grid barriers: arrivals on monotonic counters; only participants (workgroups
 // known to be running) are ever waited for. Between stages: the workers.
 void _vkp_grid_sync() {
-    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
     if (gl_LocalInvocationIndex == 0u) {
         atomicAdd(_vkp_sched[_vkp_ARRIVED], 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease | gl_SemanticsMakeAvailable);
         _vkp_target += _vkp_workers;
@@ -132,13 +134,20 @@ void _vkp_grid_sync() {
         }
         memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire | gl_SemanticsMakeVisible);   // acquire what the others wrote
     }
-    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
 }
 
-// The end of a step: every participant, the planner too.
-void _vkp_end_sync() {
-    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+void _vkp_end_sync(uint slot, bool ready) {
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
     if (gl_LocalInvocationIndex == 0u) {
+        uint _w0, _w1, _w2, _w3, _w4;
+        if (ready) {   // prepared a step ago: load them before the barrier
+            _w0 = _vkp_sched[_vkp_STEP_STATE + 3u * slot];
+            _w1 = _vkp_sched[_vkp_STEP_FLAGS + 3u * slot];
+            _w2 = _vkp_sched[_vkp_STEP_NUMBER + 3u * slot];
+            _w3 = slot;
+            _w4 = _vkp_sched[_vkp_SNAPSHOT + 1u * slot + 0u];
+        }
         atomicAdd(_vkp_sched[_vkp_ENDS], 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease | gl_SemanticsMakeAvailable);
         _vkp_end_target += _vkp_nparts;
         while (true) {
@@ -152,8 +161,20 @@ void _vkp_end_sync() {
                     || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target) break;
         }
         memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire | gl_SemanticsMakeVisible);   // acquire what the others wrote
+        if (!ready) {
+            _w0 = _vkp_sched[_vkp_STEP_STATE + 3u * slot];
+            _w1 = _vkp_sched[_vkp_STEP_FLAGS + 3u * slot];
+            _w2 = _vkp_sched[_vkp_STEP_NUMBER + 3u * slot];
+            _w3 = slot;
+            _w4 = _vkp_sched[_vkp_SNAPSHOT + 1u * slot + 0u];
+        }
+        _vkp_words[0] = _w0;
+        _vkp_words[1] = _w1;
+        _vkp_words[2] = _w2;
+        _vkp_words[3] = _w3;
+        _vkp_words[4] = _w4;
     }
-    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
 }
 
 void main() {
@@ -217,31 +238,21 @@ void main() {
         _vkp_boundary(0u);
         _vkp_boundary(1u);
     }
-    _vkp_end_sync();
+    _vkp_end_sync(0u, false);
     uint s = 0u;          // the slot of the step being run
-    uint _state = _vkp_sched[_vkp_STEP_STATE + 3u * s];
-    uint _flags = _vkp_sched[_vkp_STEP_FLAGS + 3u * s];
-    uint _stepno = _vkp_sched[_vkp_STEP_NUMBER + 3u * s];
     while (true) {
-        if (_state != 1u) break;
+        if (_vkp_words[0] != 1u) break;
         uint _next = s == 2u ? 0u : s + 1u;
-        // the next step's words, prepared before the last end of step: loaded now, used when this step ends
-        uint _nstate = _vkp_sched[_vkp_STEP_STATE + 3u * _next];
-        uint _nflags = _vkp_sched[_vkp_STEP_FLAGS + 3u * _next];
-        uint _nstepno = _vkp_sched[_vkp_STEP_NUMBER + 3u * _next];
         if (_vkp_worker >= 0) {
-            _vkp_step = _stepno;
-            _vkp_snap = _vkp_SNAPSHOT + 1u * s;
-            _vkp_host_limit = _vkp_sched[_vkp_snap + 0u];
             uint _whens = 0u;   // when(...) conditions, on the data as the step starts
             if (when_reached_0()) _whens |= 1u;
+            if (gl_LocalInvocationIndex == 0u) _vkp_words[1] |= _whens;
             _vkp_grid_sync();
-            _flags |= _whens;
             // stage grow over (1,)
             for (uint _i = _first; _i < 1u; _i += _stride) {
                 stage_grow(int(_i));
             }
-            if ((_flags & 1u) != 0u) {   // when(reached)
+            if ((_vkp_words[1] & 1u) != 0u) {   // when(reached)
                 // stage fire over (1,)
                 for (uint _i = _first; _i < 1u; _i += _stride) {
                     stage_fire(int(_i));
@@ -249,10 +260,7 @@ void main() {
             }
         }
         if (_planner) _vkp_boundary((s + 2u) % 3u);   // prepare step + 2
-        _vkp_end_sync();
-        _state = _nstate;
-        _flags = _nflags;
-        _stepno = _nstepno;
+        _vkp_end_sync(_next, true);
         s = _next;
     }
     if (_planner) {      // exact counts, now that the epoch's last step is complete

@@ -28,12 +28,14 @@ const uint _vkp_ENDS = 64u;   // arrivals at the ends of steps
 const uint _vkp_STEPS_DONE = 96u;   // steps the program has completed (persists across epochs)
 const uint _vkp_SNAPSHOT = 128u;   // the host fields' snapshots, one per slot
 const uint _vkp_SOCKETS = 152u;   // per memsock and slot: its frame's ring slot and seq
-uint _vkp_step;       // the step being run, as stages see it
-uint _vkp_snap;       // where its snapshot of the host fields starts
-int snap_slot = -1;   // this step's frame of memsock snap (-1: none)
-uint snap_seq;
-uint _vkp_host_gain;   // host field gain in this step's snapshot
-uint _vkp_host_thresh;   // host field thresh in this step's snapshot
+// the running step's values: the shared copy of its words (_megakernel.py)
+#define _vkp_step _vkp_words[2]
+#define _vkp_snap (_vkp_SNAPSHOT + 8u * _vkp_words[3])
+#define snap_slot int(_vkp_words[4])
+#define snap_seq _vkp_words[5]
+#define _vkp_host_gain _vkp_words[6]
+#define _vkp_host_thresh _vkp_words[7]
+shared uint _vkp_words[8];   // the running step's words
 layout(std430, binding = 9) buffer VkpStatus { uint _vkp_status[]; };
 uint _vkp_iterations = 0u;
 
@@ -305,8 +307,7 @@ void _vkp_grid_sync() {
     barrier();
 }
 
-// The end of a step: every participant, the planner too.
-void _vkp_end_sync() {
+void _vkp_end_sync(uint slot) {
     atomicMax(_vkp_group_iterations, _vkp_iterations);
     memoryBarrierBuffer();
     barrier();
@@ -382,6 +383,14 @@ void _vkp_end_sync() {
                     || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
                     || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target) break;
         }
+        _vkp_words[0] = _vkp_sched[_vkp_STEP_STATE + 3u * slot];
+        _vkp_words[1] = _vkp_sched[_vkp_STEP_FLAGS + 3u * slot];
+        _vkp_words[2] = _vkp_sched[_vkp_STEP_NUMBER + 3u * slot];
+        _vkp_words[3] = slot;
+        _vkp_words[4] = _vkp_sched[_vkp_SOCKETS + 0u + 2u * slot];
+        _vkp_words[5] = _vkp_sched[_vkp_SOCKETS + 1u + 2u * slot];
+        _vkp_words[6] = _vkp_sched[_vkp_SNAPSHOT + 8u * slot + 0u];
+        _vkp_words[7] = _vkp_sched[_vkp_SNAPSHOT + 8u * slot + 7u];
     }
     barrier();
 }
@@ -652,26 +661,17 @@ void main() {
     if (_planner) {      // the first step
         _vkp_boundary(0u);
     }
-    _vkp_end_sync();
+    _vkp_end_sync(0u);
     uint s = 0u;          // the slot of the step being run
-    uint _state = _vkp_sched[_vkp_STEP_STATE + 3u * s];
-    uint _flags = _vkp_sched[_vkp_STEP_FLAGS + 3u * s];
-    uint _stepno = _vkp_sched[_vkp_STEP_NUMBER + 3u * s];
     while (true) {
         if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
-        if (_state != 1u) break;
+        if (_vkp_words[0] != 1u) break;
         uint _next = s == 2u ? 0u : s + 1u;
         if (_vkp_worker >= 0) {
-            _vkp_step = _stepno;
-            _vkp_snap = _vkp_SNAPSHOT + 8u * s;
-            _vkp_host_gain = _vkp_sched[_vkp_snap + 0u];
-            _vkp_host_thresh = _vkp_sched[_vkp_snap + 7u];
-            snap_slot = int(_vkp_sched[_vkp_SOCKETS + 0u + 2u * s]);
-            snap_seq = _vkp_sched[_vkp_SOCKETS + 1u + 2u * s];
             uint _whens = 0u;   // when(...) conditions, on the data as the step starts
             if (when_hot_0()) _whens |= 1u;
+            if (gl_LocalInvocationIndex == 0u) _vkp_words[1] |= _whens;
             _vkp_grid_sync();
-            _flags |= _whens;
             // stage grow over (16, 16)
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
             for (uint _i = _first; _i < 256u; _i += _stride) {
@@ -694,7 +694,7 @@ void main() {
                 _vkp_round += 1u;
                 _vkp_queue_sync_q(_vkp_round & 1u, true);
             }
-            if ((_flags & 1u) != 0u) {   // when(hot)
+            if ((_vkp_words[1] & 1u) != 0u) {   // when(hot)
                 // stage when_hot over (1,)
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
                 for (uint _i = _first; _i < 1u; _i += _stride) {
@@ -703,7 +703,7 @@ void main() {
                 }
                 _vkp_grid_sync();
             }
-            if ((_flags & 2u) != 0u) {   // every(ctl.period)
+            if ((_vkp_words[1] & 2u) != 0u) {   // every(ctl.period)
                 // stage emit over (16, 16)
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
                 for (uint _i = _first; _i < 256u; _i += _stride) {
@@ -715,10 +715,7 @@ void main() {
             }
         }
         if (_planner) _vkp_boundary((s + 1u) % 3u);   // prepare step + 1
-        _vkp_end_sync();
-        _state = _vkp_sched[_vkp_STEP_STATE + 3u * _next];
-        _flags = _vkp_sched[_vkp_STEP_FLAGS + 3u * _next];
-        _stepno = _vkp_sched[_vkp_STEP_NUMBER + 3u * _next];
+        _vkp_end_sync(_next);
         s = _next;
     }
     if (_planner) {      // exact counts, now that the epoch's last step is complete

@@ -21,9 +21,11 @@ const uint _vkp_ENDS = 64u;   // arrivals at the ends of steps
 const uint _vkp_STEPS_DONE = 96u;   // steps the program has completed (persists across epochs)
 const uint _vkp_SNAPSHOT = 128u;   // the host fields' snapshots, one per slot
 const uint _vkp_SOCKETS = 131u;   // per memsock and slot: its frame's ring slot and seq
-uint _vkp_step;       // the step being run, as stages see it
-uint _vkp_snap;       // where its snapshot of the host fields starts
-uint _vkp_host_limit;   // host field limit in this step's snapshot
+// the running step's values: the shared copy of its words (_megakernel.py)
+#define _vkp_step _vkp_words[2]
+#define _vkp_snap (_vkp_SNAPSHOT + 1u * _vkp_words[3])
+#define _vkp_host_limit _vkp_words[4]
+shared uint _vkp_words[5];   // the running step's words
 layout(std430, binding = 4) buffer VkpStatus { uint _vkp_status[]; };
 uint _vkp_iterations = 0u;
 
@@ -204,8 +206,7 @@ void _vkp_grid_sync() {
     barrier();
 }
 
-// The end of a step: every participant, the planner too.
-void _vkp_end_sync() {
+void _vkp_end_sync(uint slot) {
     atomicMax(_vkp_group_iterations, _vkp_iterations);
     memoryBarrierBuffer();
     barrier();
@@ -281,6 +282,11 @@ void _vkp_end_sync() {
                     || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target
                     || atomicAdd(_vkp_sched[_vkp_ENDS], 0u) >= _vkp_end_target) break;
         }
+        _vkp_words[0] = _vkp_sched[_vkp_STEP_STATE + 3u * slot];
+        _vkp_words[1] = _vkp_sched[_vkp_STEP_FLAGS + 3u * slot];
+        _vkp_words[2] = _vkp_sched[_vkp_STEP_NUMBER + 3u * slot];
+        _vkp_words[3] = slot;
+        _vkp_words[4] = _vkp_sched[_vkp_SNAPSHOT + 1u * slot + 0u];
     }
     barrier();
 }
@@ -464,30 +470,24 @@ void main() {
     if (_planner) {      // the first step
         _vkp_boundary(0u);
     }
-    _vkp_end_sync();
+    _vkp_end_sync(0u);
     uint s = 0u;          // the slot of the step being run
-    uint _state = _vkp_sched[_vkp_STEP_STATE + 3u * s];
-    uint _flags = _vkp_sched[_vkp_STEP_FLAGS + 3u * s];
-    uint _stepno = _vkp_sched[_vkp_STEP_NUMBER + 3u * s];
     while (true) {
         if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 484497397u);
-        if (_state != 1u) break;
+        if (_vkp_words[0] != 1u) break;
         uint _next = s == 2u ? 0u : s + 1u;
         if (_vkp_worker >= 0) {
-            _vkp_step = _stepno;
-            _vkp_snap = _vkp_SNAPSHOT + 1u * s;
-            _vkp_host_limit = _vkp_sched[_vkp_snap + 0u];
             uint _whens = 0u;   // when(...) conditions, on the data as the step starts
             if (when_reached_0()) _whens |= 1u;
+            if (gl_LocalInvocationIndex == 0u) _vkp_words[1] |= _whens;
             _vkp_grid_sync();
-            _flags |= _whens;
             // stage grow over (1,)
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 484497397u);
             for (uint _i = _first; _i < 1u; _i += _stride) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 484497397u);
                 stage_grow(int(_i));
             }
-            if ((_flags & 1u) != 0u) {   // when(reached)
+            if ((_vkp_words[1] & 1u) != 0u) {   // when(reached)
                 // stage fire over (1,)
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 484497397u);
                 for (uint _i = _first; _i < 1u; _i += _stride) {
@@ -497,10 +497,7 @@ void main() {
             }
         }
         if (_planner) _vkp_boundary((s + 1u) % 3u);   // prepare step + 1
-        _vkp_end_sync();
-        _state = _vkp_sched[_vkp_STEP_STATE + 3u * _next];
-        _flags = _vkp_sched[_vkp_STEP_FLAGS + 3u * _next];
-        _stepno = _vkp_sched[_vkp_STEP_NUMBER + 3u * _next];
+        _vkp_end_sync(_next);
         s = _next;
     }
     if (_planner) {      // exact counts, now that the epoch's last step is complete
