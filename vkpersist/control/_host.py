@@ -48,7 +48,7 @@ from .._polling import poll_until, poll_until_async
 from ..lang import types as T
 from ..vk import visibility
 from ..vk.array import to_scalar
-from ..vk.buffer import Buffer
+from ..vk.buffer import Buffer, in_flight
 from ..vk.context import Context, default_context
 
 LINE_WORDS = 16          # 64-byte lines
@@ -302,8 +302,8 @@ class ControlBuffer:
                 "it; it is withdrawn once the device is idle if nothing did")
 
     def _ring_idle(self) -> bool:
-        """No kernel can be reading the command ring: the Context has no work in flight."""
-        return self.ctx._core.idle()
+        """No kernel can be reading the command ring: no work in flight binds it."""
+        return not self.ctx._core.holds(in_flight(self.buffer))
 
     def _withdraw(self, first: int, seq: int) -> None:
         words = self._words

@@ -280,6 +280,31 @@ class _Core:
                 raise self._lose(exc) from None
             return not self.inflight
 
+    def holds(self, obj) -> bool:
+        """Whether work not yet complete (submitted, or batched and not yet submitted)
+        keeps `obj`, as `buffer.in_flight` names what a launch binds: whether it may still
+        read it. Never waits. Unlike `not idle()`, other work does not count: a queued
+        write into an unrelated 'device' array (on a discrete GPU, even an idle queue
+        takes those) kept a cancelled command from being withdrawn (seen on an H100)."""
+        if self.lost is not None:
+            raise self.refusal()
+        with self.lock:
+            try:
+                self._close_open_batch()
+                self.retire()
+            except DeviceLost as exc:
+                raise self._lose(exc) from None
+            stack = [keep for _, keep in self.inflight]
+            if self.batch is not None:
+                stack.append(self.batch.keeps)
+            while stack:
+                keep = stack.pop()
+                if keep is obj:
+                    return True
+                if isinstance(keep, (tuple, list)):
+                    stack.extend(keep)
+            return False
+
     def wait_oldest(self) -> None:
         """Wait for the oldest fenced batch (fencing the open one first if it is all)."""
         if not self.inflight:
