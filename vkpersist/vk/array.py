@@ -37,6 +37,7 @@ _DTYPE_NEEDS = {
     np.dtype(np.complex64): None, np.dtype(np.complex128): "float64",
 }
 SUPPORTED_DTYPES = tuple(str(d) for d in _DTYPE_NEEDS)
+_SEED_BYTES = 1 << 16    # fill(): elements whose words differ are uploaded this far, then copied
 
 
 def check_dtype(dtype, info) -> np.dtype:
@@ -78,6 +79,12 @@ def to_scalar(value, dtype: np.dtype, what: str) -> np.ndarray:
     constants, control fields, commands and fill(); the errors name `what` and the type."""
     dtype = np.dtype(dtype)
     label = f"{what} ({dtype})"
+    if dtype.kind == "c" and isinstance(value, (complex, np.complexfloating)):
+        part = np.dtype(f"f{dtype.itemsize // 2}")      # each part by its float type's rule
+        item = np.zeros((), dtype)
+        item.real = to_scalar(value.real, part, f"{label}, real part")
+        item.imag = to_scalar(value.imag, part, f"{label}, imaginary part")
+        return item
     if value is None or isinstance(value, (str, bytes, complex, np.complexfloating)):
         raise TypeError(f"{label} takes a number, got {value!r}")
     arr = np.asarray(value)
@@ -363,18 +370,23 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         the values at once."""
         self._check_alive()
         item = to_scalar(value, self.dtype, "fill()")
-        pattern = np.full(4 // self.dtype.itemsize or 1, item, dtype=self.dtype).view(np.uint8)
+        words = np.full(4 // self.dtype.itemsize or 1, item, dtype=self.dtype).view(np.uint32)
         whole = self.nbytes == self.buffer.nbytes       # the padding to a word may be filled
         if not self._plain:
             self._write(np.broadcast_to(item, self.shape))
         elif self.buffer.host_visible and not self._queued():
             self.buffer.host_view()[:self.nbytes].view(self.dtype)[:] = item
-        elif self.dtype.itemsize <= 4 and (whole or self.nbytes % 4 == 0):
-            word = int(pattern.view(np.uint32)[0])
+        elif (words == words[0]).all() and (whole or self.nbytes % 4 == 0):
+            # one repeated word: any zeros, not only of 4-byte types (complex64 zeros went
+            # through the host: 77 ms for 275 MB on an H100, against 0.1 ms)
             size = self.buffer.size if whole else self.nbytes
-            commands.submit_now(self.ctx._core_alive(),
-                                lambda cb: commands.fill_words(cb, self.buffer, word, size),
-                                keep=(in_flight(self),))
+            commands.submit_now(self.ctx._core_alive(), lambda cb: commands.fill_words(
+                cb, self.buffer, int(words[0]), size), keep=(in_flight(self),))
+        elif self.nbytes > _SEED_BYTES:        # a seed of elements, doubled on the device
+            self._write_bytes(np.full(_SEED_BYTES // self.dtype.itemsize, item,
+                                      dtype=self.dtype).view(np.uint8))
+            commands.submit_now(self.ctx._core_alive(), lambda cb: commands.repeat_prefix(
+                cb, self.buffer, _SEED_BYTES, self.nbytes), keep=(in_flight(self),))
         else:
             self._write_bytes(np.full(self.size, item, dtype=self.dtype).view(np.uint8))
         return self

@@ -187,3 +187,15 @@ def copy(cb, src, dst, nbytes: int, src_offset: int = 0, dst_offset: int = 0) ->
 def fill_words(cb, dst, word: int, nbytes: int, offset: int = 0) -> None:
     """Fill `nbytes` (a multiple of 4) with a repeated 32-bit word."""
     vk.lib.vkCmdFillBuffer(cb, dst.handle, offset, nbytes, word)
+
+
+def repeat_prefix(cb, buf, seed: int, nbytes: int) -> None:
+    """Fill bytes [seed, nbytes) of `buf` with copies of its first `seed` bytes, for
+    patterns vkCmdFillBuffer's one repeated word cannot make (a float64 1.0, a complex
+    value): each copy doubles the filled prefix, a barrier after each."""
+    done = seed
+    while done < nbytes:
+        n = min(done, nbytes - done)
+        copy(cb, buf, buf, n, 0, done)
+        barrier_between(cb)
+        done += n
