@@ -70,6 +70,16 @@ def test_the_radix_sort_is_numpys_stable_sort(ctx, dtype, monkeypatch):
         # the values are the input's own bits: NaN payloads, zeros' signs
         np.testing.assert_array_equal(np.sort(dx).numpy().view(np.uint32),
                                       x[want].view(np.uint32))
+    if info is None:
+        # no NaN and no -0.0: the values are the sorted keys turned back (none gathered);
+        # one -0.0 alone: gathered, its sign kept
+        for n in (5, 3 * radix.TILE + 77):
+            x = (RNG.standard_normal(n) * 1e3).astype(dtype)
+            x[:4] = [np.inf, -np.inf, 0.0, np.finfo(dtype).smallest_subnormal]
+            for case in (x, np.where(np.arange(n) == 1, dtype(-0.0), x)):
+                np.testing.assert_array_equal(
+                    np.sort(ctx.asarray(case)).numpy().view(np.uint32),
+                    case[np.argsort(case, kind="stable")].view(np.uint32))
     wide = RNG.integers(0, 40, 2 * radix.TILE + 3).astype(dtype)          # many ties
     dw = ctx.asarray(wide)
     for view, host in ((dw[::2], wide[::2]), (dw[5:], wide[5:]), (dw[::-3], wide[::-3])):
