@@ -147,9 +147,12 @@ def _sorted_rows(a: Array, axis: int, what: str, values: bool = True):
 
 def _finish(rows: Array, shape, axis: int, dtype) -> Array:
     out = rows.reshape(shape)
-    if dtype is not None and out.dtype != dtype:
+    own = dtype is not None and out.dtype != dtype      # astype makes a new array
+    if own:
         out = out.astype(dtype)
-    return np.moveaxis(out, -1, axis).copy() if axis != len(shape) - 1 else out.copy()
+    if axis != len(shape) - 1:
+        return np.moveaxis(out, -1, axis).copy()
+    return out if own else out.copy()
 
 
 def _axis(a: Array, axis):
