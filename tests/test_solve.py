@@ -2,6 +2,8 @@
 n·eps-scaled tolerances (LU with partial pivoting, unblocked, orders its sums differently
 from LAPACK's blocked getrf), matrices and stacks, real and complex, and NumPy's
 LinAlgError for singular and non-square input."""
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -57,3 +59,44 @@ def test_stacks_singular_and_bad_shapes(ctx):
         np.linalg.inv(ctx.asarray(np.ones((2, 3))))
     with pytest.raises(np.linalg.LinAlgError, match="at least two-dimensional"):
         np.linalg.det(ctx.asarray(np.ones(3)))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex64])
+def test_one_workgroup_a_matrix_takes_the_launch_paths_steps(ctx, dtype, monkeypatch):
+    """Matrices up to Target.solve_group_max are factored and solved by one workgroup
+    each (GPUs), with the launch path's steps in its order: the same pivots, and the same bits on lavapipe (a
+    few ulp elsewhere, where a compiler may fuse multiply-adds differently per kernel).
+    Stacks, ties of magnitude, a NaN pivot, a singular matrix, and a matrix taller than a
+    workgroup (two rows an invocation in the pivot search and the updates)."""
+    from vkpersist import _solve
+    if np.dtype(dtype) == np.float64 and not ctx.info.float64:
+        pytest.skip("no float64 on this device")
+    target = ctx.target
+    ties = RNG.integers(-2, 3, (3, 33, 33)).astype(dtype)
+    ties[1, 0, 0] = np.nan
+    ties[2, :, 5] = 0                                       # singular
+    cases = [_matrix(40, dtype, (3,)), ties, _matrix(_solve.GROUP + 4, dtype, (1,))]
+    for a in cases:
+        rhs = _matrix(a.shape[-1], dtype, (a.shape[0],))[..., :2]
+        got = {}
+        for path, limit in (("launches", 0), ("groups", 10_000)):
+            monkeypatch.setattr(ctx, "target", dataclasses.replace(target,
+                                                                   solve_group_max=limit))
+            work = ctx.asarray(a)
+            piv = _solve._lu(work)
+            x = _solve._substitute(work, piv, ctx.asarray(rhs))
+            got[path] = work.numpy(), piv.numpy(), x.numpy()
+        (lu1, p1, x1), (lu2, p2, x2) = got["launches"], got["groups"]
+        np.testing.assert_array_equal(p1, p2)
+        if ctx.info.is_lavapipe:
+            for u, v in ((lu1, lu2), (x1, x2)):
+                np.testing.assert_array_equal(u.view(np.uint8), v.view(np.uint8))
+        else:
+            eps = np.finfo(lu1.real.dtype).eps
+            finite = np.isfinite(lu1) & np.isfinite(x1).all(axis=(1, 2))[:, None, None]
+            assert np.allclose(lu1[finite], lu2[finite], rtol=1e3 * eps, atol=1e3 * eps)
+    monkeypatch.undo()
+    a = _matrix(12, dtype, (5,))
+    np.testing.assert_allclose(np.linalg.solve(ctx.asarray(a), ctx.asarray(a[..., :1])).numpy(),
+                               np.broadcast_to(np.eye(12, 1), (5, 12, 1)),
+                               atol=1e4 * np.finfo(a.real.dtype).eps)

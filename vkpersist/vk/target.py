@@ -48,8 +48,14 @@ The choices, and the measurements behind them (VULKAN_FACTS.md, docs/benchmarks.
   shared memory (one read and one write of the row instead of one each per radix-2 pass:
   11 for the rows of 2048 that Bluestein's n = 1000 takes). Not on lavapipe, where the
   passes spread over both cores and the shared version's barriers cost more: 57 against
-  68 ms for 65 rows of 1000, 10.4 against 15.3 ms for 64 rows of 1024 (2026-12-05). On
-  GPUs by design, not yet measured.
+  68 ms for 65 rows of 1000, 10.4 against 15.3 ms for 64 rows of 1024 (2026-12-05). On an
+  H100: 1.0-1.1 ms for 16,777 rows of 2048 complex64, where the 11 passes move 6 GB.
+- solve_group_max: np.linalg.solve/inv/det factor and solve matrices up to this size with
+  one workgroup each, barriers instead of ~6 launches a column (a 256 x 256 solve was
+  ~1,500 launches, 31.6 ms on an H100 against CuPy's 0.69). 0 on lavapipe, where one
+  workgroup is one CPU thread and its barriers are dear: 252 against 170 ms at 256,
+  699 against 24 ms for 2,000 matrices of 8 (2026-12-05). On GPUs by design, not yet
+  measured.
 """
 from __future__ import annotations
 
@@ -79,6 +85,7 @@ class Target:
     grid_barrier: str = "release"
     atomic_int64_shared: bool = False         # DeviceInfo.atomic_int64_shared
     fft_rows_in_shared: bool = True
+    solve_group_max: int = 256
 
     @classmethod
     def for_device(cls, info) -> "Target":
@@ -93,7 +100,8 @@ class Target:
                    atomic_int64=info.atomic_int64, atomic_float=info.atomic_float,
                    subgroup_ops=info.subgroup_ops, float_preserve=info.float_preserve,
                    exact_division=lavapipe, atomic_int64_shared=info.atomic_int64_shared,
-                   fft_rows_in_shared=not lavapipe)
+                   fft_rows_in_shared=not lavapipe,
+                   solve_group_max=0 if lavapipe else 256)
 
     @classmethod
     def any_device(cls) -> "Target":
