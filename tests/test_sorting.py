@@ -169,6 +169,18 @@ def test_bincount_is_numpys(ctx):
         np.bincount(dx, weights=np.ones(3))
 
 
+def test_bincount_counts_in_shared_memory_up_to_its_limit(ctx):
+    """Up to SHARED_BINS bins each workgroup counts in shared memory and adds its totals
+    once; past it the atomics go to the counts themselves. Both, at the edge, with many
+    values a workgroup (grid-stride) and most of them in one bin."""
+    from vkpersist import _counting
+    n = _counting.SHARED_GROUPS * 256 * 3 + 17
+    for top in (_counting.SHARED_BINS, _counting.SHARED_BINS + 1):
+        x = np.where(RNG.random(n) < 0.5, 3, RNG.integers(0, top, n)).astype(np.int32)
+        x[-1] = top - 1
+        np.testing.assert_array_equal(np.bincount(ctx.asarray(x)).numpy(), np.bincount(x))
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
 def test_histogram_is_numpys(ctx, dtype):
     a = (RNG.standard_normal(5000) * 3).astype(dtype)

@@ -3,7 +3,9 @@ left to NumPy: the edges are a few numbers computed on the host exactly as NumPy
 them).
 
 bincount is one kernel of atomic additions into the counts (int64 where the device has
-64-bit atomics). With weights it adds float64 weights by compare-and-swap on the bits, so
+64-bit atomics). Up to SHARED_BINS bins, each workgroup counts into shared memory first
+and adds its totals once (`_count_shared`): histogram's 100 bins took 2**24 atomic
+additions on 101 words of global memory, 6.4 ms on an H100 against CuPy's 0.37. With weights it adds float64 weights by compare-and-swap on the bits, so
 each bin's sum is exact per addition but its order is the device's: equal to NumPy's
 sequential sum within a few ulp of the bin's total, not bit for bit.
 
@@ -23,9 +25,12 @@ from ._elementwise import LOCAL, groups_for
 from ._kernel import kernel
 from ._manipulation import device_operand
 from ._numpy_table import implements
-from .lang.builtins import atomic, global_id, global_size
+from .lang.builtins import atomic, barrier, global_id, global_size, local_id, local_size, \
+    shared
 from .vk.array import Array
 
+SHARED_BINS = 4096          # bins counted in shared memory first (16 KB of uint32)
+SHARED_GROUPS = 1024        # workgroups of `_count_shared`: each merges every bin once
 
 
 @kernel
@@ -34,6 +39,28 @@ def _count(x, counts):
     while g < x.shape[0]:
         atomic.add(counts, x[g], 1)
         g += global_size(0)
+
+
+@kernel
+def _count_shared(x, counts):
+    hist = shared.array(SHARED_BINS, np.uint32)
+    t = local_id(0)
+    i = t
+    while i < counts.shape[0]:
+        hist[i] = 0
+        i += local_size(0)
+    barrier()
+    g = global_id(0)
+    while g < x.shape[0]:
+        atomic.add(hist, x[g], 1)
+        g += global_size(0)
+    barrier()
+    i = t
+    while i < counts.shape[0]:
+        c = hist[i]
+        if c != 0:
+            atomic.add(counts, i, c)
+        i += local_size(0)
 
 
 
@@ -73,7 +100,9 @@ def _counts(index: Array, length: int, w: Array | None) -> Array:
             raise ValueError(f"bincount of {index.size} values on {ctx.info.name}: counts "
                              "this large need 64-bit atomics, which the device lacks")
         counts = ctx.zeros(length, np.int64 if ctx.info.atomic_int64 else np.int32)
-        if index.size:
+        if index.size and length <= SHARED_BINS:
+            _count_shared[min(groups_for(index.size), SHARED_GROUPS), LOCAL](index, counts)
+        elif index.size:
             _count[groups_for(index.size), LOCAL](index, counts)
         return counts if counts.dtype == np.int64 or not ctx.info.int64 else \
             counts.astype(np.int64)
