@@ -112,6 +112,19 @@ def test_a_queued_fill_of_wide_elements_uploads_at_most_a_seed(ctx, monkeypatch,
     assert sum(uploaded) <= (0 if value == 0 else 1 << 16)
 
 
+def test_an_empty_fill_records_nothing(ctx, monkeypatch):
+    """vkCmdFillBuffer and vkCmdCopyBuffer refuse size 0 (VUID-vkCmdFillBuffer-size-00026)."""
+    from vkpersist.vk import commands
+    for name in ("fill_words", "repeat_prefix"):
+        monkeypatch.setattr(commands, name, lambda *a, **k: pytest.fail(f"{name} recorded"))
+    x, y = ctx.asarray(np.arange(N, dtype=np.float32)), ctx.empty(N)
+    slow_double.forall(N)(x, y, 10)              # pending: a fill would be queued
+    for dtype in ("float32", "complex64", "uint8"):
+        ctx.empty(0, dtype).fill(0)
+        ctx.empty(8, dtype)[:0].fill(1)
+    ctx.synchronize()
+
+
 def test_queued_uploads_wrap_around_a_bounded_ring(ctx, monkeypatch):
     """Queued uploads take regions of one ring buffer in turn (vk/staging.py); a full ring
     waits for the oldest pending work, so at most RING_MAX bytes are held, and a region is

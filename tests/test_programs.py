@@ -380,6 +380,30 @@ def test_memsock_frames_from_a_stage(ctx, mode):
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_stage_names_like_a_memsocks_frame_words(ctx, mode):
+    """A memsock `snap` has frame words the scheduler names snap_slot and snap_seq (in the
+    megakernel, macros over the step's shared words): a stage's own local or parameter of
+    those names is renamed, not rewritten (the GLSL did not compile)."""
+    prog = vkp.Program(ctx, name="names")
+    f = prog.array("f", (16,))
+    snap = prog.memsock("snap", np.float32, (16,), capacity=4)
+
+    @prog.stage(domain=16)
+    def emit(snap_slot):
+        snap_seq = f[snap_slot] * 2.0
+        snap.frame[snap_slot] = snap_seq
+        f[snap_slot] = snap_seq
+
+    prog.loop(emit)
+    f.set(np.arange(16, dtype=np.float32))
+    prog.run(2, mode=mode)
+    for k in range(2):
+        with snap.wait(5) as frame:
+            np.testing.assert_array_equal(frame.data, np.arange(16) * 2.0 ** (k + 1))
+    prog.free()
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_memsock_block_policy_loses_nothing(ctx, mode):
     prog, snap = wave(ctx, 8, period=1, capacity=2, policy="block")
 

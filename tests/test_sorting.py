@@ -88,6 +88,27 @@ def test_the_radix_sort_is_numpys_stable_sort(ctx, dtype, monkeypatch):
         np.testing.assert_array_equal(np.sort(view).numpy(), np.sort(host))
 
 
+def test_the_radix_sorts_prepare_flags_what_its_keys_lose(ctx):
+    """np.sort's values are its keys turned back unless `prepare` flagged a NaN or a -0.0
+    (then the input is gathered): the flag itself, for clean inputs, each of the two, an
+    input of NaNs only, and argsort, which asks for no values and leaves it alone."""
+    from vkpersist import _radix_sort as radix
+    from vkpersist.vk.array import Array
+    n = 5 * radix.TILE + 3
+    clean = (RNG.standard_normal(n) * 1e3).astype(np.float32)
+    clean[:3] = [0.0, np.inf, -np.inf]
+    cases = [(clean, 0), (np.where(np.arange(n) == 7, np.float32(-0.0), clean), 1),
+             (np.where(np.arange(n) == n - 1, np.float32(np.nan), clean), 1),
+             (np.full(n, np.nan, np.float32), 1)]
+    for x, want in cases:
+        for track in (1, 0):
+            special = ctx.asarray(np.array([7 * (1 - track)], np.uint32))
+            radix._kernel("prepare", np.dtype(np.float32))[64, None](
+                ctx.asarray(x), Array(ctx, (n,), np.uint32), Array(ctx, (n,), np.int32),
+                special, n=n, track=track)
+            assert int(special.numpy()[0]) == (want if track else 7)
+
+
 def test_the_radix_sort_carries_across_scan_segments(ctx):
     """Past SEG digit counts (more than 256 tiles) the counts are scanned in segments whose
     totals carry into the next (vkpersist/_radix_sort.py)."""

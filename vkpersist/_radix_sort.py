@@ -94,22 +94,23 @@ void scan_runs() {
 """
 
 _PREPARE = _HEADER + """
-layout(push_constant) uniform P { uint n; };
+layout(push_constant) uniform P { uint n; uint track; };
 layout(std430, binding = 0) readonly buffer Src { SRC_T src[]; };
 layout(std430, binding = 1) writeonly buffer Keys { uint keys[]; };
 layout(std430, binding = 2) writeonly buffer Idx { int idx[]; };
 layout(std430, binding = 3) buffer Special { uint special; };   // a NaN or -0.0 seen
 void main() {
     uint stride = gl_NumWorkGroups.x * WG;
+    bool seen = false;
     for (uint i = gl_GlobalInvocationID.x; i < n; i += stride) {
         uint b = TO_BITS(src[i]);
 #if FLOAT_KEYS
         if ((b & 0x7FFFFFFFu) > 0x7F800000u) {
             b = 0xFFFFFFFFu;                    // NaN: after everything, +inf included
-            atomicOr(special, 1u);
+            seen = true;
         } else if (b == 0x80000000u) {
             b = 0x80000000u;                    // -0.0: equal to 0.0
-            atomicOr(special, 1u);
+            seen = true;
         } else {
             b = (b & 0x80000000u) != 0u ? ~b : (b | 0x80000000u);
         }
@@ -119,6 +120,8 @@ void main() {
         keys[i] = b;
         idx[i] = int(i);
     }
+    // once an invocation, and not once the word is set: an input of NaNs is no flood
+    if (track != 0u && seen && special == 0u) atomicOr(special, 1u);
 }
 """
 
@@ -331,9 +334,12 @@ def sort_row(src: Array, values: bool):
     flat = min(MAX_X, -(-n // WG))
     grid = _grid(tiles)
     out = Array(ctx, (1, n), dtype) if values else None
-    special = Array(ctx, (1,), np.uint32).fill(0)
+    special = Array(ctx, (1,), np.uint32)         # written only when `values` asks
+    if values:
+        special.fill(0)
     with ctx.batched():
-        _kernel("prepare", dtype)[flat, None](src, keys[0], idx[0], special, n=n)
+        _kernel("prepare", dtype)[flat, None](src, keys[0], idx[0], special, n=n,
+                                              track=int(values))
         for p, shift in enumerate(range(0, 32, BITS)):
             a, b = p % 2, 1 - p % 2
             _kernel("count")[grid, None](keys[a], counts, n=n, shift=shift, tiles=tiles)

@@ -168,6 +168,7 @@ def _group_kernels(real: np.dtype):
             for k in range(n):
                 # _pivot: the first row of the largest magnitude, a NaN at k keeping k;
                 # each invocation scans every GROUP-th row, then a tree of barriers
+                d = abs(a[b, k, k])  # read before the tree's barriers: the swap writes it
                 big = none
                 best = -1
                 i = k + t
@@ -191,7 +192,6 @@ def _group_kernels(real: np.dtype):
                     barrier()
                     half //= 2
                 p = rows[0]
-                d = abs(a[b, k, k])
                 if d != d:
                     p = k
                 if t == 0:

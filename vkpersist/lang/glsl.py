@@ -72,6 +72,8 @@ class Writer(ControlFlow):
         self.uses_barrier = False     # vkp.barrier(): needs GL_KHR_memory_scope_semantics
         self.global_names = {v.name for v in kernel.array_params} | \
             {v.name for v in unit.shared_arrays} | {v.name for v in unit.const_arrays.values()}
+        # names the generated code itself uses inside functions (a program's frame words)
+        self.reserved_names: set[str] = set()
 
     # ---- module -------------------------------------------------------------------------
     def module(self) -> str:
@@ -211,11 +213,12 @@ class Writer(ControlFlow):
     def function(self, fn: ir.Function) -> None:
         self.fn = fn
         self.local_names = {}
-        for v in fn.locals:
-            if v.name in self.global_names or v.name in self.local_names.values():
+        for v in (*fn.params, *fn.locals):    # a parameter may shadow a global, not these
+            if v.name in self.reserved_names or v in fn.locals and (
+                    v.name in self.global_names or v.name in self.local_names.values()):
                 self.local_names[v] = f"{v.name}_{len(self.local_names)}"
         ret = glsl_type(fn.returns[0]) if len(fn.returns) == 1 else "void"
-        params = [f"{glsl_type(p.type)} {p.name}" for p in fn.params]
+        params = [f"{glsl_type(p.type)} {self.local_names.get(p, p.name)}" for p in fn.params]
         if len(fn.returns) > 1:
             params += [f"out {glsl_type(t)} _out{i}" for i, t in enumerate(fn.returns)]
         if fn.loc:

@@ -63,6 +63,10 @@ class ProgramWriter(MegakernelWriter, BoundsChecks, Writer):
         self.globals += ["// the scheduler words of _vkp_sched (vkpersist/scheduler/_words.py)",
                          *glsl_constants(plan.ctl_var.type)]
         self.host_scalars: dict[str, int] = {}   # scalar host fields stages read: word
+        # the scheduler's own names in the user's namespace, used inside stages by a
+        # memsock's frame writes: a stage's local or parameter of the same name is renamed
+        self.reserved_names |= {f"{var.name}_{what}" for var, _, _ in plan.sockets
+                                for what in ("slot", "seq")}
         if kind == "mega":      # the same names, over the shared copy of the step's words
             self.globals += self.step_word_macros()
             return

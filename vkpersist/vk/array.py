@@ -370,6 +370,8 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         the values at once."""
         self._check_alive()
         item = to_scalar(value, self.dtype, "fill()")
+        if self.size == 0:
+            return self
         words = np.full(4 // self.dtype.itemsize or 1, item, dtype=self.dtype).view(np.uint32)
         whole = self.nbytes == self.buffer.nbytes       # the padding to a word may be filled
         if not self._plain:
