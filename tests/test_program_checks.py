@@ -377,3 +377,23 @@ def test_debug_program_results_in_range_are_unchanged(ctx):
         assert ("_vkp_at_A" in build_for(prog, "launch").source) == debug
         prog.free()
     assert np.array_equal(out[False], out[True])
+
+
+def test_names_the_generated_code_derives_are_taken(ctx):
+    """A memsock 'snap' makes snap_frames, snap_seq...; a queue 'q' makes q_items...: a
+    declaration whose name (or whose own derived names) would reuse one is refused at
+    once, naming both (it failed as GLSL that did not compile)."""
+    prog = vkp.Program(ctx, name="names")
+    prog.memsock("snap", np.float32, (4,))
+    prog.queue("work", vkp.i32, capacity=8)
+    with pytest.raises(ValueError, match="array name 'snap_seq': the code generated for "
+                                         "memsock 'snap' already uses the name 'snap_seq'"):
+        prog.array("snap_seq", (4,))
+    with pytest.raises(ValueError, match="queue 'work' already uses the name 'work_items'"):
+        prog.memsock("work_items", np.float32, (4,))
+    prog.array("field", (4,))
+    with pytest.raises(ValueError, match="array 'field' already uses the name 'field_buffer'"):
+        prog.queue("field_buffer", vkp.i32, capacity=8)
+    with pytest.raises(ValueError, match="already has an array, queue or memsock 'field'"):
+        prog.memsock("field", np.float32, (4,))
+    prog.array("snap_seq_ok", (4,))            # names that only start alike are fine

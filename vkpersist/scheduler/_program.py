@@ -41,6 +41,15 @@ from ._session import open_session
 __all__ = ["Program", "RunReport", "every", "when"]
 
 
+# the names the generated GLSL derives from a declaration's (scheduler/_codegen.py,
+# lang/glsl.py): its buffer blocks, an array's word view for float atomics, a queue's words
+# and items, a memsock's frames, header, cursor and its step's frame slot and sequence
+_DERIVED = {"array": ("buffer", "bits", "bits_buffer"),
+            "queue": ("q", "q_buffer", "items", "items_buffer"),
+            "memsock": ("frames", "frames_buffer", "header", "header_buffer", "cursor",
+                        "cursor_buffer", "slot", "seq")}
+
+
 class Program:
     """A simulation that lives on the device: declare its arrays, controls, queues,
     memsocks and stages, then its step with `loop(...)`; run it with `run(steps)` or
@@ -56,6 +65,7 @@ class Program:
         # of range raises vkp.BoundsError from run() or the session, with its Python line
         self.debug = debug_default() if debug is None else debug
         self.arrays: dict[str, ProgramArray] = {}
+        self._glsl_names: dict[str, str] = {}     # generated name: the declaration it is of
         self.queues: dict[str, ProgramQueue] = {}
         self.sockets: dict[str, ProgramSocket] = {}
         self.stages: dict[str, Stage] = {}
@@ -201,6 +211,14 @@ class Program:
             raise ValueError(f"{what} name {name!r} must be an identifier not starting with '_'")
         if name in self.arrays or name in self.queues or name in self.sockets:
             raise ValueError(f"{self.name} already has an array, queue or memsock {name!r}")
+        # the generated code names each declaration's buffers and words after it (a memsock
+        # 'snap' has snap_frames, snap_seq...): a new name may take none of another's
+        mine = {name} | {f"{name}_{suffix}" for suffix in _DERIVED[what]}
+        for other in sorted(mine & self._glsl_names.keys()):
+            raise ValueError(f"{what} name {name!r}: the code generated for "
+                             f"{self._glsl_names[other]} already uses the name {other!r}; "
+                             "choose another name")
+        self._glsl_names.update(dict.fromkeys(mine, f"{what} {name!r}"))
 
     def controls(self, *, commands: int = 16, status: dict | None = None,
                  **fields) -> ControlBuffer:
