@@ -330,41 +330,41 @@ def spin_then_apply(ctrl: vkp.Controls, limit: vkp.u32, step: vkp.u32):
         ctrl.apply(step)
 
 
+@vkp.kernel
+def busy(a, rounds: vkp.u32):
+    i = vkp.global_id(0)
+    if i < a.shape[0]:
+        v = a[i]
+        for _ in range(rounds):
+            v = v * 0.5 + 1.0
+        a[i] = v
+
+
 def test_a_cancelled_send_is_withdrawn_while_only_other_work_runs(ctx, ctrl):
     """Work in flight that does not bind the ControlBuffer cannot apply its commands: a
     send cancelled meanwhile is withdrawn at once (a queued write into a 'device' array
     had kept it queued on an H100)."""
     import trio
-    other = vkp.ControlBuffer(ctx, stop=vkp.u32, status={"iterations": vkp.u32,
-                                                         "started": vkp.u32})
+    work = ctx.zeros(1 << 16)
+    busy[256, 256](work, 10)                     # compiles
 
-    async def cancel_while_running():
-        t = time.perf_counter()
-        while other["started"] == 0 and time.perf_counter() - t < 5:
-            await trio.lowlevel.checkpoint()
+    async def cancelled():
         with trio.move_on_after(0):
             await ctrl.send(freq=9.0)
-        return other["iterations"] == 0         # the other kernel was still running
 
-    try:
-        for _attempt in range(100):  # lavapipe ends such a kernel within ms: retry a miss
-            other["stop"] = other["started"] = other["iterations"] = 0
-            spin_until_stopped[1, 1](other, 60_000)
-            running = trio.run(cancel_while_running)
-            assert not ctrl._orphans                 # withdrawn at once
-            other["stop"] = 1
-            ctx.synchronize()
-            if running:
-                break
-        else:
-            pytest.fail("the other kernel never ran past the cancellation")
-    finally:
-        other["stop"] = 1
+    for _attempt in range(20):   # a loaded host may only get there once the work is done
         ctx.synchronize()
-        other.free()
-    stepper[1, 1](ctrl, ctx.zeros(10), 0)          # the withdrawn command is void
-    ctx.synchronize()
-    assert ctrl["freq"] == np.float32(1.5)
+        busy[256, 256](work, 60_000)             # tens of ms on lavapipe, ms on a GPU
+        trio.run(cancelled)
+        pending = not ctx._core.idle()
+        assert not ctrl._orphans                 # withdrawn at once, whatever ran
+        stepper[1, 1](ctrl, ctx.zeros(10), 0)    # applies the ring: the entry is void
+        ctx.synchronize()
+        assert ctrl["freq"] == np.float32(1.5)
+        if pending:
+            break
+    else:
+        pytest.fail("the other work was never still running after the cancellation")
 
 
 @pytest.mark.parametrize("applies", [True, False], ids=["kernel-applies", "kernel-does-not"])
