@@ -138,7 +138,7 @@ def test_queued_uploads_wrap_around_a_bounded_ring(ctx, monkeypatch):
     rng = np.random.default_rng(5)
     outs, expect, sizes = [], [], []
     for k in range(40):
-        slow_double.forall(N)(x, y, 20)
+        slow_double.forall(N)(x, y, 400)        # still pending when the upload comes
         n = 1000 if k == 0 else int(rng.integers(1, 16_000))          # up to 64 kB
         host = np.full(n, k, np.float32)
         outs.append(ctx.asarray(host))
