@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._elementwise import LOCAL, groups_for
-from ._kernel import kernel
+from ._kernel import func, kernel
 from ._manipulation import device_operand
 from ._numpy_table import implements
 from .lang.builtins import barrier, global_id, global_size, group_id, local_id, num_groups, \
@@ -46,6 +46,63 @@ def _pivot(a, piv, k):
         g += global_size(0)
 
 
+# One step of the factorisation or the solve at one place, shared by the kernels that run
+# each step as a launch and by the ones that run every step in one workgroup (same bits).
+@func
+def _swap_at(a, b, k, p, j):
+    # column j of rows k and p exchange places
+    t = a[b, k, j]
+    a[b, k, j] = a[b, p, j]
+    a[b, p, j] = t
+
+
+@func
+def _multiplier_at(a, b, k, i):
+    # a[b, i, k] /= a[b, k, k]: the column of L; a zero pivot leaves its column (LAPACK skips)
+    if a[b, k, k] != 0:
+        a[b, i, k] = a[b, i, k] / a[b, k, k]
+
+
+@func
+def _update_at(a, b, k, r):
+    # entry r of the trailing (m x m) block loses L[i, k] U[k, j]
+    m = a.shape[1] - k - 1
+    i = k + 1 + r // m
+    j = k + 1 + r - (r // m) * m
+    a[b, i, j] = a[b, i, j] - a[b, i, k] * a[b, k, j]
+
+
+@func
+def _permute_at(y, piv, b, c):
+    # the factorisation's row swaps, in order, on column c of the right sides
+    for k in range(y.shape[1]):
+        p = piv[b, k]
+        if p != k:
+            _swap_at(y, b, k, p, c)
+
+
+@func
+def _forward_at(lu, y, b, k, r):
+    # entry r of rows i > k: y[i] -= L[i, k] y[k] (L has a unit diagonal)
+    cols = y.shape[2]
+    i = k + 1 + r // cols
+    c = r - (r // cols) * cols
+    y[b, i, c] = y[b, i, c] - lu[b, i, k] * y[b, k, c]
+
+
+@func
+def _backward_at(lu, y, x, b, k, r):
+    # entry r of rows i <= k: x[k] = y[k] / U[k, k]; y[i] -= U[i, k] x[k] for i < k
+    cols = y.shape[2]
+    i = r // cols
+    c = r - i * cols
+    xk = y[b, k, c] / lu[b, k, k]
+    if i == k:
+        x[b, k, c] = xk
+    else:
+        y[b, i, c] = y[b, i, c] - lu[b, i, k] * xk
+
+
 @kernel
 def _swap(a, piv, k):
     # rows k and piv[b, k] of every matrix exchange places (all columns)
@@ -53,93 +110,59 @@ def _swap(a, piv, k):
     n = a.shape[2]
     while g < a.shape[0] * n:
         b = g // n
-        j = g - b * n
         p = piv[b, k]
         if p != k:
-            t = a[b, k, j]
-            a[b, k, j] = a[b, p, j]
-            a[b, p, j] = t
+            _swap_at(a, b, k, p, g - b * n)
         g += global_size(0)
 
 
 @kernel
 def _multipliers(a, k):
-    # a[b, i, k] /= a[b, k, k] below the diagonal: the column of L
     g = global_id(0)
-    n = a.shape[1]
-    rows = n - k - 1
+    rows = a.shape[1] - k - 1
     while g < a.shape[0] * rows:
         b = g // rows
-        i = k + 1 + g - b * rows
-        if a[b, k, k] != 0:       # a zero pivot: its column is zero below it (LAPACK skips)
-            a[b, i, k] = a[b, i, k] / a[b, k, k]
+        _multiplier_at(a, b, k, k + 1 + g - b * rows)
         g += global_size(0)
 
 
 @kernel
 def _update(a, k):
-    # the trailing block loses the outer product of L's column k and U's row k
     g = global_id(0)
-    n = a.shape[1]
-    m = n - k - 1
+    m = a.shape[1] - k - 1
     while g < a.shape[0] * m * m:
         b = g // (m * m)
-        r = g - b * (m * m)
-        i = k + 1 + r // m
-        j = k + 1 + r - (r // m) * m
-        a[b, i, j] = a[b, i, j] - a[b, i, k] * a[b, k, j]
+        _update_at(a, b, k, g - b * (m * m))
         g += global_size(0)
 
 
 @kernel
 def _permute(y, piv):
-    # apply the factorisation's row swaps, in order, to every column of the right sides
     g = global_id(0)
-    n = y.shape[1]
     cols = y.shape[2]
     while g < y.shape[0] * cols:
         b = g // cols
-        c = g - b * cols
-        for k in range(n):
-            p = piv[b, k]
-            if p != k:
-                t = y[b, k, c]
-                y[b, k, c] = y[b, p, c]
-                y[b, p, c] = t
+        _permute_at(y, piv, b, g - b * cols)
         g += global_size(0)
 
 
 @kernel
 def _forward(lu, y, k):
-    # y[i] -= L[i, k] y[k] for i > k (L has a unit diagonal)
     g = global_id(0)
-    n = lu.shape[1]
-    cols = y.shape[2]
-    rows = n - k - 1
-    while g < y.shape[0] * rows * cols:
-        b = g // (rows * cols)
-        r = g - b * (rows * cols)
-        i = k + 1 + r // cols
-        c = r - (r // cols) * cols
-        y[b, i, c] = y[b, i, c] - lu[b, i, k] * y[b, k, c]
+    block = (lu.shape[1] - k - 1) * y.shape[2]
+    while g < y.shape[0] * block:
+        b = g // block
+        _forward_at(lu, y, b, k, g - b * block)
         g += global_size(0)
 
 
 @kernel
 def _backward(lu, y, x, k):
-    # x[k] = y[k] / U[k, k]; y[i] -= U[i, k] x[k] for i < k
     g = global_id(0)
-    cols = y.shape[2]
-    while g < y.shape[0] * (k + 1) * cols:
-        b = g // ((k + 1) * cols)
-        r = g - b * ((k + 1) * cols)
-        i = r // cols
-        c = r - i * cols
-        xk = y[b, k, c] / lu[b, k, k]
-        if i == k:
-            x[b, k, c] = xk
-        else:
-            y[b, i, c] = y[b, i, c] - lu[b, i, k] * xk
+    block = (k + 1) * y.shape[2]
+    while g < y.shape[0] * block:
+        b = g // block
+        _backward_at(lu, y, x, b, k, g - b * block)
         g += global_size(0)
 
 
@@ -199,24 +222,17 @@ def _group_kernels(real: np.dtype):
                 if p != k:           # _swap
                     j = t
                     while j < n:
-                        w = a[b, k, j]
-                        a[b, k, j] = a[b, p, j]
-                        a[b, p, j] = w
+                        _swap_at(a, b, k, p, j)
                         j += GROUP
                 barrier()
-                pivot = a[b, k, k]   # _multipliers
-                i = k + 1 + t
+                i = k + 1 + t        # _multipliers
                 while i < n:
-                    if pivot != 0:
-                        a[b, i, k] = a[b, i, k] / pivot
+                    _multiplier_at(a, b, k, i)
                     i += GROUP
                 barrier()
-                m = n - k - 1        # _update
-                r = t
-                while r < m * m:
-                    i = k + 1 + r // m
-                    j = k + 1 + r - (r // m) * m
-                    a[b, i, j] = a[b, i, j] - a[b, i, k] * a[b, k, j]
+                r = t                # _update
+                while r < (n - k - 1) * (n - k - 1):
+                    _update_at(a, b, k, r)
                     r += GROUP
                 barrier()
             b += num_groups(0)
@@ -230,33 +246,20 @@ def _group_kernels(real: np.dtype):
         while b < y.shape[0]:
             c = t                    # _permute
             while c < cols:
-                for k in range(n):
-                    p = piv[b, k]
-                    if p != k:
-                        w = y[b, k, c]
-                        y[b, k, c] = y[b, p, c]
-                        y[b, p, c] = w
+                _permute_at(y, piv, b, c)
                 c += GROUP
             barrier()
             for k in range(n - 1):   # _forward
                 r = t
                 while r < (n - k - 1) * cols:
-                    i = k + 1 + r // cols
-                    c = r - (r // cols) * cols
-                    y[b, i, c] = y[b, i, c] - lu[b, i, k] * y[b, k, c]
+                    _forward_at(lu, y, b, k, r)
                     r += GROUP
                 barrier()
             for kk in range(n):      # _backward, k from n - 1 down
                 k = n - 1 - kk
                 r = t
                 while r < (k + 1) * cols:
-                    i = r // cols
-                    c = r - i * cols
-                    xk = y[b, k, c] / lu[b, k, k]
-                    if i == k:
-                        x[b, k, c] = xk
-                    else:
-                        y[b, i, c] = y[b, i, c] - lu[b, i, k] * xk
+                    _backward_at(lu, y, x, b, k, r)
                     r += GROUP
                 barrier()
             b += num_groups(0)
