@@ -267,17 +267,22 @@ class _Core:
             self.free_fences += spent
             spent.clear()
 
+    def _retire_now(self) -> None:
+        """Fence the unfenced submissions and recycle what has completed, never waiting;
+        the caller holds the lock."""
+        if self.lost is not None:
+            raise self.refusal()
+        try:
+            self._close_open_batch()
+            self.retire()
+        except DeviceLost as exc:
+            raise self._lose(exc) from None
+
     def idle(self) -> bool:
         """True once all submitted work has completed; never waits (for pollers that must
         not block, such as a trio task watching a long-running dispatch)."""
-        if self.lost is not None:
-            raise self.refusal()
         with self.lock:
-            try:
-                self._close_open_batch()
-                self.retire()
-            except DeviceLost as exc:
-                raise self._lose(exc) from None
+            self._retire_now()
             return not self.inflight
 
     def holds(self, obj) -> bool:
@@ -286,14 +291,8 @@ class _Core:
         read it. Never waits. Unlike `not idle()`, other work does not count: a queued
         write into an unrelated 'device' array (on a discrete GPU, even an idle queue
         takes those) kept a cancelled command from being withdrawn (seen on an H100)."""
-        if self.lost is not None:
-            raise self.refusal()
         with self.lock:
-            try:
-                self._close_open_batch()
-                self.retire()
-            except DeviceLost as exc:
-                raise self._lose(exc) from None
+            self._retire_now()
             stack = [keep for _, keep in self.inflight]
             if self.batch is not None:
                 stack.append(self.batch.keeps)
