@@ -213,9 +213,12 @@ class Writer(ControlFlow):
     def function(self, fn: ir.Function) -> None:
         self.fn = fn
         self.local_names = {}
-        for v in (*fn.params, *fn.locals):    # a parameter may shadow a global, not these
-            if v.name in self.reserved_names or v in fn.locals and (
-                    v.name in self.global_names or v.name in self.local_names.values()):
+        for v in fn.params:            # a parameter may shadow a global, not these
+            if v.name in self.reserved_names:
+                self.local_names[v] = f"{v.name}_{len(self.local_names)}"
+        for v in fn.locals:
+            if v.name in self.reserved_names or v.name in self.global_names \
+                    or v.name in self.local_names.values():
                 self.local_names[v] = f"{v.name}_{len(self.local_names)}"
         ret = glsl_type(fn.returns[0]) if len(fn.returns) == 1 else "void"
         params = [f"{glsl_type(p.type)} {self.local_names.get(p, p.name)}" for p in fn.params]
