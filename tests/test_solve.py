@@ -64,8 +64,9 @@ def test_stacks_singular_and_bad_shapes(ctx):
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex64])
 def test_one_workgroup_a_matrix_takes_the_launch_paths_steps(ctx, dtype, monkeypatch):
     """Matrices up to Target.solve_group_max are factored and solved by one workgroup
-    each (GPUs), with the launch path's steps in its order: the same pivots, and the same bits on lavapipe (a
-    few ulp elsewhere, where a compiler may fuse multiply-adds differently per kernel).
+    each (GPUs), with the launch path's steps in its order: the same pivots, and the same
+    bits on lavapipe (a few ulp elsewhere, where a compiler may fuse multiply-adds
+    differently per kernel).
     Stacks, ties of magnitude, a NaN pivot, a singular matrix, and a matrix taller than a
     workgroup (two rows an invocation in the pivot search and the updates)."""
     from vkpersist import _solve
