@@ -116,7 +116,8 @@ def test_an_empty_fill_records_nothing(ctx, monkeypatch):
     """vkCmdFillBuffer and vkCmdCopyBuffer refuse size 0 (VUID-vkCmdFillBuffer-size-00026)."""
     from vkpersist.vk import commands
     for name in ("fill_words", "repeat_prefix"):
-        monkeypatch.setattr(commands, name, lambda *a, **k: pytest.fail(f"{name} recorded"))
+        monkeypatch.setattr(commands, name, lambda *a, _name=name, **k:
+                            pytest.fail(f"{_name} recorded"))
     x, y = ctx.asarray(np.arange(N, dtype=np.float32)), ctx.empty(N)
     slow_double.forall(N)(x, y, 10)              # pending: a fill would be queued
     for dtype in ("float32", "complex64", "uint8"):
