@@ -5,8 +5,8 @@
 Rows per size, all measured in this run:
   numpy         np.sum(x) of a host array (pairwise, one CPU core)
   vkpersist     vkp.sum(dx) of a resident device array + ctx.synchronize(), the result a
-                0-d device array (two launches: per-workgroup partials, then their sum,
-                recorded into one submission; the line after the table counts them)
+                0-d device array (one launch: per-workgroup partials, the last
+                workgroup sums them; the line after the table counts the submissions)
   cupy          cupy.sum(cx) + device synchronize, when CuPy and a CUDA device exist
 Times are medians in µs; GB/s counts the array's bytes read once. Each row's result is
 checked against a float64 sum with the documented bound (docs/reductions.md).

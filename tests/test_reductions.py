@@ -437,6 +437,26 @@ def test_a_repeated_whole_array_reduction_resubmits_its_plan(ctx, monkeypatch):
             vkp.mean(empty)
 
 
+def test_the_last_workgroup_finishes_a_whole_array_reduction(ctx):
+    """One launch per whole-array reduction (_reduce_subgroup.py): the last workgroup to
+    count itself done sums the partials, and puts the count back to 0 for the next launch.
+    Exact integer sums, one to many workgroups, results slots and `out=` interleaved."""
+    if not ctx.info.subgroup_arithmetic:
+        pytest.skip(f"{ctx.info.name} has no subgroup arithmetic")
+    from vkpersist import _reduce_subgroup as sg
+    rng = np.random.default_rng(11)
+    out = ctx.empty((), np.int32)
+    got, want = [], []
+    for n in (1, 255, 256, 257, 4097, 100_003, 1 << 20, 3_000_017):
+        host = rng.integers(-1000, 1000, n).astype(np.int32)
+        x = ctx.asarray(host)
+        got += [vkp.sum(x), vkp.sum(x, out=out).copy(), vkp.max(x), vkp.sum(x)]
+        want += [host.sum(), host.sum(), host.max(), host.sum()]
+    assert [int(g) for g in got] == [int(w) for w in want]
+    ctx.synchronize()
+    assert sg._slab(ctx, np.dtype(np.int32)).counter.numpy()[1] == 0
+
+
 def test_a_plan_is_never_another_threads_batch(ctx, monkeypatch):
     """The plan is read from the batch its own launches submitted, under the core's lock:
     another thread's batched work (here a sort, let in right after the reduction's batch

@@ -6,18 +6,20 @@ subgroup builtins do not promise, complex min/max, whose lexicographic order and
 first-index ties they do not know) takes the shared-memory kernel of _reduce_kernels.py.
 
 The kernel language has no subgroup builtins, so this is a raw GLSL kernel
-(GL_KHR_shader_subgroup_arithmetic), one source specialised by macros. It has the
-two-level shape of the shared-memory path: each invocation accumulates its grid-stride
-elements in order (four loads in flight), `subgroupAdd` (Mul/Min/Max) combines a subgroup
-in one instruction, one value per subgroup goes through shared memory, and the first
-subgroup combines those; a second launch (one workgroup) reduces the per-workgroup
-partials. The order inside a subgroup operation is the driver's.
+(GL_KHR_shader_subgroup_arithmetic), one source specialised by macros, and one launch: each
+invocation accumulates its grid-stride elements in order (four loads in flight),
+`subgroupAdd` (Mul/Min/Max) combines a subgroup in one instruction, one value per subgroup
+goes through shared memory, and the first subgroup combines those into the workgroup's
+partial; the last workgroup to count itself done reduces the partials the same way (in the
+order a second launch of one workgroup would: the same bits). A second launch was a second
+dispatch and barrier in the command buffer, ~4.5 µs of an H200's time (docs/benchmarks.md,
+launch overhead), a fifth of a small sum. The order inside a subgroup operation is the
+driver's.
 
 Results without `out=` go to the next slot of a per-(context, dtype) results array, a slot
 the kernel reads from a counter it increments, so every launch of a given reduction binds
 the same buffers with the same push constants and reuses its recorded command buffer: a
-repeated `vkp.sum(x)` costs one submission (both passes, a barrier between) and no
-recording or allocation. The host
+repeated `vkp.sum(x)` costs one submission and no recording or allocation. The host
 counts the slots in submission order (the caller's lock), the device in execution order,
 which is the same; each result is a 0-d view of its slot, and a results array is replaced
 (and freed with its last view) when its slots are used up.
@@ -49,44 +51,75 @@ SOURCE = """#version 450
 layout(local_size_x_id = 0) in;
 layout(push_constant) uniform Params { uint n; T ident; T divisor; };
 layout(std430, binding = 0) readonly buffer Src { T src[]; };
-layout(std430, binding = 1) writeonly buffer Dst { T dst[]; };
-#if SLOT
-layout(std430, binding = 2) buffer Slot { uint next_slot; };
-#endif
+layout(std430, binding = 1) coherent buffer Part { T part[]; };
+layout(std430, binding = 2) writeonly buffer Dst { T dst[]; };
+layout(std430, binding = 3) coherent buffer Count { uint next_slot; uint arrived; };
 shared T per_subgroup[128];
+shared bool last_group;
 
 T combine(T a, T b) { return COMBINE; }
 
-void main() {
-    uint step = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-    uint k = gl_GlobalInvocationID.x;
+T load(bool partials, uint k) { return partials ? part[k] : src[k]; }
+
+// `combine` over elements k, k + step, ... below `count` of src (or of the partials),
+// then over the workgroup: the result in every invocation of subgroup 0
+T reduce_group(bool partials, uint count, uint step) {
+    uint k = partials ? gl_LocalInvocationIndex : gl_GlobalInvocationID.x;
     T a = ident;
-    for (; k + 3u * step < n; k += 4u * step) {
-        T b0 = src[k], b1 = src[k + step], b2 = src[k + 2u * step], b3 = src[k + 3u * step];
+    for (; k + 3u * step < count; k += 4u * step) {
+        T b0 = load(partials, k), b1 = load(partials, k + step),
+          b2 = load(partials, k + 2u * step), b3 = load(partials, k + 3u * step);
         a = combine(combine(combine(combine(a, b0), b1), b2), b3);
     }
-    for (; k < n; k += step) {
-        a = combine(a, src[k]);
+    for (; k < count; k += step) {
+        a = combine(a, load(partials, k));
     }
     a = SUBGROUP_OP(a);
     if (subgroupElect()) {
         per_subgroup[gl_SubgroupID] = a;
     }
     barrier();
+    T b = ident;
     if (gl_SubgroupID == 0u) {
-        T b = ident;
         for (uint i = gl_SubgroupInvocationID; i < gl_NumSubgroups; i += gl_SubgroupSize) {
             b = combine(b, per_subgroup[i]);
         }
         b = SUBGROUP_OP(b);
-        if (subgroupElect()) {
+    }
+    return b;
+}
+
+void finish(T b) {
 #if SLOT
-            dst[next_slot] = DIVIDE ? b / divisor : b;
-            next_slot += 1u;
+    dst[next_slot] = DIVIDE ? b / divisor : b;
+    next_slot += 1u;
 #else
-            dst[gl_WorkGroupID.x] = DIVIDE ? b / divisor : b;
+    dst[0] = DIVIDE ? b / divisor : b;
 #endif
-        }
+}
+
+void main() {
+    uint groups = gl_NumWorkGroups.x;
+    T b = reduce_group(false, n, groups * gl_WorkGroupSize.x);
+    bool writer = gl_SubgroupID == 0u && subgroupElect();   // holds the workgroup's value
+    if (groups == 1u) {
+        if (writer) finish(b);
+        return;
+    }
+    // the last workgroup to arrive reduces the partials (CUDA's threadFenceReduction):
+    // the same order as a second launch of one workgroup would, so the same bits
+    if (writer) {
+        part[gl_WorkGroupID.x] = b;
+        memoryBarrierBuffer();                      // the partial before the arrival
+        last_group = atomicAdd(arrived, 1u) == groups - 1u;
+    }
+    barrier();
+    if (!last_group) return;
+    memoryBarrierBuffer();                          // the others' partials after it
+    b = reduce_group(true, groups, gl_WorkGroupSize.x);
+    if (writer) {
+        arrived = 0u;                               // for the next launch
+        finish(b);
     }
 }
 """
@@ -113,14 +146,16 @@ _SLABS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 class _Slab:
-    """A results array and the device's count of its used slots. In host-visible memory:
-    `float(x.sum())` then reads its slot through the mapping once the launch completes,
-    where device memory took a second submission (a copy to staging) and a second wait."""
+    """A results array and the device's words: the count of its used slots, and the count
+    of workgroups done (back to 0 at the end of each launch). The results in host-visible
+    memory: `float(x.sum())` then reads its slot through the mapping once the launch
+    completes, where device memory took a second submission (a copy to staging) and a
+    second wait."""
 
     def __init__(self, ctx, dtype):
         kinds = ctx.info.memory_kinds
         self.values = Array(ctx, (SLOTS,), dtype, "cached" if "cached" in kinds else "host")
-        self.counter = Array(ctx, (1,), np.uint32).fill(0)
+        self.counter = Array(ctx, (2,), np.uint32).fill(0)
         self.used = 0
 
 
@@ -149,42 +184,34 @@ def reduce_all(op: str, src: Array, ident, divisor, target_groups: int, scratch,
     """`op` over every element of the contiguous `src` (divided by `divisor` unless None):
     into `dst` (a plain (1,) array) when given, else a 0-d view of a results slot.
     `scratch(ctx, shape, dtype)` gives the partials array; the caller holds the lock that
-    keeps the two passes and the slot count together. Inside `capture(key, a)` with `a`
-    the whole of `src`, the submission is kept as the plan of `key` (module docs)."""
+    keeps the launch and the slot count together. Inside `capture(key, a)` with `a` the
+    whole of `src`, the submission is kept as the plan of `key` (module docs)."""
     ctx, dtype, n = src.ctx, src.dtype, src.size
     # at most ~16,000 loop iterations an invocation: lavapipe stops loops at 65,535
     groups = max(1, min(-(-n // LOCAL), max(target_groups, -(-n // (LOCAL * 2**16))), 65535))
     div = dtype.type(1 if divisor is None else divisor)
-    slab = _slab(ctx, dtype) if dst is None else None     # (a new one is filled: a submission)
-    last = _kernel(op, dtype, divisor is not None, dst is None)
+    slab = _slab(ctx, dtype)                        # (a new one is filled: a submission)
+    into_slot = dst is None
     core = ctx._core_alive()
     wanted = getattr(_CAPTURE, "plan", None)
-    part = None
-    # the core's lock (re-entrant) from the launches to reading what their batch submitted:
+    # the core's lock (re-entrant) from the launch to reading what its batch submitted:
     # another thread's batch could be flushed in between
     with core.lock:
-        keep = wanted is not None and slab is not None and core.batch is None \
+        keep = wanted is not None and into_slot and core.batch is None \
             and wanted[1].buffer is src.buffer and wanted[1].size == n
-        with batched(ctx):                          # both passes: one submission
-            if groups > 1:
-                part = scratch(ctx, (groups,), dtype)
-                _kernel(op, dtype, False, False)[groups, LOCAL](src, part, n=n, ident=ident,
-                                                                divisor=dtype.type(1))
-            first, count = (src, n) if part is None else (part, groups)
-            if slab is None:
-                last[1, LOCAL](first, dst, n=count, ident=ident, divisor=div)
-            else:
-                last[1, LOCAL](first, slab.values, slab.counter, n=count, ident=ident,
-                               divisor=div)
-        if slab is None:
+        part = scratch(ctx, (groups,), dtype)
+        with batched(ctx):                          # (to read back its submission)
+            _kernel(op, dtype, divisor is not None, into_slot)[groups, LOCAL](
+                src, part, slab.values if into_slot else dst, slab.counter, n=n, ident=ident,
+                divisor=div)
+        if not into_slot:
             return dst
         if keep:
             submit, holder = _batch_of(core).last
-            hold = (holder, *[in_flight(a) for a in (part, slab.values, slab.counter)
-                              if a is not None])
+            hold = (holder, *[in_flight(a) for a in (part, slab.values, slab.counter)])
             _plans(core).add(wanted[0] + (src.buffer.serial,), _Plan(submit, hold, slab))
-    slab.used += 1                                  # only once the launches were submitted
-    return slab.values[slab.used - 1]
+    slab.used += 1                                  # only once the launch was submitted
+    return slab.values._element(slab.used - 1)
 
 
 _CAPTURE = threading.local()        # .plan: (key, array) while `capture` is open
@@ -264,4 +291,4 @@ def repeat(key, a: Array) -> Array | None:
         return None             # (a result's base freed: `r.base.free()`)
     core.submit(plan.submit, (plan.hold, in_flight(a)))
     slab.used += 1
-    return slab.values[slab.used - 1]
+    return slab.values._element(slab.used - 1)
