@@ -135,14 +135,14 @@ void _vkp_end_sync(uint slot, bool ready) {
     controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
     if (gl_LocalInvocationIndex == 0u) {
         uint _w0, _w1, _w2, _w3;
-        if (ready) {   // prepared a step ago: load them before the barrier
+        atomicAdd(_vkp_sched[_vkp_ENDS], 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease | gl_SemanticsMakeAvailable);
+        _vkp_end_target += _vkp_nparts;
+        if (ready) {   // prepared a step ago: load them while the others arrive
             _w0 = _vkp_sched[_vkp_STEP_STATE + 3u * slot];
             _w1 = _vkp_sched[_vkp_STEP_FLAGS + 3u * slot];
             _w2 = _vkp_sched[_vkp_STEP_NUMBER + 3u * slot];
             _w3 = slot;
         }
-        atomicAdd(_vkp_sched[_vkp_ENDS], 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease | gl_SemanticsMakeAvailable);
-        _vkp_end_target += _vkp_nparts;
         while (true) {
             if (atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target
                     || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target
