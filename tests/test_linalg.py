@@ -125,6 +125,41 @@ def test_dot_of_nd_operands_is_numpys(ctx, sa, sb):
         np.dot(ctx.zeros((2, 3)), ctx.zeros((4, 5, 6)))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_the_blocked_matmul_is_the_tiled_one(ctx, dtype, monkeypatch):
+    """Products whose C is at least 32 x 32 take the 64 x 64 blocked kernel (4 x 4 elements
+    an invocation): the same sums in the same order as the 16 x 16 kernel, so the same bits,
+    over ragged edges, views (transposed, strided), stacks with a broadcast matrix and K
+    shorter than a tile."""
+    from vkpersist import _linalg_kernels as lk
+    if dtype == np.float64 and not ctx.info.float64:
+        pytest.skip(f"{ctx.info.name} has no float64")
+    rng = np.random.default_rng(8)
+
+    def operands(shape):
+        v = rng.standard_normal(shape) * 8
+        return (np.round(v) if dtype == np.int32 else v).astype(dtype)
+    a, b = operands((3, 130, 71)), operands((71, 97))
+    big = operands((150, 140))
+    cases = [(a, b), (a[1], b), (big.T, big[:, ::2]), (big[::2, 5:9], big[5:9, ::3]),
+             (big[:33, :], big[:140, :32])]
+    for x, y in cases:
+        dx, dy = ctx.asarray(np.ascontiguousarray(x)), ctx.asarray(np.ascontiguousarray(y))
+        if x is big.T:
+            dx = ctx.asarray(big).T                      # a transposed view, read in place
+        blocked = (dx @ dy).numpy()
+        with monkeypatch.context() as m:
+            m.setattr(lk, "BLOCKED_FROM", 10**9)         # every product: the 16 x 16 kernel
+            tiled = (dx @ dy).numpy()
+        np.testing.assert_array_equal(blocked, tiled)
+        if dtype == np.int32:
+            np.testing.assert_array_equal(blocked, x @ y)
+        elif dtype == np.float32:
+            _close(blocked, x, y)
+        else:
+            np.testing.assert_allclose(blocked, x @ y, rtol=1e-12, atol=1e-12)
+
+
 def test_matmul_of_more_matrices_than_one_launch_takes(ctx):
     """One launch covers at most maxComputeWorkGroupCount[2] matrices (65,535 on most
     devices): a longer stack runs in chunks, each on its own matrices."""

@@ -5,7 +5,7 @@ stacks of matrices and dot of N-d operands (docs/reductions.md).
     y = np.dot(A, x)          # matrix-vector and vector-vector: a product-sum reduction
     s = np.cumsum(x, axis=0)  # a scan (per-workgroup scan, block totals, add-back)
 
-Matrix-matrix products run the tiled shared-memory kernel of _linalg_kernels.py. A vector
+Matrix-matrix products run the tiled shared-memory kernels of _linalg_kernels.py. A vector
 operand is instead a row reduction of products: A @ x reduces the rows of A times x seen as
 an (M, K) view with row stride 0 (no copy), with the reduction kernel of
 _reduce_kernels.py, so a long dot product is two-level like a sum. Operands of different
@@ -59,8 +59,7 @@ def _product(x: Array, y: Array, dtype) -> Array:
         m, n = x.shape[0], y.shape[1]
         c = Array(x.ctx, (m, n), acc)
         if c.size:
-            _matmul_kernel(acc)[(-(-n // lk.TILE), -(-m // lk.TILE), 1), (lk.TILE, lk.TILE)](
-                _as_stack(x, (1,)), _as_stack(y, (1,)), c.reshape((1, m, n)))
+            _launch_matmul(_as_stack(x, (1,)), _as_stack(y, (1,)), c.reshape((1, m, n)))
         return c if acc == dtype else c.astype(dtype)
     if x.ndim == 2:                                   # (M, K) @ (K,)
         src, src2, shape = x, _broadcast_rows(y, x.shape[0]), (x.shape[0],)
@@ -132,26 +131,32 @@ def _stacked(x: Array, y: Array, dtype) -> Array:
     result = Array(x.ctx, batch + (m, n), acc)
     count = result.size // (m * n) if m * n else 0
     if result.size:
-        kern = _matmul_kernel(acc)
-        a3, b3 = _as_stack(xa, batch), _as_stack(ya, batch)
-        c3 = result.reshape((count, m, n))
-        groups = (-(-n // lk.TILE), -(-m // lk.TILE))
-        step = x.ctx.info.max_workgroup_count[2]
-        with batched(x.ctx):                  # chunks of the device's z limit: one submission
-            for z in range(0, count, step):
-                kern[(*groups, min(step, count - z)), (lk.TILE, lk.TILE)](
-                    a3[z:z + step], b3[z:z + step], c3[z:z + step])
+        _launch_matmul(_as_stack(xa, batch), _as_stack(ya, batch),
+                       result.reshape((count, m, n)))
     if acc != dtype:
         result = result.astype(dtype)
     shape = batch + ((m,) if x.ndim > 1 else ()) + ((n,) if y.ndim > 1 else ())
     return result.reshape(shape)
 
 
-def _matmul_kernel(acc):
-    kern = _MATMUL.get(acc)
+def _launch_matmul(a3: Array, b3: Array, c3: Array) -> None:
+    """c3 = a3 @ b3 for the (B, M, K), (B, K, N) and (B, M, N) views: the blocked kernel
+    when both sides of C are long enough to fill its tiles, else the 16x16 one (the same
+    sums, _linalg_kernels.py); chunks of the device's workgroup z limit, one submission."""
+    count, m, n = c3.shape
+    acc = c3.dtype
+    blocked = acc.kind in "fiu" and min(m, n) >= lk.BLOCKED_FROM
+    tile = lk.BLOCK if blocked else lk.TILE
+    key = (acc, blocked)
+    kern = _MATMUL.get(key)
     if kern is None:
-        kern = _MATMUL[acc] = lk.make_matmul(acc)
-    return kern
+        kern = _MATMUL[key] = (lk.make_matmul_blocked if blocked else lk.make_matmul)(acc)
+    groups = (-(-n // tile), -(-m // tile))
+    step = c3.ctx.info.max_workgroup_count[2]
+    with batched(c3.ctx):
+        for z in range(0, count, step):
+            kern[(*groups, min(step, count - z)), (lk.TILE, lk.TILE)](
+                a3[z:z + step], b3[z:z + step], c3[z:z + step])
 
 
 def _as_stack(z: Array, batch: tuple) -> Array:
