@@ -396,4 +396,7 @@ def test_names_the_generated_code_derives_are_taken(ctx):
         prog.queue("field_buffer", vkp.i32, capacity=8)
     with pytest.raises(ValueError, match="already has an array, queue or memsock 'field'"):
         prog.memsock("field", np.float32, (4,))
+    prog.array("out", (4,))                    # a GLSL word: the code calls it out_py
+    with pytest.raises(ValueError, match="array 'out' already uses the name 'out_py'"):
+        prog.array("out_py", (4,))             # (GLSL that did not compile: 'out_py_buffer')
     prog.array("snap_seq_ok", (4,))            # names that only start alike are fine

@@ -31,6 +31,7 @@ from .._errors import VkPersistError, user_frames_only
 from ..control import ControlBuffer, ControlField
 from ..lang import types as T
 from ..lang.bounds import debug_default
+from ..lang.source import glsl_name
 from ..vk.context import Context, default_context
 from ._build import build_for
 from ._declare import (MAX_PERIODS, QUEUE_TYPES, Every, PairHalf, ProgramArray, ProgramQueue,
@@ -211,9 +212,11 @@ class Program:
             raise ValueError(f"{what} name {name!r} must be an identifier not starting with '_'")
         if name in self.arrays or name in self.queues or name in self.sockets:
             raise ValueError(f"{self.name} already has an array, queue or memsock {name!r}")
-        # the generated code names each declaration's buffers and words after it (a memsock
-        # 'snap' has snap_frames, snap_seq...): a new name may take none of another's
-        mine = {name} | {f"{name}_{suffix}" for suffix in _DERIVED[what]}
+        # the generated code names each declaration's buffers and words after its GLSL name
+        # (a memsock 'snap' has snap_frames, snap_seq...; an array 'out', a GLSL word, is
+        # out_py, with out_py_buffer): a new name may take none of another's
+        base = glsl_name(name)
+        mine = {base} | {f"{base}_{suffix}" for suffix in _DERIVED[what]}
         for other in sorted(mine & self._glsl_names.keys()):
             raise ValueError(f"{what} name {name!r}: the code generated for "
                              f"{self._glsl_names[other]} already uses the name {other!r}; "
