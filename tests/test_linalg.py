@@ -125,15 +125,19 @@ def test_dot_of_nd_operands_is_numpys(ctx, sa, sb):
         np.dot(ctx.zeros((2, 3)), ctx.zeros((4, 5, 6)))
 
 
+@pytest.mark.parametrize("micro", [4, 8])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
-def test_the_blocked_matmul_is_the_tiled_one(ctx, dtype, monkeypatch):
-    """Products whose C is at least 32 x 32 take the 64 x 64 blocked kernel (4 x 4 elements
-    an invocation): the same sums in the same order as the 16 x 16 kernel, so the same bits,
-    over ragged edges, views (transposed, strided), stacks with a broadcast matrix and K
-    shorter than a tile."""
+def test_the_blocked_matmul_is_the_tiled_one(ctx, dtype, micro, monkeypatch):
+    """Products whose C is at least 32 x 32 take a blocked kernel (4 x 4 elements an
+    invocation; 8 x 8 for larger ones, here from 32 too): the same sums in the same order
+    as the 16 x 16 kernel, so the same bits, over ragged edges, views (transposed,
+    strided), stacks with a broadcast matrix and K shorter than a tile."""
     from vkpersist import _linalg_kernels as lk
     if dtype == np.float64 and not ctx.info.float64:
         pytest.skip(f"{ctx.info.name} has no float64")
+    if lk.blocked_shared_bytes(dtype, micro) > ctx.info.max_shared_memory:
+        pytest.skip(f"{ctx.info.name}: the {micro} x {micro} tiles do not fit shared memory")
+    monkeypatch.setattr(lk, "BLOCKED8_FROM", 32 if micro == 8 else 10**9)
     rng = np.random.default_rng(8)
 
     def operands(shape):
@@ -150,6 +154,7 @@ def test_the_blocked_matmul_is_the_tiled_one(ctx, dtype, monkeypatch):
         blocked = (dx @ dy).numpy()
         with monkeypatch.context() as m:
             m.setattr(lk, "BLOCKED_FROM", 10**9)         # every product: the 16 x 16 kernel
+            m.setattr(lk, "BLOCKED8_FROM", 10**9)
             tiled = (dx @ dy).numpy()
         np.testing.assert_array_equal(blocked, tiled)
         if dtype == np.int32:

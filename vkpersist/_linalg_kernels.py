@@ -7,10 +7,10 @@ invocation adds the 16 products of each of its C elements in order. Each C eleme
 a sum in K order, as a naive loop's, the same in both kernels (the same bits).
 - `make_matmul`: a 16x16 tile of C, one element an invocation: two shared-memory loads a
   multiply-add. For products with a side under BLOCKED_FROM.
-- `make_matmul_blocked`: a 64x64 tile of C, 4x4 elements an invocation (rows ty + 16 i,
-  columns tx + 16 j: the reads of B's tile are consecutive, A's a broadcast), kept in
-  registers: eight shared loads per sixteen multiply-adds, a quarter of the loads. Real
-  types only (complex would not fit the 16 KB of shared memory every device has).
+- `make_matmul_blocked`: a 64x64 (128x128) tile of C, 4x4 (8x8) elements an invocation
+  (rows ty + 16 i, columns tx + 16 j: the reads of B's tile are consecutive, A's a
+  broadcast), kept in registers: 2 micro shared loads per micro^2 multiply-adds, a quarter
+  (an eighth) of the loads. Real types, where the tiles fit the device's shared memory.
 
 cumsum: an inclusive scan of the rows of an (M, K) view, in three steps. Each workgroup
 scans a block of L = 256 elements in shared memory (Hillis-Steele: log2(L) rounds, each
@@ -26,11 +26,10 @@ from ._kernel import kernel
 from .lang.builtins import barrier, group_id, local, local_id, num_groups, shared
 
 TILE = 16
-BLOCK = 64              # the blocked kernel's tile of C
-BLOCKED_FROM = 32       # both sides of C at least this: the blocked kernel
+BLOCKED_FROM = 32       # both sides of C at least this: a blocked kernel, 4 x 4 an invocation
+BLOCKED8_FROM = 256     # and at least this: 8 x 8 an invocation, where shared memory allows
 SCAN = 256
 _FOUR = (0, 1, 2, 3)
-_SIXTEEN = tuple(range(16))
 
 
 def make_matmul(acc: np.dtype):
@@ -72,65 +71,79 @@ def make_matmul(acc: np.dtype):
     return matmul_tiled
 
 
-def make_matmul_blocked(acc: np.dtype):
-    """`make_matmul`'s product with 64x64 tiles of C, 4x4 elements an invocation (module
-    docs). The loops over constants are unrolled at compile time: the accumulators stay in
-    registers, and lavapipe's loop counter sees only the walk along K."""
+def blocked_shared_bytes(acc: np.dtype, micro: int) -> int:
+    """The shared memory `make_matmul_blocked(acc, micro)` declares."""
+    side, kstep = 16 * micro, 64 // micro
+    return kstep * (2 * side + 1) * np.dtype(acc).itemsize
+
+
+def make_matmul_blocked(acc: np.dtype, micro: int):
+    """`make_matmul`'s product with (16 micro)^2 tiles of C, micro x micro elements an
+    invocation (module docs), walking K 64 / micro at a time: four elements of A and four
+    of B an invocation per step. The loops over constants are unrolled at compile time:
+    the accumulators stay in registers, and lavapipe's loop counter sees only the walk
+    along K."""
     acc = np.dtype(acc)
+    side, kstep = 16 * micro, 64 // micro
+    k_bits, side_bits = kstep.bit_length() - 1, side.bit_length() - 1
+    pad = side + 1                      # A's tile, k-major, rows padded: no bank conflicts
+    items = tuple(range(micro))
+    cells = tuple(range(micro * micro))
+    ksteps = tuple(range(kstep))
 
     @kernel
     def matmul_blocked(a, b, c):
-        ta = shared.array(1040, acc)     # A's 64 x 16 tile, k-major: ta[k * 65 + r]
-        tb = shared.array(1024, acc)     # B's 16 x 64 tile: tb[k * 64 + col]
-        s = local.array(16, acc)         # C[row0 + ty + 16 i, col0 + tx + 16 j]: s[4 i + j]
-        ra = local.array(4, acc)
-        rb = local.array(4, acc)
+        ta = shared.array(kstep * pad, acc)      # ta[k * pad + r]: A[row0 + r, t + k]
+        tb = shared.array(kstep * side, acc)     # tb[k * side + j]: B[t + k, col0 + j]
+        s = local.array(micro * micro, acc)      # C[row0 + ty + 16 i, col0 + tx + 16 j]
+        ra = local.array(micro, acc)
+        rb = local.array(micro, acc)
         tx = local_id(0)
         ty = local_id(1)
         lid = ty * 16 + tx
         z = group_id(2)
-        row0 = group_id(1) * 64
-        col0 = group_id(0) * 64
+        row0 = group_id(1) * side
+        col0 = group_id(0) * side
         m = a.shape[1]
         n_k = a.shape[2]
         n = b.shape[2]
-        for q in _SIXTEEN:
+        for q in cells:
             s[q] = 0
         t = 0
         while t < n_k:
             for q in _FOUR:
                 e = lid + 256 * q
-                r = e >> 4                     # A: 64 rows of 16, consecutive along K
-                kk = e & 15
+                r = e >> k_bits                 # A: rows of kstep, consecutive along K
+                kk = e & (kstep - 1)
                 va: acc = 0
                 if row0 + r < m and t + kk < n_k:
                     va = a[z, row0 + r, t + kk]
-                ta[kk * 65 + r] = va
-                kb = e >> 6                    # B: 16 rows of 64, consecutive along N
-                cb = e & 63
+                ta[kk * pad + r] = va
+                kb = e >> side_bits             # B: kstep rows, consecutive along N
+                cb = e & (side - 1)
                 vb: acc = 0
                 if t + kb < n_k and col0 + cb < n:
                     vb = b[z, t + kb, col0 + cb]
-                tb[kb * 64 + cb] = vb
+                tb[kb * side + cb] = vb
             barrier()
-            for k in _SIXTEEN:
-                for i in _FOUR:
-                    ra[i] = ta[k * 65 + ty + 16 * i]
-                for j in _FOUR:
-                    rb[j] = tb[k * 64 + tx + 16 * j]
-                for i in _FOUR:
-                    for j in _FOUR:
-                        s[4 * i + j] += ra[i] * rb[j]
+            for k in ksteps:
+                for i in items:
+                    ra[i] = ta[k * pad + ty + 16 * i]
+                for j in items:
+                    rb[j] = tb[k * side + tx + 16 * j]
+                for i in items:
+                    for j in items:
+                        s[micro * i + j] += ra[i] * rb[j]
             barrier()
-            t += 16
-        for i in _FOUR:
-            for j in _FOUR:
+            t += kstep
+        for i in items:
+            for j in items:
                 row = row0 + ty + 16 * i
                 col = col0 + tx + 16 * j
                 if row < m and col < n:
-                    c[z, row, col] = s[4 * i + j]
+                    c[z, row, col] = s[micro * i + j]
 
-    matmul_blocked.__name__ = f"matmul_blocked_{acc}"
+    matmul_blocked.__name__ = f"matmul_blocked{micro}_{acc}"
     return matmul_blocked
 
 

@@ -140,17 +140,25 @@ def _stacked(x: Array, y: Array, dtype) -> Array:
 
 
 def _launch_matmul(a3: Array, b3: Array, c3: Array) -> None:
-    """c3 = a3 @ b3 for the (B, M, K), (B, K, N) and (B, M, N) views: the blocked kernel
-    when both sides of C are long enough to fill its tiles, else the 16x16 one (the same
-    sums, _linalg_kernels.py); chunks of the device's workgroup z limit, one submission."""
+    """c3 = a3 @ b3 for the (B, M, K), (B, K, N) and (B, M, N) views: a blocked kernel when
+    both sides of C are long enough to fill its tiles (and the tiles fit the device's
+    shared memory), else the 16x16 one (the same sums, _linalg_kernels.py); chunks of the
+    device's workgroup z limit, one submission."""
     count, m, n = c3.shape
     acc = c3.dtype
-    blocked = acc.kind in "fiu" and min(m, n) >= lk.BLOCKED_FROM
-    tile = lk.BLOCK if blocked else lk.TILE
-    key = (acc, blocked)
+    micro = 0
+    if acc.kind in "fiu":
+        room = c3.ctx.info.max_shared_memory
+        for least, size in ((lk.BLOCKED8_FROM, 8), (lk.BLOCKED_FROM, 4)):
+            if min(m, n) >= least and lk.blocked_shared_bytes(acc, size) <= room:
+                micro = size
+                break
+    key = (acc, micro)
     kern = _MATMUL.get(key)
     if kern is None:
-        kern = _MATMUL[key] = (lk.make_matmul_blocked if blocked else lk.make_matmul)(acc)
+        kern = _MATMUL[key] = lk.make_matmul_blocked(acc, micro) if micro else \
+            lk.make_matmul(acc)
+    tile = 16 * micro if micro else lk.TILE
     groups = (-(-n // tile), -(-m // tile))
     step = c3.ctx.info.max_workgroup_count[2]
     with batched(c3.ctx):
