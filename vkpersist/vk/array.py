@@ -193,18 +193,6 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         view._plain = view._offset == 0 and view._contiguous
         return view
 
-    def _element(self, i: int) -> "Array":
-        """`self[i]` of a plain 1-d array, without the indexing front end: a reduction's
-        result slot on every call (two thirds of a repeated `vkp.sum(x)`'s Python time)."""
-        view = object.__new__(Array)
-        view.ctx, view.dtype, view.memory, view.buffer = (self.ctx, self.dtype, self.memory,
-                                                          self.buffer)
-        view.shape = view._estrides = ()
-        view._offset, view.size, view.nbytes = i, 1, self.dtype.itemsize
-        view.base = self.base if self.base is not None else self
-        view._contiguous, view._plain = True, i == 0
-        return view
-
     @property
     def strides(self) -> tuple[int, ...]:
         """Bytes to step along each axis, as NumPy's."""
