@@ -129,7 +129,7 @@ def test_dot_of_nd_operands_is_numpys(ctx, sa, sb):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
 def test_the_blocked_matmul_is_the_tiled_one(ctx, dtype, micro, monkeypatch):
     """Products whose C is at least 32 x 32 take a blocked kernel (4 x 4 elements an
-    invocation; 8 x 8 for larger ones, here from 32 too): the same sums in the same order
+    invocation; 8 x 8 for larger ones, here for all): the same sums in the same order
     as the 16 x 16 kernel, so the same bits, over ragged edges, views (transposed,
     strided), stacks with a broadcast matrix and K shorter than a tile."""
     from vkpersist import _linalg_kernels as lk
@@ -137,7 +137,7 @@ def test_the_blocked_matmul_is_the_tiled_one(ctx, dtype, micro, monkeypatch):
         pytest.skip(f"{ctx.info.name} has no float64")
     if lk.blocked_shared_bytes(dtype, micro) > ctx.info.max_shared_memory:
         pytest.skip(f"{ctx.info.name}: the {micro} x {micro} tiles do not fit shared memory")
-    monkeypatch.setattr(lk, "BLOCKED8_FROM", 32 if micro == 8 else 10**9)
+    monkeypatch.setattr(lk, "BLOCKED8_CELLS", 0 if micro == 8 else 10**18)
     rng = np.random.default_rng(8)
 
     def operands(shape):
@@ -154,7 +154,7 @@ def test_the_blocked_matmul_is_the_tiled_one(ctx, dtype, micro, monkeypatch):
         blocked = (dx @ dy).numpy()
         with monkeypatch.context() as m:
             m.setattr(lk, "BLOCKED_FROM", 10**9)         # every product: the 16 x 16 kernel
-            m.setattr(lk, "BLOCKED8_FROM", 10**9)
+            m.setattr(lk, "BLOCKED8_CELLS", 10**18)
             tiled = (dx @ dy).numpy()
         np.testing.assert_array_equal(blocked, tiled)
         if dtype == np.int32:

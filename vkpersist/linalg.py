@@ -149,8 +149,9 @@ def _launch_matmul(a3: Array, b3: Array, c3: Array) -> None:
     micro = 0
     if acc.kind in "fiu":
         room = c3.ctx.info.max_shared_memory
-        for least, size in ((lk.BLOCKED8_FROM, 8), (lk.BLOCKED_FROM, 4)):
-            if min(m, n) >= least and lk.blocked_shared_bytes(acc, size) <= room:
+        for size, wanted in ((8, m * n >= lk.BLOCKED8_CELLS), (4, True)):
+            if wanted and min(m, n) >= lk.BLOCKED_FROM and \
+                    lk.blocked_shared_bytes(acc, size) <= room:
                 micro = size
                 break
     key = (acc, micro)
