@@ -15,8 +15,9 @@ modes, called with the same indices: a deterministic program computes bit-identi
 results in both.
 
 The megakernel prepares steps ahead, so that no step waits for its boundary: on GPUs the
-boundary of step t + 2 runs during step t (AHEAD = 2), and every participant loads the
-words of step t + 1 as step t begins, so they are in registers when it ends. With enough
+boundary of step t + 2 runs during step t (AHEAD = 2), and at the end of step t each
+workgroup's invocation 0 loads the words of step t + 1, ready since the step before, into
+the workgroup's shared copy (_megakernel.py). With enough
 participants, participant 0 runs no stages: it only prepares steps, while the others
 compute (a workgroup in a hundred costs ~1% of the throughput, and takes the boundary off
 the path from one step to the next). On lavapipe (loop guard) steps are prepared one ahead
@@ -280,13 +281,12 @@ class ProgramWriter(MegakernelWriter, BoundsChecks, Writer):
         snap_loads = [f"uint c{w} = {ctl}[{w}];" for w in range(words)]
         snap_stores = [f"_vkp_sched[_vkp_SNAPSHOT + {words}u * p + {w}u] = c{w};"
                        for w in range(words)]
+        # the epoch's end is tested after every load is issued: one round trip, where
+        # testing it first made two on the planner's path of every step
         self.emit_all([
             "// Prepares the step words in slot `p` for the next step (see the module's docs).",
             "void _vkp_boundary(uint p) {",
-            f"    if ({self.sched('ENDED')} != 0u) {{      // this epoch (batch) has ended",
-            f"        {self.step_word(0, 'p')} = {STATE_ENDED}u;",
-            "        return;",
-            "    }",
+            f"    uint ended = {self.sched('ENDED')};",
             f"    uint head = {self.ctl('_cmd_head')};",
             f"    uint tail = {self.ctl('_cmd_tail')};",
             f"    uint halt = {self.ctl('_halt')};",
@@ -294,7 +294,12 @@ class ProgramWriter(MegakernelWriter, BoundsChecks, Writer):
             *["    " + line for line in snap_loads],
             f"    uint step = {self.sched('STEPS_DONE')};",
             f"    uint done = {self.sched('DONE')};",
-            f"    if ({self.sched('STARTED')} != 0u) {{      // a step was prepared before",
+            f"    uint started = {self.sched('STARTED')};",
+            "    if (ended != 0u) {      // this epoch (batch) has ended",
+            f"        {self.step_word(0, 'p')} = {STATE_ENDED}u;",
+            "        return;",
+            "    }",
+            "    if (started != 0u) {      // a step was prepared before",
             "        step += 1u;",
             "        done += 1u;",
             f"        {self.sched('STEPS_DONE')} = step;",

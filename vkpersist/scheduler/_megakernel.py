@@ -115,17 +115,15 @@ class MegakernelWriter:
     def end_sync_function(self, guard: list) -> list[str]:
         """The end of a step: every participant, the planner too. Invocation 0 then copies
         the next step's words into `_vkp_words`; with steps prepared ahead they are ready a
-        step early (the first step's are not) and loaded between the arrival and the polls,
-        their latency hidden by the wait. Loaded before the arrival, they delayed it: a
-        release arrival waits for the invocation's earlier loads too."""
+        step early (the first step's are not) and loaded before the arrival."""
         sources = self.step_word_sources("slot")
         early = self.ahead > 1
         arrive = [f"{self.arrive(self.sched('ENDS'))};", "_vkp_end_target += _vkp_nparts;"]
         if early:
             loads = [f"_w{i} = {src};" for i, src in enumerate(sources)]
-            arrive = [f"uint {', '.join(f'_w{i}' for i in range(len(sources)))};", *arrive,
-                      "if (ready) {   // prepared a step ago: load them while the others arrive",
-                      *["    " + line for line in loads], "}"]
+            arrive = [f"uint {', '.join(f'_w{i}' for i in range(len(sources)))};",
+                      "if (ready) {   // prepared a step ago: load them before the barrier",
+                      *["    " + line for line in loads], "}", *arrive]
             after = ["if (!ready) {", *["    " + line for line in loads], "}",
                      *[f"{self.shared_word(i)} = _w{i};" for i in range(len(sources))]]
         else:

@@ -41,10 +41,7 @@ bool when_hot_0() {
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
-        return;
-    }
+    uint ended = _vkp_sched[_vkp_ENDED];
     uint head = _vkp_controls[10];
     uint tail = _vkp_controls[52];
     uint halt = _vkp_controls[8];
@@ -59,7 +56,12 @@ void _vkp_boundary(uint p) {
     uint c7 = _vkp_controls[7];
     uint step = _vkp_sched[_vkp_STEPS_DONE];
     uint done = _vkp_sched[_vkp_DONE];
-    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
+    uint started = _vkp_sched[_vkp_STARTED];
+    if (ended != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
+        return;
+    }
+    if (started != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
         _vkp_sched[_vkp_STEPS_DONE] = step;
@@ -232,10 +234,7 @@ void stage_grow(int i, int j) {
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
-        return;
-    }
+    uint ended = _vkp_sched[_vkp_ENDED];
     uint head = _vkp_controls[10];
     uint tail = _vkp_controls[52];
     uint halt = _vkp_controls[8];
@@ -250,7 +249,12 @@ void _vkp_boundary(uint p) {
     uint c7 = _vkp_controls[7];
     uint step = _vkp_sched[_vkp_STEPS_DONE];
     uint done = _vkp_sched[_vkp_DONE];
-    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
+    uint started = _vkp_sched[_vkp_STARTED];
+    if (ended != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
+        return;
+    }
+    if (started != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
         _vkp_sched[_vkp_STEPS_DONE] = step;
@@ -383,10 +387,7 @@ void stage_count(uint item) {
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
-        return;
-    }
+    uint ended = _vkp_sched[_vkp_ENDED];
     uint head = _vkp_controls[10];
     uint tail = _vkp_controls[52];
     uint halt = _vkp_controls[8];
@@ -401,7 +402,12 @@ void _vkp_boundary(uint p) {
     uint c7 = _vkp_controls[7];
     uint step = _vkp_sched[_vkp_STEPS_DONE];
     uint done = _vkp_sched[_vkp_DONE];
-    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
+    uint started = _vkp_sched[_vkp_STARTED];
+    if (ended != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
+        return;
+    }
+    if (started != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
         _vkp_sched[_vkp_STEPS_DONE] = step;
@@ -533,10 +539,7 @@ void stage_when_hot(int i) {
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
-        return;
-    }
+    uint ended = _vkp_sched[_vkp_ENDED];
     uint head = _vkp_controls[10];
     uint tail = _vkp_controls[52];
     uint halt = _vkp_controls[8];
@@ -551,7 +554,12 @@ void _vkp_boundary(uint p) {
     uint c7 = _vkp_controls[7];
     uint step = _vkp_sched[_vkp_STEPS_DONE];
     uint done = _vkp_sched[_vkp_DONE];
-    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
+    uint started = _vkp_sched[_vkp_STARTED];
+    if (ended != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
+        return;
+    }
+    if (started != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
         _vkp_sched[_vkp_STEPS_DONE] = step;
@@ -690,10 +698,7 @@ void stage_emit(int i, int j) {
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
-        return;
-    }
+    uint ended = _vkp_sched[_vkp_ENDED];
     uint head = _vkp_controls[10];
     uint tail = _vkp_controls[52];
     uint halt = _vkp_controls[8];
@@ -708,7 +713,12 @@ void _vkp_boundary(uint p) {
     uint c7 = _vkp_controls[7];
     uint step = _vkp_sched[_vkp_STEPS_DONE];
     uint done = _vkp_sched[_vkp_DONE];
-    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
+    uint started = _vkp_sched[_vkp_STARTED];
+    if (ended != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
+        return;
+    }
+    if (started != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
         _vkp_sched[_vkp_STEPS_DONE] = step;
@@ -839,10 +849,7 @@ uint snap_seq;
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
-        return;
-    }
+    uint ended = _vkp_sched[_vkp_ENDED];
     uint head = _vkp_controls[10];
     uint tail = _vkp_controls[52];
     uint halt = _vkp_controls[8];
@@ -857,7 +864,12 @@ void _vkp_boundary(uint p) {
     uint c7 = _vkp_controls[7];
     uint step = _vkp_sched[_vkp_STEPS_DONE];
     uint done = _vkp_sched[_vkp_DONE];
-    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
+    uint started = _vkp_sched[_vkp_STARTED];
+    if (ended != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
+        return;
+    }
+    if (started != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
         _vkp_sched[_vkp_STEPS_DONE] = step;

@@ -49,10 +49,7 @@ bool when_reached_0() {
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
-        return;
-    }
+    uint ended = _vkp_sched[_vkp_ENDED];
     uint head = _vkp_controls[3];
     uint tail = _vkp_controls[52];
     uint halt = _vkp_controls[1];
@@ -60,7 +57,12 @@ void _vkp_boundary(uint p) {
     uint c0 = _vkp_controls[0];
     uint step = _vkp_sched[_vkp_STEPS_DONE];
     uint done = _vkp_sched[_vkp_DONE];
-    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
+    uint started = _vkp_sched[_vkp_STARTED];
+    if (ended != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
+        return;
+    }
+    if (started != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
         _vkp_sched[_vkp_STEPS_DONE] = step;
@@ -141,15 +143,15 @@ void _vkp_end_sync(uint slot, bool ready) {
     controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
     if (gl_LocalInvocationIndex == 0u) {
         uint _w0, _w1, _w2, _w3, _w4;
-        atomicAdd(_vkp_sched[_vkp_ENDS], 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease | gl_SemanticsMakeAvailable);
-        _vkp_end_target += _vkp_nparts;
-        if (ready) {   // prepared a step ago: load them while the others arrive
+        if (ready) {   // prepared a step ago: load them before the barrier
             _w0 = _vkp_sched[_vkp_STEP_STATE + 3u * slot];
             _w1 = _vkp_sched[_vkp_STEP_FLAGS + 3u * slot];
             _w2 = _vkp_sched[_vkp_STEP_NUMBER + 3u * slot];
             _w3 = slot;
             _w4 = _vkp_sched[_vkp_SNAPSHOT + 1u * slot + 0u];
         }
+        atomicAdd(_vkp_sched[_vkp_ENDS], 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease | gl_SemanticsMakeAvailable);
+        _vkp_end_target += _vkp_nparts;
         while (true) {
             if (atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target
                     || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target

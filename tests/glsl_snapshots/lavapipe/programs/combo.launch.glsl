@@ -42,10 +42,7 @@ bool when_hot_0() {
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
-        return;
-    }
+    uint ended = _vkp_sched[_vkp_ENDED];
     uint head = _vkp_controls[10];
     uint tail = _vkp_controls[52];
     uint halt = _vkp_controls[8];
@@ -60,7 +57,12 @@ void _vkp_boundary(uint p) {
     uint c7 = _vkp_controls[7];
     uint step = _vkp_sched[_vkp_STEPS_DONE];
     uint done = _vkp_sched[_vkp_DONE];
-    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
+    uint started = _vkp_sched[_vkp_STARTED];
+    if (ended != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
+        return;
+    }
+    if (started != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
         _vkp_sched[_vkp_STEPS_DONE] = step;
@@ -236,10 +238,7 @@ void stage_grow(int i, int j) {
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
-        return;
-    }
+    uint ended = _vkp_sched[_vkp_ENDED];
     uint head = _vkp_controls[10];
     uint tail = _vkp_controls[52];
     uint halt = _vkp_controls[8];
@@ -254,7 +253,12 @@ void _vkp_boundary(uint p) {
     uint c7 = _vkp_controls[7];
     uint step = _vkp_sched[_vkp_STEPS_DONE];
     uint done = _vkp_sched[_vkp_DONE];
-    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
+    uint started = _vkp_sched[_vkp_STARTED];
+    if (ended != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
+        return;
+    }
+    if (started != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
         _vkp_sched[_vkp_STEPS_DONE] = step;
@@ -390,10 +394,7 @@ void stage_count(uint item) {
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
-        return;
-    }
+    uint ended = _vkp_sched[_vkp_ENDED];
     uint head = _vkp_controls[10];
     uint tail = _vkp_controls[52];
     uint halt = _vkp_controls[8];
@@ -408,7 +409,12 @@ void _vkp_boundary(uint p) {
     uint c7 = _vkp_controls[7];
     uint step = _vkp_sched[_vkp_STEPS_DONE];
     uint done = _vkp_sched[_vkp_DONE];
-    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
+    uint started = _vkp_sched[_vkp_STARTED];
+    if (ended != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
+        return;
+    }
+    if (started != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
         _vkp_sched[_vkp_STEPS_DONE] = step;
@@ -545,10 +551,7 @@ void stage_when_hot(int i) {
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
-        return;
-    }
+    uint ended = _vkp_sched[_vkp_ENDED];
     uint head = _vkp_controls[10];
     uint tail = _vkp_controls[52];
     uint halt = _vkp_controls[8];
@@ -563,7 +566,12 @@ void _vkp_boundary(uint p) {
     uint c7 = _vkp_controls[7];
     uint step = _vkp_sched[_vkp_STEPS_DONE];
     uint done = _vkp_sched[_vkp_DONE];
-    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
+    uint started = _vkp_sched[_vkp_STARTED];
+    if (ended != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
+        return;
+    }
+    if (started != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
         _vkp_sched[_vkp_STEPS_DONE] = step;
@@ -705,10 +713,7 @@ void stage_emit(int i, int j) {
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
-        return;
-    }
+    uint ended = _vkp_sched[_vkp_ENDED];
     uint head = _vkp_controls[10];
     uint tail = _vkp_controls[52];
     uint halt = _vkp_controls[8];
@@ -723,7 +728,12 @@ void _vkp_boundary(uint p) {
     uint c7 = _vkp_controls[7];
     uint step = _vkp_sched[_vkp_STEPS_DONE];
     uint done = _vkp_sched[_vkp_DONE];
-    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
+    uint started = _vkp_sched[_vkp_STARTED];
+    if (ended != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
+        return;
+    }
+    if (started != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
         _vkp_sched[_vkp_STEPS_DONE] = step;
@@ -857,10 +867,7 @@ uint _vkp_iterations = 0u;
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
-        return;
-    }
+    uint ended = _vkp_sched[_vkp_ENDED];
     uint head = _vkp_controls[10];
     uint tail = _vkp_controls[52];
     uint halt = _vkp_controls[8];
@@ -875,7 +882,12 @@ void _vkp_boundary(uint p) {
     uint c7 = _vkp_controls[7];
     uint step = _vkp_sched[_vkp_STEPS_DONE];
     uint done = _vkp_sched[_vkp_DONE];
-    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
+    uint started = _vkp_sched[_vkp_STARTED];
+    if (ended != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
+        return;
+    }
+    if (started != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
         _vkp_sched[_vkp_STEPS_DONE] = step;

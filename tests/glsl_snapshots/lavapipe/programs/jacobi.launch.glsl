@@ -28,10 +28,7 @@ uint _vkp_iterations = 0u;
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
-        return;
-    }
+    uint ended = _vkp_sched[_vkp_ENDED];
     uint head = _vkp_controls[3];
     uint tail = _vkp_controls[52];
     uint halt = _vkp_controls[1];
@@ -39,7 +36,12 @@ void _vkp_boundary(uint p) {
     uint c0 = _vkp_controls[0];
     uint step = _vkp_sched[_vkp_STEPS_DONE];
     uint done = _vkp_sched[_vkp_DONE];
-    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
+    uint started = _vkp_sched[_vkp_STARTED];
+    if (ended != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
+        return;
+    }
+    if (started != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
         _vkp_sched[_vkp_STEPS_DONE] = step;
@@ -153,10 +155,7 @@ void stage_sweep_ab(int i, int j, int k) {
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
-        return;
-    }
+    uint ended = _vkp_sched[_vkp_ENDED];
     uint head = _vkp_controls[3];
     uint tail = _vkp_controls[52];
     uint halt = _vkp_controls[1];
@@ -164,7 +163,12 @@ void _vkp_boundary(uint p) {
     uint c0 = _vkp_controls[0];
     uint step = _vkp_sched[_vkp_STEPS_DONE];
     uint done = _vkp_sched[_vkp_DONE];
-    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
+    uint started = _vkp_sched[_vkp_STARTED];
+    if (ended != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
+        return;
+    }
+    if (started != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
         _vkp_sched[_vkp_STEPS_DONE] = step;
@@ -282,10 +286,7 @@ void stage_sweep_ba(int i, int j, int k) {
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
-        return;
-    }
+    uint ended = _vkp_sched[_vkp_ENDED];
     uint head = _vkp_controls[3];
     uint tail = _vkp_controls[52];
     uint halt = _vkp_controls[1];
@@ -293,7 +294,12 @@ void _vkp_boundary(uint p) {
     uint c0 = _vkp_controls[0];
     uint step = _vkp_sched[_vkp_STEPS_DONE];
     uint done = _vkp_sched[_vkp_DONE];
-    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
+    uint started = _vkp_sched[_vkp_STARTED];
+    if (ended != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
+        return;
+    }
+    if (started != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
         _vkp_sched[_vkp_STEPS_DONE] = step;

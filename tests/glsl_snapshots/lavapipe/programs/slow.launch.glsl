@@ -27,17 +27,19 @@ uint _vkp_iterations = 0u;
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
-        return;
-    }
+    uint ended = _vkp_sched[_vkp_ENDED];
     uint head = _vkp_controls[2];
     uint tail = _vkp_controls[52];
     uint halt = _vkp_controls[0];
     uint budget = _vkp_controls[1];
     uint step = _vkp_sched[_vkp_STEPS_DONE];
     uint done = _vkp_sched[_vkp_DONE];
-    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
+    uint started = _vkp_sched[_vkp_STARTED];
+    if (ended != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
+        return;
+    }
+    if (started != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
         _vkp_sched[_vkp_STEPS_DONE] = step;
@@ -316,17 +318,19 @@ void stage_work(int i) {
 
 // Prepares the step words in slot `p` for the next step (see the module's docs).
 void _vkp_boundary(uint p) {
-    if (_vkp_sched[_vkp_ENDED] != 0u) {      // this epoch (batch) has ended
-        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
-        return;
-    }
+    uint ended = _vkp_sched[_vkp_ENDED];
     uint head = _vkp_controls[2];
     uint tail = _vkp_controls[52];
     uint halt = _vkp_controls[0];
     uint budget = _vkp_controls[1];
     uint step = _vkp_sched[_vkp_STEPS_DONE];
     uint done = _vkp_sched[_vkp_DONE];
-    if (_vkp_sched[_vkp_STARTED] != 0u) {      // a step was prepared before
+    uint started = _vkp_sched[_vkp_STARTED];
+    if (ended != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
+        return;
+    }
+    if (started != 0u) {      // a step was prepared before
         step += 1u;
         done += 1u;
         _vkp_sched[_vkp_STEPS_DONE] = step;
