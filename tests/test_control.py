@@ -352,9 +352,12 @@ def test_a_cancelled_send_is_withdrawn_while_only_other_work_runs(ctx, ctrl):
         with trio.move_on_after(0):
             await ctrl.send(freq=9.0)
 
-    for _attempt in range(20):   # a loaded host may only get there once the work is done
-        ctx.synchronize()
-        busy[256, 256](work, 60_000)             # tens of ms on lavapipe, ms on a GPU
+    launches = 1
+    for _attempt in range(20):   # a loaded host may only get there once the work is done:
+        ctx.synchronize()        # then more work is queued the next time (each launch
+        for _ in range(launches):                # stays under lavapipe's loop limit)
+            busy[256, 256](work, 60_000)         # tens of ms on lavapipe, ms on a GPU
+        launches = min(2 * launches, 64)
         trio.run(cancelled)
         pending = not ctx._core.idle()
         assert not ctrl._orphans                 # withdrawn at once, whatever ran

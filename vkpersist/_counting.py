@@ -6,7 +6,7 @@ bincount is one kernel of atomic additions into the counts (int64 where the devi
 64-bit atomics). Up to SHARED_BINS bins, each workgroup counts into shared memory first
 and adds its totals once (`_count_shared`): before, histogram's 100 bins at 2**24 values
 were 2**24 atomic additions on 101 words of global memory (the whole histogram 6.4 ms on
-an H100 against CuPy's 0.37; the shared version is not yet measured on a GPU). With
+an H100 against CuPy's 0.37; with the shared counts 1.14 against 0.33, 2026-12-05). With
 weights it adds float64 weights by compare-and-swap on the bits, so each bin's sum is
 exact per addition but its order is the device's: equal to NumPy's sequential sum within
 a few ulp of the bin's total, not bit for bit.
