@@ -11,10 +11,10 @@ invocation accumulates its grid-stride elements in order (four loads in flight),
 `subgroupAdd` (Mul/Min/Max) combines a subgroup in one instruction, one value per subgroup
 goes through shared memory, and the first subgroup combines those into the workgroup's
 partial; the last workgroup to count itself done reduces the partials the same way (in the
-order a second launch of one workgroup would: the same bits). A second launch was a second
-dispatch and barrier in the command buffer, ~4.5 µs of an H200's time (docs/benchmarks.md,
-launch overhead), a fifth of a small sum. The order inside a subgroup operation is the
-driver's.
+order a second launch of one workgroup would: the same bits), where a second launch used
+to. On an H100 the call's time did not change (the submission and its wait are its
+floor, docs/benchmarks.md); a reduction batched with other work is one dispatch fewer.
+The order inside a subgroup operation is the driver's.
 
 Results without `out=` go to the next slot of a per-(context, dtype) results array, a slot
 the kernel reads from a counter it increments, so every launch of a given reduction binds
