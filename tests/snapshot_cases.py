@@ -78,15 +78,23 @@ PROGRAMS = {
 }
 
 
-def program_glsl(ctx, make, info) -> dict:
-    """{mode: GLSL} of one program built for `info` on the real device `ctx` (building
-    allocates its arrays there; nothing is dispatched)."""
+# {snapshot path of a program's GLSL: {declared name: "array", "queue" or "memsock"}},
+# filled by `generate` (test_glsl_snapshots checks the generated names against them)
+DECLARATIONS: dict = {}
+
+
+def program_glsl(ctx, make, info) -> tuple[dict, dict]:
+    """({mode: GLSL}, {declared name: kind}) of one program built for `info` on the real
+    device `ctx` (building allocates its arrays there; nothing is dispatched)."""
     real = ctx.info, ctx.target
     ctx.info, ctx.target = info, Target.for_device(info)
     try:
         prog = make(ctx)[0]
         try:
-            return {mode: prog.glsl(mode) for mode in ("persistent", "launch")}
+            kinds = {**dict.fromkeys(prog.arrays, "array"),
+                     **dict.fromkeys(prog.queues, "queue"),
+                     **dict.fromkeys(prog.sockets, "memsock")}
+            return {mode: prog.glsl(mode) for mode in ("persistent", "launch")}, kinds
         finally:
             prog.free()
     finally:
@@ -100,8 +108,11 @@ def generate(ctx) -> dict:
         for name, (kern, types) in kernel_cases().items():
             out[f"{target}/kernels/{name}.glsl"] = kernel_glsl(kern, types, info)
         for name, make in PROGRAMS.items():
-            for mode, src in program_glsl(ctx, make, info).items():
-                out[f"{target}/programs/{name}.{mode}.glsl"] = src
+            sources, kinds = program_glsl(ctx, make, info)
+            for mode, src in sources.items():
+                path = f"{target}/programs/{name}.{mode}.glsl"
+                out[path] = src
+                DECLARATIONS[path] = kinds
     return out
 
 
