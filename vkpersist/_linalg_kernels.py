@@ -1,10 +1,12 @@
 """The device side of matmul and cumsum.
 
 matmul: C = A @ B in tiles (a stack of them: workgroup z picks the matrix), two kernels of
-one arithmetic. In both a workgroup of 16x16 invocations walks K in steps of 16, loading a
-tile of A and one of B into shared memory (zeros past the edges), and after a barrier each
-invocation adds the 16 products of each of its C elements in order. Each C element is thus
-a sum in K order, as a naive loop's, the same in both kernels (the same bits).
+one arithmetic. In both a workgroup of 16x16 invocations walks K a tile at a time (16
+along K, 8 for the 8x8 blocked kernel), loading a tile of A and one of B into shared
+memory (zeros past the edges), and after a barrier each invocation adds that tile's
+products for each of its C elements in order. Each C element is thus a sum in K order, as
+a naive loop's, the same in both kernels (the same bits: the padding adds +0 products to
+sums that start at +0).
 - `make_matmul`: a 16x16 tile of C, one element an invocation: two shared-memory loads a
   multiply-add. For products with a side under BLOCKED_FROM.
 - `make_matmul_blocked`: a 64x64 (128x128) tile of C, 4x4 (8x8) elements an invocation

@@ -17,10 +17,10 @@ results in both.
 The megakernel prepares steps ahead, so that no step waits for its boundary: on GPUs the
 boundary of step t + 2 runs during step t (AHEAD = 2), and at the end of step t each
 workgroup's invocation 0 loads the words of step t + 1, ready since the step before, into
-the workgroup's shared copy (_megakernel.py). With enough
-participants, participant 0 runs no stages: it only prepares steps, while the others
-compute (a workgroup in a hundred costs ~1% of the throughput, and takes the boundary off
-the path from one step to the next). On lavapipe (loop guard) steps are prepared one ahead
+the workgroup's shared copy (_megakernel.py). With enough participants, participant 0
+runs no stages: it only prepares steps, while the others compute (a workgroup in a
+hundred costs ~1% of the throughput, and takes the boundary off the path from one step
+to the next). On lavapipe (loop guard) steps are prepared one ahead
 (AHEAD = 1) by participant 0 after its share of the step, because the loop-iteration budget
 must be checked before each step on the iterations the steps before it used.
 

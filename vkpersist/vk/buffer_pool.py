@@ -36,9 +36,9 @@ Rules that keep it invisible:
   memory's heap in all are kept; past that the oldest are dropped. PER_SIZE was 4: a long
   np.sort takes five buffers of its row's size (keys and indices twice, the values), so
   every call allocated one anew; on an H100 a 2**24 float32 sort took 8.6 ms against
-  argsort's 5.6 (four such buffers), the likeliest cause being that 64 MB allocation. An explicit `free()` releases to the driver,
-  and so does the Context's close; an allocation the driver refuses empties the pool and
-  is tried once more.
+  argsort's 5.6 (four such buffers), the likeliest cause being that 64 MB allocation.
+  An explicit `free()` releases to the driver, and so does the Context's close; an
+  allocation the driver refuses empties the pool and is tried once more.
 """
 from __future__ import annotations
 
