@@ -99,10 +99,10 @@ def test_rows_in_shared_memory_equal_the_radix2_passes(ctx, dtype, monkeypatch):
     if np.dtype(dtype) == np.complex128 and not ctx.info.float64:
         pytest.skip("no float64 on this device")
     import dataclasses
-    from vkpersist import _fft
+    from vkpersist import _fft, _fft_kernels
     monkeypatch.setattr(_fft, "ROW_GROUPS", 3)
     monkeypatch.setattr(ctx, "target", dataclasses.replace(ctx.target, fft_rows_in_shared=True))
-    for n in (64, 256, _fft.ROW_BYTES // np.dtype(dtype).itemsize):
+    for n in (64, 256, _fft_kernels.room(dtype)):
         x = ctx.asarray(_data(dtype, (7, n)))
         rows = [np.fft.fft(x).numpy(), np.fft.ifft(x).numpy()]
         monkeypatch.setattr(_fft, "ROW_MIN", 1 << 30)            # the passes
@@ -116,3 +116,29 @@ def test_rows_in_shared_memory_equal_the_radix2_passes(ctx, dtype, monkeypatch):
                 np.testing.assert_allclose(got, want, rtol=0,
                                            atol=8 * eps * np.abs(want).max())
         _close(np.fft.fft(x), np.fft.fft(x.numpy()), TOL[np.dtype(dtype)])
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_large_radix_passes_and_fused_bluestein_rows(ctx, dtype, monkeypatch):
+    """Rows longer than shared memory take Stockham passes of radix up to 256 (three at
+    2**24 complex64), and Bluestein lengths whose padded rows fit run whole in one kernel
+    (vkpersist/_fft_kernels.py; GPUs only, forced here). Shared memory is shrunk to 1 KB
+    so that small rows take 2-4 passes of radix 8 or 16 (both ways of writing a pass's
+    results: sub-transforms shorter and longer than a workgroup's block), and 3
+    workgroups each take several blocks."""
+    if np.dtype(dtype) == np.complex128 and not ctx.info.float64:
+        pytest.skip("no float64 on this device")
+    import dataclasses
+    from vkpersist import _fft, _fft_kernels
+    monkeypatch.setattr(_fft, "ROW_GROUPS", 3)
+    monkeypatch.setattr(_fft_kernels, "ROW_BYTES", 1024)
+    monkeypatch.setattr(ctx, "target", dataclasses.replace(ctx.target, fft_rows_in_shared=True))
+    assert _fft.radix_plan(8192, dtype) == [4, 3, 3, 3]          # radix 16, then 8s
+    tol = TOL[np.dtype(dtype)]
+    for shape in [(3, 4096), (2, 8192), (1, 1 << 15), (5, 17), (4, 30), (2, 100), (3, 1000)]:
+        x = _data(dtype, shape)
+        dx = ctx.asarray(x)
+        _close(np.fft.fft(dx), np.fft.fft(x), tol)
+        _close(np.fft.ifft(dx), np.fft.ifft(x), tol)
+    x = _data(dtype, (4096, 6))      # along axis 0: the moved axis is copied contiguous
+    _close(np.fft.fft(ctx.asarray(x), axis=0), np.fft.fft(x, axis=0), tol)

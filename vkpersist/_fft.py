@@ -2,15 +2,19 @@
 `ifft2`, `fftn`, `ifftn`, `rfft`, `irfft`, `rfft2`, `irfft2`, `rfftn`, `irfftn`,
 `fftshift`, `ifftshift`, with `n=`/`s=`, `axis=`/`axes=` and `norm=`.
 
-Lengths that are powers of two run the Stockham autosort radix-2 transform: log2(n)
-passes over every row, each pass one launch of n/2 butterflies per row reading one buffer
-and writing the other in natural order (no bit-reversal pass), all passes in one
-submission. The twiddle factors are a table computed on the host in float64
-(exp(-2 pi i m / n), rounded once to the array's precision), not sines computed on the
-device, so the error grows like log2(n) roundings. Other lengths go through Bluestein's
-chirp-z identity: three power-of-two transforms of length m >= 2n - 1 and products with
-the chirp exp(-pi i k^2 / n) (k^2 taken mod 2n on the host before the exponential, so
-the chirp is accurate for large k too); a few times the error of a power-of-two length.
+Lengths that are powers of two run the Stockham autosort transform, which needs no
+bit-reversal pass. Where the device keeps FFT rows in shared memory (vk/target.py
+`fft_rows_in_shared`: GPUs), a row of up to 16 KB is transformed whole by one workgroup,
+and longer rows take passes of radix up to 256 (three at 2**24 complex64), each a launch
+that reads and writes the array once (_fft_kernels.py). Elsewhere (lavapipe) every
+factor of two is a launch of n/2 butterflies per row. All passes go in one submission.
+The twiddle factors are a table computed on the host in float64 (exp(-2 pi i m / n),
+rounded once to the array's precision), not sines computed on the device, so the error
+grows like log2(n) roundings. Other lengths go through Bluestein's chirp-z identity: two
+power-of-two transforms of length m >= 2n - 1 and products with the chirp
+exp(-pi i k^2 / n) (k^2 taken mod 2n on the host before the exponential, so the chirp is
+accurate for large k too; the tables are kept per context); where m fits shared memory
+the whole of it is one kernel per row. A few times the error of a power-of-two length.
 
 Types are NumPy 2's: float32 and complex64 give complex64 (rfft: of float32), float64,
 complex128 and integers complex128. Real transforms are the complex transform of the real
@@ -27,8 +31,8 @@ from numpy.lib.array_utils import normalize_axis_index
 from ._elementwise import LOCAL, groups_for
 from ._kernel import kernel
 from ._numpy_table import implements
-from .lang.builtins import barrier, global_id, global_size, group_id, local_id, num_groups, \
-    shared
+from . import _fft_kernels as K
+from .lang.builtins import global_id, global_size
 from .vk.array import Array
 
 _TWIDDLES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # ctx -> {(n, type): table}
@@ -57,68 +61,10 @@ def _stockham(x, y, tw, p, inverse):
 
 
 
-ROW_LOCAL = 256
-ROW_BYTES = 16384           # the longest row kept in shared memory, in bytes
 ROW_MIN = 64                # shorter rows keep the radix-2 passes (few, and a workgroup a
                             # row would idle most of its invocations)
-ROW_GROUPS = 65535          # workgroups of a launch; each takes every ROW_GROUPS-th row
-_ROW_KERNELS: dict = {}
-
-
-def _row_kernel(ctype: np.dtype):
-    """The whole transform of one row per workgroup, in shared memory: the row is loaded
-    in bit-reversed order, log2(n) radix-2 stages run between barriers, the row is written
-    once. The same butterflies and twiddles as the Stockham passes in another order; one
-    read and one write of the row instead of one each per stage (11 for Bluestein's rows of
-    2048 that n = 1000 takes)."""
-    k = _ROW_KERNELS.get(ctype)
-    if k is not None:
-        return k
-    room = ROW_BYTES // ctype.itemsize
-
-    @kernel
-    def fft_rows(x, y, tw, bits, inverse):
-        buf = shared.array(room, ctype)
-        lid = local_id(0)
-        n = x.shape[1]
-        row = group_id(0)
-        while row < x.shape[0]:
-            i = lid
-            while i < n:
-                r = 0
-                v = i
-                for _ in range(bits):
-                    r = (r << 1) | (v & 1)
-                    v = v >> 1
-                buf[r] = x[row, i]
-                i += ROW_LOCAL
-            barrier()
-            half = 1
-            while half < n:
-                j = lid
-                while j < n // 2:
-                    pos = j & (half - 1)
-                    a = (j - pos) * 2 + pos
-                    w = tw[pos * (n // (2 * half))]
-                    if inverse != 0:
-                        w = w.conjugate()
-                    u = buf[a]
-                    t = buf[a + half] * w
-                    buf[a] = u + t
-                    buf[a + half] = u - t
-                    j += ROW_LOCAL
-                barrier()
-                half *= 2
-            i = lid
-            while i < n:
-                y[row, i] = buf[i]
-                i += ROW_LOCAL
-            barrier()                  # the next row overwrites buf
-            row += num_groups(0)
-
-    fft_rows.__name__ = f"fft_rows_{ctype}"
-    _ROW_KERNELS[ctype] = fft_rows
-    return fft_rows
+ROW_GROUPS = 65535          # workgroups of a launch; each takes every ROW_GROUPS-th block
+_BLUESTEIN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # ctx -> {key: tables}
 
 
 def _complex_type(dtype: np.dtype) -> np.dtype:
@@ -136,18 +82,24 @@ def _twiddles(ctx, n: int, ctype) -> Array:
     return tw
 
 
+def _in_shared(x: Array) -> bool:
+    """Whether this device runs the shared-memory kernels (vk/target.py says where)."""
+    return x.ctx.target.fft_rows_in_shared and x.ctx.info.max_shared_memory >= K.ROW_BYTES
+
+
 def _pow2_rows(x: Array, inverse: bool) -> Array:
     """The unnormalised DFT of each row of the contiguous complex (rows, n), n = 2**k."""
     rows, n = x.shape
     if n == 1:
         return x.copy()
     tw = _twiddles(x.ctx, n, x.dtype)
-    if x.ctx.target.fft_rows_in_shared and ROW_MIN <= n <= ROW_BYTES // x.dtype.itemsize \
-            and x.ctx.info.max_shared_memory >= ROW_BYTES:
-        y = Array(x.ctx, x.shape, x.dtype)
-        _row_kernel(x.dtype)[min(rows, ROW_GROUPS), ROW_LOCAL](
-            x, y, tw, np.int32(n.bit_length() - 1), np.int32(inverse))
-        return y
+    if _in_shared(x) and n >= ROW_MIN:
+        if n <= K.room(x.dtype):
+            y = Array(x.ctx, x.shape, x.dtype)
+            K.row_kernel(x.dtype)[min(rows, ROW_GROUPS), K.LOCAL](
+                x, y, tw, np.int32(n.bit_length() - 1), np.int32(inverse))
+            return y
+        return _radix_passes(x, tw, inverse)
     # the first pass reads x itself (never written), later ones ping-pong between two
     # buffers of their own
     a, b = x, Array(x.ctx, x.shape, x.dtype)
@@ -160,23 +112,67 @@ def _pow2_rows(x: Array, inverse: bool) -> Array:
     return a
 
 
+def radix_plan(n: int, ctype) -> list[int]:
+    """log2 of each pass's radix for rows of n = 2**k too long for shared memory: as few
+    passes as shared memory allows while a workgroup still reads runs of
+    K.MIN_RUN_BYTES, the bits spread evenly (2**24 complex64: 8, 8, 8)."""
+    total = n.bit_length() - 1
+    run = max(1, K.MIN_RUN_BYTES // np.dtype(ctype).itemsize)
+    cap = (K.room(ctype) // run).bit_length() - 1
+    passes = -(-total // cap)
+    base, extra = divmod(total, passes)
+    return [base + 1] * extra + [base] * (passes - extra)
+
+
+def _radix_passes(x: Array, tw: Array, inverse: bool) -> Array:
+    rows, n = x.shape
+    a, b = x, Array(x.ctx, x.shape, x.dtype)
+    p = 1
+    with x.ctx.batched():
+        for rbits in radix_plan(n, x.dtype):
+            bbits = min(K.room(x.dtype) >> rbits, n >> rbits).bit_length() - 1
+            blocks = rows * (n >> (rbits + bbits))
+            K.pass_kernel(x.dtype)[min(blocks, ROW_GROUPS), K.LOCAL](
+                a, b, tw, np.int32(p), np.int32(rbits), np.int32(bbits), np.int32(inverse))
+            a, b = b, (Array(x.ctx, x.shape, x.dtype) if a is x else a)
+            p <<= rbits
+    return a
+
+
+def _bluestein_tables(ctx, n: int, m: int, ctype, inverse: bool):
+    """The chirp exp(-+ pi i k^2 / n) (k^2 taken mod 2n before the exponential, so that it
+    is accurate for large k too), the spectrum of its conjugate's circular kernel of length
+    m, and the chirp over m; in float64 on the host, rounded once, kept per context."""
+    tables = _BLUESTEIN.setdefault(ctx, {})
+    key = (n, m, np.dtype(ctype), inverse)
+    if key not in tables:
+        k = np.arange(n, dtype=np.int64)
+        chirp = np.exp((1.0 if inverse else -1.0) * 1j * np.pi * ((k * k) % (2 * n)) / n)
+        kernel_ = np.zeros(m, np.complex128)
+        kernel_[:n] = np.conj(chirp)
+        kernel_[m - n + 1:] = np.conj(chirp[1:][::-1])
+        tables[key] = tuple(ctx.asarray(v.astype(ctype))
+                            for v in (chirp, np.fft.fft(kernel_), chirp / m))
+    return tables[key]
+
+
 def _bluestein_rows(x: Array, inverse: bool) -> Array:
     """The unnormalised DFT of each row of (rows, n) for any n, through the chirp-z
-    identity and power-of-two transforms of length m >= 2n - 1."""
+    identity and power-of-two transforms of length m >= 2n - 1: one kernel per row where
+    m fits shared memory."""
     rows, n = x.shape
     m = 1 << (2 * n - 2).bit_length()
-    k = np.arange(n, dtype=np.int64)
-    sign = 1.0 if inverse else -1.0
-    chirp = np.exp(sign * 1j * np.pi * ((k * k) % (2 * n)) / n)        # float64 on the host
-    kernel_ = np.zeros(m, np.complex128)
-    kernel_[:n] = np.conj(chirp)
-    kernel_[m - n + 1:] = np.conj(chirp[1:][::-1])
-    spectrum = x.ctx.asarray(np.fft.fft(kernel_).astype(x.dtype))
-    c = x.ctx.asarray(chirp.astype(x.dtype))
+    chirp, spectrum, post = _bluestein_tables(x.ctx, n, m, x.dtype, inverse)
+    if _in_shared(x) and m <= K.room(x.dtype):
+        y = Array(x.ctx, x.shape, x.dtype)
+        K.bluestein_kernel(x.dtype)[min(rows, ROW_GROUPS), K.LOCAL](
+            x, y, chirp, spectrum, post, _twiddles(x.ctx, m, x.dtype),
+            np.int32(m.bit_length() - 1))
+        return y
     padded = x.ctx.zeros((rows, m), x.dtype)
-    padded[:, :n] = x * c
+    padded[:, :n] = x * chirp
     conv = _pow2_rows(_pow2_rows(padded, False) * spectrum, True)
-    return conv[:, :n] * (c / m)
+    return conv[:, :n] * post
 
 
 def _rows(x: Array, inverse: bool) -> Array:

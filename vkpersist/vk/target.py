@@ -44,12 +44,15 @@ The choices, and the measurements behind them (VULKAN_FACTS.md, docs/benchmarks.
 - spin_unroll: polls per spin-loop iteration: 8 on GPUs; 64 under the loop guard, which
   counts iterations, not time (a waiter whose peer thread is descheduled for 10 ms must
   stay far below the limit).
-- fft_rows_in_shared: FFT rows of up to 16 KB are transformed whole by one workgroup in
-  shared memory (one read and one write of the row instead of one each per radix-2 pass:
-  11 for the rows of 2048 that Bluestein's n = 1000 takes). Not on lavapipe, where the
-  passes spread over both cores and the shared version's barriers cost more: 57 against
-  68 ms for 65 rows of 1000, 10.4 against 15.3 ms for 64 rows of 1024 (2026-12-05). On an
-  H100: 1.0-1.1 ms for 16,777 rows of 2048 complex64, where the 11 passes move 6 GB.
+- fft_rows_in_shared: the FFT's shared-memory kernels (vkpersist/_fft_kernels.py): rows
+  of up to 16 KB transformed whole by one workgroup (one read and one write of the row
+  instead of one each per radix-2 pass: 11 for the rows of 2048 that Bluestein's n = 1000
+  takes), longer rows in passes of radix up to 256, and Bluestein lengths whose padded
+  rows fit as one kernel. Not on lavapipe, where the radix-2 passes spread over both
+  cores and the shared kernels' barriers cost more (2 cores, 2026-12-06, complex64,
+  radix-2 against shared): 2**20: 312 against 530 ms; 16 rows of 2**16: 254 against
+  394; 65 rows of 1000: 50 against 59; 64 rows of 1024: 15 against 15. On an H100:
+  1.0-1.1 ms for 16,777 rows of 2048 complex64, where the 11 passes move 6 GB.
 - solve_group_max: np.linalg.solve/inv/det factor and solve matrices up to this size with
   one workgroup each, barriers instead of ~6 launches a column (a 256 x 256 solve was
   ~1,500 launches, 31.6 ms on an H100 against CuPy's 0.69). 0 on lavapipe, where one
