@@ -248,6 +248,10 @@ def test_command_mistakes(ctx, ctrl):
             small.send_nowait(x=3)
     finally:
         ctx.timeout = old
+    pair = vkp.ControlBuffer(ctx, x=vkp.u32, y=vkp.u32, z=vkp.u32, commands=2)
+    with pytest.raises(ValueError, match=r"a send of 3 fields needs 3 free places in the "
+                                         r"command ring, which holds 2; .* commands=3 or more"):
+        pair.send_nowait(x=1, y=2, z=3)
     none = vkp.ControlBuffer(ctx, x=vkp.u32, commands=0)
     with pytest.raises(vkp.VkPersistError, match="no command ring"):
         none.send_nowait(x=1)
@@ -466,4 +470,34 @@ def test_session_sends_never_take_effect_in_a_later_run(ctx):
     assert ended_with in (1000, 5)
     prog.run(5)
     assert prog.ctl["limit"] == ended_with and not prog.ctl._orphans
+    prog.free()
+
+
+@pytest.mark.parametrize("mode", ["persistent", "launch"])
+def test_the_fields_of_one_send_take_effect_at_the_same_step(ctx, mode, monkeypatch):
+    """A send of several fields is one command: no step runs with some of them. They were
+    published one by one, and a step could fall between two (the FDTD test's steered run
+    then differed from its replay on GPUs, now and then). The host's store fence sleeps
+    3 ms here, which widened that gap to hundreds of steps (the test failed every time)."""
+    import trio
+    from programs_lib import recorder
+    from vkpersist.control import _host
+    fence = _host._store_fence
+    monkeypatch.setattr(_host, "_store_fence", lambda: (time.sleep(0.003), fence()))
+    prog, seen = recorder(ctx, 4000)
+    old, new = np.float32(1.5 - 300), np.float32(2.0 + 100)
+
+    async def main():
+        async with prog.session(mode=mode) as run:
+            while run.steps_done < 20:
+                await trio.sleep(0.001)
+            ack = await run.send(freq=2.0, offset=1)
+            while run.steps_done < ack.step + 50:
+                await trio.sleep(0.001)
+            return ack.step, await run.stop()
+    changed, end = trio.run(main)
+    assert end < 4000, "raise the recorder's size"
+    got = seen.numpy()[:end]
+    assert np.array_equal(got[:changed], np.full(changed, old)), np.unique(got[:changed])
+    assert np.array_equal(got[changed:], np.full(end - changed, new)), np.unique(got[changed:])
     prog.free()

@@ -199,26 +199,35 @@ class ControlBuffer:
                                  f"fields: {', '.join(self._host_scalars())})")
             item = control_value(f, value, f"command for control field {name!r}")
             entries.append((f.word, int(np.array(item).view(np.uint32))))
+        cap = self.command_capacity
+        if len(entries) > cap:
+            raise ValueError(
+                f"a send of {len(entries)} fields needs {len(entries)} free places in the "
+                f"command ring, which holds {cap}; send fewer fields at once or declare "
+                f"the ControlBuffer with commands={len(entries)} or more")
         head_w = self._fields["_cmd_head"].word
         ring_w = self._fields["_cmd_ring"].word
         tail_w = self._fields["_cmd_tail"].word
-        first = int(words[head_w])
-        deadline = time.perf_counter() + self.ctx.timeout
-        for word, bits in entries:
+        with self._host_lock:       # one sender at a time (GUI thread, trio task, ...)
             head = int(words[head_w])
-            while (head - int(words[tail_w])) & 0xFFFFFFFF >= self.command_capacity:
+            deadline = time.perf_counter() + self.ctx.timeout
+            while (head - int(words[tail_w])) & 0xFFFFFFFF > cap - len(entries):
                 if time.perf_counter() > deadline:
                     raise DeviceTimeout(
-                        f"the command ring is full ({self.command_capacity} commands not yet "
-                        f"applied) after {self.ctx.timeout:g} s: is a kernel calling "
-                        "ctrl.apply(step)?")
+                        f"the command ring is full ({cap - len(entries) + 1} or more of its {cap} "
+                        f"commands not yet applied) after {self.ctx.timeout:g} s: is a kernel "
+                        "calling ctrl.apply(step)?")
                 time.sleep(0.0002)
-            entry = ring_w + 2 * (head % self.command_capacity)
-            words[entry] = word
-            words[entry + 1] = bits
+            for k, (word, bits) in enumerate(entries):
+                entry = ring_w + 2 * ((head + k) % cap)
+                words[entry] = word
+                words[entry + 1] = bits
+            # one publication for all of the send's fields, after its entries: a kernel
+            # applies them all at one step (published one by one, a step could fall between
+            # two of them, and its acknowledgement would name only the later one's step)
             _store_fence()
-            words[head_w] = (head + 1) & 0xFFFFFFFF     # publish after the entry
-        return first, int(words[head_w])
+            words[head_w] = (head + len(entries)) & 0xFFFFFFFF
+            return head, (head + len(entries)) & 0xFFFFFFFF
 
     def ack(self) -> Ack:
         """The latest acknowledgement (sequence number 0: nothing applied yet)."""
