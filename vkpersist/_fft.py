@@ -127,15 +127,16 @@ def radix_plan(n: int, ctype) -> list[int]:
 def _radix_passes(x: Array, tw: Array, inverse: bool) -> Array:
     rows, n = x.shape
     a, b = x, Array(x.ctx, x.shape, x.dtype)
-    p = 1
+    pbits = 0                   # the sub-transforms' length so far is 2**pbits
     with x.ctx.batched():
         for rbits in radix_plan(n, x.dtype):
             bbits = min(K.room(x.dtype) >> rbits, n >> rbits).bit_length() - 1
             blocks = rows * (n >> (rbits + bbits))
             K.pass_kernel(x.dtype)[min(blocks, ROW_GROUPS), K.LOCAL](
-                a, b, tw, np.int32(p), np.int32(rbits), np.int32(bbits), np.int32(inverse))
+                a, b, tw, np.int32(n.bit_length() - 1), np.int32(pbits), np.int32(rbits),
+                np.int32(bbits), np.int32(inverse))
             a, b = b, (Array(x.ctx, x.shape, x.dtype) if a is x else a)
-            p <<= rbits
+            pbits += rbits
     return a
 
 

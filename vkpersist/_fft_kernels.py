@@ -62,13 +62,15 @@ def _dit_stages(buf, tw, n, inverse):
     """The radix-2 stages of a transform of n = 2**k held in shared memory in bit-reversed
     order (decimation in time: natural order out), between barriers."""
     lid = local_id(0)
+    hn = n >> 1
     half = 1
+    step = hn                               # n / (2 half), the twiddles' stride
     while half < n:
         j = lid
-        while j < n // 2:
+        while j < hn:
             pos = j & (half - 1)
-            a = (j - pos) * 2 + pos
-            w = tw[pos * (n // (2 * half))]
+            a = j + (j - pos)
+            w = tw[pos * step]
             if inverse != 0:
                 w = w.conjugate()
             u = buf[a]
@@ -77,7 +79,8 @@ def _dit_stages(buf, tw, n, inverse):
             buf[a + half] = u - t
             j += LOCAL
         barrier()
-        half *= 2
+        half <<= 1
+        step >>= 1
 
 
 @_cached
@@ -119,21 +122,24 @@ def pass_kernel(ctype):
     size = room(ctype)
 
     @kernel
-    def fft_pass(x, y, tw, p, rbits, bbits, inverse):
+    def fft_pass(x, y, tw, nbits, pbits, rbits, bbits, inverse):
+        # shifts and masks throughout: n, p, R and B are powers of two, and a division
+        # (Python's floor of signed ints) costs a dozen instructions more
         buf = shared.array(size, ctype)
         lid = local_id(0)
-        n = x.shape[1]
-        hn = n // 2
+        n = 1 << nbits
+        hn = n >> 1
+        p = 1 << pbits
         big = 1 << rbits
         bsize = 1 << bbits
         cells = big << bbits
         m = n >> rbits                  # sub-transforms per row
-        per_row = m >> bbits            # workgroup blocks per row
-        span = n // (p * big)           # tw[r k span] = exp(-2 pi i r k / (p R))
+        rowbits = nbits - rbits - bbits     # log2 of the workgroup blocks per row
+        span = n >> (pbits + rbits)     # tw[r k span] = exp(-2 pi i r k / (p R))
         blk = group_id(0)
-        while blk < x.shape[0] * per_row:
-            row = blk // per_row
-            i0 = (blk - row * per_row) << bbits
+        while blk < x.shape[0] << rowbits:
+            row = blk >> rowbits
+            i0 = (blk - (row << rowbits)) << bbits
             e = lid
             while e < cells:            # r-major, so a run of B reads is contiguous
                 r = e >> bbits
@@ -148,14 +154,15 @@ def pass_kernel(ctype):
                 e += LOCAL
             barrier()
             half = 1
+            step = hn                   # n / (2 half)
             while half < big:
                 j = lid
-                while j < cells // 2:
+                while j < cells >> 1:
                     jj = j >> bbits
                     pos = jj & (half - 1)
-                    lo = ((((jj - pos) * 2 + pos) << bbits) | (j & (bsize - 1)))
+                    lo = ((jj + (jj - pos)) << bbits) | (j & (bsize - 1))
                     hi = lo + (half << bbits)
-                    w = tw[pos * (n // (2 * half))]
+                    w = tw[pos * step]
                     if inverse != 0:
                         w = w.conjugate()
                     u = buf[lo]
@@ -164,7 +171,8 @@ def pass_kernel(ctype):
                     buf[hi] = u - t
                     j += LOCAL
                 barrier()
-                half *= 2
+                half <<= 1
+                step >>= 1
             e = lid
             if p >= bsize:              # the block's k run on: runs of B per q
                 k0 = i0 & (p - 1)
@@ -174,10 +182,9 @@ def pass_kernel(ctype):
                     e += LOCAL
             else:                       # e = c R p + q p + k is the address past i0 R
                 while e < cells:
-                    c = e // (big * p)
-                    rest = e - c * big * p
-                    q = rest // p
-                    y[row, i0 * big + e] = buf[(q << bbits) + c * p + rest - q * p]
+                    c = e >> (rbits + pbits)
+                    q = (e >> pbits) & (big - 1)
+                    y[row, (i0 << rbits) + e] = buf[(q << bbits) + (c << pbits) + (e & (p - 1))]
                     e += LOCAL
             barrier()                   # the next block overwrites buf
             blk += num_groups(0)
@@ -218,19 +225,21 @@ def bluestein_kernel(ctype):
                 buf[i] = buf[i] * spectrum[i]
                 i += LOCAL
             barrier()
-            half = mm // 2
+            half = mm >> 1
+            step = 1                    # mm / (2 half)
             while half >= 1:            # inverse, decimation in frequency
                 j = lid
-                while j < mm // 2:
+                while j < mm >> 1:
                     pos = j & (half - 1)
-                    a = (j - pos) * 2 + pos
+                    a = j + (j - pos)
                     u = buf[a]
                     t = buf[a + half]
                     buf[a] = u + t
-                    buf[a + half] = (u - t) * tw[pos * (mm // (2 * half))].conjugate()
+                    buf[a + half] = (u - t) * tw[pos * step].conjugate()
                     j += LOCAL
                 barrier()
-                half = half // 2
+                half >>= 1
+                step <<= 1
             i = lid
             while i < n:
                 y[row, i] = buf[_reversed(i, bits)] * post[i]
