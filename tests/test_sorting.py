@@ -104,8 +104,7 @@ def test_the_radix_sorts_prepare_flags_what_its_keys_lose(ctx):
         for track in (1, 0):
             special = ctx.asarray(np.array([7 * (1 - track)], np.uint32))
             radix._kernel("prepare", np.dtype(np.float32))[64, None](
-                ctx.asarray(x), Array(ctx, (n,), np.uint32), Array(ctx, (n,), np.int32),
-                special, n=n, track=track)
+                ctx.asarray(x), Array(ctx, (n,), np.uint32), special, n=n, track=track)
             assert int(special.numpy()[0]) == (want if track else 7)
 
 

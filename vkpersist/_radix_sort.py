@@ -15,7 +15,11 @@ four launches:
   2**24 keys on an H100);
 - `scatter`: every workgroup reads its tile again into shared memory, ranks its keys
   (invocation t owns the tile's keys t*ITEMS.. in order, so equal digits keep their order:
-  the sort is stable) and writes each (key, original index) pair to its position.
+  the sort is stable), places them in shared memory in digit order, and writes them out
+  from there, consecutive places by consecutive invocations, each (key, original index)
+  pair at its position. Written straight from the ranking, a warp's 32 keys went to 32
+  scattered words, each a 32-byte sector; in digit order they are a few runs.
+The first pass takes the indices from the positions (`prepare` writes none).
 All of it is recorded into one submission (`ctx.batched`). `np.sort`'s values are then the
 sorted keys turned back into values (`values`), unless the input holds a NaN or a -0.0,
 whose payloads and signs the keys do not keep (`prepare` flags them): then a gather of the
@@ -97,8 +101,7 @@ _PREPARE = _HEADER + """
 layout(push_constant) uniform P { uint n; uint track; };
 layout(std430, binding = 0) readonly buffer Src { SRC_T src[]; };
 layout(std430, binding = 1) writeonly buffer Keys { uint keys[]; };
-layout(std430, binding = 2) writeonly buffer Idx { int idx[]; };
-layout(std430, binding = 3) buffer Special { uint special; };   // a NaN or -0.0 seen
+layout(std430, binding = 2) buffer Special { uint special; };   // a NaN or -0.0 seen
 void main() {
     uint stride = gl_NumWorkGroups.x * WG;
     bool seen = false;
@@ -118,7 +121,6 @@ void main() {
         b ^= 0x80000000u;
 #endif
         keys[i] = b;
-        idx[i] = int(i);
     }
     // once an invocation, and not once the word is set: an input of NaNs is no flood
     if (track != 0u && seen && special == 0u) atomicOr(special, 1u);
@@ -214,8 +216,10 @@ layout(std430, binding = 3) writeonly buffer IdxOut { int idx_out[]; };
 layout(std430, binding = 4) readonly buffer Offsets { uint offsets[]; };
 layout(std430, binding = 5) readonly buffer Carries { uint carries[]; };
 shared uint tile_keys[TILE];
-// runs (BINS * WG = WG * RUN entries): the keys of each [digit][invocation], then their exclusive
-// prefix sums in that order
+shared uint starts[BINS];
+// runs (BINS * WG = WG * RUN entries): the keys of each [digit][invocation], then their
+// exclusive prefix sums in that order, which is each key's place in the tile sorted by its
+// digit; then the tile's indices in that order
 void main() {
     uint tile = tile_index();
     if (tile >= tiles) {
@@ -234,8 +238,12 @@ void main() {
     for (uint d = 0u; d < BINS; ++d) {
         seen[d] = 0u;
     }
-    for (uint i = 0u; i < own; ++i) {
-        seen[DIGIT(tile_keys[first + i])] += 1u;
+    uint mine[ITEMS];
+    for (uint i = 0u; i < ITEMS; ++i) {
+        mine[i] = tile_keys[first + i];
+        if (i < own) {
+            seen[DIGIT(mine[i])] += 1u;
+        }
     }
     for (uint d = 0u; d < BINS; ++d) {
         runs[d * WG + t] = seen[d];
@@ -243,16 +251,34 @@ void main() {
     }
     barrier();
     scan_runs();
-    // runs[d][t] - runs[d][0]: the tile's keys of digit d before this invocation's
-    for (uint i = 0u; i < own; ++i) {
-        uint key = tile_keys[first + i];
+    uint place[ITEMS];
+    for (uint i = 0u; i < ITEMS; ++i) {
+        uint d = DIGIT(mine[i]);
+        place[i] = runs[d * WG + t] + seen[d];
+        seen[d] += i < own ? 1u : 0u;
+    }
+    if (t < BINS) {
+        starts[t] = runs[t * WG];           // the tile's keys of smaller digits
+    }
+    barrier();                              // runs and tile_keys are read: reuse them
+    for (uint i = 0u; i < ITEMS; ++i) {
+        if (i < own) {
+            tile_keys[place[i]] = mine[i];
+            // the first pass's indices are the positions themselves (prepare writes none)
+            runs[place[i]] = shift == 0u ? base + first + i : uint(idx_in[base + first + i]);
+        }
+    }
+    barrier();
+    // the tile in digit order: each digit's keys go to consecutive places, so a warp's
+    // writes are a few runs, not one scattered word each
+    uint count = min(TILE, n - base);
+    for (uint i = t; i < count; i += WG) {
+        uint key = tile_keys[i];
         uint d = DIGIT(key);
         uint j = d * tiles + tile;          // scanned within its segment, plus the carry
-        uint pos = offsets[j] + carries[j / SEG] + (runs[d * WG + t] - runs[d * WG])
-                   + seen[d];
-        seen[d] += 1u;
+        uint pos = offsets[j] + carries[j / SEG] + i - starts[d];
         keys_out[pos] = key;
-        idx_out[pos] = idx_in[base + first + i];
+        idx_out[pos] = int(runs[i]);
     }
 }
 """
@@ -338,8 +364,7 @@ def sort_row(src: Array, values: bool):
     if values:
         special.fill(0)
     with ctx.batched():
-        _kernel("prepare", dtype)[flat, None](src, keys[0], idx[0], special, n=n,
-                                              track=int(values))
+        _kernel("prepare", dtype)[flat, None](src, keys[0], special, n=n, track=int(values))
         for p, shift in enumerate(range(0, 32, BITS)):
             a, b = p % 2, 1 - p % 2
             _kernel("count")[grid, None](keys[a], counts, n=n, shift=shift, tiles=tiles)
