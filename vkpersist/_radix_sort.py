@@ -19,7 +19,8 @@ four launches:
   from there, consecutive places by consecutive invocations, each (key, original index)
   pair at its position. Written straight from the ranking, a warp's 32 keys went to 32
   scattered words, each a 32-byte sector; in digit order they are a few runs.
-The first pass takes the indices from the positions (`prepare` writes none).
+The first pass takes the indices from the positions (`prepare` writes none); np.sort moves
+none when `prepare` flagged nothing (its values then come from the keys alone).
 All of it is recorded into one submission (`ctx.batched`). `np.sort`'s values are then the
 sorted keys turned back into values (`values`), unless the input holds a NaN or a -0.0,
 whose payloads and signs the keys do not keep (`prepare` flags them): then a gather of the
@@ -208,13 +209,14 @@ void main() {
 """
 
 _SCATTER = _HEADER + _RUNS + """
-layout(push_constant) uniform P { uint n; uint shift; uint tiles; };
+layout(push_constant) uniform P { uint n; uint shift; uint tiles; uint keys_only; };
 layout(std430, binding = 0) readonly buffer KeysIn { uint keys_in[]; };
 layout(std430, binding = 1) readonly buffer IdxIn { int idx_in[]; };
 layout(std430, binding = 2) writeonly buffer KeysOut { uint keys_out[]; };
 layout(std430, binding = 3) writeonly buffer IdxOut { int idx_out[]; };
 layout(std430, binding = 4) readonly buffer Offsets { uint offsets[]; };
 layout(std430, binding = 5) readonly buffer Carries { uint carries[]; };
+layout(std430, binding = 6) readonly buffer Special { uint special; };
 shared uint tile_keys[TILE];
 shared uint starts[BINS];
 // runs (BINS * WG = WG * RUN entries): the keys of each [digit][invocation], then their
@@ -260,12 +262,16 @@ void main() {
     if (t < BINS) {
         starts[t] = runs[t * WG];           // the tile's keys of smaller digits
     }
+    // np.sort of keys that lost nothing needs no indices (the values come from the keys)
+    bool indices = keys_only == 0u || special != 0u;
     barrier();                              // runs and tile_keys are read: reuse them
     for (uint i = 0u; i < ITEMS; ++i) {
         if (i < own) {
             tile_keys[place[i]] = mine[i];
             // the first pass's indices are the positions themselves (prepare writes none)
-            runs[place[i]] = shift == 0u ? base + first + i : uint(idx_in[base + first + i]);
+            if (indices) {
+                runs[place[i]] = shift == 0u ? base + first + i : uint(idx_in[base + first + i]);
+            }
         }
     }
     barrier();
@@ -278,7 +284,9 @@ void main() {
         uint j = d * tiles + tile;          // scanned within its segment, plus the carry
         uint pos = offsets[j] + carries[j / SEG] + i - starts[d];
         keys_out[pos] = key;
-        idx_out[pos] = int(runs[i]);
+        if (indices) {
+            idx_out[pos] = int(runs[i]);
+        }
     }
 }
 """
@@ -347,9 +355,10 @@ def _grid(tiles: int) -> tuple[int, int]:
     return (min(tiles, MAX_X), -(-tiles // MAX_X))
 
 
-def sort_row(src: Array, values: bool):
-    """(sorted values or None, int32 indices), each of shape (1, n), for the contiguous
-    1-d `src` of a dtype `applies` accepts. Launched as one submission, not waited for."""
+def sort_row(src: Array, values: bool, indices: bool = True):
+    """(sorted values or None, int32 indices or None), each of shape (1, n), for the
+    contiguous 1-d `src` of a dtype `applies` accepts. Launched as one submission, not
+    waited for."""
     ctx, n, dtype = src.ctx, src.size, src.dtype
     tiles = -(-n // TILE)
     keys = [Array(ctx, (n,), np.uint32), Array(ctx, (n,), np.uint32)]
@@ -371,9 +380,10 @@ def sort_row(src: Array, values: bool):
             _kernel("scan_segments")[_grid(segments), None](counts, carries, len=counts.size)
             _kernel("scan")[1, None](carries, len=segments)
             _kernel("scatter")[grid, None](keys[a], idx[a], keys[b], idx[b], counts, carries,
-                                           n=n, shift=shift, tiles=tiles)
+                                           special, n=n, shift=shift, tiles=tiles,
+                                           keys_only=int(values and not indices))
         # eight passes: the result is back in keys[0], idx[0]
         if values:
             _kernel("values", dtype)[flat, None](src, idx[0], keys[0], special,
                                                  out.reshape(n), n=n)
-    return out, idx[0].reshape(1, n)
+    return out, (idx[0].reshape(1, n) if indices else None)

@@ -115,17 +115,18 @@ def _key_dtype(dtype: np.dtype, what: str) -> np.dtype:
     return dtype
 
 
-def _sorted_rows(a: Array, axis: int, what: str, values: bool = True):
+def _sorted_rows(a: Array, axis: int, what: str, values: bool = True, indices: bool = True):
     """(keys, indices) of `a` sorted along `axis`, both (P, n), and the shape of `a` with
     `axis` moved last. A long single row of 32-bit keys takes the radix sort
-    (_radix_sort.py), which gives keys only when `values` asks for them."""
+    (_radix_sort.py), which gives keys only when `values` asks for them, and indices only
+    when `indices` does."""
     keyt = _key_dtype(a.dtype, what)
     moved = np.moveaxis(a, axis, -1)
     n = moved.shape[-1]
     rows = int(np.prod(moved.shape[:-1], dtype=np.int64))
     if _radix.applies(a.ctx.info, keyt, rows, n) and keyt == a.dtype:
         row = moved.reshape(n)
-        keys, idx = _radix.sort_row(row if row._plain else row.copy(), values)
+        keys, idx = _radix.sort_row(row if row._plain else row.copy(), values, indices)
         return keys, idx, moved.shape
     m = 1 << max(0, (n - 1).bit_length())
     keys = Array(a.ctx, (rows, m), keyt)
@@ -177,7 +178,7 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     a, axis = _axis(a, axis)
     if a.ndim == 0:
         raise np.exceptions.AxisError(axis, 0)
-    keys, _, shape = _sorted_rows(a, axis, "sort")
+    keys, _, shape = _sorted_rows(a, axis, "sort", indices=False)
     return _finish(keys, shape, axis, a.dtype)
 
 
