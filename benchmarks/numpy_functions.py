@@ -26,9 +26,10 @@ from programs import _cupy                   # benchmarks/programs.py
 from reductions import _median_us          # benchmarks/reductions.py
 
 
-def _median_ms(fn, sync, repeats: int) -> float:
-    """The median of `repeats` calls of fn followed by sync, in ms (reductions.py's timer)."""
-    return _median_us(lambda: (fn(), sync()), repeats) / 1e3
+def _median_ms(fn, sync, repeats: int, warm_s: float = 0.3) -> float:
+    """The median of `repeats` calls of fn followed by sync, in ms (reductions.py's timer),
+    after `warm_s` of calls (the GPU's clocks)."""
+    return _median_us(lambda: (fn(), sync()), repeats, warm_s) / 1e3
 
 
 def cases(n: int, rng):
@@ -93,7 +94,7 @@ def main() -> None:
         want = fn(np, *inputs)
         dev = [ctx.asarray(v) for v in inputs]
         _check(name, fn(np, *dev), want, tol)
-        t_np = _median_ms(lambda: fn(np, *inputs), lambda: None, args.repeats)
+        t_np = _median_ms(lambda: fn(np, *inputs), lambda: None, args.repeats, warm_s=0)
         t_vk = _median_ms(lambda: fn(np, *dev), ctx.synchronize, args.repeats)
         line = f"{name:<10} {t_np:>9.2f} {t_vk:>10.2f}"
         if cp is not None:

@@ -26,8 +26,14 @@ import vkpersist as vkp
 from programs import _cupy                   # benchmarks/programs.py
 
 
-def _median_us(fn, repeats: int) -> float:
-    fn()                                           # warm-up (compiles, allocates)
+def _median_us(fn, repeats: int, warm_s: float = 0.0) -> float:
+    """The median of `repeats` timed calls after a warm-up call (it compiles and
+    allocates) and, with `warm_s`, calls for that long first (a GPU starting from idle
+    clocks ran the first row of numpy_functions.py 3x slow: sort 26-28 ms, 5.6 ms warm)."""
+    fn()
+    end = time.perf_counter() + warm_s
+    while time.perf_counter() < end:
+        fn()
     times = []
     for _ in range(repeats):
         t = time.perf_counter()
