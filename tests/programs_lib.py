@@ -78,22 +78,6 @@ def counters(ctx, every_ctl=3):
     return prog, counts, log
 
 
-def recorder(ctx, n):
-    """Records, for each of its first n steps, freq + 100 offset as that step saw them."""
-    prog = vkp.Program(ctx, name="recorder")
-    seen = prog.array("seen", (n,), np.float32)
-    ctl = prog.controls(freq=vkp.f32(1.5), offset=vkp.i32(-3))
-
-    @prog.stage(domain=1)
-    def record(i):
-        s = prog.step
-        if s < n:
-            seen[s] = ctl.freq + ctl.offset * 100.0
-
-    prog.loop(record)
-    return prog, seen
-
-
 def long_loop(ctx, iterations):
     """One stage whose single invocation loops `iterations` times."""
     prog = vkp.Program(ctx, name="long_loop")
@@ -328,3 +312,19 @@ def ticker(ctx, capacity, policy="drop"):
 
     prog.loop(tick)
     return prog, sock, count
+
+
+def recorder(ctx, n):
+    """Records, for each of its first n steps, freq + 100 offset as that step saw them."""
+    prog = vkp.Program(ctx, name="recorder")
+    seen = prog.array("seen", (n,), np.float32)
+    ctl = prog.controls(freq=vkp.f32(1.5), offset=vkp.i32(-3))
+
+    @prog.stage(domain=1)
+    def record(i):
+        s = prog.step
+        if s < n:
+            seen[s] = ctl.freq + ctl.offset * 100.0
+
+    prog.loop(record)
+    return prog, seen
