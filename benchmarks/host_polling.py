@@ -1,0 +1,106 @@
+"""A host that polls mapped memory in a tight loop: does the device slow down?
+
+    python3 benchmarks/host_polling.py [--device SELECTOR] [--seconds 1.5] [--modes launch persistent]
+
+Why: on the H200 (2026-12-06) tests/test_frame_integrity.py's launch-mode case stalled.
+Its reader polls a program memsock in a loop that never sleeps (`await trio.sleep(0)`),
+reading the ring's header word (host memory) and the drop count (a device-local,
+host-visible word) each time. A dump taken at the stall showed the epoch in flight at 38
+of its 256 steps for more than 4 s; the moment the reader stopped polling (to print the
+dump) the steps went on, 77,000 in the next 2 s. Which read does it, and in which mode,
+is what this measures.
+
+A program writes one memsock frame per step (capacity 4, policy "drop") and runs
+unbounded in a session while its trio body, for `--seconds` each, calls one of these in a
+loop, yielding with `trio.sleep(0)` (and, for two of them, with a 0.2 ms sleep instead):
+  poll+dropped   sock.poll() (a frame, if any, released at once) and sock.dropped
+  poll           sock.poll() only: the header word, in host memory
+  dropped        sock.dropped only: the drop count, in device-local host-visible memory
+  control word   a word of the program's ControlBuffer (device-local host-visible)
+  nothing        no read: the trio loop alone
+Each row: the body's reads per second and the program's steps per second meanwhile.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import trio
+
+import vkpersist as vkp
+
+
+def ticker(ctx):
+    prog = vkp.Program(ctx, name="ticker")
+    sock = prog.memsock("ticks", np.uint32, (2,), capacity=4, policy="drop",
+                        payload={"step": vkp.u32})
+
+    @prog.stage(domain=2)
+    def tick(i):
+        sock.frame[i] = prog.step + i
+        if i == 0:
+            sock.step = prog.step
+
+    prog.loop(tick)
+    return prog, sock
+
+
+def readers(prog, sock):
+    def poll():
+        frame = sock.poll()
+        if frame is not None:
+            frame.release()
+
+    def poll_dropped():
+        poll()
+        return sock.dropped
+
+    words = prog.ctl._words
+    return {"poll+dropped": poll_dropped, "poll": poll, "dropped": lambda: sock.dropped,
+            "control word": lambda: int(words[0]), "nothing": lambda: None}
+
+
+def measure(ctx, mode: str, seconds: float) -> list[tuple[str, float, float, float]]:
+    prog, sock = ticker(ctx)
+    rows = []
+
+    async def main():
+        async with prog.session(mode=mode) as run:
+            await trio.sleep(0.5)                     # compiled, running, clocks up
+            for name, read in readers(prog, sock).items():
+                for pause in ((0.0, 0.0002) if name in ("poll+dropped", "nothing") else (0.0,)):
+                    s0, t0 = run.steps_done, time.perf_counter()
+                    reads = 0
+                    while time.perf_counter() - t0 < seconds:
+                        read()
+                        reads += 1
+                        await trio.sleep(pause)
+                    s1, t1 = run.steps_done, time.perf_counter()
+                    while (frame := sock.poll()) is not None:
+                        frame.release()
+                    rows.append((name, pause, reads / (t1 - t0), (s1 - s0) / (t1 - t0)))
+            await run.stop()
+    trio.run(main)
+    prog.free()
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--device", default=None)
+    parser.add_argument("--seconds", type=float, default=1.5)
+    parser.add_argument("--modes", nargs="*", default=["launch", "persistent"])
+    args = parser.parse_args()
+    ctx = vkp.Context(args.device)
+    print(f"device: {ctx.info.name}; {args.seconds:g} s a row")
+    print(f"{'mode':<11} {'read':<13} {'yield':<10} {'reads/s':>10} {'steps/s':>10}")
+    for mode in args.modes:
+        for name, pause, reads, steps in measure(ctx, mode, args.seconds):
+            yield_ = "sleep(0)" if pause == 0 else f"{pause * 1e3:g} ms"
+            print(f"{mode:<11} {name:<13} {yield_:<10} {reads:>10,.0f} {steps:>10,.0f}",
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()
