@@ -179,9 +179,10 @@ class ControlBuffer:
 
     # ---- commands ------------------------------------------------------------------------
     def send_nowait(self, **values) -> int:
-        """Queue commands that set host fields; a kernel applies them in order when it calls
-        `ctrl.apply(step)`. Returns the sequence number to wait for (`wait_ack`, `send`).
-        The command stays queued until a kernel applies it."""
+        """Queue a command that sets host fields; a kernel applies queued commands in order
+        when it calls `ctrl.apply(step)`, all the fields of one command at the same step.
+        Returns the sequence number to wait for (`wait_ack`, `send`). The command stays
+        queued until a kernel applies it."""
         return self._enqueue(values)[1]
 
     def _enqueue(self, values: dict) -> tuple[int, int]:
