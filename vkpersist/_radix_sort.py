@@ -29,9 +29,10 @@ input by the sorted indices, so they are the input's own. The gather's random re
 
 NumPy's order: NaNs last (any sign or payload, in their original order), -0.0 and 0.0
 equal (original order kept), as the bitonic path and NumPy's stable sort.
-Shared memory per workgroup: 8 KB of keys, 16 KB of ranks, 1 KB of sums (SHARED_BYTES), more
-than the 16 KB Vulkan promises: a device with less keeps the bitonic network (lavapipe,
-NVIDIA, AMD, Intel, Mali, Adreno and Apple offer 32 KB or more). No subgroup operations.
+Shared memory per workgroup: 8 KB of keys, 16 KB of ranks, 1 KB of sums, 64 bytes of
+digit starts (SHARED_BYTES), more than the 16 KB Vulkan promises: a device with less keeps
+the bitonic network (lavapipe, NVIDIA, AMD, Intel, Mali, Adreno and Apple offer 32 KB or
+more). No subgroup operations.
 """
 from __future__ import annotations
 
@@ -326,7 +327,7 @@ _TYPES = {np.dtype(np.float32): ("float", "floatBitsToUint(src[i])", "uintBitsTo
 _KERNELS: dict = {}
 
 
-SHARED_BYTES = 4 * (TILE + (1 << BITS) * WG + WG)     # the scatter's shared memory
+SHARED_BYTES = 4 * (TILE + (1 << BITS) * WG + WG + (1 << BITS))   # the scatter's shared memory
 
 
 def applies(info, dtype: np.dtype, rows: int, n: int) -> bool:
