@@ -168,6 +168,7 @@ class ControlBuffer:
         self.buffer, self._words = control_words(self.ctx, words)
         self.shape = ()
         self._host_lock = threading.Lock()
+        self._send_lock = threading.Lock()     # a send's ring places and head
         self._orphans: list[tuple[int, int]] = []    # cancelled sends a kernel may still apply
         self._owner = None          # a Program sets its name here (for error messages)
         for name, (t, init, _) in specs.items():
@@ -209,7 +210,7 @@ class ControlBuffer:
         head_w = self._fields["_cmd_head"].word
         ring_w = self._fields["_cmd_ring"].word
         tail_w = self._fields["_cmd_tail"].word
-        with self._host_lock:       # one sender at a time (GUI thread, trio task, ...)
+        with self._send_lock:       # one sender at a time (GUI thread, trio task, ...)
             head = int(words[head_w])
             deadline = time.perf_counter() + self.ctx.timeout
             while (head - int(words[tail_w])) & 0xFFFFFFFF > cap - len(entries):
