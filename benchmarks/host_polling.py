@@ -1,6 +1,7 @@
 """A host that polls mapped memory in a tight loop: does the device slow down?
 
-    python3 benchmarks/host_polling.py [--device SELECTOR] [--seconds 1.5] [--modes launch persistent]
+    python3 benchmarks/host_polling.py [--device SELECTOR] [--seconds 1.5]
+                                       [--modes launch persistent]
 
 Why: on the H200 (2026-12-06) tests/test_frame_integrity.py's launch-mode case stalled.
 Its reader polls a program memsock in a loop that never sleeps (`await trio.sleep(0)`),
@@ -10,9 +11,10 @@ of its 256 steps for more than 4 s; the moment the reader stopped polling (to pr
 dump) the steps went on, 77,000 in the next 2 s. Which read does it, and in which mode,
 is what this measures.
 
-A program writes one memsock frame per step (capacity 4, policy "drop") and runs
-unbounded in a session while its trio body, for `--seconds` each, calls one of these in a
-loop, yielding with `trio.sleep(0)` (and, for two of them, with a 0.2 ms sleep instead):
+The test's program (tests/programs_lib.py `ticker`: one memsock frame per step, capacity
+4, policy "drop") runs unbounded in a session while its trio body, for `--seconds` each,
+calls one of these in a loop, yielding with `trio.sleep(0)` (and, for two of them, with a
+0.2 ms sleep instead):
   poll+dropped   sock.poll() (a frame, if any, released at once) and sock.dropped
   poll           sock.poll() only: the header word, in host memory
   dropped        sock.dropped only: the drop count, in device-local host-visible memory
@@ -23,27 +25,16 @@ Each row: the body's reads per second and the program's steps per second meanwhi
 from __future__ import annotations
 
 import argparse
+import pathlib
+import sys
 import time
 
-import numpy as np
 import trio
 
-import vkpersist as vkp
-
-
-def ticker(ctx):
-    prog = vkp.Program(ctx, name="ticker")
-    sock = prog.memsock("ticks", np.uint32, (2,), capacity=4, policy="drop",
-                        payload={"step": vkp.u32})
-
-    @prog.stage(domain=2)
-    def tick(i):
-        sock.frame[i] = prog.step + i
-        if i == 0:
-            sock.step = prog.step
-
-    prog.loop(tick)
-    return prog, sock
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
+import vkpersist as vkp                            # noqa: E402
+from programs_lib import ticker                    # noqa: E402  (the stalled test's program)
 
 
 def readers(prog, sock):
@@ -62,7 +53,7 @@ def readers(prog, sock):
 
 
 def measure(ctx, mode: str, seconds: float) -> list[tuple[str, float, float, float]]:
-    prog, sock = ticker(ctx)
+    prog, sock, _ = ticker(ctx, capacity=4)
     rows = []
 
     async def main():
