@@ -200,11 +200,13 @@ def test_a_refused_submission_leaves_the_context_usable(ctx, monkeypatch):
     ctx.synchronize()
     core = ctx._core_alive()
     fences = len(core.free_fences)
-    monkeypatch.setattr(_api, "_queue_submit", lambda *args: -2)   # VK_ERROR_OUT_OF_DEVICE_MEMORY
+    monkeypatch.setattr(_api.held, "vkQueueSubmit", lambda *args: -2)   # VK_ERROR_OUT_OF_DEVICE_MEMORY
     with pytest.raises(vkp.OutOfDeviceMemory, match="^vkQueueSubmit: the driver is out of device memory$"):
         bump[1, 64](x)
     monkeypatch.undo()
-    assert len(core.free_fences) == fences and fences  # its fence went back, unsubmitted
+    # its fence went back, unsubmitted: the one it took, or one made for it (on a discrete
+    # GPU the fill of zeros() is fenced too, and signalled fences are reset 8 at a time)
+    assert len(core.free_fences) == max(fences, 1)
     ctx.synchronize(timeout=30)             # returns: nothing waits for the refused launch
     bump[1, 64](x)
     assert np.all(x.numpy() == 2)           # the refused launch did not run
@@ -213,7 +215,7 @@ def test_a_refused_submission_leaves_the_context_usable(ctx, monkeypatch):
 
 def test_a_submission_that_reports_the_device_lost_loses_the_context(fresh, monkeypatch):
     x = fresh.zeros(64)
-    monkeypatch.setattr(_api, "_queue_submit", lambda *args: -4)   # VK_ERROR_DEVICE_LOST
+    monkeypatch.setattr(_api.held, "vkQueueSubmit", lambda *args: -4)   # VK_ERROR_DEVICE_LOST
     with pytest.raises(vkp.DeviceLost, match=rf"^{re.escape(fresh.info.name)}: vkQueueSubmit: "
                        "the device was lost"):
         bump[1, 64](x)

@@ -25,6 +25,7 @@ makes the wrapped calls fail and checks what the user gets, and that nothing lea
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import time
 
 from .._errors import (DeviceLost, DeviceTimeout, OutOfDeviceMemory, VkPersistError,
@@ -112,22 +113,92 @@ def wait_fences(device, fences, timeout_s: float, what: str) -> None:
                                 "(timeout=, or VKPERSIST_TIMEOUT) if it is simply long")
 
 
-# ---- the launch hot path: direct cffi calls --------------------------------------------
+def fence_wait(device, fence, seconds: float, what: str) -> bool:
+    """One blocking wait (the GIL released) of at most `seconds` for `fence`: whether it
+    signalled."""
+    if _lost_injections:
+        _injected_loss(what)
+    handles = ffi.new("VkFence[1]", [fence])
+    result = vk.lib.vkWaitForFences(device, 1, handles, vk.VK_TRUE,
+                                    int(max(0.0, seconds) * 1e9))
+    if result == _TIMEOUT:
+        return False
+    check_result(result, what)
+    return True
+
+
+# ---- the launch hot path: direct calls that keep the GIL --------------------------------
 # The binding wraps every call in Python that converts each argument (tens of µs per launch
-# on a fast GPU). Submission, fence polling and waits go straight to the C functions with
-# structs built once; result codes are checked here.
+# on a fast GPU). Submission, fence polling and recording go straight to the C functions
+# with structs built once; result codes are checked here.
+#
+# Those short calls keep the GIL (ctypes.PYFUNCTYPE); cffi releases it around every call.
+# A thread that gives up the GIL for a microsecond call waits to get it back until the
+# thread holding it is made to switch (sys.getswitchinterval(), 5 ms), when that thread
+# runs Python without pause: a trio loop polling a memsock with `await trio.sleep(0)`. The
+# session driver (its own thread) makes a few such calls per batch of fallback steps, and
+# thousands when it records a new batch: on an H100 (2026-12-06, benchmarks/host_polling.py)
+# a launch-mode session ran 262 steps/s against 46,700 while its body polled a drop count,
+# and tests/test_frame_integrity.py's reader saw no frame for 10 s while the driver recorded
+# a batch. A thread calling a C function 2,520 times/s through cffi while the main thread
+# computed managed 936,000 calls/s through PYFUNCTYPE (1.7M alone; same cost per call).
+# Waits that block (vkWaitForFences) still release the GIL.
 _SUCCESS, _NOT_READY, _TIMEOUT, _DEVICE_LOST = 0, 1, 2, -4
+
+_RESULTS = {         # name: result type (None: void); the arguments are converted by hand
+    "vkQueueSubmit": ctypes.c_int32, "vkGetFenceStatus": ctypes.c_int32,
+    "vkResetFences": ctypes.c_int32, "vkBeginCommandBuffer": ctypes.c_int32,
+    "vkEndCommandBuffer": ctypes.c_int32, "vkCmdPipelineBarrier": None,
+    "vkCmdBindPipeline": None, "vkCmdBindDescriptorSets": None, "vkCmdPushConstants": None,
+    "vkCmdDispatch": None, "vkCmdDispatchIndirect": None, "vkCmdCopyBuffer": None,
+    "vkCmdFillBuffer": None,
+}
+
+
+class _HeldCalls:
+    """`held.vkX(...)`: the loader's vkX, called with the GIL held. Without declared
+    argument types (ctypes then converts nothing itself: ~300 ns a call against ~550 with
+    them, and ~500 through cffi), so every argument is a ctypes object of the C type
+    (handles and long-lived struct pointers from `address()`, sizes as c_uint64, any
+    uint32 above 2**31 - 1 as c_uint32), a Python int below 2**31 for a uint32, None for
+    NULL, or bytes for a pointer to their data."""
+
+    def __getattr__(self, name: str):
+        pointer = int(ffi.cast("uintptr_t", getattr(vk.lib, name)))
+        function = ctypes.PYFUNCTYPE(_RESULTS[name])(pointer)
+        function.argtypes = None
+        setattr(self, name, function)
+        return function
+
+
+held = _HeldCalls()
+_ADDRESSES: dict = {}
+_ADDRESSES_KEPT = 8192
+
+
+def address(cdata) -> ctypes.c_void_p:
+    """A binding handle or a long-lived C struct pointer as a ctypes pointer for `held`
+    calls (memoised: a lookup costs ~40 ns, the conversion ~600). Never for a short-lived
+    struct: the memo keeps its cdata alive until the memo is next cleared."""
+    try:
+        return _ADDRESSES[cdata]
+    except KeyError:
+        if len(_ADDRESSES) >= _ADDRESSES_KEPT:
+            _ADDRESSES.clear()
+        value = _ADDRESSES[cdata] = ctypes.c_void_p(int(ffi.cast("uintptr_t", cdata)))
+        return value
 
 
 class RawSubmit:
     """A VkSubmitInfo for one command buffer, built once and reused for every submission."""
-    __slots__ = ("handles", "info")
+    __slots__ = ("handles", "info", "address")
 
     def __init__(self, command_buffer):
         self.handles = ffi.new("VkCommandBuffer[1]", [command_buffer])
         self.info = ffi.new("VkSubmitInfo*", {"sType": vk.VK_STRUCTURE_TYPE_SUBMIT_INFO,
                                               "commandBufferCount": 1,
                                               "pCommandBuffers": self.handles})
+        self.address = ctypes.c_void_p(int(ffi.cast("uintptr_t", self.info)))
 
 
 def check_result(result: int, what: str) -> None:
@@ -144,26 +215,21 @@ def check_result(result: int, what: str) -> None:
     raise VkPersistError(f"{what} failed with VkResult {result}")
 
 
-_queue_submit = None
-
-
 def raw_submit(queue, submit: RawSubmit, fence) -> None:
-    global _queue_submit
-    if _queue_submit is None:
-        _queue_submit = vk.lib.vkQueueSubmit
-    result = _queue_submit(queue, 1, submit.info, fence or ffi.NULL)
+    result = held.vkQueueSubmit(address(queue), 1, submit.address,
+                                None if fence is None else address(fence))
     if result:
         check_result(result, "vkQueueSubmit")
 
 
 def raw_submit_fence_only(queue, fence) -> None:
-    check_result(vk.lib.vkQueueSubmit(queue, 0, ffi.NULL, fence), "vkQueueSubmit")
+    check_result(held.vkQueueSubmit(address(queue), 0, None, address(fence)), "vkQueueSubmit")
 
 
 def raw_fence_signaled(device, fence) -> bool:
     if _lost_injections:
         _injected_loss("vkGetFenceStatus")
-    result = vk.lib.vkGetFenceStatus(device, fence)
+    result = held.vkGetFenceStatus(address(device), address(fence))
     if result == _NOT_READY:
         return False
     check_result(result, "vkGetFenceStatus")
@@ -171,8 +237,8 @@ def raw_fence_signaled(device, fence) -> bool:
 
 
 def raw_reset_fences(device, fences: list) -> None:
-    check_result(vk.lib.vkResetFences(device, len(fences), ffi.new("VkFence[]", fences)),
-           "vkResetFences")
+    handles = (ctypes.c_void_p * len(fences))(*[address(f) for f in fences])
+    check_result(held.vkResetFences(address(device), len(fences), handles), "vkResetFences")
 
 
 def spin_until_signaled(device, fence, seconds: float, what: str = "vkGetFenceStatus") -> bool:
@@ -180,7 +246,7 @@ def spin_until_signaled(device, fence, seconds: float, what: str = "vkGetFenceSt
     50-140 µs on the H200 against ~21 µs spinning), so short waits spin first."""
     if _lost_injections:
         _injected_loss(what)
-    status = vk.lib.vkGetFenceStatus
+    status, device, fence = held.vkGetFenceStatus, address(device), address(fence)
     deadline = time.perf_counter() + seconds
     while True:
         result = status(device, fence)

@@ -2,17 +2,21 @@
 one-shot commands (copies, fills): submitted behind the pending work without waiting
 (`submit_now`), or submitted and waited for (`run_now`, for reads the host needs at once).
 
-Recording goes straight to the C functions (`vk.lib`) with structs built once per process:
-through the binding's Python wrappers one dispatch took 48 µs of argument conversion on
-lavapipe's host (4 calls plus a barrier), directly 2.8 µs (scratch probe, 2026-12-05). A
-launch whose push constants change every time (a time step passed as a scalar) records a
-command buffer per launch, so this is on its hot path.
+Recording goes straight to the C functions (`held`, with the GIL held: _api.py says why)
+with structs built once per process: through the binding's Python wrappers one dispatch
+took 48 µs of argument conversion on lavapipe's host (4 calls plus a barrier), directly
+2.8 µs (scratch probe, 2026-12-05). A launch whose push constants change every time (a time
+step passed as a scalar) records a command buffer per launch, so this is on its hot path.
 """
 from __future__ import annotations
 
-from ._api import RawSubmit, check_result, ffi, translated, vk
+from ctypes import c_uint32, c_uint64, c_void_p
+
+from ._api import RawSubmit, address, check_result, ffi, held, translated, vk
 
 _CONST = None
+_COMPUTE = 1            # VK_PIPELINE_BIND_POINT_COMPUTE
+_SHADER_COMPUTE = 0x20  # VK_SHADER_STAGE_COMPUTE_BIT
 
 
 def _constants():
@@ -45,7 +49,7 @@ def _constants():
 
 def _barrier(cb, which) -> None:
     src, dst, barrier = which
-    vk.lib.vkCmdPipelineBarrier(cb, src, dst, 0, 1, barrier, 0, ffi.NULL, 0, ffi.NULL)
+    held.vkCmdPipelineBarrier(address(cb), src, dst, 0, 1, address(barrier), 0, None, 0, None)
 
 
 def barrier_after_previous(cb) -> None:
@@ -67,18 +71,19 @@ def barrier_before_host(cb) -> None:
 def dispatch(cb, pipeline, buffers, groups, push: bytes) -> None:
     """Bind `pipeline` with `buffers` and its push constants, and dispatch `groups`: either
     (x, y, z) or ("indirect", buffer, byte offset) for counts an earlier dispatch wrote."""
-    lib = vk.lib
-    lib.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle)
+    cb = address(cb)
+    held.vkCmdBindPipeline(cb, _COMPUTE, address(pipeline.handle))
     if pipeline.reflection.bindings:
-        lib.vkCmdBindDescriptorSets(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout, 0,
-                                    1, pipeline.cache.descriptor_set(buffers), 0, ffi.NULL)
+        held.vkCmdBindDescriptorSets(cb, _COMPUTE, address(pipeline.layout), 0, 1,
+                                     address(pipeline.cache.descriptor_set(buffers)), 0, None)
     if push:        # the bytes are copied into the command buffer by the call
-        lib.vkCmdPushConstants(cb, pipeline.layout, vk.VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                               len(push), ffi.from_buffer(push))
+        held.vkCmdPushConstants(cb, address(pipeline.layout), _SHADER_COMPUTE, 0, len(push),
+                                bytes(push))
     if groups[0] == "indirect":
-        lib.vkCmdDispatchIndirect(cb, groups[1].handle, groups[2])
+        held.vkCmdDispatchIndirect(cb, address(groups[1].handle), c_uint64(groups[2]))
     else:
-        lib.vkCmdDispatch(cb, *groups)
+        x, y, z = groups      # ints of any kind (NumPy's too): held calls convert none
+        held.vkCmdDispatch(cb, int(x), int(y), int(z))
 
 
 def record(cb, body, *, reusable: bool) -> None:
@@ -94,12 +99,12 @@ def record(cb, body, *, reusable: bool) -> None:
 def begin_commands(cb, info) -> int:
     """vkBeginCommandBuffer's result; it also resets the buffer (the pool has
     RESET_COMMAND_BUFFER_BIT). Tests replace this and end_commands to make them fail."""
-    return vk.lib.vkBeginCommandBuffer(cb, info)
+    return held.vkBeginCommandBuffer(address(cb), address(info))
 
 
 def end_commands(cb) -> int:
     """vkEndCommandBuffer's result (where a recording error surfaces)."""
-    return vk.lib.vkEndCommandBuffer(cb)
+    return held.vkEndCommandBuffer(address(cb))
 
 
 def allocate(core, count: int = 1) -> list:
@@ -181,12 +186,14 @@ def run_now(core, body, keep=(), timeout: float | None = None) -> None:
 def copy(cb, src, dst, nbytes: int, src_offset: int = 0, dst_offset: int = 0) -> None:
     region = ffi.new("VkBufferCopy*", {"srcOffset": src_offset, "dstOffset": dst_offset,
                                        "size": nbytes})
-    vk.lib.vkCmdCopyBuffer(cb, src.handle, dst.handle, 1, region)
+    held.vkCmdCopyBuffer(address(cb), address(src.handle), address(dst.handle), 1,
+                         c_void_p(int(ffi.cast("uintptr_t", region))))
 
 
 def fill_words(cb, dst, word: int, nbytes: int, offset: int = 0) -> None:
     """Fill `nbytes` (a multiple of 4) with a repeated 32-bit word."""
-    vk.lib.vkCmdFillBuffer(cb, dst.handle, offset, nbytes, word)
+    held.vkCmdFillBuffer(address(cb), address(dst.handle), c_uint64(offset), c_uint64(nbytes),
+                         c_uint32(word))
 
 
 def repeat_prefix(cb, buf, seed: int, nbytes: int) -> None:
