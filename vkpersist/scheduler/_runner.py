@@ -52,6 +52,8 @@ GPU_FILL_FROM = 1 << 21      # measured on the H200: filling lost below it (the 
 EPOCH_TARGET_S = 0.25
 BATCH_TARGET_S = 0.05
 MAX_BATCH = 256
+WAIT_SLICE_S = 0.05           # an epoch's wait blocks this long at most between heartbeat
+                              # checks (Ctrl-C is seen then too)
 SHORT_EPOCHS_REPORTED_S = 1.0    # report_occupancy() warns from this much time on
 
 
@@ -265,8 +267,15 @@ class Runner:
                 "or `with frame:`) while the program runs, e.g. from a trio task")
 
     def wait_epoch(self, limit: float) -> None:
-        poll_until(lambda: True if self.finished(limit) else None, float("inf"), lambda: "",
-                   spin=self.spin)
+        """Until the epoch has completed (DeviceTimeout when its heartbeat stops for
+        `limit` s): spinning briefly on a GPU (a blocking wait costs a thread wake-up),
+        then in blocking waits of WAIT_SLICE_S, the heartbeat checked between them. Not
+        in short sleeps: the session driver runs this on its own thread, and each
+        wake-up has to take the GIL back from the body's thread (`core.wait_idle`)."""
+        spin_until = time.perf_counter() + self.spin
+        while not self.finished(limit):
+            if time.perf_counter() >= spin_until:
+                self.core.wait_idle(WAIT_SLICE_S)
 
     def wait_for_readers(self, limit: float) -> None:
         poll_until(self._room, limit, lambda: self._no_room(limit))

@@ -29,7 +29,7 @@ import numpy as np
 
 from .._errors import DeviceLost, DeviceTimeout, UnsupportedError, VkPersistError
 from .._polling import check_timeout
-from ._api import (RawSubmit, raw_fence_signaled, raw_reset_fences, raw_submit,
+from ._api import (RawSubmit, fence_wait, raw_fence_signaled, raw_reset_fences, raw_submit,
                    raw_submit_fence_only, spin_until_signaled, translated, vk, wait_fences)
 from .buffer import Buffer, release_device
 from .buffer_pool import BufferPool
@@ -140,6 +140,7 @@ class _Core:
             raise
         self.free_fences: list = []
         self.spent_fences: list = []        # signalled, reset together (see _recycle)
+        self.waited: set = set()            # fences wait_idle waits for outside the lock
         self.open_keeps: list = []          # keepalives of submissions no fence covers yet
         self.one_shot: list = []                                  # reusable command buffers
         self.spare_command_buffers: list = []     # recorded into next (commands.spare)
@@ -263,9 +264,12 @@ class _Core:
         spent = self.spent_fences
         spent += fences
         if len(spent) >= _RESET_TOGETHER:
-            raw_reset_fences(self.device, spent)
-            self.free_fences += spent
-            spent.clear()
+            waited = self.waited       # one wait_idle waits for, outside the lock: not yet
+            ready = [f for f in spent if f not in waited] if waited else spent
+            if ready:
+                raw_reset_fences(self.device, ready)
+                self.free_fences += ready
+            spent[:] = [f for f in spent if f in waited] if waited else []
 
     def _retire_now(self) -> None:
         """Fence the unfenced submissions and recycle what has completed, never waiting;
@@ -284,6 +288,29 @@ class _Core:
         with self.lock:
             self._retire_now()
             return not self.inflight
+
+    def wait_idle(self, seconds: float) -> bool:
+        """Block up to `seconds` until all submitted work has completed: whether it has.
+        One driver wait with the GIL released, outside the lock (other threads submit
+        meanwhile), for a thread that waits for long work: the session driver. Polling
+        with short sleeps instead, each wake-up has to take the GIL back, and a thread
+        that runs Python without pause (a trio body polling a memsock with
+        `await trio.sleep(0)`) keeps it long each time: such a body held a launch-mode
+        session on an H100 to 5,500 steps/s against 53,000 (benchmarks/host_polling.py)."""
+        with self.lock:
+            self._retire_now()
+            if not self.inflight:
+                return True
+            fence = self.inflight[-1][0]      # covers everything submitted before it
+            self.waited.add(fence)            # _recycle does not reset it meanwhile
+        try:
+            fence_wait(self.device, fence, seconds, "waiting for the device")
+        except DeviceLost as exc:
+            raise self._lose(exc) from None
+        finally:
+            with self.lock:
+                self.waited.discard(fence)
+        return self.idle()
 
     def holds(self, obj) -> bool:
         """Whether work not yet complete (submitted, or batched and not yet submitted)
