@@ -3,13 +3,12 @@
     python3 benchmarks/host_polling.py [--device SELECTOR] [--seconds 1.5]
                                        [--modes launch persistent]
 
-Why: on the H200 (2026-12-06) tests/test_frame_integrity.py's launch-mode case stalled.
-Its reader polls a program memsock in a loop that never sleeps (`await trio.sleep(0)`),
-reading the ring's header word (host memory) and the drop count (a device-local,
-host-visible word) each time. A dump taken at the stall showed the epoch in flight at 38
-of its 256 steps for more than 4 s; the moment the reader stopped polling (to print the
-dump) the steps went on, 77,000 in the next 2 s. Which read does it, and in which mode,
-is what this measures.
+Why: tests/test_frame_integrity.py's launch-mode case stalled on GPUs. Its reader polls a
+program memsock in a loop that never sleeps (`await trio.sleep(0)`). The cause was the
+GIL: the session driver's thread gave it up in every Vulkan call and had to win it back
+from that loop each time (a dump: the driver recording a batch, no heartbeat poll in
+4.5 s). Short calls now keep the GIL, and the driver waits once per batch; this measures
+what a tight-polling body still costs, per read and per mode (docs/benchmarks.md).
 
 The test's program (tests/programs_lib.py `ticker`: one memsock frame per step, capacity
 4, policy "drop") runs unbounded in a session while its trio body, for `--seconds` each,
