@@ -555,6 +555,9 @@ def test_session_misuse_is_refused(ctx):
         prog.run(-1)
     with pytest.raises(ValueError, match="groups must be a positive int"):
         prog.run(1, mode="persistent", groups=0)
+    with pytest.raises(ValueError, match=r"groups=4,294,967,297 is more workgroups than .* "
+                       r"dispatches at once \(\d[\d,]*, maxComputeWorkGroupCount\[0\]\)"):
+        prog.run(1, mode="persistent", groups=2**32 + 1)    # not truncated to 1 (held calls)
     prog.free()
     other.free()
 

@@ -306,3 +306,42 @@ def test_a_thread_driving_the_device_is_not_starved_by_a_busy_thread(tmp_path):
     ''' % str(pathlib.Path(__file__).parent), timeout=120)
     _no_crash(run)
     assert run.stdout.splitlines() == ["errors []", "results 500.0 4001"]
+
+
+def test_close_waits_for_a_thread_waiting_on_a_fence_outside_the_lock(tmp_path):
+    """`core.wait_idle` (the session driver's wait) waits on a fence outside the Context's
+    lock. A close() from another thread meanwhile must not destroy that fence and the
+    device under the wait (use after destroy: VkResult -13 on lavapipe, a crash elsewhere):
+    it waits for the waiter. The waiter is held between taking its fence and waiting on
+    it, as a thread switched out there would be."""
+    run = _run(tmp_path, '''
+        from vkpersist.vk import context as vkcontext
+        ctx = vkp.Context(timeout=60)
+        a = busy(ctx, 0.5)
+        core = ctx._core_alive()
+        real, log = vkcontext.fence_wait, []
+
+        def slow_wait(device, fence, seconds, what):
+            time.sleep(0.3)                  # switched out after taking its fence
+            log.append(("waited", real(device, fence, seconds, what)))
+            return log[-1][1]
+        vkcontext.fence_wait = slow_wait
+
+        def waiter():
+            try:
+                while not core.wait_idle(0.05):
+                    pass
+                log.append(("idle", core.device is None))
+            except BaseException as exc:
+                log.append(("error", repr(exc)))
+
+        t = threading.Thread(target=waiter)
+        t.start()
+        time.sleep(0.1)                      # the waiter holds a fence now
+        ctx.close()
+        log.append(("closed", None))
+        t.join(30)
+        print(log[-1], ("error" not in [k for k, _ in log]), log.index(("closed", None)) > 0)
+    ''')
+    _no_crash(run)
+    assert run.stdout.splitlines() == ["('closed', None) True True"], run.stdout

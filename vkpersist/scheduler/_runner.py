@@ -337,6 +337,11 @@ def runner_for(prog: Program, mode: str, groups, local) -> Runner:
     for what, v in (("groups", groups), ("local", local)):
         if v is not None and (not isinstance(v, int) or v < 1):
             raise ValueError(f"{what} must be a positive int, got {v!r}")
+    most = prog.ctx.info.max_workgroup_count[0]
+    if groups is not None and groups > most:
+        raise ValueError(f"groups={groups:,} is more workgroups than {prog.ctx.info.name} "
+                         f"dispatches at once ({most:,}, maxComputeWorkGroupCount[0]); a "
+                         "persistent program runs best on the default (what runs at once)")
     r = prog._runner
     want = choose_mode(prog, mode)
     session = prog._session

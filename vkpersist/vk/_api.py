@@ -164,6 +164,8 @@ class _HeldCalls:
     NULL, or bytes for a pointer to their data."""
 
     def __getattr__(self, name: str):
+        if name not in _RESULTS:
+            raise AttributeError(f"held calls are {', '.join(_RESULTS)}; not {name!r}")
         pointer = int(ffi.cast("uintptr_t", getattr(vk.lib, name)))
         function = ctypes.PYFUNCTYPE(_RESULTS[name])(pointer)
         function.argtypes = None

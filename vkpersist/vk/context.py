@@ -140,7 +140,8 @@ class _Core:
             raise
         self.free_fences: list = []
         self.spent_fences: list = []        # signalled, reset together (see _recycle)
-        self.waited: set = set()            # fences wait_idle waits for outside the lock
+        self.waited = collections.Counter()   # fences wait_idle waits for outside the lock
+        self.unwaited = threading.Condition(self.lock)   # notified when none is waited for
         self.open_keeps: list = []          # keepalives of submissions no fence covers yet
         self.one_shot: list = []                                  # reusable command buffers
         self.spare_command_buffers: list = []     # recorded into next (commands.spare)
@@ -296,20 +297,27 @@ class _Core:
         with short sleeps instead, each wake-up has to take the GIL back, and a thread
         that runs Python without pause (a trio body polling a memsock with
         `await trio.sleep(0)`) keeps it long each time: such a body held a launch-mode
-        session on an H100 to 5,500 steps/s against 53,000 (benchmarks/host_polling.py)."""
-        with self.lock:
-            self._retire_now()
-            if not self.inflight:
-                return True
-            fence = self.inflight[-1][0]      # covers everything submitted before it
-            self.waited.add(fence)            # _recycle does not reset it meanwhile
+        session on an H100 to 5,500 steps/s against 53,000 (benchmarks/host_polling.py).
+        The fence waited on stays pinned (`waited`, counted per waiter) so that neither
+        `_recycle` resets it nor `close()` destroys it meanwhile."""
+        pinned = None
         try:
-            fence_wait(self.device, fence, seconds, "waiting for the device")
+            with self.lock:
+                self._retire_now()
+                if self.device is None or not self.inflight:
+                    return True
+                device, pinned = self.device, self.inflight[-1][0]   # covers all before it
+                self.waited[pinned] += 1
+            fence_wait(device, pinned, seconds, "waiting for the device")
         except DeviceLost as exc:
             raise self._lose(exc) from None
         finally:
-            with self.lock:
-                self.waited.discard(fence)
+            if pinned is not None:
+                with self.lock:
+                    self.waited[pinned] -= 1
+                    if not self.waited[pinned]:
+                        del self.waited[pinned]
+                        self.unwaited.notify_all()
         return self.idle()
 
     def holds(self, obj) -> bool:
@@ -390,6 +398,11 @@ class _Core:
             except BaseException as exc:    # Ctrl-C while waiting
                 self._leave_open(exc)
                 raise
+            # threads in wait_idle wait on a fence outside the lock: not destroyed under them
+            # (their waits are slices of 50 ms)
+            if not self.unwaited.wait_for(lambda: not self.waited, self.timeout):
+                self._leave_open(DeviceTimeout("a thread still waits on a fence"))
+                return
             for fin in list(self.children.values()):
                 fin()
             self.children.clear()
