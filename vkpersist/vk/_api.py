@@ -142,7 +142,11 @@ def fence_wait(device, fence, seconds: float, what: str) -> bool:
 # and tests/test_frame_integrity.py's reader saw no frame for 10 s while the driver recorded
 # a batch. A thread calling a C function 2,520 times/s through cffi while the main thread
 # computed managed 936,000 calls/s through PYFUNCTYPE (1.7M alone; same cost per call).
-# Waits that block (vkWaitForFences) still release the GIL.
+# Waits that block (vkWaitForFences) still release the GIL. The price: while a held call
+# runs, no other Python thread does. None of these calls waits for the device, except a
+# vkQueueSubmit that a driver makes wait for room in its ring; vkpersist keeps at most
+# _MAX_BATCHES x _FENCE_EVERY (1,024) submissions in flight (context.py), waiting for the
+# oldest with the GIL released beyond that.
 _SUCCESS, _NOT_READY, _TIMEOUT, _DEVICE_LOST = 0, 1, 2, -4
 
 _RESULTS = {         # name: result type (None: void); the arguments are converted by hand
