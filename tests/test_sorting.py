@@ -122,6 +122,20 @@ def test_the_radix_sort_carries_across_scan_segments(ctx):
                                   np.argsort(x, kind="stable"))
 
 
+def test_the_radix_sort_launched_one_kernel_at_a_time_reports_each(ctx):
+    """`sort_row(..., after=)` (benchmarks/sort_breakdown.py's hook) submits the kernels
+    one by one, calling `after` with each kernel's name in launch order, and sorts the
+    same."""
+    from vkpersist import _radix_sort as radix
+    x = RNG.standard_normal(radix.RADIX_MIN).astype(np.float32)
+    names = []
+    values, _ = radix.sort_row(ctx.asarray(x), values=True, indices=False, after=names.append)
+    np.testing.assert_array_equal(values.numpy()[0], np.sort(x))
+    assert names == ["prepare"] + ["count", "scan_segments", "scan", "scatter"] * 8 + ["values"]
+    _, idx = radix.sort_row(ctx.asarray(x), values=False, after=names.append)
+    np.testing.assert_array_equal(idx.numpy()[0], np.argsort(x, kind="stable"))
+
+
 def test_a_repeated_radix_sort_allocates_nothing(ctx, monkeypatch):
     """A long np.sort takes five buffers of its row's size (keys and indices twice, the
     values); the buffer pool kept four of a size, so every call allocated the fifth anew

@@ -36,6 +36,8 @@ more). No subgroup operations.
 """
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from .vk.array import Array
@@ -356,10 +358,11 @@ def _grid(tiles: int) -> tuple[int, int]:
     return (min(tiles, MAX_X), -(-tiles // MAX_X))
 
 
-def sort_row(src: Array, values: bool, indices: bool = True):
+def sort_row(src: Array, values: bool, indices: bool = True, after=None):
     """(sorted values or None, int32 indices or None), each of shape (1, n), for the
     contiguous 1-d `src` of a dtype `applies` accepts. Launched as one submission, not
-    waited for."""
+    waited for. `after(name)`, if given, runs after each launch, and the launches are then
+    submitted one by one (benchmarks/sort_breakdown.py records a timestamp there)."""
     ctx, n, dtype = src.ctx, src.size, src.dtype
     tiles = -(-n // TILE)
     keys = [Array(ctx, (n,), np.uint32), Array(ctx, (n,), np.uint32)]
@@ -373,18 +376,25 @@ def sort_row(src: Array, values: bool, indices: bool = True):
     special = Array(ctx, (1,), np.uint32)         # written only when `values` asks
     if values:
         special.fill(0)
-    with ctx.batched():
+    done = after or (lambda name: None)
+    with contextlib.nullcontext() if after else ctx.batched():
         _kernel("prepare", dtype)[flat, None](src, keys[0], special, n=n, track=int(values))
+        done("prepare")
         for p, shift in enumerate(range(0, 32, BITS)):
             a, b = p % 2, 1 - p % 2
             _kernel("count")[grid, None](keys[a], counts, n=n, shift=shift, tiles=tiles)
+            done("count")
             _kernel("scan_segments")[_grid(segments), None](counts, carries, len=counts.size)
+            done("scan_segments")
             _kernel("scan")[1, None](carries, len=segments)
+            done("scan")
             _kernel("scatter")[grid, None](keys[a], idx[a], keys[b], idx[b], counts, carries,
                                            special, n=n, shift=shift, tiles=tiles,
                                            keys_only=int(values and not indices))
+            done("scatter")
         # eight passes: the result is back in keys[0], idx[0]
         if values:
             _kernel("values", dtype)[flat, None](src, idx[0], keys[0], special,
                                                  out.reshape(n), n=n)
+            done("values")
     return out, (idx[0].reshape(1, n) if indices else None)
