@@ -97,14 +97,10 @@ def wait_fences(device, fences, timeout_s: float, what: str) -> None:
     if _lost_injections:
         _injected_loss(what)
     handles = ffi.new("VkFence[]", fences)
-    wait = vk.lib.vkWaitForFences
     deadline = time.perf_counter() + timeout_s
     left = timeout_s
     while True:
-        result = wait(device, len(fences), handles, vk.VK_TRUE,
-                      int(max(0.0, min(left, WAIT_SLICE_S)) * 1e9))
-        if result != _TIMEOUT:
-            check_result(result, what)
+        if _signalled_within(device, len(fences), handles, min(left, WAIT_SLICE_S), what):
             return
         left = deadline - time.perf_counter()      # pending signal handlers run here
         if left <= 0:
@@ -118,8 +114,13 @@ def fence_wait(device, fence, seconds: float, what: str) -> bool:
     signalled."""
     if _lost_injections:
         _injected_loss(what)
-    handles = ffi.new("VkFence[1]", [fence])
-    result = vk.lib.vkWaitForFences(device, 1, handles, vk.VK_TRUE,
+    return _signalled_within(device, 1, ffi.new("VkFence[1]", [fence]), seconds, what)
+
+
+def _signalled_within(device, count: int, handles, seconds: float, what: str) -> bool:
+    """One vkWaitForFences of at most `seconds` (the GIL released) for all `count` fences
+    of `handles`: whether they signalled; errors raised as vkpersist errors."""
+    result = vk.lib.vkWaitForFences(device, count, handles, vk.VK_TRUE,
                                     int(max(0.0, seconds) * 1e9))
     if result == _TIMEOUT:
         return False
@@ -170,8 +171,8 @@ class _HeldCalls:
     def __getattr__(self, name: str):
         if name not in _RESULTS:
             raise AttributeError(f"held calls are {', '.join(_RESULTS)}; not {name!r}")
-        pointer = int(ffi.cast("uintptr_t", getattr(vk.lib, name)))
-        function = ctypes.PYFUNCTYPE(_RESULTS[name])(pointer)
+        function = ctypes.PYFUNCTYPE(_RESULTS[name])(
+            int(ffi.cast("uintptr_t", getattr(vk.lib, name))))
         function.argtypes = None
         setattr(self, name, function)
         return function
@@ -191,8 +192,14 @@ def address(cdata) -> ctypes.c_void_p:
     except KeyError:
         if len(_ADDRESSES) >= _ADDRESSES_KEPT:
             _ADDRESSES.clear()
-        value = _ADDRESSES[cdata] = ctypes.c_void_p(int(ffi.cast("uintptr_t", cdata)))
+        value = _ADDRESSES[cdata] = pointer(cdata)
         return value
+
+
+def pointer(cdata) -> ctypes.c_void_p:
+    """A cffi pointer or handle as a ctypes pointer for `held` calls, not memoised (for
+    short-lived structs; `address()` for the rest)."""
+    return ctypes.c_void_p(int(ffi.cast("uintptr_t", cdata)))
 
 
 class RawSubmit:
@@ -204,7 +211,7 @@ class RawSubmit:
         self.info = ffi.new("VkSubmitInfo*", {"sType": vk.VK_STRUCTURE_TYPE_SUBMIT_INFO,
                                               "commandBufferCount": 1,
                                               "pCommandBuffers": self.handles})
-        self.address = ctypes.c_void_p(int(ffi.cast("uintptr_t", self.info)))
+        self.address = pointer(self.info)
 
 
 def check_result(result: int, what: str) -> None:

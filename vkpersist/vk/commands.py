@@ -10,9 +10,9 @@ step passed as a scalar) records a command buffer per launch, so this is on its 
 """
 from __future__ import annotations
 
-from ctypes import c_uint32, c_uint64, c_void_p
+from ctypes import c_uint32, c_uint64
 
-from ._api import RawSubmit, address, check_result, ffi, held, translated, vk
+from ._api import RawSubmit, address, check_result, ffi, held, pointer, translated, vk
 
 _CONST = None
 _COMPUTE = 1            # VK_PIPELINE_BIND_POINT_COMPUTE
@@ -187,7 +187,7 @@ def copy(cb, src, dst, nbytes: int, src_offset: int = 0, dst_offset: int = 0) ->
     region = ffi.new("VkBufferCopy*", {"srcOffset": src_offset, "dstOffset": dst_offset,
                                        "size": nbytes})
     held.vkCmdCopyBuffer(address(cb), address(src.handle), address(dst.handle), 1,
-                         c_void_p(int(ffi.cast("uintptr_t", region))))
+                         pointer(region))
 
 
 def fill_words(cb, dst, word: int, nbytes: int, offset: int = 0) -> None:
