@@ -11,7 +11,7 @@ then buffers without the barriers, with the first only, and one holding 32 dispa
 barriers between; "host" is the submitting loop's time per submission, "until done" the
 time until the device has finished all of them (the device's rate when it is the slower
 side). Then the launch path (`bump[1, 64](x)`, alone and inside `ctx.batched()`) and
-CuPy's RawKernel launch in the same process. Two rounds.
+CuPy's RawKernel launch in the same process (launch_overhead.py's rows). Two rounds.
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ import time
 import vkpersist as vkp
 from vkpersist.vk import _api, commands
 from vkpersist.vk._api import address, held
+from launch_overhead import _cupy_rows        # benchmarks/launch_overhead.py
 
 
 @vkp.kernel
@@ -109,24 +110,8 @@ def main() -> None:
         for name, batched in (("bump[1, 64](x) async", False), ("batched", True)):
             host, total = launched(ctx, x, n, batched)
             print(f"round {rnd} {name}: host {host:.2f} us, until done {total:.2f} us")
-    try:
-        import cupy as cp
-    except ImportError:
-        return
-    k = cp.RawKernel(r'''extern "C" __global__ void bump(float* x) {
-        int i = threadIdx.x; x[i] += 1.0f; }''', "bump")
-    a = cp.zeros(64, cp.float32)
-    k((1,), (64,), (a,))
-    cp.cuda.runtime.deviceSynchronize()
-    for rnd in range(2):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            k((1,), (64,), (a,))
-        t1 = time.perf_counter()
-        cp.cuda.runtime.deviceSynchronize()
-        t2 = time.perf_counter()
-        print(f"round {rnd} CuPy async: host {(t1 - t0) / n * 1e6:.2f} us, until done "
-              f"{(t2 - t0) / n * 1e6:.2f} us")
+    for name, us in _cupy_rows(n):            # the same kernel launched through CuPy
+        print(f"{name}: {us:.2f} us")
 
 
 if __name__ == "__main__":
