@@ -1,0 +1,244 @@
+"""What one grid barrier costs: native CUDA, hand-written Vulkan, and the megakernel's step.
+
+    python benchmarks/barrier_floor.py [--device SELECTOR] [--groups 65 132 257]
+                                       [--local 512] [--steps 20000] [--seconds 1]
+
+Issue 21 asks the megakernel for a step floor of 1.3 µs per dependent stage and 0.95x the
+native CUDA persistent scheme. This separates the three layers a step's barrier goes
+through, each measured in this run on one device, every workgroup (block) co-resident:
+
+  cuda acqrel     (CuPy and a CUDA device) a CUDA kernel looping over `steps` grid barriers,
+                  each after one store by one thread: __syncthreads, one release add on
+                  an arrival counter, acquire-load polls, __syncthreads (the native
+                  scheme of benchmarks/programs.py)
+  cuda fence      the same with __threadfence, a relaxed add, volatile polls, __threadfence
+  vulkan <v>      the same loop as a GLSL shader (vkpersist.lowlevel.glsl_kernel), barrier
+                  variant <v> (VARIANTS below): the megakernel's barrier alone, and cheaper
+                  orderings of it
+  megakernel      a vkpersist Program whose one or two dependent stages each store one
+                  element (benchmarks/programs.py's floor): the barriers with the step
+                  boundary around them; one barrier per stage
+
+µs per barrier: each loop row is timed at `steps` and at a tenth of it and the difference
+divided, so launch and wait costs cancel (best of three). With --knobs the megakernel floor
+is measured again with each target setting of the step changed alone.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import pathlib
+import sys
+import time
+
+import numpy as np
+
+import vkpersist as vkp
+from vkpersist import lowlevel
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from programs import _cupy, bench_floor  # noqa: E402
+
+SPIN_CAP = 1 << 22      # polls before a barrier gives up and counts a failure (no hang);
+LAVAPIPE_SPIN_CAP = 60000   # below the ~65,535 iterations after which lavapipe ends a loop
+
+GLSL = r"""
+#version 450
+#pragma use_vulkan_memory_model
+#extension GL_KHR_memory_scope_semantics : require
+layout(local_size_x_id = 0) in;
+layout(push_constant) uniform P { uint steps; uint groups; };
+layout(std430, binding = 0) coherent buffer S { uint sched[]; };   // [32]: arrivals, [64]: failures
+layout(std430, binding = 1) nonprivate buffer D { float data[]; };
+
+#define DEV gl_ScopeDevice
+#define BUF gl_StorageSemanticsBuffer
+#if VARIANT == 0        // the megakernel's: available/visible workgroup barriers, relaxed polls
+#define GROUP_BARRIER controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, BUF | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible)
+#define POLL atomicLoad(sched[32], DEV, gl_StorageSemanticsNone, gl_SemanticsRelaxed)
+#define AFTER memoryBarrier(DEV, BUF, gl_SemanticsAcquire | gl_SemanticsMakeVisible)
+#elif VARIANT == 1      // acquire loads in the polls (CUDA's ld.acquire.gpu), no fence after
+#define GROUP_BARRIER controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, BUF | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible)
+#define POLL atomicLoad(sched[32], DEV, BUF, gl_SemanticsAcquire | gl_SemanticsMakeVisible)
+#define AFTER
+#elif VARIANT == 2      // plain execution barriers (no memory semantics on the group barrier)
+#define GROUP_BARRIER controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, 0, 0)
+#define POLL atomicLoad(sched[32], DEV, gl_StorageSemanticsNone, gl_SemanticsRelaxed)
+#define AFTER memoryBarrier(DEV, BUF, gl_SemanticsAcquire | gl_SemanticsMakeVisible)
+#endif
+
+void grid_sync(inout uint target) {
+    GROUP_BARRIER;
+    if (gl_LocalInvocationIndex == 0u) {
+        atomicAdd(sched[32], 1u, DEV, BUF, gl_SemanticsRelease | gl_SemanticsMakeAvailable);
+        target += groups;
+        uint spins = 0u;
+        while (true) {
+            if (POLL >= target || POLL >= target || POLL >= target || POLL >= target) break;
+            spins += 1u;
+            if (spins > SPIN_CAP) { atomicAdd(sched[64], 1u); break; }
+        }
+        AFTER;
+    }
+    GROUP_BARRIER;
+}
+
+void main() {
+    uint target = 0u;
+    for (uint t = 0u; t < steps; t++) {
+        if (gl_GlobalInvocationID.x == 0u) data[t & 1u] = data[(t + 1u) & 1u] + 1.0;
+        grid_sync(target);
+    }
+}
+"""
+VARIANTS = {"megakernel's": 0, "acquire polls": 1, "plain group barrier": 2}
+
+CUDA = r"""
+__device__ __forceinline__ bool sync_acqrel(unsigned int* arrived, unsigned int target) {
+    __syncthreads();
+    bool ok = true;
+    if (threadIdx.x == 0) {
+        asm volatile("red.release.gpu.global.add.u32 [%0], %1;" :: "l"(arrived), "r"(1u) : "memory");
+        unsigned int v, spins = 0u;
+        do { asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(arrived) : "memory"); }
+        while (v < target && ++spins < SPIN_CAP);
+        ok = v >= target;
+    }
+    __syncthreads();
+    return ok;
+}
+__device__ __forceinline__ bool sync_fence(unsigned int* arrived, unsigned int target) {
+    __syncthreads();
+    bool ok = true;
+    if (threadIdx.x == 0) {
+        __threadfence();
+        atomicAdd(arrived, 1u);
+        unsigned int spins = 0u;
+        while (*(volatile unsigned int*)arrived < target && ++spins < SPIN_CAP) {}
+        ok = *(volatile unsigned int*)arrived >= target;
+        __threadfence();
+    }
+    __syncthreads();
+    return ok;
+}
+#define LOOP(SYNC) \
+    unsigned int target = 0u; \
+    for (int t = 0; t < steps; t++) { \
+        if (blockIdx.x == 0 && threadIdx.x == 0) data[t & 1] = data[(t + 1) & 1] + 1.f; \
+        if (!SYNC(arrived, target += gridDim.x) && threadIdx.x == 0) atomicAdd(arrived + 32, 1u); \
+    }
+extern "C" __global__ void loop_acqrel(unsigned int* arrived, float* data, int steps) { LOOP(sync_acqrel) }
+extern "C" __global__ void loop_fence(unsigned int* arrived, float* data, int steps) { LOOP(sync_fence) }
+"""
+
+
+def per_barrier(run, steps: int) -> float:
+    """µs per barrier: (time of `steps` - time of steps/10) / (0.9 steps), best of three."""
+    short = max(1, steps // 10)
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        run(short)
+        t1 = time.perf_counter()
+        run(steps)
+        t2 = time.perf_counter()
+        best = min(best, ((t2 - t1) - (t1 - t0)) / (steps - short))
+    return best * 1e6
+
+
+def vulkan_rows(ctx, groups: int, local: int, steps: int) -> list:
+    sched = ctx.zeros(128, np.uint32)
+    data = ctx.zeros(2, np.float32)
+    cap = LAVAPIPE_SPIN_CAP if ctx.target.loop_guard else SPIN_CAP
+    out = []
+    for name, variant in VARIANTS.items():
+        k = lowlevel.glsl_kernel(GLSL, defines={"VARIANT": variant, "SPIN_CAP": f"{cap}u"},
+                                 name=f"barrier_floor_{variant}", ctx=ctx, loop_guard=False)
+
+        def run(n):
+            sched.fill(0)
+            k[groups, local](sched, data, steps=n, groups=groups)
+            ctx.synchronize()
+            failed = int(sched.numpy()[64])
+            if failed:
+                raise RuntimeError(f"vulkan {name}: {failed} barrier(s) gave up: are all "
+                                   f"{groups} workgroups of {local} co-resident?")
+        run(10)
+        out.append((f"vulkan {name}", per_barrier(run, steps)))
+    return out
+
+
+def cuda_rows(cp, groups: int, local: int, steps: int) -> list:
+    mod = cp.RawModule(code=CUDA, options=(f"-DSPIN_CAP={SPIN_CAP}u",))
+    arrived = cp.zeros(64, cp.uint32)
+    data = cp.zeros(2, cp.float32)
+    out = []
+    for order in ("acqrel", "fence"):
+        kern = mod.get_function(f"loop_{order}")
+
+        def run(n):
+            arrived.fill(0)
+            kern((groups,), (local,), (arrived, data, np.int32(n)))
+            cp.cuda.Device().synchronize()
+            if int(arrived[32]):
+                raise RuntimeError(f"cuda {order}: barriers gave up: are all {groups} blocks "
+                                   f"of {local} co-resident?")
+        run(10)
+        out.append((f"cuda {order}", per_barrier(run, steps)))
+    return out
+
+
+def megakernel_rows(ctx, groups: int, local: int, seconds: float, knobs: bool) -> list:
+    settings = [("", {})]
+    if knobs:
+        t = ctx.target
+        polls = 8 if t.spin_unroll == 1 else 1
+        settings += [("no dedicated planner", {"dedicated_planner_from": None}),
+                     (f"{polls} poll(s) per loop", {"spin_unroll": polls}),
+                     (f"steps ahead {3 - t.steps_ahead}", {"steps_ahead": 3 - t.steps_ahead})]
+    default, out = ctx.target, []
+    for label, change in settings:
+        ctx.target = dataclasses.replace(default, **change)
+        try:
+            for stages in (1, 2):
+                us, note = bench_floor(ctx, stages, seconds, groups, local)
+                out.append((f"megakernel, {stages} stage(s){', ' + label if label else ''}",
+                            us / stages))
+        finally:
+            ctx.target = default
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--device", default=None)
+    ap.add_argument("--groups", type=int, nargs="+", default=None,
+                    help="workgroups (blocks), every one co-resident (default: 65 132 257 on "
+                         "GPUs; 1 on lavapipe, whose pool threads need not run at once)")
+    ap.add_argument("--local", type=int, default=None,
+                    help="invocations per workgroup (default 512; 64 on lavapipe)")
+    ap.add_argument("--steps", type=int, default=None,
+                    help="barriers per timed loop (default 20000; 2000 on lavapipe)")
+    ap.add_argument("--seconds", type=float, default=1.0, help="per megakernel floor row")
+    ap.add_argument("--knobs", action="store_true",
+                    help="also the megakernel floor with each step setting changed alone")
+    args = ap.parse_args()
+    ctx = vkp.Context(args.device)
+    at_once = ctx.target.workgroups_at_once
+    groups = args.groups or ([1] if at_once else [65, 132, 257])
+    local = args.local or (64 if at_once else 512)
+    steps = args.steps or (2000 if at_once else 20000)
+    cp = _cupy()
+    print(f"device: {ctx.info.name}; {local} invocations per workgroup, {steps} barriers "
+          "per timed loop")
+    print(f"{'groups':>6}  {'row':<50} {'µs/barrier':>10}")
+    for g in groups:
+        rows = cuda_rows(cp, g, local, steps) if cp is not None else []
+        rows += vulkan_rows(ctx, g, local, steps)
+        rows += megakernel_rows(ctx, g, local, args.seconds, args.knobs)
+        for name, us in rows:
+            print(f"{g:>6}  {name:<50} {us:>10.2f}")
+
+
+if __name__ == "__main__":
+    main()

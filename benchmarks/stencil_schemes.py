@@ -1,0 +1,254 @@
+"""The megakernel's stencil against the same scheme written by hand, in CUDA and in GLSL.
+
+    python benchmarks/stencil_schemes.py [--device SELECTOR] [--sizes 32 64 128]
+                                         [--seconds 1]
+
+benchmarks/programs.py's two-sweep 7-point stencil (same arithmetic, same order of
+additions), persistent, one workgroup (block) per 512 cells up to two per SM, the cells
+of each in a grid-stride loop as the megakernel's. After each sweep, one of:
+
+  grid        a grid barrier: workgroup barrier, one release add on an arrival counter,
+              polls, an acquire, workgroup barrier (CUDA: red.release.gpu and
+              ld.acquire.gpu; GLSL: the megakernel's barrier)
+  neighbour   neighbour-only synchronisation (issue 21): each workgroup stores its sweep
+              count with release semantics in a flag of its own, then its first 32
+              invocations wait (acquire) for the flags of the workgroups that own cells
+              within one i-plane of its own (n² cells each way, wrapping like the grid-stride
+              loop); those are the only ones whose writes it reads and whose reads its next
+              writes could overtake
+  none        no synchronisation at all: the sweeps alone (wrong results; timing only)
+
+Rows: `cuda <sync> <sync>` (after sweep 1, after sweep 2), `glsl <sync> <sync>` (n a
+compile-time constant, as the megakernel's shapes are), `megakernel` (prog.run in
+persistent mode), and the CUDA graph of benchmarks/programs.py as the baseline. Each row's
+state after 100 steps is compared bit for bit with the graph's (not the `none` rows).
+"""
+from __future__ import annotations
+
+import argparse
+import pathlib
+import sys
+import time
+
+import numpy as np
+
+import vkpersist as vkp
+from vkpersist import lowlevel
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from programs import ALPHA, _cupy, bench_cuda_graph, bench_program  # noqa: E402
+
+LOCAL = 512
+CAP = 1 << 22                  # polls before a wait gives up and counts a failure (no hang)
+SYNCS = {"grid": 0, "neighbour": 1, "none": 3}
+SCHEMES = [("grid", "grid"), ("neighbour", "grid"), ("neighbour", "neighbour"),
+           ("none", "none")]
+
+CUDA = r"""
+__device__ __forceinline__ void sweep_cell(const float* src, float* dst, float alpha, int n, int g) {
+    int i = g / (n * n), j = (g / n) % n, k = g % n;
+    float c = src[g];
+    float s = (i > 0 ? src[g - n * n] : 0.f) + (i < n - 1 ? src[g + n * n] : 0.f)
+            + (j > 0 ? src[g - n] : 0.f) + (j < n - 1 ? src[g + n] : 0.f)
+            + (k > 0 ? src[g - 1] : 0.f) + (k < n - 1 ? src[g + 1] : 0.f);
+    dst[g] = c + alpha * (s - 6.f * c);
+}
+__device__ __forceinline__ void grid_sync(unsigned* w, unsigned target) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        asm volatile("red.release.gpu.global.add.u32 [%0], %1;" :: "l"(w), "r"(1u) : "memory");
+        unsigned v, spins = 0u;
+        do { asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(w) : "memory"); }
+        while (v < target && ++spins < CAP);
+        if (v < target) atomicAdd(w + 64, 1u);
+    }
+    __syncthreads();
+}
+__device__ __forceinline__ void neighbour_sync(unsigned* w, unsigned count, int reach) {
+    unsigned* flags = w + 128;
+    __syncthreads();
+    if (threadIdx.x == 0)
+        asm volatile("st.release.gpu.global.u32 [%0], %1;" :: "l"(flags + blockIdx.x), "r"(count) : "memory");
+    if (threadIdx.x < 32) {
+        int groups = gridDim.x;
+        for (int d = -reach + (int)threadIdx.x; d <= reach; d += 32) {
+            int b = ((int)blockIdx.x + d) % groups;
+            if (b < 0) b += groups;
+            unsigned v, spins = 0u;
+            do { asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(flags + b) : "memory"); }
+            while (v < count && ++spins < CAP);
+            if (v < count) atomicAdd(w + 64, 1u);
+        }
+    }
+    __syncthreads();
+}
+#define SYNC(how) if (how == 0) grid_sync(w, target += gridDim.x); \
+                  else if (how == 1) neighbour_sync(w, ++count, reach);
+extern "C" __global__ void persistent(float* a, float* b, float alpha, int n, int steps,
+                                      unsigned* w, int sync1, int sync2, int reach) {
+    int cells = n * n * n, stride = gridDim.x * blockDim.x;
+    int first = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned target = 0u, count = 0u;
+    for (int t = 0; t < steps; t++) {
+        for (int g = first; g < cells; g += stride) sweep_cell(a, b, alpha, n, g);
+        SYNC(sync1)
+        for (int g = first; g < cells; g += stride) sweep_cell(b, a, alpha, n, g);
+        SYNC(sync2)
+    }
+}
+"""
+
+GLSL = r"""
+#version 450
+#pragma use_vulkan_memory_model
+#extension GL_KHR_memory_scope_semantics : require
+layout(local_size_x_id = 0) in;
+layout(push_constant) uniform P { uint steps; uint groups; int sync1; int sync2; int reach; float alpha; };
+layout(std430, binding = 0) coherent buffer W { uint w[]; };   // [0] arrivals, [64] failures, [128 + g] flags
+layout(std430, binding = 1) nonprivate buffer A_ { float A[]; };
+layout(std430, binding = 2) nonprivate buffer B_ { float B[]; };
+#define DEV gl_ScopeDevice
+#define BUF gl_StorageSemanticsBuffer
+#define GROUP_BARRIER controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, BUF | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible)
+#define SWEEP(SRC, DST) \
+    for (int g = first; g < cells; g += stride) { \
+        int i = g / (N * N), j = (g / N) % N, k = g % N; \
+        float c = SRC[g]; \
+        float s = (i > 0 ? SRC[g - N * N] : 0.0) + (i < N - 1 ? SRC[g + N * N] : 0.0) \
+                + (j > 0 ? SRC[g - N] : 0.0) + (j < N - 1 ? SRC[g + N] : 0.0) \
+                + (k > 0 ? SRC[g - 1] : 0.0) + (k < N - 1 ? SRC[g + 1] : 0.0); \
+        DST[g] = c + alpha * (s - 6.0 * c); \
+    }
+
+void grid_sync(inout uint target) {
+    GROUP_BARRIER;
+    if (gl_LocalInvocationIndex == 0u) {
+        atomicAdd(w[0], 1u, DEV, BUF, gl_SemanticsRelease | gl_SemanticsMakeAvailable);
+        target += groups;
+        uint spins = 0u;
+        while (atomicLoad(w[0], DEV, gl_StorageSemanticsNone, gl_SemanticsRelaxed) < target && ++spins < CAP) {}
+        if (spins >= CAP) atomicAdd(w[64], 1u);
+        memoryBarrier(DEV, BUF, gl_SemanticsAcquire | gl_SemanticsMakeVisible);
+    }
+    GROUP_BARRIER;
+}
+void neighbour_sync(uint count) {
+    GROUP_BARRIER;
+    if (gl_LocalInvocationIndex == 0u)
+        atomicStore(w[128u + gl_WorkGroupID.x], count, DEV, BUF, gl_SemanticsRelease | gl_SemanticsMakeAvailable);
+    if (gl_LocalInvocationIndex < 32u) {
+        int groups_ = int(groups);
+        for (int d = -reach + int(gl_LocalInvocationIndex); d <= reach; d += 32) {
+            int b = (int(gl_WorkGroupID.x) + d) % groups_;
+            if (b < 0) b += groups_;
+            uint spins = 0u;
+            while (atomicLoad(w[128 + b], DEV, gl_StorageSemanticsNone, gl_SemanticsRelaxed) < count && ++spins < CAP) {}
+            if (spins >= CAP) atomicAdd(w[64], 1u);
+        }
+        memoryBarrier(DEV, BUF, gl_SemanticsAcquire | gl_SemanticsMakeVisible);
+    }
+    GROUP_BARRIER;
+}
+#define SYNC(how) if (how == 0) grid_sync(target); else if (how == 1) neighbour_sync(++count);
+void main() {
+    int cells = N * N * N, stride = int(groups * gl_WorkGroupSize.x);
+    int first = int(gl_WorkGroupID.x * gl_WorkGroupSize.x + gl_LocalInvocationIndex);
+    uint target = 0u, count = 0u;
+    for (uint t = 0u; t < steps; t++) {
+        SWEEP(A, B)
+        SYNC(sync1)
+        SWEEP(B, A)
+        SYNC(sync2)
+    }
+}
+"""
+
+
+def rate(run, seconds: float) -> float:
+    """steps/s of `run(steps)`, growing steps until one call lasts seconds / 2."""
+    steps = 64
+    while True:
+        t = time.perf_counter()
+        run(steps)
+        dt = time.perf_counter() - t
+        if dt > seconds / 2 or steps > 1 << 24:
+            return steps / dt
+        steps *= 2 if dt > seconds / 20 else 8
+
+
+def cuda_rows(cp, n, init, groups, reach, seconds):
+    kern = cp.RawModule(code=CUDA, options=(f"-DCAP={CAP}u",)).get_function("persistent")
+    a, b = cp.asarray(init), cp.zeros_like(cp.asarray(init))
+    w = cp.zeros(128 + groups, cp.uint32)
+    out = []
+    for s1, s2 in SCHEMES:
+        def run(steps):
+            w.fill(0)
+            kern((groups,), (LOCAL,), (a, b, np.float32(ALPHA), np.int32(n), np.int32(steps),
+                                       w, np.int32(SYNCS[s1]), np.int32(SYNCS[s2]),
+                                       np.int32(reach)))
+            cp.cuda.Device().synchronize()
+            if int(w[64]):
+                raise RuntimeError(f"cuda {s1} {s2}: a wait gave up (blocks not co-resident?)")
+        a.set(init)
+        run(100)
+        state = cp.asnumpy(a)
+        out.append((f"cuda {s1} {s2}", rate(run, seconds), state, s1 != "none"))
+    return out
+
+
+def glsl_rows(ctx, n, init, groups, reach, seconds):
+    kern = lowlevel.glsl_kernel(GLSL, defines={"N": str(n), "CAP": f"{CAP}u"},
+                                name=f"stencil_schemes_{n}", ctx=ctx, loop_guard=False)
+    a, b = ctx.asarray(init), ctx.zeros(init.shape, np.float32)
+    w = ctx.zeros(128 + groups, np.uint32)
+    out = []
+    for s1, s2 in SCHEMES:
+        def run(steps):
+            w.fill(0)
+            kern[groups, LOCAL](w, a, b, steps=steps, groups=groups, sync1=SYNCS[s1],
+                                sync2=SYNCS[s2], reach=reach, alpha=ALPHA)
+            ctx.synchronize()
+            if int(w.numpy()[64]):
+                raise RuntimeError(f"glsl {s1} {s2}: a wait gave up (workgroups not "
+                                   "co-resident?)")
+        a.copy_from(init)
+        run(100)
+        state = a.numpy()
+        out.append((f"glsl {s1} {s2}", rate(run, seconds), state, s1 != "none"))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--device", default=None)
+    ap.add_argument("--sizes", type=int, nargs="+", default=[32, 64, 128])
+    ap.add_argument("--seconds", type=float, default=1.0)
+    args = ap.parse_args()
+    ctx = vkp.Context(args.device)
+    cp = _cupy()
+    if cp is None or ctx.target.workgroups_at_once is not None:
+        sys.exit("stencil_schemes.py compares with CUDA: it needs CuPy, a CUDA device and a "
+                 "Vulkan GPU (hand-written grid barriers assume every workgroup co-resident, "
+                 "which lavapipe does not promise)")
+    sms = cp.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
+    print(f"device: {ctx.info.name}; {LOCAL} invocations per workgroup")
+    print(f"{'n':>4} {'row':<26} {'steps/s':>10} {'vs graph':>9}  same as graph")
+    for n in args.sizes:
+        init = np.random.default_rng(0).random((n, n, n)).astype(np.float32)
+        groups = min(-(-n ** 3 // LOCAL), 2 * sms)
+        reach = -(-(n * n) // LOCAL)      # workgroups one i-plane of cells spans
+        graph, ref = bench_cuda_graph(cp, n, init, args.seconds)
+        rows = cuda_rows(cp, n, init, groups, reach, args.seconds)
+        rows += glsl_rows(ctx, n, init, groups, reach, args.seconds)
+        r, note, state = bench_program(ctx, n, init, "persistent", args.seconds, None, None)
+        rows.append((f"megakernel ({note.split(' inv')[0]})", r, state, True))
+        print(f"{n:>4} {'cuda graph':<26} {graph:>10,.0f} {1:>8.2f}x  ({groups} workgroups "
+              f"below, neighbours within {reach} each way)")
+        for name, r, state, check in rows:
+            same = ("yes" if np.array_equal(state, ref) else "NO") if check else "-"
+            print(f"{n:>4} {name:<26} {r:>10,.0f} {r / graph:>8.2f}x  {same}")
+
+
+if __name__ == "__main__":
+    main()
