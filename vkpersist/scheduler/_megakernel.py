@@ -17,6 +17,8 @@ from ._words import SLOTS, STATE_RUNNING
 QUIET_ROUNDS = 1024         # the first participant closes the poll after this many rounds of
                             # unrolled polls without a join (lavapipe's pool threads take
                             # tens of µs to wake)
+QUIET_UNROLL = 8            # polls per round at least: the window of 8,192 polls GPUs were
+                            # measured with stays when barriers poll once per iteration
 # the running step's words in the workgroup's shared copy `_vkp_words`: state, flags, number,
 # slot, then each memsock's frame slot and sequence number, then the host scalars stages read
 W_STATE, W_FLAGS, W_STEP, W_SLOT, W_SOCKETS = range(5)
@@ -141,7 +143,7 @@ class MegakernelWriter:
         load = self.atomic_load
         guard = [self.guard_line()] if self.loop_guard else []
         occ = self.sched('OCCUPANCY')
-        unroll = self.spin_unroll
+        unroll = max(self.spin_unroll, QUIET_UNROLL)     # occupancy discovery's
         ahead = self.ahead
         # with a dedicated planner, workgroup 0 runs no stages (vk/target.py says when)
         least = self.target.dedicated_planner_from

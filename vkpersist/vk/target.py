@@ -41,9 +41,13 @@ The choices, and the measurements behind them (VULKAN_FACTS.md, docs/benchmarks.
   268k / 152k / 41k steps/s at 32³ / 64³ / 128³ against 234k / 127k / 38k with "fence",
   the step floor 1.58 / 2.67 µs against 1.79 / 3.40 (one / two stages), bit-identical.
   (lavapipe has no usable memory model: neither applies there.)
-- spin_unroll: polls per spin-loop iteration: 8 on GPUs; 64 under the loop guard, which
+- spin_unroll: polls per spin-loop iteration: 1 on GPUs; 64 under the loop guard, which
   counts iterations, not time (a waiter whose peer thread is descheduled for 10 ms must
-  stay far below the limit).
+  stay far below the limit). On an H100 (2026-12-06, two rounds in one call, steps/s at
+  32³ / 64³ / 128³) 8 polls made 262k / 160k / 42k and 258k / 159k / 42k, one poll 270k /
+  162k / 42k twice; the step floor 1.56-1.61 / 3.00 µs against 1.49 / 2.85 (one / two
+  stages; benchmarks/barrier_floor.py: -0.04 to -0.09 µs a barrier at 65 to 257
+  workgroups).
 - fft_rows_in_shared: the FFT's shared-memory kernels (vkpersist/_fft_kernels.py): rows
   of up to 16 KB transformed whole by one workgroup (one read and one write of the row
   instead of one each per radix-2 pass: 11 for the rows of 2048 that Bluestein's n = 1000
@@ -97,7 +101,7 @@ class Target:
         return cls(name=info.name, memory_model=info.memory_model and not lavapipe,
                    loop_guard=lavapipe, steps_ahead=1 if lavapipe else 2,
                    dedicated_planner_from=None if lavapipe else 16,
-                   spin_unroll=64 if lavapipe else 8,
+                   spin_unroll=64 if lavapipe else 1,
                    workgroups_at_once=_pool_threads() if lavapipe else None,
                    int64=info.int64, float64=info.float64,
                    atomic_int64=info.atomic_int64, atomic_float=info.atomic_float,
@@ -111,7 +115,7 @@ class Target:
         """For GLSL made without a device (`kernel.glsl()`): every feature, the memory model,
         no loop guard."""
         return cls(name="any device", memory_model=True, loop_guard=False, steps_ahead=2,
-                   dedicated_planner_from=16, spin_unroll=8, workgroups_at_once=None,
+                   dedicated_planner_from=16, spin_unroll=1, workgroups_at_once=None,
                    int64=True, float64=True,
                    atomic_int64=True, atomic_float=True,
                    subgroup_ops=frozenset(("basic", "vote", "arithmetic", "ballot", "shuffle",

@@ -119,14 +119,7 @@ void _vkp_grid_sync() {
         atomicAdd(_vkp_sched[_vkp_ARRIVED], 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease | gl_SemanticsMakeAvailable);
         _vkp_target += _vkp_workers;
         while (true) {
-            if (atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target
-                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target
-                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target
-                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target
-                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target
-                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target
-                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target
-                    || atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target) break;
+            if (atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target) break;
         }
         memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire | gl_SemanticsMakeVisible);   // acquire what the others wrote
     }
@@ -146,14 +139,7 @@ void _vkp_end_sync(uint slot, bool ready) {
         atomicAdd(_vkp_sched[_vkp_ENDS], 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease | gl_SemanticsMakeAvailable);
         _vkp_end_target += _vkp_nparts;
         while (true) {
-            if (atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target
-                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target
-                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target
-                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target
-                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target
-                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target
-                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target
-                    || atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target) break;
+            if (atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target) break;
         }
         memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire | gl_SemanticsMakeVisible);   // acquire what the others wrote
         if (!ready) {
