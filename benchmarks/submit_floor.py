@@ -4,13 +4,14 @@ buffer costs on the host and on the device, against the launch path and CuPy.
     python3 benchmarks/submit_floor.py [--device SELECTOR] [--launches N]
 
 Issue 21's target 3 asks for asynchronous launches of <= 8 µs each. Every `k[g, l](...)`
-outside `ctx.batched()` is one vkQueueSubmit of a recorded command buffer that carries a
-full barrier before its dispatch and one to the host after it (vk/commands.py). This
+outside `ctx.batched()` is one vkQueueSubmit of a recorded command buffer that ends with
+the barrier every command buffer ends with (vk/commands.py's barrier_at_end). This
 submits such a buffer N times straight through the held call (no Python launch path),
-then buffers without the barriers, with the first only, and one holding 32 dispatches with
-barriers between; "host" is the submitting loop's time per submission, "until done" the
-time until the device has finished all of them (the device's rate when it is the slower
-side). Then the launch path (`bump[1, 64](x)`, alone and inside `ctx.batched()`) and
+then buffers without any barrier, with a full barrier before the dispatch as well (how
+launches were ordered until 2026-12-06, with a host barrier after: the same cost), and one
+holding 32 dispatches with barriers between; "host" is the submitting loop's time per
+submission, "until done" the time until the device has finished all of them (the
+device's rate when it is the slower side). Then the launch path (`bump[1, 64](x)`, alone and inside `ctx.batched()`) and
 CuPy's RawKernel launch in the same process (launch_overhead.py's rows). Two rounds.
 """
 from __future__ import annotations
@@ -33,18 +34,18 @@ def bump(x: vkp.Array[vkp.f32]):
 
 def recorded(core, dispatch, before: bool, after: bool, count: int = 1):
     """A reusable command buffer of `count` dispatches (barriers between), with or without
-    the barrier every launch carries before its dispatch and the one after (commands.record
-    records both)."""
+    a full barrier before them (the way launches were ordered until 2026-12-06, with a
+    host barrier after) and the barrier every command buffer now ends with."""
     cb = commands.spare(core)
     _api.check_result(commands.begin_commands(cb, commands._constants()[0][True]), "begin")
     if before:
-        commands.barrier_after_previous(cb)
+        commands.barrier_between(cb)
     for k in range(count):
         commands.dispatch(cb, *dispatch)
         if k + 1 < count:
             commands.barrier_between(cb)
     if after:
-        commands.barrier_before_host(cb)
+        commands.barrier_at_end(cb)
     _api.check_result(commands.end_commands(cb), "end")
     return commands.Recorded(core, cb)
 
@@ -98,14 +99,14 @@ def main() -> None:
         bump[1, 64](x)
         dispatch = core.batch.dispatches[0]          # (pipeline, buffers, groups, push)
     ctx.synchronize()
-    variants = {"standard barriers": (dispatch[0].command_buffer(*dispatch[1:]), 1),
+    variants = {"one barrier at the end": (dispatch[0].command_buffer(*dispatch[1:]), 1),
                 "no barriers": (recorded(core, dispatch, False, False), 1),
-                "first barrier only": (recorded(core, dispatch, True, False), 1),
-                "32 dispatches, std": (recorded(core, dispatch, True, True, 32), 32)}
+                "barriers before and after": (recorded(core, dispatch, True, True), 1),
+                "32 dispatches": (recorded(core, dispatch, False, True, 32), 32)}
     for rnd in range(2):
         for name, (rec, per) in variants.items():
             host, total = submitted(ctx, rec, n // per)
-            print(f"round {rnd} {name:22} host {host:6.2f} us/submit  until done "
+            print(f"round {rnd} {name:26} host {host:6.2f} us/submit  until done "
                   f"{total:6.2f} us/submit = {total / per:6.2f} us/dispatch", flush=True)
         for name, batched in (("bump[1, 64](x) async", False), ("batched", True)):
             host, total = launched(ctx, x, n, batched)
