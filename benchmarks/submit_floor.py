@@ -7,9 +7,9 @@ Issue 21's target 3 asks for asynchronous launches of <= 8 µs each. Every `k[g,
 outside `ctx.batched()` is one vkQueueSubmit of a recorded command buffer that ends with
 the barrier every command buffer ends with (vk/commands.py's barrier_at_end). This
 submits such a buffer N times straight through the held call (no Python launch path),
-then buffers without any barrier, with a full barrier before the dispatch as well (how
-launches were ordered until 2026-12-06, with a host barrier after: the same cost), and one
-holding 32 dispatches with barriers between; "host" is the submitting loop's time per
+then buffers without any barrier, with a full barrier before the dispatch as well (like the
+leading barrier launches carried until 2026-12-06, without its host stage, which cost the
+same), and one holding 32 dispatches with barriers between; "host" is the submitting loop's time per
 submission, "until done" the time until the device has finished all of them (the
 device's rate when it is the slower side). Then the launch path (`bump[1, 64](x)`, alone and inside `ctx.batched()`) and
 CuPy's RawKernel launch in the same process (launch_overhead.py's rows). Two rounds.
@@ -34,8 +34,8 @@ def bump(x: vkp.Array[vkp.f32]):
 
 def recorded(core, dispatch, before: bool, after: bool, count: int = 1):
     """A reusable command buffer of `count` dispatches (barriers between), with or without
-    a full barrier before them (the way launches were ordered until 2026-12-06, with a
-    host barrier after) and the barrier every command buffer now ends with."""
+    a full barrier before them (the leading barrier of launches until 2026-12-06, less its
+    host stage) and the barrier every command buffer now ends with."""
     cb = commands.spare(core)
     _api.check_result(commands.begin_commands(cb, commands._constants()[0][True]), "begin")
     if before:
@@ -59,7 +59,9 @@ def submitted(ctx, rec, n: int) -> tuple[float, float]:
     for _ in range(n):
         held.vkQueueSubmit(queue, 1, rec.address, None)
     t1 = time.perf_counter()
-    core.submit(rec, (rec,))       # fenced; the queue runs the raw submissions first
+    # fenced, and ending with the barrier every submission of the library relies on after
+    # its predecessors (a variant without it must not leave the queue unordered)
+    commands.submit_now(core, lambda cb: None, (rec,))
     ctx.synchronize()
     t2 = time.perf_counter()
     return (t1 - t0) / n * 1e6, (t2 - t0) / n * 1e6

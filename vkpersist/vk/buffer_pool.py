@@ -22,7 +22,7 @@ Rules that keep it invisible:
   the whole Buffer and it comes back only once that work is done. A 'device' array comes
   back as soon as it is dropped, while launches that use it may still be queued, as
   CuPy's pool does on a stream: the next array's work is submitted later on the same
-  queue, and every submission begins with a barrier after all earlier work
+  queue, and every submission ends with a barrier before all later work
   (vk/commands.py), so its writes cannot overtake the old reads; the host touches a
   'device' array's memory only when the queue is idle (vk/array.py). Pending submissions
   keep the allocation itself (`buffer.in_flight`), so nothing is destroyed under them.

@@ -1,4 +1,4 @@
-"""Recording command buffers: the barriers every submission carries, dispatches, and
+"""Recording command buffers: the barrier every submission ends with, dispatches, and
 one-shot commands (copies, fills): submitted behind the pending work without waiting
 (`submit_now`), or submitted and waited for (`run_now`, for reads the host needs at once).
 

@@ -10,9 +10,10 @@ driver. It is reported with a RuntimeWarning instead, and a later close() tries 
 Threads: one reentrant lock per Context serialises submission, recording, waiting and
 releasing (see _Core); docs/reliability.md describes the model.
 
-Submissions: every command buffer vkpersist submits begins with a full memory barrier and
-ends with a barrier to the host, so successive submissions on the queue are ordered and their
-results are visible to the host once their fence signals. Launches are asynchronous;
+Submissions: every command buffer vkpersist submits ends with one barrier from all its
+commands to every later command on the queue and to the host (commands.barrier_at_end), so
+successive submissions are ordered and their results are visible to the host once their
+fence signals. Launches are asynchronous;
 `synchronize()` waits for all of them with a timeout. Launches made inside
 `sequence.batched(ctx)` share one submission.
 """

@@ -49,15 +49,15 @@ class DispatchSequence:
 
 
 def _record(core, fills, dispatches):
-    """A reusable command buffer holding the fills, then the dispatches, barriers between."""
+    """A reusable command buffer holding the fills, then the dispatches, barriers between
+    (after the last, the one every command buffer ends with: commands.record)."""
     def body(cb):
         for buffer, word, nbytes in fills:
             commands.fill_words(cb, buffer, word, nbytes)
-        if fills:
-            commands.barrier_between(cb)
-        for pipeline, buffers, groups, push in dispatches:
+        for k, (pipeline, buffers, groups, push) in enumerate(dispatches):
+            if k or fills:
+                commands.barrier_between(cb)
             commands.dispatch(cb, pipeline, buffers, groups, push)
-            commands.barrier_between(cb)
     cb = commands.spare(core)
     try:
         commands.record(cb, body, reusable=True)

@@ -2,7 +2,8 @@
 
 `Timestamp.record()` submits a tiny command buffer after everything submitted before it on
 the context's one queue: a timestamp query written once all earlier work has completed
-(bottom of pipe, after the standard barrier every submission carries). The value is read
+(bottom of pipe: its own dependency on every earlier command; each submission before it
+also ends with a barrier before all later work). The value is read
 after a synchronize, so it never blocks without the context's timeout. Two timestamps'
 difference, times the device's timestamp period (ns per tick), is the device time between
 the two points of the stream.
