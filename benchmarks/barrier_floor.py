@@ -223,6 +223,11 @@ def main() -> None:
     ap.add_argument("--knobs", action="store_true",
                     help="also the megakernel floor with each step setting changed alone")
     args = ap.parse_args()
+    if args.groups and min(args.groups) < 1 or args.local is not None and args.local < 1:
+        ap.error("--groups and --local take positive numbers")
+    if args.steps is not None and args.steps < 100:
+        ap.error("--steps takes at least 100 (the timed difference is that of steps and "
+                 "steps/10 barriers)")
     ctx = vkp.Context(args.device)
     at_once = ctx.target.workgroups_at_once
     groups = args.groups or ([1] if at_once else [65, 132, 257])

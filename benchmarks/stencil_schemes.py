@@ -225,6 +225,8 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[32, 64, 128])
     ap.add_argument("--seconds", type=float, default=1.0)
     args = ap.parse_args()
+    if min(args.sizes) < 2 or args.seconds <= 0:
+        ap.error("--sizes take grid sides of 2 or more, --seconds a positive time")
     ctx = vkp.Context(args.device)
     cp = _cupy()
     if cp is None or ctx.target.workgroups_at_once is not None:
