@@ -21,7 +21,11 @@ through, each measured in this run on one device, every workgroup (block) co-res
 
 µs per barrier: each loop row is timed at `steps` and at a tenth of it and the difference
 divided, so launch and wait costs cancel (best of three). With --knobs the megakernel floor
-is measured again with each target setting of the step changed alone.
+is measured again with each target setting of the step changed alone. A hand-written grid
+barrier waits for workgroups that may never run if not all fit at once, so the loops run
+only where they do: the Vulkan ones where the megakernel's occupancy discovery saw every
+workgroup join, the CUDA ones where threads and registers per SM allow (and a barrier
+that still waits too long gives up, and then every later one).
 """
 from __future__ import annotations
 
@@ -37,9 +41,11 @@ import vkpersist as vkp
 from vkpersist import lowlevel
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from programs import _cupy, bench_floor  # noqa: E402
+from programs import _cupy, bench_floor, cuda_resident_blocks  # noqa: E402
 
-SPIN_CAP = 1 << 22      # polls before a barrier gives up and counts a failure (no hang);
+SPIN_CAP = 1 << 22      # polls before a barrier gives up and counts a failure, after which
+                        # every later barrier gives up within 1,024 polls (no hang); the
+                        # loops run only where every workgroup is known to run at once
 LAVAPIPE_SPIN_CAP = 60000   # below the ~65,535 iterations after which lavapipe ends a loop
 
 GLSL = r"""
@@ -77,6 +83,7 @@ void grid_sync(inout uint target) {
             if (POLL >= target || POLL >= target || POLL >= target || POLL >= target) break;
             spins += 1u;
             if (spins > SPIN_CAP) { atomicAdd(sched[64], 1u); break; }
+            if ((spins & 1023u) == 0u && sched[64] != 0u) break;   // one gave up: all go
         }
         AFTER;
     }
@@ -101,7 +108,7 @@ __device__ __forceinline__ bool sync_acqrel(unsigned int* arrived, unsigned int 
         asm volatile("red.release.gpu.global.add.u32 [%0], %1;" :: "l"(arrived), "r"(1u) : "memory");
         unsigned int v, spins = 0u;
         do { asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(arrived) : "memory"); }
-        while (v < target && ++spins < SPIN_CAP);
+        while (v < target && ++spins < SPIN_CAP && ((spins & 1023u) || !*(volatile unsigned int*)(arrived + 32)));
         ok = v >= target;
     }
     __syncthreads();
@@ -114,7 +121,8 @@ __device__ __forceinline__ bool sync_fence(unsigned int* arrived, unsigned int t
         __threadfence();
         atomicAdd(arrived, 1u);
         unsigned int spins = 0u;
-        while (*(volatile unsigned int*)arrived < target && ++spins < SPIN_CAP) {}
+        while (*(volatile unsigned int*)arrived < target && ++spins < SPIN_CAP
+               && ((spins & 1023u) || !*(volatile unsigned int*)(arrived + 32))) {}
         ok = *(volatile unsigned int*)arrived >= target;
         __threadfence();
     }
@@ -175,6 +183,11 @@ def cuda_rows(cp, groups: int, local: int, steps: int) -> list:
     out = []
     for order in ("acqrel", "fence"):
         kern = mod.get_function(f"loop_{order}")
+        resident = cuda_resident_blocks(cp, kern, local)
+        if groups > resident:
+            print(f"  (cuda {order}: {groups} blocks of {local}, but {resident} run at once "
+                  "here: not run)")
+            continue
 
         def run(n):
             arrived.fill(0)
@@ -188,7 +201,9 @@ def cuda_rows(cp, groups: int, local: int, steps: int) -> list:
     return out
 
 
-def megakernel_rows(ctx, groups: int, local: int, seconds: float, knobs: bool) -> list:
+def megakernel_rows(ctx, groups: int, local: int, seconds: float, knobs: bool,
+                    joined: list) -> list:
+    """The floor rows; `joined` receives the participants of each megakernel run."""
     settings = [("", {})]
     if knobs:
         t = ctx.target
@@ -201,7 +216,7 @@ def megakernel_rows(ctx, groups: int, local: int, seconds: float, knobs: bool) -
         ctx.target = dataclasses.replace(default, **change)
         try:
             for stages in (1, 2):
-                us, note = bench_floor(ctx, stages, seconds, groups, local)
+                us, note = bench_floor(ctx, stages, seconds, groups, local, joined)
                 out.append((f"megakernel, {stages} stage(s){', ' + label if label else ''}",
                             us / stages))
         finally:
@@ -218,7 +233,7 @@ def main() -> None:
     ap.add_argument("--local", type=int, default=None,
                     help="invocations per workgroup (default 512; 64 on lavapipe)")
     ap.add_argument("--steps", type=int, default=None,
-                    help="barriers per timed loop (default 20000; 2000 on lavapipe)")
+                    help="barriers per timed loop (default 20000)")
     ap.add_argument("--seconds", type=float, default=1.0, help="per megakernel floor row")
     ap.add_argument("--knobs", action="store_true",
                     help="also the megakernel floor with each step setting changed alone")
@@ -232,16 +247,23 @@ def main() -> None:
     at_once = ctx.target.workgroups_at_once
     groups = args.groups or ([1] if at_once else [65, 132, 257])
     local = args.local or (64 if at_once else 512)
-    steps = args.steps or (2000 if at_once else 20000)
+    steps = args.steps or 20000
     cp = _cupy()
     print(f"device: {ctx.info.name}; {local} invocations per workgroup, {steps} barriers "
           "per timed loop")
     print(f"{'groups':>6}  {'row':<50} {'µs/barrier':>10}")
     for g in groups:
+        # first: the megakernel finds out how many workgroups run at once (occupancy
+        # discovery); the hand-written loops need them all, or their barriers never open
+        joined: list = []
+        mega = megakernel_rows(ctx, g, local, args.seconds, args.knobs, joined)
         rows = cuda_rows(cp, g, local, steps) if cp is not None else []
-        rows += vulkan_rows(ctx, g, local, steps)
-        rows += megakernel_rows(ctx, g, local, args.seconds, args.knobs)
-        for name, us in rows:
+        if min(joined) >= g:
+            rows += vulkan_rows(ctx, g, local, steps)
+        else:
+            print(f"  (vulkan: only {min(joined)} of {g} workgroups of {local} ran at once in "
+                  "the megakernel: the hand-written loops not run)")
+        for name, us in rows + mega:
             print(f"{g:>6}  {name:<50} {us:>10.2f}")
 
 

@@ -127,9 +127,10 @@ def bench_program(ctx, n, init, mode, seconds, groups, local, make=make_program,
     return rate, note, state
 
 
-def bench_floor(ctx, stages, seconds, groups, local):
+def bench_floor(ctx, stages, seconds, groups, local, participants=None):
     """µs per step of a megakernel whose `stages` dependent stages each do one load and one
-    store: the cost of the step boundary and the grid barriers alone."""
+    store: the cost of the step boundary and the grid barriers alone. `participants`, a
+    list, receives how many workgroups joined (ran at once)."""
     prog = vkp.Program(ctx, name=f"floor{stages}")
     a = prog.array("a", (2,), np.float32)
 
@@ -146,6 +147,8 @@ def bench_floor(ctx, stages, seconds, groups, local):
     prog.run(4, mode="persistent", **kw)
     rate = time_steps(lambda s: prog.run(s, mode="persistent", **kw).steps, seconds)
     note = f"{prog._runner.participants} x {prog._runner.local}"
+    if participants is not None:
+        participants.append(prog._runner.participants)
     prog.free()
     return 1e6 / rate, note
 
@@ -248,17 +251,24 @@ def bench_cuda_graph(cp, n, init, seconds):
     return rate, cp.asnumpy(a)
 
 
+def cuda_resident_blocks(cp, kern, local: int) -> int:
+    """How many blocks of `local` threads of `kern` run at once on the device: threads and
+    registers per SM (shared memory unused), times the SMs."""
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    regs = -(-kern.attributes["num_regs"] // 8) * 8
+    per_sm = min(props["maxThreadsPerMultiProcessor"] // local,
+                 props["regsPerMultiprocessor"] // (max(regs, 1) * local))
+    return per_sm * props["multiProcessorCount"]
+
+
 def bench_cuda_persistent(cp, n, init, seconds):
     """(steps/s, note, state after 100 steps) of the stencil as one CUDA kernel per run
     with grid barriers between the sweeps: the megakernel's scheme written natively, the
     measure of what a grid barrier costs on this GPU without Vulkan in between."""
     kern = cp.RawModule(code=CUDA_SOURCE).get_function("persistent")
     local = 512
-    props = cp.cuda.runtime.getDeviceProperties(0)
     regs = -(-kern.attributes["num_regs"] // 8) * 8
-    per_sm = min(props["maxThreadsPerMultiProcessor"] // local,
-                 props["regsPerMultiprocessor"] // (regs * local))
-    blocks = min(-(-n ** 3 // local), per_sm * props["multiProcessorCount"])
+    blocks = min(-(-n ** 3 // local), cuda_resident_blocks(cp, kern, local))
     a, b = cp.asarray(init), cp.zeros_like(cp.asarray(init))
     arrived = cp.zeros(1, cp.uint32)
 

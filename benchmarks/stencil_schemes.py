@@ -21,7 +21,9 @@ of each in a grid-stride loop as the megakernel's. After each sweep, one of:
 Rows: `cuda <sync> <sync>` (after sweep 1, after sweep 2), `glsl <sync> <sync>` (n a
 compile-time constant, as the megakernel's shapes are), `megakernel` (prog.run in
 persistent mode), and the CUDA graph of benchmarks/programs.py as the baseline. Each row's
-state after 100 steps is compared bit for bit with the graph's (not the `none` rows).
+state after 100 steps is compared bit for bit with the graph's (not the `none` rows). The
+hand-written shaders run only where all their workgroups run at once (GLSL: the
+megakernel's occupancy discovery saw them join; CUDA: threads and registers per SM).
 """
 from __future__ import annotations
 
@@ -36,10 +38,13 @@ import vkpersist as vkp
 from vkpersist import lowlevel
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from programs import ALPHA, _cupy, bench_cuda_graph, bench_program  # noqa: E402
+from programs import (ALPHA, _cupy, bench_cuda_graph, bench_floor,  # noqa: E402
+                      bench_program, cuda_resident_blocks)
 
 LOCAL = 512
-CAP = 1 << 22                  # polls before a wait gives up and counts a failure (no hang)
+CAP = 1 << 22                  # polls before a wait gives up and counts a failure; every later
+                               # wait then gives up within 1,024 polls (no hang). The loops run
+                               # only where every workgroup is known to run at once
 SYNCS = {"grid": 0, "neighbour": 1, "none": 3}
 SCHEMES = [("grid", "grid"), ("neighbour", "grid"), ("neighbour", "neighbour"),
            ("none", "none")]
@@ -59,7 +64,7 @@ __device__ __forceinline__ void grid_sync(unsigned* w, unsigned target) {
         asm volatile("red.release.gpu.global.add.u32 [%0], %1;" :: "l"(w), "r"(1u) : "memory");
         unsigned v, spins = 0u;
         do { asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(w) : "memory"); }
-        while (v < target && ++spins < CAP);
+        while (v < target && ++spins < CAP && ((spins & 1023u) || !*(volatile unsigned*)(w + 64)));
         if (v < target) atomicAdd(w + 64, 1u);
     }
     __syncthreads();
@@ -76,7 +81,7 @@ __device__ __forceinline__ void neighbour_sync(unsigned* w, unsigned count, int 
             if (b < 0) b += groups;
             unsigned v, spins = 0u;
             do { asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(flags + b) : "memory"); }
-            while (v < count && ++spins < CAP);
+            while (v < count && ++spins < CAP && ((spins & 1023u) || !*(volatile unsigned*)(w + 64)));
             if (v < count) atomicAdd(w + 64, 1u);
         }
     }
@@ -126,7 +131,8 @@ void grid_sync(inout uint target) {
         atomicAdd(w[0], 1u, DEV, BUF, gl_SemanticsRelease | gl_SemanticsMakeAvailable);
         target += groups;
         uint spins = 0u;
-        while (atomicLoad(w[0], DEV, gl_StorageSemanticsNone, gl_SemanticsRelaxed) < target && ++spins < CAP) {}
+        while (atomicLoad(w[0], DEV, gl_StorageSemanticsNone, gl_SemanticsRelaxed) < target && ++spins < CAP
+               && ((spins & 1023u) != 0u || w[64] == 0u)) {}
         if (spins >= CAP) atomicAdd(w[64], 1u);
         memoryBarrier(DEV, BUF, gl_SemanticsAcquire | gl_SemanticsMakeVisible);
     }
@@ -142,7 +148,8 @@ void neighbour_sync(uint count) {
             int b = (int(gl_WorkGroupID.x) + d) % groups_;
             if (b < 0) b += groups_;
             uint spins = 0u;
-            while (atomicLoad(w[128 + b], DEV, gl_StorageSemanticsNone, gl_SemanticsRelaxed) < count && ++spins < CAP) {}
+            while (atomicLoad(w[128 + b], DEV, gl_StorageSemanticsNone, gl_SemanticsRelaxed) < count && ++spins < CAP
+                   && ((spins & 1023u) != 0u || w[64] == 0u)) {}
             if (spins >= CAP) atomicAdd(w[64], 1u);
         }
         memoryBarrier(DEV, BUF, gl_SemanticsAcquire | gl_SemanticsMakeVisible);
@@ -178,6 +185,10 @@ def rate(run, seconds: float) -> float:
 
 def cuda_rows(cp, n, init, groups, reach, seconds):
     kern = cp.RawModule(code=CUDA, options=(f"-DCAP={CAP}u",)).get_function("persistent")
+    if groups > cuda_resident_blocks(cp, kern, LOCAL):
+        print(f"  (cuda: {groups} blocks of {LOCAL}, but "
+              f"{cuda_resident_blocks(cp, kern, LOCAL)} run at once here: not run)")
+        return []
     a, b = cp.asarray(init), cp.zeros_like(cp.asarray(init))
     w = cp.zeros(128 + groups, cp.uint32)
     out = []
@@ -242,7 +253,13 @@ def main() -> None:
         reach = -(-(n * n) // LOCAL)      # workgroups one i-plane of cells spans
         graph, ref = bench_cuda_graph(cp, n, init, args.seconds)
         rows = cuda_rows(cp, n, init, groups, reach, args.seconds)
-        rows += glsl_rows(ctx, n, init, groups, reach, args.seconds)
+        joined: list = []           # do `groups` workgroups of LOCAL run at once? The
+        bench_floor(ctx, 1, 0.05, groups, LOCAL, joined)   # megakernel's discovery says
+        if joined[0] >= groups:
+            rows += glsl_rows(ctx, n, init, groups, reach, args.seconds)
+        else:
+            print(f"  (glsl: only {joined[0]} of {groups} workgroups of {LOCAL} ran at once: "
+                  "the hand-written shader not run)")
         r, note, state = bench_program(ctx, n, init, "persistent", args.seconds, None, None)
         rows.append((f"megakernel ({note.split(' inv')[0]})", r, state, True))
         print(f"{n:>4} {'cuda graph':<26} {graph:>10,.0f} {1:>8.2f}x  ({groups} workgroups "
