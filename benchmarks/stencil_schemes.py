@@ -20,7 +20,9 @@ of each in a grid-stride loop as the megakernel's. After each sweep, one of:
 
 Rows: `cuda <sync> <sync>` (after sweep 1, after sweep 2), `glsl <sync> <sync>` (n a
 compile-time constant, as the megakernel's shapes are), `megakernel` (prog.run in
-persistent mode), and the CUDA graph of benchmarks/programs.py as the baseline. Each row's
+persistent mode), and the CUDA graph of benchmarks/programs.py as the baseline. Rows
+marked x4 handle an invocation's cells four at a time (the loads of four cells issued
+before any store: at 128³ an invocation has 16 cells a sweep, one after another otherwise). Each row's
 state after 100 steps is compared bit for bit with the graph's (not the `none` rows). The
 hand-written shaders run only where all their workgroups run at once (GLSL: the
 megakernel's occupancy discovery saw them join; CUDA: threads and registers per SM).
@@ -46,17 +48,28 @@ CAP = 1 << 22                  # polls before a wait gives up and counts a failu
                                # wait then gives up within 1,024 polls (no hang). The loops run
                                # only where every workgroup is known to run at once
 SYNCS = {"grid": 0, "neighbour": 1, "none": 3}
-SCHEMES = [("grid", "grid"), ("neighbour", "grid"), ("neighbour", "neighbour"),
-           ("none", "none")]
+SCHEMES = [("grid", "grid", 1), ("neighbour", "grid", 1), ("neighbour", "neighbour", 1),
+           ("none", "none", 1), ("grid", "grid", 4), ("none", "none", 4)]   # unroll 1 / 4
 
 CUDA = r"""
-__device__ __forceinline__ void sweep_cell(const float* src, float* dst, float alpha, int n, int g) {
+__device__ __forceinline__ float cell_value(const float* src, float alpha, int n, int g) {
     int i = g / (n * n), j = (g / n) % n, k = g % n;
     float c = src[g];
     float s = (i > 0 ? src[g - n * n] : 0.f) + (i < n - 1 ? src[g + n * n] : 0.f)
             + (j > 0 ? src[g - n] : 0.f) + (j < n - 1 ? src[g + n] : 0.f)
             + (k > 0 ? src[g - 1] : 0.f) + (k < n - 1 ? src[g + 1] : 0.f);
-    dst[g] = c + alpha * (s - 6.f * c);
+    return c + alpha * (s - 6.f * c);
+}
+// one sweep of the invocation's cells, four at a time: their loads issued together
+__device__ __forceinline__ void sweep4(const float* src, float* dst, float alpha, int n,
+                                       int first, int stride, int cells) {
+    for (int g = first; g < cells; g += 4 * stride) {
+        float v[4];
+#pragma unroll
+        for (int u = 0; u < 4; u++) if (g + u * stride < cells) v[u] = cell_value(src, alpha, n, g + u * stride);
+#pragma unroll
+        for (int u = 0; u < 4; u++) if (g + u * stride < cells) dst[g + u * stride] = v[u];
+    }
 }
 __device__ __forceinline__ void grid_sync(unsigned* w, unsigned target) {
     __syncthreads();
@@ -89,15 +102,17 @@ __device__ __forceinline__ void neighbour_sync(unsigned* w, unsigned count, int 
 }
 #define SYNC(how) if (how == 0) grid_sync(w, target += gridDim.x); \
                   else if (how == 1) neighbour_sync(w, ++count, reach);
+#define SWEEP(src, dst) if (unroll == 4) sweep4(src, dst, alpha, n, first, stride, cells); \
+    else for (int g = first; g < cells; g += stride) dst[g] = cell_value(src, alpha, n, g);
 extern "C" __global__ void persistent(float* a, float* b, float alpha, int n, int steps,
-                                      unsigned* w, int sync1, int sync2, int reach) {
+                                      unsigned* w, int sync1, int sync2, int reach, int unroll) {
     int cells = n * n * n, stride = gridDim.x * blockDim.x;
     int first = blockIdx.x * blockDim.x + threadIdx.x;
     unsigned target = 0u, count = 0u;
     for (int t = 0; t < steps; t++) {
-        for (int g = first; g < cells; g += stride) sweep_cell(a, b, alpha, n, g);
+        SWEEP(a, b)
         SYNC(sync1)
-        for (int g = first; g < cells; g += stride) sweep_cell(b, a, alpha, n, g);
+        SWEEP(b, a)
         SYNC(sync2)
     }
 }
@@ -124,6 +139,31 @@ layout(std430, binding = 2) nonprivate buffer B_ { float B[]; };
                 + (k > 0 ? SRC[g - 1] : 0.0) + (k < N - 1 ? SRC[g + 1] : 0.0); \
         DST[g] = c + alpha * (s - 6.0 * c); \
     }
+#if UNROLL == 4         // the invocation's cells four at a time, their loads issued together
+#define VALUE_FN(SRC) float value_##SRC(int g) { \
+        int i = g / (N * N), j = (g / N) % N, k = g % N; \
+        float c = SRC[g]; \
+        float s = (i > 0 ? SRC[g - N * N] : 0.0) + (i < N - 1 ? SRC[g + N * N] : 0.0) \
+                + (j > 0 ? SRC[g - N] : 0.0) + (j < N - 1 ? SRC[g + N] : 0.0) \
+                + (k > 0 ? SRC[g - 1] : 0.0) + (k < N - 1 ? SRC[g + 1] : 0.0); \
+        return c + alpha * (s - 6.0 * c); \
+    }
+VALUE_FN(A)
+VALUE_FN(B)
+#undef SWEEP
+#define SWEEP(SRC, DST) \
+    for (int g = first; g < cells; g += 4 * stride) { \
+        int g1 = g + stride, g2 = g1 + stride, g3 = g2 + stride; \
+        float v0 = value_##SRC(g); \
+        float v1 = g1 < cells ? value_##SRC(g1) : 0.0; \
+        float v2 = g2 < cells ? value_##SRC(g2) : 0.0; \
+        float v3 = g3 < cells ? value_##SRC(g3) : 0.0; \
+        DST[g] = v0; \
+        if (g1 < cells) DST[g1] = v1; \
+        if (g2 < cells) DST[g2] = v2; \
+        if (g3 < cells) DST[g3] = v3; \
+    }
+#endif
 
 void grid_sync(inout uint target) {
     GROUP_BARRIER;
@@ -192,29 +232,38 @@ def cuda_rows(cp, n, init, groups, reach, seconds):
     a, b = cp.asarray(init), cp.zeros_like(cp.asarray(init))
     w = cp.zeros(128 + groups, cp.uint32)
     out = []
-    for s1, s2 in SCHEMES:
+    for s1, s2, unroll in SCHEMES:
         def run(steps):
             w.fill(0)
             kern((groups,), (LOCAL,), (a, b, np.float32(ALPHA), np.int32(n), np.int32(steps),
                                        w, np.int32(SYNCS[s1]), np.int32(SYNCS[s2]),
-                                       np.int32(reach)))
+                                       np.int32(reach), np.int32(unroll)))
             cp.cuda.Device().synchronize()
             if int(w[64]):
                 raise RuntimeError(f"cuda {s1} {s2}: a wait gave up (blocks not co-resident?)")
         a.set(init)
         run(100)
         state = cp.asnumpy(a)
-        out.append((f"cuda {s1} {s2}", rate(run, seconds), state, s1 != "none"))
+        out.append((f"cuda {s1} {s2}{' x4' * (unroll == 4)}", rate(run, seconds), state,
+                    s1 != "none"))
     return out
 
 
+def glsl_kernels(ctx, n) -> dict:
+    """{unroll: the GLSL shader for n³ cells}."""
+    return {u: lowlevel.glsl_kernel(GLSL, defines={"N": str(n), "CAP": f"{CAP}u", "UNROLL": u},
+                                    name=f"stencil_schemes_{n}_{u}", ctx=ctx, loop_guard=False)
+            for u in (1, 4)}
+
+
 def glsl_rows(ctx, n, init, groups, reach, seconds):
-    kern = lowlevel.glsl_kernel(GLSL, defines={"N": str(n), "CAP": f"{CAP}u"},
-                                name=f"stencil_schemes_{n}", ctx=ctx, loop_guard=False)
+    kernels = glsl_kernels(ctx, n)
     a, b = ctx.asarray(init), ctx.zeros(init.shape, np.float32)
     w = ctx.zeros(128 + groups, np.uint32)
     out = []
-    for s1, s2 in SCHEMES:
+    for s1, s2, unroll in SCHEMES:
+        kern = kernels[unroll]
+
         def run(steps):
             w.fill(0)
             kern[groups, LOCAL](w, a, b, steps=steps, groups=groups, sync1=SYNCS[s1],
@@ -226,7 +275,8 @@ def glsl_rows(ctx, n, init, groups, reach, seconds):
         a.copy_from(init)
         run(100)
         state = a.numpy()
-        out.append((f"glsl {s1} {s2}", rate(run, seconds), state, s1 != "none"))
+        out.append((f"glsl {s1} {s2}{' x4' * (unroll == 4)}", rate(run, seconds), state,
+                    s1 != "none"))
     return out
 
 
