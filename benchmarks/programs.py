@@ -21,6 +21,8 @@ two stages like an FDTD step (H then E). Rows, all measured in this run on one d
                  barriers cost without Vulkan
   persist/<o>    with --barriers: the persistent row again with the megakernel's grid
                  barriers ordered by <o> (Target.grid_barrier: fence, release)
+  persist/x<u>   with --unroll: the persistent row again with <u> indices per round of each
+                 stage's grid-stride loop (Target.stage_unroll)
 
 Before the table, the megakernel's step floor: µs per step of a program whose one or two
 dependent stages each touch one element (step boundary and grid barriers alone), run with
@@ -296,10 +298,15 @@ def main() -> None:
     ap.add_argument("--barriers", nargs="+", default=[], choices=["fence", "release"],
                     help="also measure the persistent row (and the floor) with each of "
                          "these grid-barrier orderings (Target.grid_barrier)")
+    ap.add_argument("--unroll", type=int, nargs="+", default=[],
+                    help="also measure the persistent row with each of these numbers of "
+                         "indices per round of a stage's loop (Target.stage_unroll)")
     rows = ["loop", "persistent", "pair", "launch", "graph", "cuda-persistent", "floor"]
     ap.add_argument("--rows", nargs="+", default=rows, choices=rows,
                     help="which rows to measure (default: all)")
     args = ap.parse_args()
+    if any(u < 1 for u in args.unroll):
+        ap.error("--unroll takes numbers of indices of 1 or more")
     ctx = vkp.Context(args.device)
     cp = _cupy()
     print(f"device: {ctx.info.name}")
@@ -329,6 +336,12 @@ def main() -> None:
                 ctx, n, init, "persistent", args.seconds, args.groups, args.local)
             rows.append((f"persist/{order}", rate, note))
             ctx.target = default
+        for u in args.unroll:
+            ctx.target = dataclasses.replace(default, stage_unroll=u)
+            rate, note, states[f"persist/x{u}"] = bench_program(
+                ctx, n, init, "persistent", args.seconds, args.groups, args.local)
+            rows.append((f"persist/x{u}", rate, note))
+            ctx.target = default
         if "pair" in args.rows:
             rate, note, states["pair"] = bench_program(
                 ctx, n, init, "persistent", args.seconds, args.groups, args.local,
@@ -346,7 +359,8 @@ def main() -> None:
             cells = 2 * rate * n ** 3 / 1e9
             vs = f"{rate / loop:>7.1f}x" if loop is not None else f"{'-':>8}"
             print(f"{n:>4} {name:<12} {rate:>12,.0f} {vs} {cells:>15.2f}  {note}")
-        for other in ("launch", "pair", *[f"persist/{o}" for o in args.barriers]):
+        for other in ("launch", "pair", *[f"persist/{o}" for o in args.barriers],
+                      *[f"persist/x{u}" for u in args.unroll]):
             if "persistent" in states and other in states:
                 same = np.array_equal(states["persistent"], states[other])
                 print(f"{n:>4} persistent and {other} states after 100 steps bit-identical: "
