@@ -320,6 +320,8 @@ def main() -> None:
                 print(f"megakernel step floor, {stages} dependent stage(s) of one index, "
                       f"{order} barriers: {us:.2f} µs/step ({note} invocations)")
         ctx.target = default
+    variants = [(f"persist/{o}", {"grid_barrier": o}) for o in args.barriers] + \
+        [(f"persist/x{u}", {"stage_unroll": u}) for u in args.unroll]
     print(f"{'n':>4} {'row':<12} {'steps/s':>12} {'vs loop':>8} {'Gcell-sweeps/s':>15}  notes")
     for n in args.sizes:
         init = np.random.default_rng(0).random((n, n, n)).astype(np.float32)
@@ -330,17 +332,11 @@ def main() -> None:
             rate, note, states[mode] = bench_program(ctx, n, init, mode, args.seconds,
                                                      args.groups, args.local)
             rows.append((mode, rate, note))
-        for order in args.barriers:
-            ctx.target = dataclasses.replace(default, grid_barrier=order)
-            rate, note, states[f"persist/{order}"] = bench_program(
+        for label, change in variants:       # --barriers, --unroll: the target changed
+            ctx.target = dataclasses.replace(default, **change)
+            rate, note, states[label] = bench_program(
                 ctx, n, init, "persistent", args.seconds, args.groups, args.local)
-            rows.append((f"persist/{order}", rate, note))
-            ctx.target = default
-        for u in args.unroll:
-            ctx.target = dataclasses.replace(default, stage_unroll=u)
-            rate, note, states[f"persist/x{u}"] = bench_program(
-                ctx, n, init, "persistent", args.seconds, args.groups, args.local)
-            rows.append((f"persist/x{u}", rate, note))
+            rows.append((label, rate, note))
             ctx.target = default
         if "pair" in args.rows:
             rate, note, states["pair"] = bench_program(
@@ -359,8 +355,7 @@ def main() -> None:
             cells = 2 * rate * n ** 3 / 1e9
             vs = f"{rate / loop:>7.1f}x" if loop is not None else f"{'-':>8}"
             print(f"{n:>4} {name:<12} {rate:>12,.0f} {vs} {cells:>15.2f}  {note}")
-        for other in ("launch", "pair", *[f"persist/{o}" for o in args.barriers],
-                      *[f"persist/x{u}" for u in args.unroll]):
+        for other in ("launch", "pair", *[label for label, _ in variants]):
             if "persistent" in states and other in states:
                 same = np.array_equal(states["persistent"], states[other])
                 print(f"{n:>4} persistent and {other} states after 100 steps bit-identical: "
