@@ -190,7 +190,11 @@ def test_pipeline_of_10000_frames_in_order(ctx, other, policy):
     if policy == "block":
         assert sock.dropped == 0 and steps.tolist() == list(range(count))
     np.testing.assert_array_equal(out.numpy()[:got], expected(range(got)) * 2 + 1)
-    assert got >= count // 10 and elapsed < 120
+    # how many frames "drop" lets through is the two sides' relative speed, not a property
+    # of the relay: 60 to 9,747 of 10,000 in six runs on the 2-core CI host (2026-12-06,
+    # before and after that day's change to submissions alike); several trips around the
+    # ring show it kept handing frames over
+    assert got >= 4 * sock.capacity and elapsed < 120
     close_all(pages, sock, relay)
 
 
