@@ -201,9 +201,9 @@ def cuda_rows(cp, groups: int, local: int, steps: int) -> list:
     return out
 
 
-def megakernel_rows(ctx, groups: int, local: int, seconds: float, knobs: bool,
-                    joined: list) -> list:
-    """The floor rows; `joined` receives the participants of each megakernel run."""
+def megakernel_rows(ctx, groups: int, local: int, seconds: float,
+                    knobs: bool) -> tuple[list, int]:
+    """(the floor rows, the fewest workgroups that joined any of their runs)."""
     settings = [("", {})]
     if knobs:
         t = ctx.target
@@ -211,17 +211,18 @@ def megakernel_rows(ctx, groups: int, local: int, seconds: float, knobs: bool,
         settings += [("no dedicated planner", {"dedicated_planner_from": None}),
                      (f"{polls} poll(s) per loop", {"spin_unroll": polls}),
                      (f"steps ahead {3 - t.steps_ahead}", {"steps_ahead": 3 - t.steps_ahead})]
-    default, out = ctx.target, []
+    default, out, fewest = ctx.target, [], groups
     for label, change in settings:
         ctx.target = dataclasses.replace(default, **change)
         try:
             for stages in (1, 2):
-                us, note = bench_floor(ctx, stages, seconds, groups, local, joined)
+                us, _, joined = bench_floor(ctx, stages, seconds, groups, local)
+                fewest = min(fewest, joined)
                 out.append((f"megakernel, {stages} stage(s){', ' + label if label else ''}",
                             us / stages))
         finally:
             ctx.target = default
-    return out
+    return out, fewest
 
 
 def main() -> None:
@@ -255,13 +256,12 @@ def main() -> None:
     for g in groups:
         # first: the megakernel finds out how many workgroups run at once (occupancy
         # discovery); the hand-written loops need them all, or their barriers never open
-        joined: list = []
-        mega = megakernel_rows(ctx, g, local, args.seconds, args.knobs, joined)
+        mega, joined = megakernel_rows(ctx, g, local, args.seconds, args.knobs)
         rows = cuda_rows(cp, g, local, steps) if cp is not None else []
-        if min(joined) >= g:
+        if joined >= g:
             rows += vulkan_rows(ctx, g, local, steps)
         else:
-            print(f"  (vulkan: only {min(joined)} of {g} workgroups of {local} ran at once in "
+            print(f"  (vulkan: only {joined} of {g} workgroups of {local} ran at once in "
                   "the megakernel: the hand-written loops not run)")
         for name, us in rows + mega:
             print(f"{g:>6}  {name:<50} {us:>10.2f}")

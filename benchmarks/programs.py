@@ -129,10 +129,10 @@ def bench_program(ctx, n, init, mode, seconds, groups, local, make=make_program,
     return rate, note, state
 
 
-def bench_floor(ctx, stages, seconds, groups, local, participants=None):
-    """µs per step of a megakernel whose `stages` dependent stages each do one load and one
-    store: the cost of the step boundary and the grid barriers alone. `participants`, a
-    list, receives how many workgroups joined (ran at once)."""
+def bench_floor(ctx, stages, seconds, groups, local):
+    """(µs per step, note, workgroups that joined: ran at once) of a megakernel whose
+    `stages` dependent stages each do one load and one store: the cost of the step boundary
+    and the grid barriers alone."""
     prog = vkp.Program(ctx, name=f"floor{stages}")
     a = prog.array("a", (2,), np.float32)
 
@@ -148,11 +148,10 @@ def bench_floor(ctx, stages, seconds, groups, local, participants=None):
     kw = {"groups": groups, "local": local}
     prog.run(4, mode="persistent", **kw)
     rate = time_steps(lambda s: prog.run(s, mode="persistent", **kw).steps, seconds)
-    note = f"{prog._runner.participants} x {prog._runner.local}"
-    if participants is not None:
-        participants.append(prog._runner.participants)
+    joined = prog._runner.participants
+    note = f"{joined} x {prog._runner.local}"
     prog.free()
-    return 1e6 / rate, note
+    return 1e6 / rate, note, joined
 
 
 def bench_python_loop(ctx, n, init, seconds):
@@ -315,7 +314,7 @@ def main() -> None:
         for order in args.barriers or [default.grid_barrier]:
             ctx.target = dataclasses.replace(default, grid_barrier=order)
             for stages in (1, 2):
-                us, note = bench_floor(ctx, stages, args.seconds, args.groups or 132,
+                us, note, _ = bench_floor(ctx, stages, args.seconds, args.groups or 132,
                                        args.local)
                 print(f"megakernel step floor, {stages} dependent stage(s) of one index, "
                       f"{order} barriers: {us:.2f} µs/step ({note} invocations)")

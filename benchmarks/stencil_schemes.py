@@ -303,12 +303,12 @@ def main() -> None:
         reach = -(-(n * n) // LOCAL)      # workgroups one i-plane of cells spans
         graph, ref = bench_cuda_graph(cp, n, init, args.seconds)
         rows = cuda_rows(cp, n, init, groups, reach, args.seconds)
-        joined: list = []           # do `groups` workgroups of LOCAL run at once? The
-        bench_floor(ctx, 1, 0.05, groups, LOCAL, joined)   # megakernel's discovery says
-        if joined[0] >= groups:
+        # do `groups` workgroups of LOCAL run at once? The megakernel's discovery says
+        joined = bench_floor(ctx, 1, 0.05, groups, LOCAL)[2]
+        if joined >= groups:
             rows += glsl_rows(ctx, n, init, groups, reach, args.seconds)
         else:
-            print(f"  (glsl: only {joined[0]} of {groups} workgroups of {LOCAL} ran at once: "
+            print(f"  (glsl: only {joined} of {groups} workgroups of {LOCAL} ran at once: "
                   "the hand-written shader not run)")
         r, note, state = bench_program(ctx, n, init, "persistent", args.seconds, None, None)
         rows.append((f"megakernel ({note.split(' inv')[0]})", r, state, True))
