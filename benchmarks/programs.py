@@ -252,13 +252,17 @@ def bench_cuda_graph(cp, n, init, seconds):
     return rate, cp.asnumpy(a)
 
 
+def cuda_registers(kern) -> int:
+    """Registers per thread of a CuPy kernel, rounded up to the allocation unit of 8."""
+    return -(-kern.attributes["num_regs"] // 8) * 8
+
+
 def cuda_resident_blocks(cp, kern, local: int) -> int:
     """How many blocks of `local` threads of `kern` run at once on the device: threads and
     registers per SM (shared memory unused), times the SMs."""
     props = cp.cuda.runtime.getDeviceProperties(0)
-    regs = -(-kern.attributes["num_regs"] // 8) * 8
     per_sm = min(props["maxThreadsPerMultiProcessor"] // local,
-                 props["regsPerMultiprocessor"] // (max(regs, 1) * local))
+                 props["regsPerMultiprocessor"] // (max(cuda_registers(kern), 1) * local))
     return per_sm * props["multiProcessorCount"]
 
 
@@ -268,7 +272,6 @@ def bench_cuda_persistent(cp, n, init, seconds):
     measure of what a grid barrier costs on this GPU without Vulkan in between."""
     kern = cp.RawModule(code=CUDA_SOURCE).get_function("persistent")
     local = 512
-    regs = -(-kern.attributes["num_regs"] // 8) * 8
     blocks = min(-(-n ** 3 // local), cuda_resident_blocks(cp, kern, local))
     a, b = cp.asarray(init), cp.zeros_like(cp.asarray(init))
     arrived = cp.zeros(1, cp.uint32)
@@ -282,7 +285,8 @@ def bench_cuda_persistent(cp, n, init, seconds):
     rate = time_steps(run, seconds)
     a.set(init)
     run(100)
-    return rate, f"{blocks} x {local} threads, {regs} registers", cp.asnumpy(a)
+    return rate, f"{blocks} x {local} threads, {cuda_registers(kern)} registers", \
+        cp.asnumpy(a)
 
 
 def main() -> None:
