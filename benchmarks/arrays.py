@@ -27,6 +27,7 @@ import numpy as np
 
 import vkpersist as vkp
 from vkpersist.vk.doctor import _COPY as COPY_GLSL   # the doctor's copy kernel
+from _device import selector                  # benchmarks/_device.py
 
 
 def seconds(fn, sync, min_time: float) -> float:
@@ -115,8 +116,7 @@ def main() -> None:
     parser.add_argument("--no-numpy", action="store_true",
                         help="skip the NumPy rows (slow on big sizes)")
     args = parser.parse_args()
-    device = int(args.device) if args.device and args.device.isdigit() else args.device
-    ctx = vkp.Context(device)
+    ctx = vkp.Context(selector(args.device))
     print(f"device: {ctx.info.name}")
     for size in args.sizes.split(","):
         n = int(float(size)) // 4 * 4

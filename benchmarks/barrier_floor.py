@@ -41,6 +41,7 @@ import vkpersist as vkp
 from vkpersist import lowlevel
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from _device import selector  # noqa: E402
 from programs import _cupy, bench_floor, cuda_resident_blocks  # noqa: E402
 
 SPIN_CAP = 1 << 22      # polls before a barrier gives up and counts a failure, after which
@@ -244,7 +245,7 @@ def main() -> None:
     if args.steps is not None and args.steps < 100:
         ap.error("--steps takes at least 100 (the timed difference is that of steps and "
                  "steps/10 barriers)")
-    ctx = vkp.Context(args.device)
+    ctx = vkp.Context(selector(args.device))
     at_once = ctx.target.workgroups_at_once
     groups = args.groups or ([1] if at_once else [65, 132, 257])
     local = args.local or (64 if at_once else 512)

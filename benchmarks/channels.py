@@ -25,6 +25,7 @@ import numpy as np
 import trio
 
 import vkpersist as vkp
+from _device import selector                  # benchmarks/_device.py
 
 
 @vkp.kernel
@@ -153,8 +154,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default=None)
     args = parser.parse_args()
-    device = int(args.device) if args.device and args.device.isdigit() else args.device
-    ctx = vkp.Context(device)
+    ctx = vkp.Context(selector(args.device))
     lavapipe = ctx.info.is_lavapipe
     median, p99 = round_trip(ctx, 2000)
     small_fps, small_gbs = frames(ctx, small_frame, 1024, np.uint32, 2000, 16)

@@ -25,6 +25,7 @@ import numpy as np
 
 import vkpersist as vkp
 from vkpersist.vk.baseline import prerecorded_submit_wait_us
+from _device import selector                  # benchmarks/_device.py
 
 
 @vkp.kernel
@@ -85,8 +86,7 @@ def main() -> None:
     parser.add_argument("--device", default=None)
     parser.add_argument("--iterations", type=int, default=2000)
     args = parser.parse_args()
-    device = int(args.device) if args.device and args.device.isdigit() else args.device
-    ctx = vkp.Context(device)
+    ctx = vkp.Context(selector(args.device))
     n = args.iterations
     x = ctx.zeros(64)
     launch = bump[1, 64]

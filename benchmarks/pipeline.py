@@ -28,6 +28,7 @@ import time
 import numpy as np
 
 import vkpersist as vkp
+from _device import selector                  # benchmarks/_device.py
 
 LOCAL = 256
 
@@ -57,11 +58,9 @@ def consume(frame: vkp.Array[vkp.f32], out: vkp.Array[vkp.f32]):
 def open_devices(producer, consumer):
     """(A, B) Contexts: as asked, else the best device and the next best, else the best
     device twice (two Contexts: two logical devices)."""
-    def sel(s):
-        return int(s) if s is not None and s.strip().isdigit() else s
-    a = vkp.Context(sel(producer))           # None: the best device (dgpu > igpu > cpu)
+    a = vkp.Context(selector(producer))      # None: the best device (dgpu > igpu > cpu)
     if consumer is not None:
-        return a, vkp.Context(sel(consumer))
+        return a, vkp.Context(selector(consumer))
     order = ("dgpu", "igpu", "cpu", "virtual", "other")
     rest = sorted((d for d in vkp.list_devices() if d.index != a.info.index),
                   key=lambda d: (order.index(d.kind), d.index))

@@ -23,6 +23,7 @@ import time
 import numpy as np
 
 import vkpersist as vkp
+from _device import selector                  # benchmarks/_device.py
 from programs import _cupy                   # benchmarks/programs.py
 
 
@@ -56,8 +57,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="1e6", help="comma-separated element counts")
     parser.add_argument("--repeats", type=int, default=20)
     args = parser.parse_args()
-    device = int(args.device) if args.device and args.device.isdigit() else args.device
-    ctx = vkp.Context(device)
+    ctx = vkp.Context(selector(args.device))
     cupy = _cupy()
     print(f"device: {ctx.info.name}; cupy: {'yes' if cupy else 'no'}; "
           f"median of {args.repeats} calls, µs")

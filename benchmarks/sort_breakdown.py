@@ -24,6 +24,7 @@ import numpy as np
 import vkpersist as vkp
 from vkpersist import _radix_sort
 from vkpersist.vk.timestamps import Timestamp, elapsed_ms
+from _device import selector                  # benchmarks/_device.py
 from numpy_functions import _median_ms        # benchmarks/numpy_functions.py
 from programs import _cupy                    # benchmarks/programs.py
 
@@ -55,8 +56,7 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=1 << 16)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    device = int(args.device) if args.device and args.device.isdigit() else args.device
-    ctx = vkp.Context(device)
+    ctx = vkp.Context(selector(args.device))
     rng = np.random.default_rng(7)
     x = rng.standard_normal(args.size).astype(np.float32)
     dx = ctx.asarray(x)

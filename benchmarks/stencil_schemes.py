@@ -40,6 +40,7 @@ import vkpersist as vkp
 from vkpersist import lowlevel
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from _device import selector  # noqa: E402
 from programs import (ALPHA, _cupy, bench_cuda_graph, bench_floor,  # noqa: E402
                       bench_program, cuda_resident_blocks)
 
@@ -288,7 +289,7 @@ def main() -> None:
     args = ap.parse_args()
     if min(args.sizes) < 2 or args.seconds <= 0:
         ap.error("--sizes take grid sides of 2 or more, --seconds a positive time")
-    ctx = vkp.Context(args.device)
+    ctx = vkp.Context(selector(args.device))
     cp = _cupy()
     if cp is None or ctx.target.workgroups_at_once is not None:
         sys.exit("stencil_schemes.py compares with CUDA: it needs CuPy, a CUDA device and a "

@@ -22,6 +22,7 @@ import time
 import vkpersist as vkp
 from vkpersist.vk import _api, commands
 from vkpersist.vk._api import address, held
+from _device import selector                  # benchmarks/_device.py
 from launch_overhead import _cupy_rows        # benchmarks/launch_overhead.py
 
 
@@ -89,8 +90,7 @@ def main() -> None:
     parser.add_argument("--device", default=None)
     parser.add_argument("--launches", type=int, default=5000)
     args = parser.parse_args()
-    device = int(args.device) if args.device and args.device.isdigit() else args.device
-    ctx = vkp.Context(device)
+    ctx = vkp.Context(selector(args.device))
     n = args.launches
     print("device:", ctx.info.name)
     x = ctx.zeros(64)
