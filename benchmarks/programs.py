@@ -21,8 +21,6 @@ two stages like an FDTD step (H then E). Rows, all measured in this run on one d
                  barriers cost without Vulkan
   persist/<o>    with --barriers: the persistent row again with the megakernel's grid
                  barriers ordered by <o> (Target.grid_barrier: fence, release)
-  persist/x<u>   with --unroll: the persistent row again with <u> indices per round of each
-                 stage's grid-stride loop (Target.stage_unroll)
 
 Before the table, the megakernel's step floor: µs per step of a program whose one or two
 dependent stages each touch one element (step boundary and grid barriers alone), run with
@@ -301,15 +299,10 @@ def main() -> None:
     ap.add_argument("--barriers", nargs="+", default=[], choices=["fence", "release"],
                     help="also measure the persistent row (and the floor) with each of "
                          "these grid-barrier orderings (Target.grid_barrier)")
-    ap.add_argument("--unroll", type=int, nargs="+", default=[],
-                    help="also measure the persistent row with each of these numbers of "
-                         "indices per round of a stage's loop (Target.stage_unroll)")
     rows = ["loop", "persistent", "pair", "launch", "graph", "cuda-persistent", "floor"]
     ap.add_argument("--rows", nargs="+", default=rows, choices=rows,
                     help="which rows to measure (default: all)")
     args = ap.parse_args()
-    if any(u < 1 for u in args.unroll):
-        ap.error("--unroll takes numbers of indices of 1 or more")
     ctx = vkp.Context(args.device)
     cp = _cupy()
     print(f"device: {ctx.info.name}")
@@ -323,8 +316,7 @@ def main() -> None:
                 print(f"megakernel step floor, {stages} dependent stage(s) of one index, "
                       f"{order} barriers: {us:.2f} µs/step ({note} invocations)")
         ctx.target = default
-    variants = [(f"persist/{o}", {"grid_barrier": o}) for o in args.barriers] + \
-        [(f"persist/x{u}", {"stage_unroll": u}) for u in args.unroll]
+    variants = [(f"persist/{o}", {"grid_barrier": o}) for o in args.barriers]
     print(f"{'n':>4} {'row':<12} {'steps/s':>12} {'vs loop':>8} {'Gcell-sweeps/s':>15}  notes")
     for n in args.sizes:
         init = np.random.default_rng(0).random((n, n, n)).astype(np.float32)
@@ -335,7 +327,7 @@ def main() -> None:
             rate, note, states[mode] = bench_program(ctx, n, init, mode, args.seconds,
                                                      args.groups, args.local)
             rows.append((mode, rate, note))
-        for label, change in variants:       # --barriers, --unroll: the target changed
+        for label, change in variants:       # --barriers: the target changed
             ctx.target = dataclasses.replace(default, **change)
             rate, note, states[label] = bench_program(
                 ctx, n, init, "persistent", args.seconds, args.groups, args.local)

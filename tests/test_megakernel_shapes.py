@@ -111,28 +111,3 @@ def test_release_ordered_grid_barriers_are_what_is_generated(ctx, monkeypatch):
     if spirv_val.enabled():
         spirv_val.validate(compile_glsl(src, target_env="vulkan1.2"), "vulkan1.2", "jacobi")
     prog.free()
-
-
-UNROLLED = ["bit-identical, 2 groups", "every and step counter", "memsock block policy",
-            "when conditions", "everything together", "elided barriers, 2 groups"]
-
-
-@pytest.mark.parametrize("case", UNROLLED)
-def test_program_with_unrolled_stage_loops(ctx, monkeypatch, case):
-    """Target.stage_unroll (benchmarks/programs.py --unroll measures it on GPUs): rounds of 3
-    indices per invocation, then a loop for the rest (3 divides none of the cases' domains
-    per stride), must leave every program as bit-identical to the fallback as the plain
-    loop does."""
-    monkeypatch.setattr(ctx, "target", dataclasses.replace(ctx.target, stage_unroll=3))
-    CASES[case](ctx)
-
-
-def test_unrolled_stage_loops_are_what_is_generated(ctx, monkeypatch):
-    monkeypatch.setattr(ctx, "target", dataclasses.replace(ctx.target, stage_unroll=4))
-    prog, _, _ = tp.jacobi(ctx, 8)
-    src = prog.glsl()
-    assert src.count("for (; _i + 3u * _stride < 512u; _i += 4u * _stride) {") == 2
-    assert src.count("stage_sweep_ab(int((_i + 3u * _stride) / 64u)") == 1
-    assert src.count("for (; _i < 512u; _i += _stride) {") == 2      # the rest
-    assert "_i + " not in prog.glsl("launch")            # the fallback is not unrolled
-    prog.free()

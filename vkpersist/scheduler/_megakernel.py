@@ -347,34 +347,13 @@ class MegakernelWriter:
         self.emit(f"// stage {stage.name} over {stage.domain}")
         for g in guard:
             self.emit(g)
-        unroll = self.target.stage_unroll
-        if unroll > 1:        # whole rounds of `unroll` indices, straight-line calls
-            self.emit("{")
-            self.indent += 1
-            self.emit("uint _i = _first;")
-            self.emit(f"for (; _i + {unroll - 1}u * _stride < {stage.size}u; "
-                      f"_i += {unroll}u * _stride) {{")
-            self.indent += 1
-            for g in guard:
-                self.emit(g)
-            for u in range(unroll):
-                at = f"(_i + {u}u * _stride)" if u else "_i"
-                self.emit(f"{fn.name}({', '.join(self._unravel(stage.domain, at))});")
-            self.indent -= 1
-            self.emit("}")
-            for g in guard:
-                self.emit(g)
-        self.emit(f"for ({'' if unroll > 1 else 'uint _i = _first'}; _i < {stage.size}u; "
-                  "_i += _stride) {")
+        self.emit(f"for (uint _i = _first; _i < {stage.size}u; _i += _stride) {{")
         self.indent += 1
         for g in guard:
             self.emit(g)
         self.emit(f"{fn.name}({', '.join(self._unravel(stage.domain, '_i'))});")
         self.indent -= 1
         self.emit("}")
-        if unroll > 1:
-            self.indent -= 1
-            self.emit("}")
         if after:
             self.emit("_vkp_grid_sync();")
         for k, (_, _, emitter) in enumerate(self.plan.sockets):

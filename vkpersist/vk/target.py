@@ -48,14 +48,6 @@ The choices, and the measurements behind them (VULKAN_FACTS.md, docs/benchmarks.
   162k / 42k twice; the step floor 1.56-1.61 / 3.00 µs against 1.49 / 2.85 (one / two
   stages; benchmarks/barrier_floor.py: -0.04 to -0.09 µs a barrier at 65 to 257
   workgroups).
-- stage_unroll: how many indices of a domain stage an invocation of the megakernel handles
-  per round of its grid-stride loop (straight-line calls, then a loop for the rest), so
-  that the loads of several indices can be in flight together. 1 (a plain loop) on every
-  device until measured: on the H200 (2026-12-02, a scratch rewrite of the megakernel) 4
-  gave +4 % at 64³ and nothing at 32³; at 128³, where an invocation has 16 indices a
-  sweep, the hand-written GLSL's sweeps alone are 0.88x nvcc's (benchmarks/
-  stencil_schemes.py, whose x4 rows ask the same question by hand). Measure with
-  `benchmarks/programs.py --unroll 1 4`.
 - fft_rows_in_shared: the FFT's shared-memory kernels (vkpersist/_fft_kernels.py): rows
   of up to 16 KB transformed whole by one workgroup (one read and one write of the row
   instead of one each per radix-2 pass: 11 for the rows of 2048 that Bluestein's n = 1000
@@ -98,7 +90,6 @@ class Target:
     float_preserve: frozenset = frozenset()   # DeviceInfo.float_preserve
     exact_division: bool = True
     grid_barrier: str = "release"
-    stage_unroll: int = 1                     # megakernel domain stages: indices per round
     atomic_int64_shared: bool = False         # DeviceInfo.atomic_int64_shared
     fft_rows_in_shared: bool = True
     solve_group_max: int = 256
