@@ -42,6 +42,7 @@ import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 import vkpersist as vkp                            # noqa: E402
+from _device import selector                       # noqa: E402  (benchmarks/_device.py)
 import examples.fdtd3d as fd                       # noqa: E402
 from programs import _cupy                         # noqa: E402  (benchmarks/programs.py)
 
@@ -242,7 +243,7 @@ def main() -> None:
     args = ap.parse_args()
     global HOT_THRESHOLD
     HOT_THRESHOLD = args.hot_threshold
-    ctx = vkp.Context(args.device)
+    ctx = vkp.Context(selector(args.device))
     sizes = args.sizes or ([32, 64, 128, 256, 512] if ctx.info.kind != "cpu" else [32, 48])
     cp = _cupy()
     print(f"device: {ctx.info.name}; {BYTES_PER_CELL} bytes per cell-step counted")

@@ -18,6 +18,7 @@ import argparse
 import numpy as np
 
 import vkpersist as vkp
+from _device import selector                       # benchmarks/_device.py
 
 RAW = """#version 450
 layout(local_size_x = 64) in;
@@ -57,7 +58,7 @@ def main() -> None:
     ap.add_argument("--device", default=None)
     ap.add_argument("-n", type=int, default=10_000_000)
     args = ap.parse_args()
-    ctx = vkp.Context(args.device) if args.device is not None else vkp.default_context()
+    ctx = vkp.Context(selector(args.device)) if args.device is not None else vkp.default_context()
     info = ctx.info
     print(f"{info.name} ({info.driver} {info.driver_version}); SignedZeroInfNanPreserve for "
           f"float widths {sorted(info.float_preserve)}; vkpersist corrects / and sqrt: "

@@ -25,6 +25,7 @@ import warnings
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 import vkpersist as vkp                                     # noqa: E402
+from _device import selector                       # noqa: E402  (benchmarks/_device.py)
 from examples import grayscott                              # noqa: E402
 
 
@@ -53,7 +54,7 @@ def main():
     ap.add_argument("--device", default=None)
     args = ap.parse_args()
     warnings.simplefilter("ignore", RuntimeWarning)       # participants are counted below
-    ctx = vkp.Context(args.device)
+    ctx = vkp.Context(selector(args.device))
     load0 = os.getloadavg()[0]
     rates = {"persistent": [], "launch": []}
     parts = collections.Counter()

@@ -33,6 +33,7 @@ import trio
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
 import vkpersist as vkp                            # noqa: E402
+from _device import selector                       # noqa: E402  (benchmarks/_device.py)
 from programs_lib import ticker                    # noqa: E402  (the stalled test's program)
 
 
@@ -82,7 +83,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=1.5)
     parser.add_argument("--modes", nargs="*", default=["launch", "persistent"])
     args = parser.parse_args()
-    ctx = vkp.Context(args.device)
+    ctx = vkp.Context(selector(args.device))
     print(f"device: {ctx.info.name}; {args.seconds:g} s a row")
     print(f"{'mode':<11} {'read':<13} {'yield':<10} {'reads/s':>10} {'steps/s':>10}")
     for mode in args.modes:

@@ -21,6 +21,7 @@ import time
 import numpy as np
 
 import vkpersist as vkp
+from _device import selector                       # benchmarks/_device.py
 
 FUNCTIONS = ["exp", "sin", "cos", "tan", "atan", "asin", "sinh", "tanh", "log", "erf",
              "gamma"]
@@ -64,7 +65,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--functions", default=",".join(FUNCTIONS))
     args = parser.parse_args()
-    ctx = vkp.Context(args.device)
+    ctx = vkp.Context(selector(args.device))
     n = int(args.n)
     names = ["copy", *args.functions.split(",")]
     dtypes = [np.float32] + ([np.float64] if ctx.info.float64 else [])

@@ -22,6 +22,7 @@ import argparse
 import numpy as np
 
 import vkpersist as vkp
+from _device import selector                       # benchmarks/_device.py
 from programs import _cupy                   # benchmarks/programs.py
 from reductions import _median_us          # benchmarks/reductions.py
 
@@ -83,7 +84,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--only", nargs="*", default=None)
     args = parser.parse_args()
-    ctx = vkp.Context(args.device)
+    ctx = vkp.Context(selector(args.device))
     cp = _cupy()
     rng = np.random.default_rng(0)
     print(f"device: {ctx.info.name}; size {args.size}; medians of {args.repeats} in ms")

@@ -41,6 +41,7 @@ import time
 import numpy as np
 
 import vkpersist as vkp
+from _device import selector                       # benchmarks/_device.py
 
 ALPHA = 0.1
 
@@ -303,7 +304,7 @@ def main() -> None:
     ap.add_argument("--rows", nargs="+", default=rows, choices=rows,
                     help="which rows to measure (default: all)")
     args = ap.parse_args()
-    ctx = vkp.Context(args.device)
+    ctx = vkp.Context(selector(args.device))
     cp = _cupy()
     print(f"device: {ctx.info.name}")
     default = ctx.target

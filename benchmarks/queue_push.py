@@ -33,6 +33,7 @@ import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 import vkpersist as vkp                            # noqa: E402
+from _device import selector                       # noqa: E402  (benchmarks/_device.py)
 
 
 def per_step(ctx, pushers, capacity, mode, steps, push):
@@ -81,7 +82,7 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=None,
                     help="steps per timed run (default 2000 on GPUs, 20 on CPUs)")
     args = ap.parse_args()
-    ctx = vkp.Context(args.device)
+    ctx = vkp.Context(selector(args.device))
     steps = args.steps or (20 if ctx.info.kind == "cpu" else 2000)
     print(f"device: {ctx.info.name}; {args.pushers} pushers per step")
     print(f"{'capacity':>9} {'mode':<11} {'no push us':>10} {'push us':>9} {'cost us':>8} "

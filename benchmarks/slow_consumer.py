@@ -37,6 +37,7 @@ import trio
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 import vkpersist as vkp                                     # noqa: E402
+from _device import selector                       # noqa: E402  (benchmarks/_device.py)
 from examples import grayscott                              # noqa: E402
 
 
@@ -82,7 +83,7 @@ def main():
     ap.add_argument("--consumers", default="sleep,render")
     ap.add_argument("--device", default=None)
     args = ap.parse_args()
-    ctx = vkp.Context(args.device)
+    ctx = vkp.Context(selector(args.device))
     print(f"{ctx.info.name}: Gray-Scott {args.size}², {args.steps} steps, a frame every "
           f"{args.every} steps (policy 'block', capacity 8), --work {args.work} s, "
           f"median of {args.repeat}")

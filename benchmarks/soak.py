@@ -24,6 +24,7 @@ import numpy as np
 import trio
 
 import vkpersist as vkp
+from _device import selector                       # benchmarks/_device.py
 
 GROWTH_LIMIT = 32 << 20
 
@@ -131,7 +132,7 @@ def main() -> int:
     parser.add_argument("--device", default=None)
     parser.add_argument("--json", default=None, help="write the report here too")
     args = parser.parse_args()
-    ctx = vkp.Context(args.device)
+    ctx = vkp.Context(selector(args.device))
     prog, sock = build(ctx, args.size)
     report: dict = {"device": ctx.info.summary(), "minutes": args.minutes}
     t = time.perf_counter()

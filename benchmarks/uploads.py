@@ -22,6 +22,7 @@ import time
 import numpy as np
 
 import vkpersist as vkp
+from _device import selector                       # benchmarks/_device.py
 
 
 # one function for every loop: a new vkp.jit traces and compiles on its first call, which
@@ -70,7 +71,7 @@ def main() -> None:
     parser.add_argument("--device", default=None)
     parser.add_argument("--batches", type=int, default=50)
     args = parser.parse_args()
-    ctx = vkp.Context(args.device)
+    ctx = vkp.Context(selector(args.device))
     print(f"device: {ctx.info.name}; {args.batches} batches per row; times per iteration")
     print(f"{'elements':>10} {'row':>8} {'µs':>10} {'vs waiting':>11} {'max rel err':>12}")
     rng = np.random.default_rng(1)
