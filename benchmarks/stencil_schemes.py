@@ -53,12 +53,24 @@ SCHEMES = [("grid", "grid", 1), ("neighbour", "grid", 1), ("neighbour", "neighbo
            ("none", "none", 1), ("grid", "grid", 4), ("none", "none", 4)]   # unroll 1 / 4
 
 CUDA = r"""
+// the state's loads (-DLOADS=, benchmarks/sweep_loads.py): 0 plain (through L1), 1 __ldcg
+// (L2 only), 2 ld.relaxed.gpu (coherent at device scope)
+#if LOADS == 1
+#define LD(p, i) __ldcg((p) + (i))
+#elif LOADS == 2
+__device__ __forceinline__ float ld_relaxed(const float* p) {
+    float v; asm("ld.relaxed.gpu.global.f32 %0, [%1];" : "=f"(v) : "l"(p)); return v;
+}
+#define LD(p, i) ld_relaxed((p) + (i))
+#else
+#define LD(p, i) (p)[i]
+#endif
 __device__ __forceinline__ float cell_value(const float* src, float alpha, int n, int g) {
     int i = g / (n * n), j = (g / n) % n, k = g % n;
-    float c = src[g];
-    float s = (i > 0 ? src[g - n * n] : 0.f) + (i < n - 1 ? src[g + n * n] : 0.f)
-            + (j > 0 ? src[g - n] : 0.f) + (j < n - 1 ? src[g + n] : 0.f)
-            + (k > 0 ? src[g - 1] : 0.f) + (k < n - 1 ? src[g + 1] : 0.f);
+    float c = LD(src, g);
+    float s = (i > 0 ? LD(src, g - n * n) : 0.f) + (i < n - 1 ? LD(src, g + n * n) : 0.f)
+            + (j > 0 ? LD(src, g - n) : 0.f) + (j < n - 1 ? LD(src, g + n) : 0.f)
+            + (k > 0 ? LD(src, g - 1) : 0.f) + (k < n - 1 ? LD(src, g + 1) : 0.f);
     return c + alpha * (s - 6.f * c);
 }
 // one sweep of the invocation's cells, four at a time: their loads issued together
@@ -126,8 +138,18 @@ GLSL = r"""
 layout(local_size_x_id = 0) in;
 layout(push_constant) uniform P { uint steps; uint groups; int sync1; int sync2; int reach; float alpha; };
 layout(std430, binding = 0) coherent buffer W { uint w[]; };   // [0] arrivals, [64] failures, [128 + g] flags
-layout(std430, binding = 1) nonprivate buffer A_ { float A[]; };
-layout(std430, binding = 2) nonprivate buffer B_ { float B[]; };
+layout(std430, binding = 1) STATE_QUALIFIERS buffer A_ { float A[]; };   // nonprivate: the
+layout(std430, binding = 2) STATE_QUALIFIERS buffer B_ { float B[]; };   // megakernel's
+#if ALIAS       // loads through readonly aliases of A and B: bindings 3 and 4 bound to the same
+                // buffers (ALIAS 1), or blocks declared on bindings 1 and 2 again (ALIAS 2)
+layout(std430, binding = 5 - 2 * ALIAS) ALIAS_QUALIFIERS readonly buffer Ar_ { float Ar[]; };
+layout(std430, binding = 6 - 2 * ALIAS) ALIAS_QUALIFIERS readonly buffer Br_ { float Br[]; };
+#define SRC_A Ar
+#define SRC_B Br
+#else
+#define SRC_A A
+#define SRC_B B
+#endif
 #define DEV gl_ScopeDevice
 #define BUF gl_StorageSemanticsBuffer
 #define GROUP_BARRIER controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, BUF | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible)
@@ -149,8 +171,8 @@ layout(std430, binding = 2) nonprivate buffer B_ { float B[]; };
                 + (k > 0 ? SRC[g - 1] : 0.0) + (k < N - 1 ? SRC[g + 1] : 0.0); \
         return c + alpha * (s - 6.0 * c); \
     }
-VALUE_FN(A)
-VALUE_FN(B)
+VALUE_FN(SRC_A)
+VALUE_FN(SRC_B)
 #undef SWEEP
 #define SWEEP(SRC, DST) \
     for (int g = first; g < cells; g += 4 * stride) { \
@@ -203,9 +225,9 @@ void main() {
     int first = int(gl_WorkGroupID.x * gl_WorkGroupSize.x + gl_LocalInvocationIndex);
     uint target = 0u, count = 0u;
     for (uint t = 0u; t < steps; t++) {
-        SWEEP(A, B)
+        SWEEP(SRC_A, B)
         SYNC(sync1)
-        SWEEP(B, A)
+        SWEEP(SRC_B, A)
         SYNC(sync2)
     }
 }
@@ -224,8 +246,11 @@ def rate(run, seconds: float) -> float:
         steps *= 2 if dt > seconds / 20 else 8
 
 
-def cuda_rows(cp, n, init, groups, reach, seconds):
-    kern = cp.RawModule(code=CUDA, options=(f"-DCAP={CAP}u",)).get_function("persistent")
+def cuda_rows(cp, n, init, groups, reach, seconds, schemes=SCHEMES, loads=0, label=""):
+    """[(name, steps/s, state after 100 steps, compare?)] of the CUDA kernel's `schemes`,
+    its state loaded as `loads` says (see CUDA's LD)."""
+    kern = cp.RawModule(code=CUDA, options=(f"-DCAP={CAP}u", f"-DLOADS={loads}")
+                        ).get_function("persistent")
     if groups > cuda_resident_blocks(cp, kern, LOCAL):
         print(f"  (cuda: {groups} blocks of {LOCAL}, but "
               f"{cuda_resident_blocks(cp, kern, LOCAL)} run at once here: not run)")
@@ -233,7 +258,7 @@ def cuda_rows(cp, n, init, groups, reach, seconds):
     a, b = cp.asarray(init), cp.zeros_like(cp.asarray(init))
     w = cp.zeros(128 + groups, cp.uint32)
     out = []
-    for s1, s2, unroll in SCHEMES:
+    for s1, s2, unroll in schemes:
         def run(steps):
             w.fill(0)
             kern((groups,), (LOCAL,), (a, b, np.float32(ALPHA), np.int32(n), np.int32(steps),
@@ -245,29 +270,43 @@ def cuda_rows(cp, n, init, groups, reach, seconds):
         a.set(init)
         run(100)
         state = cp.asnumpy(a)
-        out.append((f"cuda {s1} {s2}{' x4' * (unroll == 4)}", rate(run, seconds), state,
+        out.append((f"cuda {s1} {s2}{' x4' * (unroll == 4)}{label}", rate(run, seconds), state,
                     s1 != "none"))
     return out
 
 
-def glsl_kernels(ctx, n) -> dict:
-    """{unroll: the GLSL shader for n³ cells}."""
-    return {u: lowlevel.glsl_kernel(GLSL, defines={"N": str(n), "CAP": f"{CAP}u", "UNROLL": u},
-                                    name=f"stencil_schemes_{n}_{u}", ctx=ctx, loop_guard=False)
+def glsl_kernels(ctx, n, qualifiers="nonprivate", alias=None, alias_binding="own") -> dict:
+    """{unroll: the GLSL shader for n³ cells, its state buffers declared `qualifiers`, loaded
+    through readonly aliases declared `alias` unless that is None: blocks on bindings of
+    their own ("own") or on the state's bindings again ("same")}."""
+    source = GLSL.replace("STATE_QUALIFIERS", qualifiers).replace("ALIAS_QUALIFIERS",
+                                                                  alias or "")
+    tag = "_".join(qualifiers.split()) or "private"
+    if alias is not None:
+        tag += f"_{alias_binding}_alias_" + "_".join(alias.split())
+    defines = {"N": str(n), "CAP": f"{CAP}u",
+               "ALIAS": 0 if alias is None else {"own": 1, "same": 2}[alias_binding]}
+    return {u: lowlevel.glsl_kernel(source, defines=dict(defines, UNROLL=u),
+                                    name=f"stencil_schemes_{n}_{u}_{tag}", ctx=ctx,
+                                    loop_guard=False)
             for u in (1, 4)}
 
 
-def glsl_rows(ctx, n, init, groups, reach, seconds):
-    kernels = glsl_kernels(ctx, n)
+def glsl_rows(ctx, n, init, groups, reach, seconds, schemes=SCHEMES,
+              qualifiers="nonprivate", label="", alias=None, alias_binding="own"):
+    """As cuda_rows, the hand-written GLSL with its state buffers declared `qualifiers` (and
+    loaded through aliases: see glsl_kernels)."""
+    kernels = glsl_kernels(ctx, n, qualifiers, alias, alias_binding)
     a, b = ctx.asarray(init), ctx.zeros(init.shape, np.float32)
     w = ctx.zeros(128 + groups, np.uint32)
+    aliases = (a, b) if alias is not None and alias_binding == "own" else ()
     out = []
-    for s1, s2, unroll in SCHEMES:
+    for s1, s2, unroll in schemes:
         kern = kernels[unroll]
 
         def run(steps):
             w.fill(0)
-            kern[groups, LOCAL](w, a, b, steps=steps, groups=groups, sync1=SYNCS[s1],
+            kern[groups, LOCAL](w, a, b, *aliases, steps=steps, groups=groups, sync1=SYNCS[s1],
                                 sync2=SYNCS[s2], reach=reach, alpha=ALPHA)
             ctx.synchronize()
             if int(w.numpy()[64]):
@@ -276,7 +315,7 @@ def glsl_rows(ctx, n, init, groups, reach, seconds):
         a.copy_from(init)
         run(100)
         state = a.numpy()
-        out.append((f"glsl {s1} {s2}{' x4' * (unroll == 4)}", rate(run, seconds), state,
+        out.append((f"glsl {s1} {s2}{' x4' * (unroll == 4)}{label}", rate(run, seconds), state,
                     s1 != "none"))
     return out
 
