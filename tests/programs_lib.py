@@ -328,3 +328,53 @@ def recorder(ctx, n):
 
     prog.loop(record)
     return prog, seen
+
+
+def store_then_load(ctx, n=1 << 16, seed=1):
+    """Stages that load what they or an earlier stage stored with no grid barrier between:
+    `own` stores a[i] and loads it back (and b[i]); `neighbour` reads a and b at other
+    indices (so a barrier comes before it); `quarter` reads c[i], which `neighbour` has just
+    stored at the same index (the barrier between them elided); `back` stores b, which
+    `neighbour` read elsewhere (a barrier before it), and reads d. Every operation is
+    exact in float32, so NumPy (store_then_load_reference) gives the bits. A megakernel
+    whose loads took a path that misses the invocation's own stores where one is pending
+    (Target.readonly_alias in the wrong place) gets b, c or d wrong."""
+    rng = np.random.default_rng(seed)
+    a0 = rng.integers(0, 1000, n).astype(np.float32)
+    b0 = rng.integers(0, 1000, n).astype(np.float32)
+    prog = vkp.Program(ctx, name="store_then_load")
+    a = prog.array("a", (n,), init=a0)
+    b = prog.array("b", (n,), init=b0)
+    c = prog.array("c", (n,), np.float32)
+    d = prog.array("d", (n,), np.float32)
+
+    @prog.stage(domain=n)
+    def own(i):
+        a[i] = a[i] * 0.5 + 1.0
+        b[i] = a[i] + b[i]
+
+    @prog.stage(domain=n)
+    def neighbour(i):
+        c[i] = a[(i + 4097) % n] - b[(i + 77) % n]
+
+    @prog.stage(domain=n)
+    def quarter(i):
+        d[i] = c[i] * 0.25
+
+    @prog.stage(domain=n)
+    def back(i):
+        b[i] = b[i] - d[i]
+
+    prog.loop(own, neighbour, quarter, back)
+    return prog, (a, b, c, d), (a0, b0)
+
+
+def store_then_load_reference(a0, b0, steps):
+    a, b, c, d = a0.copy(), b0.copy(), None, None
+    for _ in range(steps):
+        a = a * np.float32(0.5) + np.float32(1.0)
+        b = a + b
+        c = np.roll(a, -4097) - np.roll(b, -77)
+        d = c * np.float32(0.25)
+        b = b - d
+    return a, b, c, d

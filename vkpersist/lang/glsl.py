@@ -74,6 +74,11 @@ class Writer(ControlFlow):
             {v.name for v in unit.shared_arrays} | {v.name for v in unit.const_arrays.values()}
         # names the generated code itself uses inside functions (a program's frame words)
         self.reserved_names: set[str] = set()
+        # written arrays also declared readonly on the same binding (array name: the alias's
+        # name), and per function the arrays it loads through them (the megakernel's
+        # writer sets both: Target.readonly_alias)
+        self.readonly_aliases: dict[str, str] = {}
+        self.cached_loads: dict[str, frozenset] = {}
 
     # ---- module -------------------------------------------------------------------------
     def module(self) -> str:
@@ -207,6 +212,10 @@ class Writer(ControlFlow):
             word = "uint64_t" if elem == T.f64 else "uint"
             decl += (f"\nlayout(std430, binding = {var.binding}) {access}buffer "
                      f"{var.name}_bits_buffer {{ {word} {var.name}_bits[]; }};")
+        alias = self.readonly_aliases.get(var.name)
+        if alias is not None:   # the same memory, for loads that may take a cached path
+            decl += (f"\nlayout(std430, binding = {var.binding}) {access}readonly buffer "
+                     f"{alias}_buffer {{ {store} {alias}[]; }};")
         return decl
 
     # ---- functions ----------------------------------------------------------------------
@@ -465,11 +474,14 @@ class Writer(ControlFlow):
             return raw
         elem = var.type.elem
         linear = self.linear(var, e.index)
+        name = var.name
+        if var.name in self.cached_loads.get(self.fn.name, ()):
+            name = self.readonly_aliases[var.name]
         if isinstance(elem, T.Vector) and elem.n == 3:
             tmp_base = f"(({linear}) * 3)"
-            return (f"{glsl_type(elem)}({var.name}[{tmp_base}], {var.name}[{tmp_base} + 1], "
-                    f"{var.name}[{tmp_base} + 2])")
-        raw = f"{var.name}[{linear}]"
+            return (f"{glsl_type(elem)}({name}[{tmp_base}], {name}[{tmp_base} + 1], "
+                    f"{name}[{tmp_base} + 2])")
+        raw = f"{name}[{linear}]"
         if elem == T.bool_:
             return f"({raw} != uint8_t(0))"
         if isinstance(elem, T.Scalar) and elem in T.STORAGE_ONLY:

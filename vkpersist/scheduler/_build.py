@@ -50,6 +50,8 @@ class ShaderPlan:
     functions: list        # the functions it contains, callees first
     pairs: dict = dataclasses.field(default_factory=dict)   # array-pair var name: (role,
     #                                                          elements per half)
+    cached_loads: dict = dataclasses.field(default_factory=dict)   # function name: the
+    #   buffers it loads through readonly aliases (_cached_loads)
 
 
 class _Shader:
@@ -148,9 +150,10 @@ class Build:
             writes |= {self.resources[id(prog.arrays[a.partner])].name   # neither is readonly
                        for a in prog.arrays.values()
                        if isinstance(a, PairHalf) and self.resources[id(a)].name in writes}
+        cached = self._cached_loads(writes, conditions) if kind == "mega" else {}
         shader_plan = ShaderPlan(self.ctl_var, prog.schedule, prog.periods, stages, segments,
                                  queue_vars, sockets, conditions, prog.steps_field,
-                                 writes, contained, pairs)
+                                 writes, contained, pairs, cached)
         params = []
         if isinstance(kind, tuple):             # a queue round's setup: which phase, and
             params = [ir.Var("_vkp_phase", T.u32, "scalar_param"),     # the consumer's
@@ -166,6 +169,23 @@ class Build:
         else:
             label = f"{prog.name}:{prog.schedule[kind][0].name}"
         return _Shader(source, compile_generated(source, label), writer)
+
+    def _cached_loads(self, writes, conditions) -> dict:
+        """{function name: the arrays its loads may take through a readonly alias} for the
+        megakernel (Target.readonly_alias): of the arrays the megakernel writes (the others
+        are declared readonly anyway), those every stage that reaches the function may load
+        so (the plan's cached_reads); none in conditions and what they call."""
+        if not self.target.readonly_alias:
+            return {}
+        arrays = {v.name for v in self.arrays if v.role == "array_param"} & writes
+        out: dict = {}
+        for e in self.plan.entries:
+            for fn in _with_callees(self.unit.order, [self.functions[e.stage.name]]):
+                mine = e.cached_reads & arrays
+                out[fn.name] = out[fn.name] & mine if fn.name in out else mine
+        for fn in _with_callees(self.unit.order, list(conditions.values())):
+            out[fn.name] = frozenset()
+        return {name: names for name, names in out.items() if names}
 
     # ---- launching -----------------------------------------------------------------------
     def count_from(self, steps: int) -> None:

@@ -70,6 +70,12 @@ class ProgramWriter(MegakernelWriter, BoundsChecks, Writer):
                                 for what in ("slot", "seq")}
         if kind == "mega":      # the same names, over the shared copy of the step's words
             self.globals += self.step_word_macros()
+            self.cached_loads = plan.cached_loads
+            for name in set().union(*plan.cached_loads.values()):
+                # no declaration is named so (Program._check_name, _DERIVED); a stage's
+                # local of that name is renamed
+                self.readonly_aliases[name] = f"{name}_ro"
+                self.global_names.add(f"{name}_ro")
             return
         self.globals += ["uint _vkp_step;       // the step being run, as stages see it",
                          "uint _vkp_snap;       // where its snapshot of the host fields starts"]

@@ -56,6 +56,8 @@ class Entry:
     barrier_before: bool = False   # (megakernel) a grid barrier before it
     barrier_after: bool = False    # and after it
     emits: tuple = ()            # names of the memsocks whose frame it writes
+    cached_reads: frozenset = frozenset()   # (megakernel) buffers it may load through a
+    #                                         readonly alias: see place_cached_reads
 
     @property
     def reads(self) -> frozenset:
@@ -184,6 +186,7 @@ def plan_step(prog, functions: dict, resources: dict) -> StepPlan:
     for name, index in plan.emitters.items():
         entries[index].emits += (name,)
     place_barriers(plan)
+    place_cached_reads(plan)
     return plan
 
 
@@ -342,3 +345,23 @@ def place_barriers(plan: StepPlan) -> None:
             pending.append(e)
         else:
             e.barrier_after = e.index != last
+
+
+def place_cached_reads(plan: StepPlan) -> None:
+    """The buffers each domain stage may load through a readonly alias in the megakernel
+    (Target.readonly_alias): those it reads and does not write, that no stage wrote since
+    the last grid barrier (the end of each step is one). On NVIDIA (H100, 2026-12-06) such
+    loads take a cached path that does not see the invocation's own earlier stores: a
+    stage that stored a[i] and then loaded it through the alias read the old value, and
+    so would a stage after a barrier elided between pointwise stages. Loads after a grid
+    barrier saw every store (its acquire makes them visible). Queue stages, whose rounds
+    have barriers of their own, keep plain loads."""
+    dirty: set = set()          # buffers written since the last barrier every worker passed
+    for e in plan.entries:
+        if e.barrier_before:
+            dirty = set()
+        e.cached_reads = e.reads - e.writes - dirty if e.kind == "domain" else frozenset()
+        dirty |= e.writes
+        if e.barrier_after:
+            dirty = set()
+

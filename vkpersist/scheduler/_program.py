@@ -45,7 +45,7 @@ __all__ = ["Program", "RunReport", "every", "when"]
 # the names the generated GLSL derives from a declaration's (scheduler/_codegen.py,
 # lang/glsl.py): its buffer blocks, an array's word view for float atomics, a queue's words
 # and items, a memsock's frames, header, cursor and its step's frame slot and sequence
-_DERIVED = {"array": ("buffer", "bits", "bits_buffer"),
+_DERIVED = {"array": ("buffer", "bits", "bits_buffer", "ro", "ro_buffer"),
             "queue": ("q", "q_buffer", "items", "items_buffer"),
             "memsock": ("frames", "frames_buffer", "header", "header_buffer", "cursor",
                         "cursor_buffer", "slot", "seq")}

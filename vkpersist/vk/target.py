@@ -48,6 +48,20 @@ The choices, and the measurements behind them (VULKAN_FACTS.md, docs/benchmarks.
   162k / 42k twice; the step floor 1.56-1.61 / 3.00 µs against 1.49 / 2.85 (one / two
   stages; benchmarks/barrier_floor.py: -0.04 to -0.09 µs a barrier at 65 to 257
   workgroups).
+- readonly_alias: the megakernel loads an array it also writes through a second block
+  declared `readonly` on the same binding, where no store to that array can have happened
+  since the last grid barrier (scheduler/_plan.py: place_cached_reads). On NVIDIA a
+  written buffer's loads skip the L1 cache whatever its qualifiers (nonprivate, plain and
+  restrict alike), and a readonly block's are cached: on an H100 (2026-12-06,
+  benchmarks/sweep_loads.py) the hand-written stencil's sweeps alone ran 47k -> 96k
+  steps/s at 128³ (CUDA's plain loads: 62k); benchmarks/programs.py, old and new in one
+  call: the megakernel's stencil 273k / 164k / 41.9k -> 317k / 197k / 72.1k steps/s at
+  32³ / 64³ / 128³ (0.88x / 0.93x / 1.58x the CUDA graph), bit-identical; the FDTD step
+  unchanged (barrier-bound at 32³-64³, memory-bound beyond). The cached path does not see
+  the invocation's own earlier stores (a stage that stored a[i] and loaded it back read
+  the old value: tests/test_cached_loads.py holds that program), hence the rule; loads
+  after a grid barrier saw every store. NVIDIA's driver only (driver_id 4): elsewhere not
+  measured.
 - fft_rows_in_shared: the FFT's shared-memory kernels (vkpersist/_fft_kernels.py): rows
   of up to 16 KB transformed whole by one workgroup (one read and one write of the row
   instead of one each per radix-2 pass: 11 for the rows of 2048 that Bluestein's n = 1000
@@ -70,6 +84,7 @@ import os
 from dataclasses import dataclass
 
 DRIVER_ID_LLVMPIPE = 13          # VK_DRIVER_ID_MESA_LLVMPIPE
+DRIVER_ID_NVIDIA = 4             # VK_DRIVER_ID_NVIDIA_PROPRIETARY
 LOOP_GUARD_LIMIT = 65000         # lavapipe stops every loop at ~65,535 iterations per invocation
 
 
@@ -92,6 +107,7 @@ class Target:
     grid_barrier: str = "release"
     atomic_int64_shared: bool = False         # DeviceInfo.atomic_int64_shared
     fft_rows_in_shared: bool = True
+    readonly_alias: bool = False
     solve_group_max: int = 256
 
     @classmethod
@@ -108,7 +124,8 @@ class Target:
                    subgroup_ops=info.subgroup_ops, float_preserve=info.float_preserve,
                    exact_division=lavapipe, atomic_int64_shared=info.atomic_int64_shared,
                    fft_rows_in_shared=not lavapipe,
-                   solve_group_max=0 if lavapipe else 256)
+                   solve_group_max=0 if lavapipe else 256,
+                   readonly_alias=info.driver_id == DRIVER_ID_NVIDIA and info.memory_model)
 
     @classmethod
     def any_device(cls) -> "Target":

@@ -1,0 +1,112 @@
+"""Target.readonly_alias: the megakernel loads an array it writes through a readonly block on
+the same binding where no store to it can be pending (scheduler/_plan.py,
+place_cached_reads). NVIDIA's driver gets it (its cached path is what makes the 128³ stencil
+1.5x the CUDA graph, vk/target.py); the program below is the trap for a load that would miss
+its own invocation's store, run on every device in both modes. On lavapipe the same
+programs run once more with the aliases forced on (there `coherent readonly`: lavapipe has
+no usable memory model), so the generated code is executed in CI, not only read."""
+import dataclasses
+
+import numpy as np
+import pytest
+
+import test_megakernel_shapes as shapes
+from programs_lib import jacobi, store_then_load, store_then_load_reference
+from vkpersist.vk.target import Target
+
+MODES = ["persistent", "launch"]
+
+
+def _stage(src: str, name: str) -> str:
+    body = src[src.index(f"void stage_{name}("):]
+    return body[:body.index("\n}\n")]
+
+
+def run_store_then_load(ctx, mode, groups=None, steps=30):
+    prog, arrays, (a0, b0) = store_then_load(ctx)
+    prog.run(steps, mode=mode, **({"groups": groups} if mode == "persistent" else {}))
+    got = [x.numpy() for x in arrays]
+    prog.free()
+    for name, g, w in zip("abcd", got, store_then_load_reference(a0, b0, steps)):
+        assert np.array_equal(g, w), f"{name}: {int((g != w).sum())} of {g.size} differ"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_stages_load_what_they_stored(ctx, mode):
+    run_store_then_load(ctx, mode)
+
+
+def test_aliases_are_only_where_no_store_is_pending(ctx, monkeypatch):
+    """The GLSL a GPU with the memory model gets: `own` stores a and b and loads them back,
+    so it loads both plainly; `neighbour` (after a grid barrier) loads both through the
+    aliases; `quarter` loads c at its own index right after `neighbour` stored it, the
+    barrier between them elided: plainly; `back` stores b and loads it plainly, and d, after
+    a barrier, through its alias. Validated by spirv-val where present (two blocks on one
+    binding)."""
+    from vkpersist.vk import spirv_val
+    from vkpersist.vk.glslang import compile_glsl
+    gpu = dataclasses.replace(ctx.info, driver_id=4, memory_model=True)  # NVIDIA's id
+    monkeypatch.setattr(ctx, "target", Target.for_device(gpu))
+    assert ctx.target.readonly_alias
+    prog, _, _ = store_then_load(ctx, n=1024)
+    src = prog.glsl()
+    assert "layout(std430, binding = 0) nonprivate readonly buffer a_ro_buffer " \
+        "{ float a_ro[]; };" in src
+    assert "b_ro_buffer" in src and "c_ro" not in src       # c: never through an alias
+    assert "a_ro[" not in _stage(src, "own") and "b_ro[" not in _stage(src, "own")
+    assert "a_ro[" in _stage(src, "neighbour") and "b_ro[" in _stage(src, "neighbour")
+    assert "c[i]" in _stage(src, "quarter")
+    assert "b[i] - d_ro[i]" in _stage(src, "back")
+    assert "_ro" not in prog.glsl("launch")       # the fallback's stages: readonly already
+    if spirv_val.enabled():
+        spirv_val.validate(compile_glsl(src, target_env="vulkan1.2"), "vulkan1.2",
+                           "store_then_load")
+    prog.free()
+    prog, _, _ = jacobi(ctx, 8)
+    src = prog.glsl()
+    assert "A_ro[" in src and "B_ro[" in src     # the stencil: both sweeps' loads
+    prog.free()
+
+
+def test_a_local_named_like_an_alias_is_renamed(ctx, monkeypatch):
+    import vkpersist as vkp
+    gpu = dataclasses.replace(ctx.info, driver_id=4, memory_model=True)
+    monkeypatch.setattr(ctx, "target", Target.for_device(gpu))
+    prog = vkp.Program(ctx, name="alias_names")
+    x = prog.array("x", (64,), np.float32)
+    y = prog.array("y", (64,), np.float32)
+
+    @prog.stage(domain=64)
+    def first(i):
+        x[i] = y[(i + 1) % 64] + 1.0
+
+    @prog.stage(domain=64)
+    def second(i):
+        x_ro = x[(i + 3) % 64]
+        y[i] = x_ro * 2.0
+
+    prog.loop(first, second)
+    src = prog.glsl()
+    assert "x_ro[" in _stage(src, "second") and "float x_ro_" in _stage(src, "second")
+    prog.free()
+
+
+@pytest.fixture
+def forced(ctx, monkeypatch):
+    if not ctx.info.is_lavapipe:
+        pytest.skip("GPUs run these with their own target (test_programs.py, above)")
+    monkeypatch.setattr(ctx, "target", dataclasses.replace(ctx.target, readonly_alias=True))
+
+
+@pytest.mark.parametrize("case", ["bit-identical, 2 groups", "every and step counter",
+                                  "when conditions", "everything together",
+                                  "elided barriers, 2 groups"])
+def test_programs_with_aliases_forced_on(ctx, forced, case):
+    shapes.CASES[case](ctx)
+
+
+def test_stages_load_what_they_stored_with_aliases_forced_on(ctx, forced):
+    prog, _, _ = store_then_load(ctx, n=1024)
+    assert "coherent readonly buffer a_ro_buffer" in prog.glsl()
+    prog.free()
+    run_store_then_load(ctx, "persistent", groups=2)
