@@ -111,3 +111,31 @@ def test_release_ordered_grid_barriers_are_what_is_generated(ctx, monkeypatch):
     if spirv_val.enabled():
         spirv_val.validate(compile_glsl(src, target_env="vulkan1.2"), "vulkan1.2", "jacobi")
     prog.free()
+
+
+def test_large_programs_fill_the_gpu_with_workgroups_of_1024(ctx, monkeypatch):
+    """fill_launch (the default launch shape on GPUs, scheduler/_runner.py): a megakernel
+    whose largest stage has more than 256 x 512 indices runs in workgroups of 1,024, as many
+    as fill every SM of a 132-SM GPU twice or give each invocation one index, plus the
+    planner; only where the driver reports at most 32 registers an invocation."""
+    import types
+    from vkpersist.scheduler._runner import fill_launch
+    from vkpersist._errors import UnsupportedError
+    monkeypatch.setattr(ctx, "target", dataclasses.replace(
+        ctx.target, workgroups_at_once=None, dedicated_planner_from=16))
+
+    def build(registers):
+        def report(local):
+            assert local == 1024
+            if registers is None:
+                raise UnsupportedError("no statistics here")
+            return registers
+        return types.SimpleNamespace(registers=report)
+
+    for n, registers, want in [(64, 32, (257, 1024)), (128, 32, (265, 1024)),
+                               (128, 24, (265, 1024)), (128, 33, (99, 512)),
+                               (128, None, (99, 512)), (32, 32, (99, 512)),
+                               (50, 32, (99, 512))]:        # 50³ = 125,000 <= 131,072
+        prog, _, _ = tp.jacobi(ctx, n)
+        assert fill_launch(prog, build(registers), (99, 512)) == want, (n, registers)
+        prog.free()

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 import time
 import warnings
 
-from .._errors import DeviceLimitError, DeviceTimeout, VkPersistError, internal_error
+from .._errors import (DeviceLimitError, DeviceTimeout, UnsupportedError, VkPersistError,
+                       internal_error)
 from .._polling import SPIN_S, check_timeout, poll_until
 from ._build import FALLBACK_ROUNDS, build_for
 from ._codegen import REASON_BLOCKED, REASON_BUDGET, REASON_DONE, REASON_LOOP_LIMIT
@@ -49,6 +50,10 @@ GPU_FILL_FROM = 1 << 21      # measured on the H200: filling lost below it (the 
                              # 25.9 -> 19.4 Gcells/s, the 128³ heat stencil's 2²¹ indices
                              # 37.6k -> 32.0k steps/s) and won above (129³ FDTD nodes:
                              # 24.8 -> 37.2 Gcells/s)
+FILL_LOCAL = 1024            # the megakernel of a stage larger than GPU_GROUPS x GPU_LOCAL,
+FILL_INVOCATIONS = 264 * 1024   # where it needs at most FILL_REGISTERS registers: every SM
+FILL_REGISTERS = 32          # full with two workgroups of 1,024 (132 SMs x 2,048 on an H100 or
+                             # H200; see fill_launch)
 EPOCH_TARGET_S = 0.25
 BATCH_TARGET_S = 0.05
 MAX_BATCH = 256
@@ -101,6 +106,37 @@ def default_launch(prog: Program, ctx) -> tuple[int, int]:
     return groups, local
 
 
+def fill_launch(prog: Program, build, shape: tuple[int, int]) -> tuple[int, int]:
+    """The megakernel's (groups, local) when the caller chooses neither: `shape`
+    (default_launch's), except on a GPU for a program whose largest stage has more than
+    GPU_GROUPS x GPU_LOCAL indices and whose megakernel the driver reports needing at most
+    FILL_REGISTERS registers an invocation: then workgroups of FILL_LOCAL, enough to fill
+    every SM (two each) or to give each invocation one index, plus the planner. Measured on
+    an H100 (2026-12-06, loads cached: Target.readonly_alias), against 257 x 512 and
+    1057 x 256: the 64³ FDTD 29.3k -> 35.3k Mcells/s (the CUDA graph's 35.1k), 128³ 30.6k
+    -> 32.1k, 256³ 34.8k -> 35.3k; the heat stencil 72.8k -> 83.5k steps/s at 128³, 8.1k
+    -> 8.7k at 256³, 196k either way at 64³ (32³, 65 x 512, lost with any shape of
+    1,024). Workgroups of 1,024 needing more registers would fit one to an SM (half of it
+    idle), where 256 fit six: those keep `shape`, as do devices that report no registers."""
+    ctx = prog.ctx
+    target = ctx.target
+    largest = max(stage.size for stage, _ in prog.schedule)
+    if target.workgroups_at_once is not None or largest <= GPU_GROUPS * GPU_LOCAL \
+            or ctx.info.max_workgroup_invocations < FILL_LOCAL:
+        return shape
+    try:
+        registers = build.registers(FILL_LOCAL)
+    except UnsupportedError:
+        return shape
+    if registers is None or registers > FILL_REGISTERS:
+        return shape
+    groups = min(FILL_INVOCATIONS, -(-largest // FILL_LOCAL) * FILL_LOCAL) // FILL_LOCAL
+    planner = target.dedicated_planner_from
+    if planner is not None and groups + 1 >= planner:
+        groups += 1
+    return groups, FILL_LOCAL
+
+
 class Runner:
     def __init__(self, prog: Program, mode: str, groups: int | None, local: int | None):
         self.prog = prog
@@ -110,6 +146,8 @@ class Runner:
         self.local = local or default_local
         self.groups = groups or default_groups
         self.build = build_for(prog, self.mode)
+        if self.mode == "persistent" and groups is None and local is None:
+            self.groups, self.local = fill_launch(prog, self.build, (self.groups, self.local))
         self.ctl = prog.ctl
         self.core = prog.ctx._core
         self.epoch_steps = 1024 if self.mode == "persistent" else 16
