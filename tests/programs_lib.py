@@ -378,3 +378,38 @@ def store_then_load_reference(a0, b0, steps):
         d = c * np.float32(0.25)
         b = b - d
     return a, b, c, d
+
+
+def skipped_barrier(ctx, n=1 << 14):
+    """`use` loads x[i], which `bump` stored at the same index with no barrier of its own
+    between them: the only one, before `shift`, runs inside shift's every(2), so on odd
+    steps nothing synchronises bump and use (skipped_barrier_reference gives the bits)."""
+    prog = vkp.Program(ctx, name="skipped_barrier")
+    x = prog.array("x", (n,), init=np.arange(n, dtype=np.float32))
+    y = prog.array("y", (n,), np.float32)
+    z = prog.array("z", (n,), np.float32)
+
+    @prog.stage(domain=n)
+    def bump(i):
+        x[i] = x[i] + 1.0
+
+    @prog.stage(domain=n)
+    def shift(i):
+        y[i] = x[(i + 5) % n]
+
+    @prog.stage(domain=n)
+    def use(i):
+        z[i] = z[i] + x[i] * 2.0
+
+    prog.loop(bump, vkp.every(2, shift), use)
+    return prog, (x, y, z)
+
+
+def skipped_barrier_reference(n, steps):
+    x, y, z = np.arange(n, dtype=np.float32), np.zeros(n, np.float32), np.zeros(n, np.float32)
+    for t in range(steps):
+        x = x + np.float32(1)
+        if t % 2 == 0:
+            y = np.roll(x, -5)
+        z = z + x * np.float32(2)
+    return x, y, z

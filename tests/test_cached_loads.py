@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import test_megakernel_shapes as shapes
-from programs_lib import jacobi, store_then_load, store_then_load_reference
+from programs_lib import (jacobi, skipped_barrier, skipped_barrier_reference, store_then_load,
+                          store_then_load_reference)
 from vkpersist.vk.target import Target
 
 MODES = ["persistent", "launch"]
@@ -31,9 +32,30 @@ def run_store_then_load(ctx, mode, groups=None, steps=30):
         assert np.array_equal(g, w), f"{name}: {int((g != w).sum())} of {g.size} differ"
 
 
+def run_skipped_barrier(ctx, mode, groups=None, steps=31):
+    prog, arrays = skipped_barrier(ctx)
+    prog.run(steps, mode=mode, **({"groups": groups} if mode == "persistent" else {}))
+    got = [x.numpy() for x in arrays]
+    prog.free()
+    for name, g, w in zip("xyz", got, skipped_barrier_reference(got[0].size, steps)):
+        assert np.array_equal(g, w), f"{name}: {int((g != w).sum())} of {g.size} differ"
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_stages_load_what_they_stored(ctx, mode):
     run_store_then_load(ctx, mode)
+    run_skipped_barrier(ctx, mode)
+
+
+def test_a_conditional_stages_barrier_does_not_count(ctx, monkeypatch):
+    """shift's barrier runs only on the steps shift runs: `use` loads x plainly."""
+    gpu = dataclasses.replace(ctx.info, driver_id=4, memory_model=True)  # NVIDIA's id
+    monkeypatch.setattr(ctx, "target", Target.for_device(gpu))
+    prog, _ = skipped_barrier(ctx, n=1024)
+    src = prog.glsl()
+    assert "x_ro[" in _stage(src, "shift")          # after bump, past the barrier
+    assert "x_ro" not in _stage(src, "use") and "z[i] + (x[i] * 2.0)" in _stage(src, "use")
+    prog.free()
 
 
 def test_aliases_are_only_where_no_store_is_pending(ctx, monkeypatch):
@@ -110,3 +132,4 @@ def test_stages_load_what_they_stored_with_aliases_forced_on(ctx, forced):
     assert "coherent readonly buffer a_ro_buffer" in prog.glsl()
     prog.free()
     run_store_then_load(ctx, "persistent", groups=2)
+    run_skipped_barrier(ctx, "persistent", groups=2)

@@ -354,14 +354,16 @@ def place_cached_reads(plan: StepPlan) -> None:
     loads take a cached path that does not see the invocation's own earlier stores: a
     stage that stored a[i] and then loaded it through the alias read the old value, and
     so would a stage after a barrier elided between pointwise stages. Loads after a grid
-    barrier saw every store (its acquire makes them visible). Queue stages, whose rounds
-    have barriers of their own, keep plain loads."""
+    barrier saw every store (its acquire makes them visible). A stage under every()/when()
+    syncs inside its condition: its barrier before it counts for itself, and neither of its
+    barriers for the stages after it (in a step that skips it nothing was synchronised).
+    Queue stages, whose rounds have barriers of their own, keep plain loads."""
     dirty: set = set()          # buffers written since the last barrier every worker passed
     for e in plan.entries:
-        if e.barrier_before:
-            dirty = set()
-        e.cached_reads = e.reads - e.writes - dirty if e.kind == "domain" else frozenset()
-        dirty |= e.writes
-        if e.barrier_after:
-            dirty = set()
+        seen = set() if e.barrier_before else dirty      # what may be pending when it runs
+        e.cached_reads = e.reads - e.writes - seen if e.kind == "domain" else frozenset()
+        if e.bit is None:
+            dirty = set() if e.barrier_after else seen | e.writes
+        else:
+            dirty = dirty | e.writes
 

@@ -6,7 +6,6 @@
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
 layout(std430, binding = 0) nonprivate buffer f_buffer { float f[]; };
-layout(std430, binding = 0) nonprivate readonly buffer f_ro_buffer { float f_ro[]; };
 layout(std430, binding = 1) nonprivate buffer hits_buffer { int hits[]; };
 layout(std430, binding = 2) coherent buffer q_q_buffer { uint q_q[]; };   // queue: tail, head, dropped, rounds
 layout(std430, binding = 3) coherent buffer q_items_buffer { uint q_items[]; };
@@ -97,7 +96,7 @@ void stage_when_hot(int i) {
 // programs_lib.py:288: emit
 void stage_emit(int i, int j) {
     // programs_lib.py:289
-    if (snap_slot >= 0) snap_frames[snap_slot * (16 * 16) + (i) * 16 + j] = f_ro[(i) * 16 + j];
+    if (snap_slot >= 0) snap_frames[snap_slot * (16 * 16) + (i) * 16 + j] = f[(i) * 16 + j];
     // programs_lib.py:290
     if ((i == 0) && (j == 0)) {
         // programs_lib.py:291
