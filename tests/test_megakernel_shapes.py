@@ -116,13 +116,17 @@ def test_release_ordered_grid_barriers_are_what_is_generated(ctx, monkeypatch):
 def test_large_programs_fill_the_gpu_with_workgroups_of_1024(ctx, monkeypatch):
     """fill_launch (the default launch shape on GPUs, scheduler/_runner.py): a megakernel
     whose largest stage has more than 256 x 512 indices runs in workgroups of 1,024, as many
-    as fill every SM of a 132-SM GPU twice or give each invocation one index, plus the
-    planner; only where the driver reports at most 32 registers an invocation."""
+    as fill every SM (132 of 2,048 invocations here: 264, the planner among them) or give
+    each invocation one index, plus the planner; only where the driver reports at most 32
+    registers an invocation, the device its SMs, and 1,024 divides what an SM holds."""
     import types
     from vkpersist.scheduler._runner import fill_launch
     from vkpersist._errors import UnsupportedError
+    h100 = dataclasses.replace(ctx.info, compute_units=132, invocations_per_unit=2048,
+                               max_workgroup_invocations=1024, max_workgroup_size=(1024, 1024, 64))
+    monkeypatch.setattr(ctx, "info", h100)
     monkeypatch.setattr(ctx, "target", dataclasses.replace(
-        ctx.target, workgroups_at_once=None, dedicated_planner_from=16))
+        ctx.target, workgroups_at_once=None, dedicated_planner_from=16, readonly_alias=True))
 
     def build(registers):
         def report(local):
@@ -132,10 +136,18 @@ def test_large_programs_fill_the_gpu_with_workgroups_of_1024(ctx, monkeypatch):
             return registers
         return types.SimpleNamespace(registers=report)
 
-    for n, registers, want in [(64, 32, (257, 1024)), (128, 32, (265, 1024)),
-                               (128, 24, (265, 1024)), (128, 33, (99, 512)),
-                               (128, None, (99, 512)), (32, 32, (99, 512)),
-                               (50, 32, (99, 512))]:        # 50³ = 125,000 <= 131,072
+    old = (99, 512)
+    for n, registers, want in [(64, 32, (257, 1024)), (128, 32, (264, 1024)),
+                               (128, 24, (264, 1024)), (128, 33, old), (128, None, old),
+                               (32, 32, old), (50, 32, old)]:        # 50³ = 125,000 <= 131,072
         prog, _, _ = tp.jacobi(ctx, n)
-        assert fill_launch(prog, build(registers), (99, 512)) == want, (n, registers)
+        assert fill_launch(prog, build(registers), old) == want, (n, registers)
         prog.free()
+    prog, _, _ = tp.jacobi(ctx, 128)
+    for info, target in [(dataclasses.replace(h100, invocations_per_unit=1536), ctx.target),
+                         (dataclasses.replace(h100, compute_units=0), ctx.target),
+                         (h100, dataclasses.replace(ctx.target, readonly_alias=False))]:
+        monkeypatch.setattr(ctx, "info", info)
+        monkeypatch.setattr(ctx, "target", target)
+        assert fill_launch(prog, build(32), old) == old
+    prog.free()

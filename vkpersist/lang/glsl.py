@@ -75,8 +75,8 @@ class Writer(ControlFlow):
         # names the generated code itself uses inside functions (a program's frame words)
         self.reserved_names: set[str] = set()
         # written arrays also declared readonly on the same binding (array name: the alias's
-        # name), and per function the arrays it loads through them (the megakernel's
-        # writer sets both: Target.readonly_alias)
+        # name, _vkp_ro_NAME), and per function the arrays it loads through them (the
+        # megakernel's writer sets both: Target.readonly_alias)
         self.readonly_aliases: dict[str, str] = {}
         self.cached_loads: dict[str, frozenset] = {}
 

@@ -72,10 +72,8 @@ class ProgramWriter(MegakernelWriter, BoundsChecks, Writer):
             self.globals += self.step_word_macros()
             self.cached_loads = plan.cached_loads
             for name in set().union(*plan.cached_loads.values()):
-                # no declaration is named so (Program._check_name, _DERIVED); a stage's
-                # local of that name is renamed
-                self.readonly_aliases[name] = f"{name}_ro"
-                self.global_names.add(f"{name}_ro")
+                # no Python name becomes a GLSL name beginning with _vkp (lang/source.py)
+                self.readonly_aliases[name] = f"_vkp_ro_{name}"
             return
         self.globals += ["uint _vkp_step;       // the step being run, as stages see it",
                          "uint _vkp_snap;       // where its snapshot of the host fields starts"]

@@ -45,7 +45,7 @@ __all__ = ["Program", "RunReport", "every", "when"]
 # the names the generated GLSL derives from a declaration's (scheduler/_codegen.py,
 # lang/glsl.py): its buffer blocks, an array's word view for float atomics, a queue's words
 # and items, a memsock's frames, header, cursor and its step's frame slot and sequence
-_DERIVED = {"array": ("buffer", "bits", "bits_buffer", "ro", "ro_buffer"),
+_DERIVED = {"array": ("buffer", "bits", "bits_buffer"),
             "queue": ("q", "q_buffer", "items", "items_buffer"),
             "memsock": ("frames", "frames_buffer", "header", "header_buffer", "cursor",
                         "cursor_buffer", "slot", "seq")}
@@ -339,7 +339,7 @@ class Program:
         if mode not in ("persistent", "launch"):
             raise ValueError(f"mode must be 'persistent' or 'launch', got {mode!r}")
         build = build_for(self, mode)
-        if local is None:
+        if not local:
             local = default_launch(self, self.ctx)
             if mode == "persistent":
                 local = fill_launch(self, build, local)

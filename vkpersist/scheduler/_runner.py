@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING
 import time
 import warnings
 
-from .._errors import (DeviceLimitError, DeviceTimeout, UnsupportedError, VkPersistError,
-                       internal_error)
+from .._errors import DeviceLimitError, DeviceTimeout, VkPersistError, internal_error
 from .._polling import SPIN_S, check_timeout, poll_until
 from ._build import FALLBACK_ROUNDS, build_for
 from ._codegen import REASON_BLOCKED, REASON_BUDGET, REASON_DONE, REASON_LOOP_LIMIT
@@ -51,9 +50,8 @@ GPU_FILL_FROM = 1 << 21      # measured on the H200: filling lost below it (the 
                              # 37.6k -> 32.0k steps/s) and won above (129³ FDTD nodes:
                              # 24.8 -> 37.2 Gcells/s)
 FILL_LOCAL = 1024            # the megakernel of a stage larger than GPU_GROUPS x GPU_LOCAL,
-FILL_INVOCATIONS = 264 * 1024   # where it needs at most FILL_REGISTERS registers: every SM
-FILL_REGISTERS = 32          # full with two workgroups of 1,024 (132 SMs x 2,048 on an H100 or
-                             # H200; see fill_launch)
+FILL_REGISTERS = 32          # where it needs at most this many registers: every SM full of
+                             # workgroups of 1,024 (see fill_launch)
 EPOCH_TARGET_S = 0.25
 BATCH_TARGET_S = 0.05
 MAX_BATCH = 256
@@ -108,33 +106,40 @@ def default_launch(prog: Program, ctx) -> tuple[int, int]:
 
 def fill_launch(prog: Program, build, shape: tuple[int, int]) -> tuple[int, int]:
     """The megakernel's (groups, local) when the caller chooses neither: `shape`
-    (default_launch's), except on a GPU for a program whose largest stage has more than
-    GPU_GROUPS x GPU_LOCAL indices and whose megakernel the driver reports needing at most
-    FILL_REGISTERS registers an invocation: then workgroups of FILL_LOCAL, enough to fill
-    every SM (two each) or to give each invocation one index, plus the planner. Measured on
-    an H100 (2026-12-06, loads cached: Target.readonly_alias), against 257 x 512 and
-    1057 x 256: the 64³ FDTD 29.3k -> 35.3k Mcells/s (the CUDA graph's 35.1k), 128³ 30.6k
-    -> 32.1k, 256³ 34.8k -> 35.3k; the heat stencil 72.8k -> 83.5k steps/s at 128³, 8.1k
-    -> 8.7k at 256³, 196k either way at 64³ (32³, 65 x 512, lost with any shape of
-    1,024). Workgroups of 1,024 needing more registers would fit one to an SM (half of it
-    idle), where 256 fit six: those keep `shape`, as do devices that report no registers."""
+    (default_launch's), except on a device that says how many SMs it has and how many
+    invocations each holds (VK_NV_shader_sm_builtins), that loads through readonly aliases
+    (Target.readonly_alias: the shape was measured with them), for a program whose largest
+    stage has more than GPU_GROUPS x GPU_LOCAL indices and whose megakernel needs at most
+    FILL_REGISTERS registers an invocation (as the driver reports): then workgroups of
+    FILL_LOCAL, as many as fill every SM (the planner among them) or give each invocation
+    one index, plus the planner. Measured on an H100 (2026-12-06; 132 SMs of 2,048: 264
+    workgroups), against 257 x 512 and 1,057 x 256: the 64³ FDTD 29.3k -> 35.3k Mcells/s
+    (the CUDA graph's 35.1k), 128³ 30.6k -> 32.1k, 256³ 34.8k -> 35.3k; the heat stencil
+    72.8k -> 83.5k steps/s at 128³, 8.1k -> 8.7k at 256³, 196k either way at 64³ (32³,
+    65 x 512, lost with any shape of 1,024). Workgroups of 1,024 needing more registers,
+    or on SMs of 1,536 invocations, would leave part of each SM idle where smaller ones
+    fill it: those keep `shape`."""
     ctx = prog.ctx
-    target = ctx.target
+    info, target = ctx.info, ctx.target
+    per_unit = info.invocations_per_unit
     largest = max(stage.size for stage, _ in prog.schedule)
-    if target.workgroups_at_once is not None or largest <= GPU_GROUPS * GPU_LOCAL \
-            or ctx.info.max_workgroup_invocations < FILL_LOCAL:
+    if not target.readonly_alias or target.workgroups_at_once is not None \
+            or largest <= GPU_GROUPS * GPU_LOCAL or info.compute_units == 0 \
+            or per_unit < FILL_LOCAL or per_unit % FILL_LOCAL \
+            or min(info.max_workgroup_invocations, info.max_workgroup_size[0]) < FILL_LOCAL:
         return shape
     try:
         registers = build.registers(FILL_LOCAL)
-    except UnsupportedError:
+    except VkPersistError:       # statistics unsupported, or that pipeline not made
         return shape
     if registers is None or registers > FILL_REGISTERS:
         return shape
-    groups = min(FILL_INVOCATIONS, -(-largest // FILL_LOCAL) * FILL_LOCAL) // FILL_LOCAL
+    slots = info.compute_units * (per_unit // FILL_LOCAL)
+    groups = -(-largest // FILL_LOCAL)
     planner = target.dedicated_planner_from
     if planner is not None and groups + 1 >= planner:
         groups += 1
-    return groups, FILL_LOCAL
+    return min(groups, slots), FILL_LOCAL
 
 
 class Runner:

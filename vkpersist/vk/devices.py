@@ -78,6 +78,11 @@ class DeviceInfo:
     storage_offset_alignment: int = 256
     # maxComputeSharedMemorySize: Vulkan promises 16 KB (lavapipe and NVIDIA offer more)
     max_shared_memory: int = 16384
+    # VK_NV_shader_sm_builtins: streaming multiprocessors, and the invocations one holds
+    # (warps x subgroup size); 0 where the device does not say (the megakernel's launch
+    # shape, scheduler/_runner.py: fill_launch)
+    compute_units: int = 0
+    invocations_per_unit: int = 0
 
     @property
     def subgroup_arithmetic(self) -> bool:
@@ -185,7 +190,7 @@ def _describe(index: int, pd) -> DeviceInfo:
     driver, driver_info, driver_id, subgroup = "", "", 0, 1
     subgroup_ops = float_preserve = frozenset()
     max_alloc = 1 << 30
-    host_alignment = 0
+    host_alignment = compute_units = per_unit = 0
     atomic_float = False
     if "VK_EXT_shader_atomic_float" in exts and api >= vk.VK_MAKE_VERSION(1, 2, 0):
         af = vk.VkPhysicalDeviceShaderAtomicFloatFeaturesEXT()
@@ -198,10 +203,11 @@ def _describe(index: int, pd) -> DeviceInfo:
         f11 = vk.VkPhysicalDeviceVulkan11Features(pNext=f12)
         f2 = vk.VkPhysicalDeviceFeatures2(pNext=f11)
         vk.vkGetPhysicalDeviceFeatures2(pd, f2)
-        hp = vk.VkPhysicalDeviceExternalMemoryHostPropertiesEXT() \
-            if "VK_EXT_external_memory_host" in exts else None
-        sg = vk.VkPhysicalDeviceSubgroupProperties(pNext=hp) if hp is not None \
-            else vk.VkPhysicalDeviceSubgroupProperties()
+        sm = vk.VkPhysicalDeviceShaderSMBuiltinsPropertiesNV() \
+            if "VK_NV_shader_sm_builtins" in exts else None
+        hp = vk.VkPhysicalDeviceExternalMemoryHostPropertiesEXT(**_next(sm)) \
+            if "VK_EXT_external_memory_host" in exts else sm
+        sg = vk.VkPhysicalDeviceSubgroupProperties(**_next(hp))
         fc = vk.VkPhysicalDeviceFloatControlsProperties(pNext=sg)
         m3 = vk.VkPhysicalDeviceMaintenance3Properties(pNext=fc)
         dp = vk.VkPhysicalDeviceDriverProperties(pNext=m3)
@@ -216,8 +222,11 @@ def _describe(index: int, pd) -> DeviceInfo:
                                      if sg.supportedOperations & bit)
             if f12.shaderSubgroupExtendedTypes:    # 64-bit integers in subgroup operations
                 subgroup_ops |= {"extended_types"}
-        if hp is not None:
+        if "VK_EXT_external_memory_host" in exts:
             host_alignment = int(hp.minImportedHostPointerAlignment)
+        if sm is not None:
+            compute_units = int(sm.shaderSMCount)
+            per_unit = int(sm.shaderWarpsPerSM) * subgroup
     mp = vk.vkGetPhysicalDeviceMemoryProperties(pd)
     heaps = tuple(MemoryHeap(i, mp.memoryHeaps[i].size, bool(mp.memoryHeaps[i].flags & 1))
                   for i in range(mp.memoryHeapCount))
@@ -258,7 +267,13 @@ def _describe(index: int, pd) -> DeviceInfo:
         pipeline_statistics=_pipeline_statistics(pd, exts, api),
         storage_offset_alignment=int(lim.minStorageBufferOffsetAlignment),
         max_shared_memory=int(lim.maxComputeSharedMemorySize),
+        compute_units=compute_units, invocations_per_unit=per_unit,
     )
+
+
+def _next(struct) -> dict:
+    """pNext=struct for a Vulkan structure's constructor, nothing where there is none."""
+    return {} if struct is None else {"pNext": struct}
 
 
 def _pipeline_statistics(pd, exts, api) -> bool:

@@ -4,9 +4,9 @@
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
 layout(std430, binding = 0) nonprivate buffer A_buffer { float A[]; };
-layout(std430, binding = 0) nonprivate readonly buffer A_ro_buffer { float A_ro[]; };
+layout(std430, binding = 0) nonprivate readonly buffer _vkp_ro_A_buffer { float _vkp_ro_A[]; };
 layout(std430, binding = 1) nonprivate buffer B_buffer { float B[]; };
-layout(std430, binding = 1) nonprivate readonly buffer B_ro_buffer { float B_ro[]; };
+layout(std430, binding = 1) nonprivate readonly buffer _vkp_ro_B_buffer { float _vkp_ro_B[]; };
 layout(std430, binding = 2) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
 layout(std430, binding = 3) coherent buffer _vkp_sched_buffer { uint _vkp_sched[]; };
 // the scheduler words of _vkp_sched (vkpersist/scheduler/_words.py)
@@ -42,16 +42,16 @@ float at_0(int i, int j, int k) {
         return 0.0;
     }
     // programs_lib.py:12
-    return A_ro[((i) * 8 + j) * 8 + k];
+    return _vkp_ro_A[((i) * 8 + j) * 8 + k];
 }
 
 // programs_lib.py:16: sweep
 void sweep_0(float alpha, int i, int j, int k) {
     float lap;
     // programs_lib.py:17
-    lap = (((((at_0((i - 1), j, k) + at_0((i + 1), j, k)) + at_0(i, (j - 1), k)) + at_0(i, (j + 1), k)) + at_0(i, j, (k - 1))) + at_0(i, j, (k + 1))) - (6.0 * A_ro[((i) * 8 + j) * 8 + k]);
+    lap = (((((at_0((i - 1), j, k) + at_0((i + 1), j, k)) + at_0(i, (j - 1), k)) + at_0(i, (j + 1), k)) + at_0(i, j, (k - 1))) + at_0(i, j, (k + 1))) - (6.0 * _vkp_ro_A[((i) * 8 + j) * 8 + k]);
     // programs_lib.py:20
-    B[((i) * 8 + j) * 8 + k] = A_ro[((i) * 8 + j) * 8 + k] + (alpha * lap);
+    B[((i) * 8 + j) * 8 + k] = _vkp_ro_A[((i) * 8 + j) * 8 + k] + (alpha * lap);
 }
 
 // programs_lib.py:32: sweep_ab
@@ -71,16 +71,16 @@ float at_2(int i, int j, int k) {
         return 0.0;
     }
     // programs_lib.py:12
-    return B_ro[((i) * 8 + j) * 8 + k];
+    return _vkp_ro_B[((i) * 8 + j) * 8 + k];
 }
 
 // programs_lib.py:16: sweep
 void sweep_2(float alpha, int i, int j, int k) {
     float lap;
     // programs_lib.py:17
-    lap = (((((at_2((i - 1), j, k) + at_2((i + 1), j, k)) + at_2(i, (j - 1), k)) + at_2(i, (j + 1), k)) + at_2(i, j, (k - 1))) + at_2(i, j, (k + 1))) - (6.0 * B_ro[((i) * 8 + j) * 8 + k]);
+    lap = (((((at_2((i - 1), j, k) + at_2((i + 1), j, k)) + at_2(i, (j - 1), k)) + at_2(i, (j + 1), k)) + at_2(i, j, (k - 1))) + at_2(i, j, (k + 1))) - (6.0 * _vkp_ro_B[((i) * 8 + j) * 8 + k]);
     // programs_lib.py:20
-    A[((i) * 8 + j) * 8 + k] = B_ro[((i) * 8 + j) * 8 + k] + (alpha * lap);
+    A[((i) * 8 + j) * 8 + k] = _vkp_ro_B[((i) * 8 + j) * 8 + k] + (alpha * lap);
 }
 
 // programs_lib.py:36: sweep_ba
