@@ -366,4 +366,3 @@ def place_cached_reads(plan: StepPlan) -> None:
             dirty = set() if e.barrier_after else seen | e.writes
         else:
             dirty = dirty | e.writes
-
