@@ -82,10 +82,10 @@ def default_launch(prog: Program, ctx) -> tuple[int, int]:
     H200 (docs/benchmarks.md): 512 invocations per workgroup and about one workgroup per
     512 indices of the largest stage, up to 256 workgroups, were within 10% of the best
     settings for 32³ and 64³ stencils; larger stages get GPU_FILL, enough workgroups to
-    fill every SM. Where participant 0 plans instead of computing
-    (target.dedicated_planner_from participants or more), it comes on top. On a device
-    that runs a known number of workgroups at once (lavapipe: one per pool thread), that
-    many."""
+    fill every SM (the runner may choose workgroups of 1,024 instead: fill_launch). Where
+    participant 0 plans instead of computing (target.dedicated_planner_from participants
+    or more), it comes on top. On a device that runs a known number of workgroups at once
+    (lavapipe: one per pool thread), that many."""
     target = ctx.target
     if target.workgroups_at_once is not None:
         return target.workgroups_at_once, LAVAPIPE_LOCAL
