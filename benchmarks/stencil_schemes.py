@@ -320,8 +320,10 @@ def glsl_rows(ctx, n, init, groups, reach, seconds, schemes=SCHEMES,
     return out
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def setup(doc: str, script: str, width: int):
+    """(args, ctx, CuPy, SMs) of a benchmark comparing hand-written shaders with CUDA (this
+    one, benchmarks/sweep_loads.py); prints the device and the table's head."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("--device", default=None)
     ap.add_argument("--sizes", type=int, nargs="+", default=[32, 64, 128])
     ap.add_argument("--seconds", type=float, default=1.0)
@@ -331,12 +333,25 @@ def main() -> None:
     ctx = vkp.Context(selector(args.device))
     cp = _cupy()
     if cp is None or ctx.target.workgroups_at_once is not None:
-        sys.exit("stencil_schemes.py compares with CUDA: it needs CuPy, a CUDA device and a "
-                 "Vulkan GPU (hand-written grid barriers assume every workgroup co-resident, "
-                 "which lavapipe does not promise)")
-    sms = cp.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
+        sys.exit(f"{script} compares with CUDA: it needs CuPy, a CUDA device and a Vulkan GPU "
+                 "(hand-written grid barriers assume every workgroup co-resident, which "
+                 "lavapipe does not promise)")
     print(f"device: {ctx.info.name}; {LOCAL} invocations per workgroup")
-    print(f"{'n':>4} {'row':<26} {'steps/s':>10} {'vs graph':>9}  same as graph")
+    print(f"{'n':>4} {'row':<{width}} {'steps/s':>10} {'vs graph':>9}  same as graph")
+    return args, ctx, cp, cp.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
+
+
+def print_rows(n, graph, ref, rows, width: int, note: str) -> None:
+    """The CUDA graph's row, then each row's steps/s, ratio to it, and whether its state
+    after 100 steps is the graph's (rows that do not synchronise: '-')."""
+    print(f"{n:>4} {'cuda graph':<{width}} {graph:>10,.0f} {1:>8.2f}x  ({note})")
+    for name, r, state, check in rows:
+        same = ("yes" if np.array_equal(state, ref) else "NO") if check else "-"
+        print(f"{n:>4} {name:<{width}} {r:>10,.0f} {r / graph:>8.2f}x  {same}")
+
+
+def main() -> None:
+    args, ctx, cp, sms = setup(__doc__, "stencil_schemes.py", 26)
     for n in args.sizes:
         init = np.random.default_rng(0).random((n, n, n)).astype(np.float32)
         groups = min(-(-n ** 3 // LOCAL), 2 * sms)
@@ -352,11 +367,8 @@ def main() -> None:
                   "the hand-written shader not run)")
         r, note, state = bench_program(ctx, n, init, "persistent", args.seconds, None, None)
         rows.append((f"megakernel ({note.split(' inv')[0]})", r, state, True))
-        print(f"{n:>4} {'cuda graph':<26} {graph:>10,.0f} {1:>8.2f}x  ({groups} workgroups "
-              f"below, neighbours within {reach} each way)")
-        for name, r, state, check in rows:
-            same = ("yes" if np.array_equal(state, ref) else "NO") if check else "-"
-            print(f"{n:>4} {name:<26} {r:>10,.0f} {r / graph:>8.2f}x  {same}")
+        print_rows(n, graph, ref, rows, 26,
+                   f"{groups} workgroups below, neighbours within {reach} each way")
 
 
 if __name__ == "__main__":

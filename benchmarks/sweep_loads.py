@@ -22,18 +22,14 @@ model does not promise it), only that this driver happened to make them visible.
 """
 from __future__ import annotations
 
-import argparse
 import pathlib
 import sys
 
 import numpy as np
 
-import vkpersist as vkp
-
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from _device import selector  # noqa: E402
-from programs import _cupy, bench_cuda_graph, bench_floor  # noqa: E402
-from stencil_schemes import LOCAL, cuda_rows, glsl_rows  # noqa: E402
+from programs import bench_cuda_graph, bench_floor  # noqa: E402
+from stencil_schemes import LOCAL, cuda_rows, glsl_rows, print_rows, setup  # noqa: E402
 
 SCHEMES = [("none", "none", 1), ("grid", "grid", 1)]
 GLSL_VARIANTS = [("nonprivate", None, ""), ("", None, ""), ("coherent", None, ""),
@@ -43,21 +39,7 @@ CUDA_LOADS = {0: "plain", 1: "ldcg", 2: "relaxed.gpu"}
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--device", default=None)
-    ap.add_argument("--sizes", type=int, nargs="+", default=[32, 64, 128])
-    ap.add_argument("--seconds", type=float, default=1.0)
-    args = ap.parse_args()
-    if min(args.sizes) < 2 or args.seconds <= 0:
-        ap.error("--sizes take grid sides of 2 or more, --seconds a positive time")
-    ctx = vkp.Context(selector(args.device))
-    cp = _cupy()
-    if cp is None or ctx.target.workgroups_at_once is not None:
-        sys.exit("sweep_loads.py compares with CUDA: it needs CuPy, a CUDA device and a "
-                 "Vulkan GPU (its grid barriers assume every workgroup co-resident)")
-    sms = cp.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
-    print(f"device: {ctx.info.name}; {LOCAL} invocations per workgroup")
-    print(f"{'n':>4} {'row':<40} {'steps/s':>10} {'vs graph':>9}  same as graph")
+    args, ctx, cp, sms = setup(__doc__, "sweep_loads.py", 40)
     for n in args.sizes:
         init = np.random.default_rng(0).random((n, n, n)).astype(np.float32)
         groups = min(-(-n ** 3 // LOCAL), 2 * sms)
@@ -75,10 +57,7 @@ def main() -> None:
                                   f" ({label})", alias, where)
         else:
             print(f"  (glsl: not all {groups} workgroups of {LOCAL} ran at once: not run)")
-        print(f"{n:>4} {'cuda graph':<40} {graph:>10,.0f} {1:>8.2f}x  ({groups} workgroups)")
-        for name, r, state, check in rows:
-            same = ("yes" if np.array_equal(state, ref) else "NO") if check else "-"
-            print(f"{n:>4} {name:<40} {r:>10,.0f} {r / graph:>8.2f}x  {same}")
+        print_rows(n, graph, ref, rows, 40, f"{groups} workgroups")
 
 
 if __name__ == "__main__":
