@@ -30,6 +30,12 @@ from ..vk.glsl_kernel import GLSLKernel
 _CHANNELS: dict = {}      # IR type class -> the GPU side of that channel
 
 
+def readonly_alias(name: str) -> str:
+    """The name of array `name` declared a second time, readonly, on the same binding: no
+    Python name becomes a GLSL name beginning with _vkp (lang/source.py: glsl_name)."""
+    return f"_vkp_ro_{name}"
+
+
 def register_channel(type_cls, glsl) -> None:
     """Channels (ControlBuffer, MemSock) bring their own GPU side: `glsl.declare(writer,
     var)` for their buffers and one method per operation the builtin registry names
@@ -74,10 +80,9 @@ class Writer(ControlFlow):
             {v.name for v in unit.shared_arrays} | {v.name for v in unit.const_arrays.values()}
         # names the generated code itself uses inside functions (a program's frame words)
         self.reserved_names: set[str] = set()
-        # written arrays also declared readonly on the same binding (array name: the alias's
-        # name, _vkp_ro_NAME), and per function the arrays it loads through them (the
-        # megakernel's writer sets both: Target.readonly_alias)
-        self.readonly_aliases: dict[str, str] = {}
+        # per function, the written arrays it loads through a readonly alias (the
+        # megakernel's writer sets it: Target.readonly_alias); each such array is also
+        # declared readonly on its binding (readonly_alias)
         self.cached_loads: dict[str, frozenset] = {}
 
     # ---- module -------------------------------------------------------------------------
@@ -212,8 +217,8 @@ class Writer(ControlFlow):
             word = "uint64_t" if elem == T.f64 else "uint"
             decl += (f"\nlayout(std430, binding = {var.binding}) {access}buffer "
                      f"{var.name}_bits_buffer {{ {word} {var.name}_bits[]; }};")
-        alias = self.readonly_aliases.get(var.name)
-        if alias is not None:   # the same memory, for loads that may take a cached path
+        if any(var.name in names for names in self.cached_loads.values()):
+            alias = readonly_alias(var.name)   # the same memory, for cached loads
             decl += (f"\nlayout(std430, binding = {var.binding}) {access}readonly buffer "
                      f"{alias}_buffer {{ {store} {alias}[]; }};")
         return decl
@@ -475,8 +480,8 @@ class Writer(ControlFlow):
         elem = var.type.elem
         linear = self.linear(var, e.index)
         name = var.name
-        if var.name in self.cached_loads.get(self.fn.name, ()):
-            name = self.readonly_aliases[var.name]
+        if name in self.cached_loads.get(self.fn.name, ()):
+            name = readonly_alias(name)
         if isinstance(elem, T.Vector) and elem.n == 3:
             tmp_base = f"(({linear}) * 3)"
             return (f"{glsl_type(elem)}({name}[{tmp_base}], {name}[{tmp_base} + 1], "

@@ -71,9 +71,6 @@ class ProgramWriter(MegakernelWriter, BoundsChecks, Writer):
         if kind == "mega":      # the same names, over the shared copy of the step's words
             self.globals += self.step_word_macros()
             self.cached_loads = plan.cached_loads
-            for name in set().union(*plan.cached_loads.values()):
-                # no Python name becomes a GLSL name beginning with _vkp (lang/source.py)
-                self.readonly_aliases[name] = f"_vkp_ro_{name}"
             return
         self.globals += ["uint _vkp_step;       // the step being run, as stages see it",
                          "uint _vkp_snap;       // where its snapshot of the host fields starts"]
