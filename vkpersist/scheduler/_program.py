@@ -36,7 +36,7 @@ from ..vk.context import Context, default_context
 from ._build import build_for
 from ._declare import (MAX_PERIODS, QUEUE_TYPES, Every, PairHalf, ProgramArray, ProgramQueue,
                        ProgramSocket, RunReport, Stage, StepCounter, When, every, when)
-from ._runner import default_launch, fill_launch, runner_for
+from ._runner import launch_shape, runner_for
 from ._session import open_session
 
 __all__ = ["Program", "RunReport", "every", "when"]
@@ -339,11 +339,7 @@ class Program:
         if mode not in ("persistent", "launch"):
             raise ValueError(f"mode must be 'persistent' or 'launch', got {mode!r}")
         build = build_for(self, mode)
-        if not local:
-            local = default_launch(self, self.ctx)
-            if mode == "persistent":
-                local = fill_launch(self, build, local)
-            local = local[1]
+        local = local or launch_shape(self, build, mode)[1]
         if mode == "persistent":
             shaders = {"megakernel": build.mega}
         else:

@@ -142,17 +142,23 @@ def fill_launch(prog: Program, build, shape: tuple[int, int]) -> tuple[int, int]
     return min(groups, slots), FILL_LOCAL
 
 
+def launch_shape(prog: Program, build, mode: str) -> tuple[int, int]:
+    """(groups, local) of a run in `mode` whose caller chooses neither: default_launch's,
+    and for the megakernel fill_launch's."""
+    shape = default_launch(prog, prog.ctx)
+    return fill_launch(prog, build, shape) if mode == "persistent" else shape
+
+
 class Runner:
     def __init__(self, prog: Program, mode: str, groups: int | None, local: int | None):
         self.prog = prog
         self.mode = choose_mode(prog, mode)
         info = prog.ctx.info
-        default_groups, default_local = default_launch(prog, prog.ctx)
+        self.build = build_for(prog, self.mode)
+        default_groups, default_local = launch_shape(prog, self.build, self.mode) \
+            if groups is None and local is None else default_launch(prog, prog.ctx)
         self.local = local or default_local
         self.groups = groups or default_groups
-        self.build = build_for(prog, self.mode)
-        if self.mode == "persistent" and groups is None and local is None:
-            self.groups, self.local = fill_launch(prog, self.build, (self.groups, self.local))
         self.ctl = prog.ctl
         self.core = prog.ctx._core
         self.epoch_steps = 1024 if self.mode == "persistent" else 16
