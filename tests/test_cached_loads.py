@@ -27,22 +27,36 @@ def _stage(src: str, name: str) -> str:
     return body[:body.index("\n}\n")]
 
 
+def _nvidia(ctx, monkeypatch):
+    """The target an NVIDIA GPU with the memory model gets (aliases on), for its GLSL."""
+    gpu = dataclasses.replace(ctx.info, driver_id=4, memory_model=True)  # NVIDIA's id
+    monkeypatch.setattr(ctx, "target", Target.for_device(gpu))
+
+
+def run_and_compare(prog, arrays: dict, want: dict, mode, steps, groups=None):
+    """Run `prog` for `steps` steps in `mode`, free it, and compare each of `arrays` ({name:
+    array}) with `want` ({name: NumPy array}) bit for bit."""
+    prog.run(steps, mode=mode, **({"groups": groups} if groups and mode == "persistent"
+                                  else {}))
+    got = {x: a.numpy() for x, a in arrays.items()}
+    prog.free()
+    for x, g in got.items():
+        assert np.array_equal(g, want[x]), \
+            f"{mode}, {x}: {int((g != want[x]).sum())} of {g.size} differ"
+
+
 def run_store_then_load(ctx, mode, groups=None, steps=30):
     prog, arrays, (a0, b0) = store_then_load(ctx)
-    prog.run(steps, mode=mode, **({"groups": groups} if mode == "persistent" else {}))
-    got = [x.numpy() for x in arrays]
-    prog.free()
-    for name, g, w in zip("abcd", got, store_then_load_reference(a0, b0, steps)):
-        assert np.array_equal(g, w), f"{name}: {int((g != w).sum())} of {g.size} differ"
+    run_and_compare(prog, dict(zip("abcd", arrays)),
+                    dict(zip("abcd", store_then_load_reference(a0, b0, steps))), mode, steps,
+                    groups)
 
 
 def run_skipped_barrier(ctx, mode, groups=None, steps=31):
     prog, arrays = skipped_barrier(ctx)
-    prog.run(steps, mode=mode, **({"groups": groups} if mode == "persistent" else {}))
-    got = [x.numpy() for x in arrays]
-    prog.free()
-    for name, g, w in zip("xyz", got, skipped_barrier_reference(got[0].size, steps)):
-        assert np.array_equal(g, w), f"{name}: {int((g != w).sum())} of {g.size} differ"
+    want = skipped_barrier_reference(arrays[0].shape[0], steps)
+    run_and_compare(prog, dict(zip("xyz", arrays)), dict(zip("xyz", want)), mode, steps,
+                    groups)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -53,8 +67,7 @@ def test_stages_load_what_they_stored(ctx, mode):
 
 def test_a_conditional_stages_barrier_does_not_count(ctx, monkeypatch):
     """shift's barrier runs only on the steps shift runs: `use` loads x plainly."""
-    gpu = dataclasses.replace(ctx.info, driver_id=4, memory_model=True)  # NVIDIA's id
-    monkeypatch.setattr(ctx, "target", Target.for_device(gpu))
+    _nvidia(ctx, monkeypatch)
     prog, _ = skipped_barrier(ctx, n=1024)
     src = prog.glsl()
     assert "_vkp_ro_x[" in _stage(src, "shift")          # after bump, past the barrier
@@ -71,8 +84,7 @@ def test_aliases_are_only_where_no_store_is_pending(ctx, monkeypatch):
     binding)."""
     from vkpersist.vk import spirv_val
     from vkpersist.vk.glslang import compile_glsl
-    gpu = dataclasses.replace(ctx.info, driver_id=4, memory_model=True)  # NVIDIA's id
-    monkeypatch.setattr(ctx, "target", Target.for_device(gpu))
+    _nvidia(ctx, monkeypatch)
     assert ctx.target.readonly_alias
     prog, _, _ = store_then_load(ctx, n=1024)
     src = prog.glsl()
@@ -98,8 +110,7 @@ def test_user_names_like_an_alias_keep_working(ctx, monkeypatch):
     """The aliases are named _vkp_ro_NAME, which no Python name becomes: a stage parameter,
     a local, a helper's parameter and an array named like `x_ro` compile as they are."""
     import vkpersist as vkp
-    gpu = dataclasses.replace(ctx.info, driver_id=4, memory_model=True)
-    monkeypatch.setattr(ctx, "target", Target.for_device(gpu))
+    _nvidia(ctx, monkeypatch)
     prog = vkp.Program(ctx, name="alias_names")
     x = prog.array("x", (64,), np.float32)
     x_ro = prog.array("x_ro", (64,), np.float32)
@@ -150,11 +161,6 @@ def test_stages_load_what_they_stored_with_aliases_forced_on(ctx, forced):
 SEEDS = range(8)
 
 
-def _nvidia(ctx, monkeypatch):
-    gpu = dataclasses.replace(ctx.info, driver_id=4, memory_model=True)  # NVIDIA's id
-    monkeypatch.setattr(ctx, "target", Target.for_device(gpu))
-
-
 def pending_stores(src: str) -> list:
     """[(stage, arrays stored since the last grid barrier every worker passed)] for each
     stage call of the megakernel's step loop, read from the GLSL itself (not from the
@@ -198,8 +204,7 @@ def test_random_programs_alias_only_where_no_store_is_pending(ctx, monkeypatch, 
     src = prog.glsl()
     used = 0
     for name, pending in pending_stores(src):
-        body = src[src.index(f"void stage_{name}("):]
-        aliased = set(re.findall(r"_vkp_ro_(\w+)\[", body[:body.index("\n}\n")]))
+        aliased = set(re.findall(r"_vkp_ro_(\w+)\[", _stage(src, name)))
         assert not aliased & pending, (name, aliased & pending)
         used += len(aliased)
     prog.free()
@@ -211,21 +216,13 @@ def test_random_programs_alias_only_where_no_store_is_pending(ctx, monkeypatch, 
 def test_random_programs_agree_with_numpy(ctx, tmp_path, seed):
     """Both modes against NumPy, bit for bit, on every device (on NVIDIA with the aliases:
     a load that missed a pending store shows here)."""
-    for mode in ("persistent", "launch"):
+    for mode in MODES:
         prog, arrays, init = random_programs.build(ctx, seed, tmp_path)
-        prog.run(20, mode=mode)
-        want = random_programs.reference(seed, init, 20)
-        for x, arr in arrays.items():
-            got = arr.numpy()
-            assert np.array_equal(got, want[x]), (mode, x, int((got != want[x]).sum()))
-        prog.free()
+        run_and_compare(prog, arrays, random_programs.reference(seed, init, 20), mode, 20)
 
 
 @pytest.mark.parametrize("seed", SEEDS[:3])
 def test_random_programs_with_aliases_forced_on(ctx, forced, tmp_path, seed):
     prog, arrays, init = random_programs.build(ctx, seed, tmp_path)
-    prog.run(20, mode="persistent", groups=2)
-    want = random_programs.reference(seed, init, 20)
-    for x, arr in arrays.items():
-        assert np.array_equal(arr.numpy(), want[x]), x
-    prog.free()
+    run_and_compare(prog, arrays, random_programs.reference(seed, init, 20), "persistent",
+                    20, groups=2)
