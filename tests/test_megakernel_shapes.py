@@ -129,12 +129,12 @@ def test_large_programs_fill_the_gpu_with_workgroups_of_1024(ctx, monkeypatch):
         ctx.target, workgroups_at_once=None, dedicated_planner_from=16, readonly_alias=True))
 
     def build(registers):
-        def report(local):
-            assert local == 1024
+        def report(shader, local):
+            assert shader == "mega" and local == 1024
             if registers is None:
                 raise UnsupportedError("no statistics here")
-            return registers
-        return types.SimpleNamespace(registers=report)
+            return types.SimpleNamespace(registers=registers)
+        return types.SimpleNamespace(mega="mega", statistics=report)
 
     old = (99, 512)
     for n, registers, want in [(64, 32, (257, 1024)), (128, 32, (264, 1024)),

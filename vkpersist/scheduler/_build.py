@@ -83,7 +83,7 @@ class Build:
         self.device_steps = 0          # the step count the device's words hold (STEPS_DONE)
         self.status = loop_status_array(ctx) if self.loop_guard else None
         self.sequences: dict = {}
-        self._registers: dict = {}      # local size: the megakernel's registers (registers)
+        self._statistics: dict = {}     # (shader, local size): what the driver reports
         # the megakernel's arrays are written and read by other workgroups of the same
         # dispatch (coherent); the fallback's kernels are separated by pipeline barriers
         self.resources, self.arrays, self.ctl_var, self.sched_var = resource_vars(
@@ -188,14 +188,16 @@ class Build:
             out[fn.name] = frozenset()
         return {name: names for name, names in out.items() if names}
 
-    def registers(self, local: int) -> int | None:
-        """Registers per invocation the driver reports for the megakernel in workgroups of
-        `local` (compiled once more to capture them; remembered). UnsupportedError where
-        the device reports none."""
-        if local not in self._registers:
-            pipeline = self.mega.kernel._pipeline(self.prog.ctx, (local, 1, 1))
-            self._registers[local] = pipeline.statistics()[0].registers
-        return self._registers[local]
+    def statistics(self, shader: _Shader, local: int):
+        """What the driver reports of `shader` in workgroups of `local` (an
+        ExecutableStatistics: registers, code size; compiled once more to capture them, so
+        remembered): for Program.statistics and the default launch shape (fill_launch).
+        UnsupportedError where the device reports none."""
+        key = (id(shader), local)
+        if key not in self._statistics:
+            pipeline = shader.kernel._pipeline(self.prog.ctx, (local, 1, 1))
+            self._statistics[key] = pipeline.statistics()[0]
+        return self._statistics[key]
 
     # ---- launching -----------------------------------------------------------------------
     def count_from(self, steps: int) -> None:

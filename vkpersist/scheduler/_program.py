@@ -345,8 +345,7 @@ class Program:
         else:
             shaders = {stage.name: shader for shader, (stage, _)
                        in zip(build.stage_shaders, self.schedule)}
-        return {name: shader.kernel._pipeline(self.ctx, (local, 1, 1)).statistics()[0]
-                for name, shader in shaders.items()}
+        return {name: build.statistics(shader, local) for name, shader in shaders.items()}
 
     # ---- running ---------------------------------------------------------------------
     @user_frames_only

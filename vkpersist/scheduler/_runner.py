@@ -129,7 +129,7 @@ def fill_launch(prog: Program, build, shape: tuple[int, int]) -> tuple[int, int]
             or min(info.max_workgroup_invocations, info.max_workgroup_size[0]) < FILL_LOCAL:
         return shape
     try:
-        registers = build.registers(FILL_LOCAL)
+        registers = build.statistics(build.mega, FILL_LOCAL).registers
     except VkPersistError:       # statistics unsupported, or that pipeline not made
         return shape
     if registers is None or registers > FILL_REGISTERS:
