@@ -15,9 +15,6 @@ device:
                with the same index layout, material table and order of operations,
                launched from Python
   cupy graph   the same kernels, 100 steps captured in a CUDA graph
-  cupy graph E reversed  the same with the E update's threads taking the cells last to
-               first (what the megakernel's alternate_sweeps does; --forward adds the
-               persistent and launch rows without it)
 
 GB/s counts the minimum traffic of a fused update: each step reads E and H twice, writes
 each once and reads the three material-index bytes (75 bytes per cell in float32). After
@@ -37,7 +34,6 @@ invocation: a monitor's stage that needs more registers leaves fewer workgroups 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import pathlib
 import sys
 import time
@@ -55,11 +51,10 @@ BYTES_PER_CELL = 18 * 4 + 3
 CUDA_SOURCE = r"""
 extern "C" __global__ void update_h(const float* ex, const float* ey, const float* ez,
                                     float* hx, float* hy, float* hz, int n, float ch,
-                                    float idx, float idy, float idz, int rev) {
+                                    float idx, float idy, float idz) {
     int N1 = n + 1;
     long g = (long)blockIdx.x * blockDim.x + threadIdx.x;
     if (g >= (long)N1 * N1 * N1) return;
-    if (rev) g = (long)N1 * N1 * N1 - 1 - g;
     int i = g / (N1 * N1), j = (g / N1) % N1, k = g % N1;
     long o = g, si = (long)N1 * N1, sj = N1;
     if (i <= n && j < n && k < n)
@@ -72,13 +67,11 @@ extern "C" __global__ void update_h(const float* ex, const float* ey, const floa
 extern "C" __global__ void update_e(float* ex, float* ey, float* ez, const float* hx,
                                     const float* hy, const float* hz,
                                     const unsigned char* ids, const float* ca,
-                                    const float* cb, int n, float idx, float idy, float idz,
-                                    int rev) {
+                                    const float* cb, int n, float idx, float idy, float idz) {
     int N1 = n + 1;
     long g = (long)blockIdx.x * blockDim.x + threadIdx.x;
     long cells = (long)N1 * N1 * N1;
     if (g >= cells) return;
-    if (rev) g = cells - 1 - g;
     int i = g / (N1 * N1), j = (g / N1) % N1, k = g % N1;
     long o = g, si = (long)N1 * N1, sj = N1;
     if (i < n && 1 <= j && j < n && 1 <= k && k < n) {
@@ -183,11 +176,7 @@ def occupancy(prog, mode) -> str:
     return note + (f", {regs} registers" if regs is not None else "")
 
 
-def bench_cupy(cp, sim, init, seconds, graph, reverse_e=False):
-    """(steps/s, state after 100 steps) of the CuPy kernels, launched one by one or as
-    graphs of 100 steps; `reverse_e`: the E update's threads take the cells last to first
-    (as the megakernel's alternate_sweeps does), so that it starts on what the H update
-    left in L2."""
+def bench_cupy(cp, sim, init, seconds, graph):
     mod = cp.RawModule(code=CUDA_SOURCE)
     kh, ke = mod.get_function("update_h"), mod.get_function("update_e")
     g = sim.grid
@@ -200,10 +189,9 @@ def bench_cupy(cp, sim, init, seconds, graph, reverse_e=False):
     ch = np.float32(g.dt / fd.MU0)
     cells = (n + 1) ** 3
     blocks = (cells + 255) // 256
-    args_h = (f["ex"], f["ey"], f["ez"], f["hx"], f["hy"], f["hz"], np.int32(n), ch, idx, idy, idz,
-              np.int32(0))
+    args_h = (f["ex"], f["ey"], f["ez"], f["hx"], f["hy"], f["hz"], np.int32(n), ch, idx, idy, idz)
     args_e = (f["ex"], f["ey"], f["ez"], f["hx"], f["hy"], f["hz"], ids, ca, cb, np.int32(n),
-              idx, idy, idz, np.int32(reverse_e))
+              idx, idy, idz)
     stream = cp.cuda.Stream(non_blocking=True)
 
     def step():
@@ -249,9 +237,6 @@ def main() -> None:
     ap.add_argument("--groups", type=int, nargs="*", default=[],
                     help="extra persistent rows with these workgroup counts")
     ap.add_argument("--local", type=int, default=None, help="invocations per workgroup")
-    ap.add_argument("--forward", action="store_true",
-                    help="also run the persistent and launch rows with every stage's indices "
-                         "first to last (Target.alternate_sweeps off)")
     ap.add_argument("--hot-threshold", type=float, default=None,
                     help="the hot-cell threshold in V/m (default: the 99.9th percentile of the "
                          "plane's |E| at the start)")
@@ -268,14 +253,6 @@ def main() -> None:
         for mode in ("persistent", "launch"):
             rate, states[mode], sim, notes = bench_program(ctx, n, mode, args.seconds)
             rows.append((mode, rate, notes))
-        if args.forward:
-            default = ctx.target
-            ctx.target = dataclasses.replace(default, alternate_sweeps=False)
-            for mode in ("persistent", "launch"):
-                rate, states[f"{mode} fwd"], _, notes = bench_program(ctx, n, mode,
-                                                                      args.seconds)
-                rows.append((f"{mode} fwd", rate, notes))
-            ctx.target = default
         for gr in args.groups:
             rate, _, _, notes = bench_program(ctx, n, "persistent", args.seconds, groups=gr,
                                               local=args.local)
@@ -292,21 +269,19 @@ def main() -> None:
         ref = None
         if cp is not None:
             _, init = scene(ctx, n)
-            for graph, rev in ((False, False), (True, False), (True, True)):
-                rate, st = bench_cupy(cp, sim, init, args.seconds, graph, rev)
-                rows.append(("cupy graph" + " E reversed" * rev if graph else "cupy", rate, ""))
+            for graph in (False, True):
+                rate, st = bench_cupy(cp, sim, init, args.seconds, graph)
+                rows.append(("cupy graph" if graph else "cupy", rate, ""))
                 states["cupy"] = st
-            ref = rows[-3][1]
+            ref = rows[-2][1]
         for name, rate, notes in rows:
             mc = rate * n ** 3 / 1e6
             vs = f"{rate / ref:>7.2f}x" if ref else f"{'-':>8}"
             print(f"{n:>4} {name:<20} {mc:>10,.0f} {mc * BYTES_PER_CELL / 1e3:>8,.0f} {vs}"
                   f"  {notes}".rstrip(), flush=True)
-        others = [m for m in ("launch", "persistent fwd", "launch fwd") if m in states]
-        same = all(np.array_equal(states["persistent"][k], states[m][k])
-                   for m in others for k in states["persistent"])
-        line = (f"{n:>4} persistent and {', '.join(others)} bit-identical after 100 steps: "
-                f"{'yes' if same else 'NO'}")
+        same = all(np.array_equal(states["persistent"][k], states["launch"][k])
+                   for k in states["persistent"])
+        line = f"{n:>4} persistent and launch bit-identical after 100 steps: {'yes' if same else 'NO'}"
         if "cupy" in states:
             diff = max(float(np.max(np.abs(states["persistent"][k] - states["cupy"][k])))
                        for k in states["cupy"])

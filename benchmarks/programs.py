@@ -15,10 +15,6 @@ two stages like an FDTD step (H then E). Rows, all measured in this run on one d
   python loop    the same stencil as a @vkp.kernel, two launches per step from Python
   cuda graph     (when CuPy and a CUDA device are present) the same stencil as a CuPy
                  RawKernel, 100 steps captured in a CUDA graph, the graph launched repeatedly
-  cuda graph rev (likewise) the graph with the second sweep's threads taking the cells
-                 last to first, as the megakernel's alternate_sweeps does
-  persist/fwd    with --forward: the persistent row (and launch/fwd the launch row) with
-                 every stage's indices first to last (Target.alternate_sweeps off)
   cuda persist   (likewise) the megakernel's scheme written natively in CUDA: one kernel
                  per run, every block co-resident, a hand-written grid barrier (arrival
                  counter, release add and acquire polls) after each sweep; what grid
@@ -182,9 +178,9 @@ __device__ void sweep_cell(const float* src, float* dst, float alpha, int n, int
     dst[g] = c + alpha * (s - 6.f * c);
 }
 
-extern "C" __global__ void sweep(const float* src, float* dst, float alpha, int n, int rev) {
+extern "C" __global__ void sweep(const float* src, float* dst, float alpha, int n) {
     int g = blockIdx.x * blockDim.x + threadIdx.x;
-    if (g < n * n * n) sweep_cell(src, dst, alpha, n, rev ? n * n * n - 1 - g : g);
+    if (g < n * n * n) sweep_cell(src, dst, alpha, n, g);
 }
 
 // A grid barrier by hand: every block co-resident (the launch is sized from the kernel's
@@ -228,15 +224,13 @@ def _cupy():
     return cp
 
 
-def bench_cuda_graph(cp, n, init, seconds, reverse=False):
-    """(steps/s, state after 100 steps) of the stencil as 100 steps of kernels in a graph;
-    `reverse`: the second sweep's threads take the cells last to first (the megakernel's
-    alternate_sweeps)."""
+def bench_cuda_graph(cp, n, init, seconds):
+    """(steps/s, state after 100 steps) of the stencil as 100 steps of kernels in a graph."""
     kern = cp.RawModule(code=CUDA_SOURCE).get_function("sweep")
     a, b = cp.asarray(init), cp.zeros_like(cp.asarray(init))
     blocks = (n ** 3 + 127) // 128
-    args_ab = (a, b, np.float32(ALPHA), np.int32(n), np.int32(0))
-    args_ba = (b, a, np.float32(ALPHA), np.int32(n), np.int32(reverse))
+    args_ab = (a, b, np.float32(ALPHA), np.int32(n))
+    args_ba = (b, a, np.float32(ALPHA), np.int32(n))
     stream = cp.cuda.Stream(non_blocking=True)
     with stream:
         stream.begin_capture()
@@ -306,11 +300,7 @@ def main() -> None:
     ap.add_argument("--barriers", nargs="+", default=[], choices=["fence", "release"],
                     help="also measure the persistent row (and the floor) with each of "
                          "these grid-barrier orderings (Target.grid_barrier)")
-    ap.add_argument("--forward", action="store_true",
-                    help="also measure the persistent row (and launch, if asked) with every "
-                         "stage's indices first to last (Target.alternate_sweeps off)")
-    rows = ["loop", "persistent", "pair", "launch", "graph", "graph-reversed",
-            "cuda-persistent", "floor"]
+    rows = ["loop", "persistent", "pair", "launch", "graph", "cuda-persistent", "floor"]
     ap.add_argument("--rows", nargs="+", default=rows, choices=rows,
                     help="which rows to measure (default: all)")
     args = ap.parse_args()
@@ -328,8 +318,6 @@ def main() -> None:
                       f"{order} barriers: {us:.2f} µs/step ({note} invocations)")
         ctx.target = default
     variants = [(f"persist/{o}", {"grid_barrier": o}) for o in args.barriers]
-    if args.forward:
-        variants.append(("persist/fwd", {"alternate_sweeps": False}))
     print(f"{'n':>4} {'row':<12} {'steps/s':>12} {'vs loop':>8} {'Gcell-sweeps/s':>15}  notes")
     for n in args.sizes:
         init = np.random.default_rng(0).random((n, n, n)).astype(np.float32)
@@ -340,15 +328,11 @@ def main() -> None:
             rate, note, states[mode] = bench_program(ctx, n, init, mode, args.seconds,
                                                      args.groups, args.local)
             rows.append((mode, rate, note))
-        for label, change in variants:       # --barriers, --forward: the target changed
+        for label, change in variants:       # --barriers: the target changed
             ctx.target = dataclasses.replace(default, **change)
             rate, note, states[label] = bench_program(
                 ctx, n, init, "persistent", args.seconds, args.groups, args.local)
             rows.append((label, rate, note))
-            if args.forward and label == "persist/fwd" and "launch" in args.rows:
-                rate, note, states["launch/fwd"] = bench_program(
-                    ctx, n, init, "launch", args.seconds, args.groups, args.local)
-                rows.append(("launch/fwd", rate, note))
             ctx.target = default
         if "pair" in args.rows:
             rate, note, states["pair"] = bench_program(
@@ -359,10 +343,6 @@ def main() -> None:
         if cp is not None and "graph" in args.rows:
             graph, cuda_states["graph"] = bench_cuda_graph(cp, n, init, args.seconds)
             rows.append(("cuda graph", graph, "CuPy, 100 steps per graph"))
-        if cp is not None and "graph-reversed" in args.rows:
-            rate, cuda_states["graph-reversed"] = bench_cuda_graph(cp, n, init, args.seconds,
-                                                                   reverse=True)
-            rows.append(("cuda graph rev", rate, "the second sweep last to first"))
         if cp is not None and "cuda-persistent" in args.rows:
             rate, note, cuda_states["persistent"] = bench_cuda_persistent(cp, n, init,
                                                                           args.seconds)
@@ -371,16 +351,15 @@ def main() -> None:
             cells = 2 * rate * n ** 3 / 1e9
             vs = f"{rate / loop:>7.1f}x" if loop is not None else f"{'-':>8}"
             print(f"{n:>4} {name:<12} {rate:>12,.0f} {vs} {cells:>15.2f}  {note}")
-        for other in ("launch", "pair", *[label for label, _ in variants], "launch/fwd"):
+        for other in ("launch", "pair", *[label for label, _ in variants]):
             if "persistent" in states and other in states:
                 same = np.array_equal(states["persistent"], states[other])
                 print(f"{n:>4} persistent and {other} states after 100 steps bit-identical: "
                       f"{'yes' if same else 'NO'}")
-        for other in ("persistent", "graph-reversed"):
-            if other in cuda_states and "graph" in cuda_states:
-                same = np.array_equal(cuda_states[other], cuda_states["graph"])
-                print(f"{n:>4} cuda {other} and graph states after 100 steps bit-identical: "
-                      f"{'yes' if same else 'NO'}")
+        if len(cuda_states) == 2:
+            same = np.array_equal(cuda_states["persistent"], cuda_states["graph"])
+            print(f"{n:>4} cuda persistent and graph states after 100 steps bit-identical: "
+                  f"{'yes' if same else 'NO'}")
         if "persistent" in states and "graph" in cuda_states:
             diff = np.abs(states["persistent"] - cuda_states["graph"]).max()
             print(f"{n:>4} persistent vs cuda graph after 100 steps: max |difference| "

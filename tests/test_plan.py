@@ -1,13 +1,10 @@
 """The step plan (scheduler/_plan.py) on its own: accesses with index offsets, memsock
 emitters and grid-barrier placement, for the programs of programs_lib.py. Building a plan
 compiles the stages and allocates the program's arrays; nothing is dispatched."""
-import dataclasses
-
 import numpy as np
 import pytest
 
 import programs_lib as pl
-import random_programs
 import vkpersist as vkp
 from vkpersist.scheduler._build import build_for
 
@@ -138,71 +135,3 @@ def test_elided_barriers_keep_both_modes_bit_identical(ctx, groups):
         w = np.concatenate([v[:1], v[:-1]])
         x = w * w * np.float32(0.5)
     np.testing.assert_allclose(results["launch"][0], x, rtol=1e-6)
-
-
-# ---- the order of a stage's indices (_plan.alternate_sweeps) ----------------------------------
-def _directions(prog):
-    return {e.stage.name: e.reverse for e in plan_of(prog).entries}
-
-
-def _phases_share_directions(plan) -> bool:
-    """Whether every two large domain stages with no barrier every worker passes between
-    them run their indices in the same direction (what lets a barrier elided between them
-    find each index with the invocation that had it)."""
-    large = max(e.stage.size for e in plan.entries if e.kind == "domain") / 2
-    phase = []
-    for e in plan.entries:
-        always = e.bit is None
-        if e.kind == "queue" or (always and e.barrier_before):
-            phase = [] if always else phase
-        if e.kind == "domain" and e.stage.size >= large:
-            if any(p.reverse != e.reverse for p in phase):
-                return False
-            phase.append(e)
-        if always and e.barrier_after:
-            phase = []
-    return True
-
-
-def test_large_sweeps_alternate_at_barriers(ctx):
-    prog, _, _ = pl.jacobi(ctx, 8)
-    assert _directions(prog) == {"sweep_ab": False, "sweep_ba": True}
-    src = prog.glsl("persistent")
-    second = src[src.index("// stage sweep_ba over"):]
-    assert "uint _r = 511u - _i;" in second and "stage_sweep_ba(int(_r / 64u)" in second
-    assert "uint _r" not in src[:src.index("// stage sweep_ba over")]
-    launch = prog.glsl("launch")
-    assert launch.count("uint _r = 511u - _i;") == 1
-    prog.free()
-    prog, _, _ = _chain(ctx)      # scale, bump | shift, square | fold: flips at barriers only
-    assert _directions(prog) == {"scale": False, "bump": False, "shift": True,
-                                 "square": True, "fold": False}
-    prog.free()
-
-
-def test_conditional_barriers_and_small_stages_keep_the_direction(ctx):
-    prog, _ = pl.skipped_barrier(ctx)      # bump, every(2) shift with the only barrier, use
-    assert _directions(prog) == {"bump": False, "shift": False, "use": False}
-    prog.free()
-    prog, _, _, _ = pl.combo(ctx)   # grow | queue count | when(hot) when_hot | every emit
-    assert _directions(prog) == {"grow": False, "count": False, "when_hot": False,
-                                 "emit": True}
-    prog.free()
-
-
-def test_the_target_can_keep_every_stage_first_to_last(ctx, monkeypatch):
-    monkeypatch.setattr(ctx, "target", dataclasses.replace(ctx.target, alternate_sweeps=False))
-    prog, _, _ = pl.jacobi(ctx, 8)
-    assert _directions(prog) == {"sweep_ab": False, "sweep_ba": False}
-    assert "uint _r" not in prog.glsl("persistent") + prog.glsl("launch")
-    prog.free()
-
-
-@pytest.mark.parametrize("seed", range(12))
-def test_random_programs_flip_only_between_phases(ctx, tmp_path, seed):
-    prog, _, _ = random_programs.build(ctx, seed, tmp_path)
-    plan = plan_of(prog)
-    assert _phases_share_directions(plan)
-    if seed == 0:
-        assert any(e.reverse for e in plan.entries), "seed 0's program has two phases"
-    prog.free()

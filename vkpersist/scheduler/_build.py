@@ -52,8 +52,6 @@ class ShaderPlan:
     #                                                          elements per half)
     cached_loads: dict = dataclasses.field(default_factory=dict)   # function name: the
     #   buffers it loads through readonly aliases (_cached_loads)
-    reversed: frozenset = frozenset()   # schedule indices whose stages run their indices
-    #                                     last to first (_plan.alternate_sweeps)
 
 
 class _Shader:
@@ -156,8 +154,7 @@ class Build:
         cached = self._cached_loads(writes, conditions) if kind == "mega" else {}
         shader_plan = ShaderPlan(self.ctl_var, prog.schedule, prog.periods, stages, segments,
                                  queue_vars, sockets, conditions, prog.steps_field,
-                                 writes, contained, pairs, cached,
-                                 frozenset(e.index for e in plan.entries if e.reverse))
+                                 writes, contained, pairs, cached)
         params = []
         if isinstance(kind, tuple):             # a queue round's setup: which phase, and
             params = [ir.Var("_vkp_phase", T.u32, "scalar_param"),     # the consumer's

@@ -459,11 +459,6 @@ class ProgramWriter(MegakernelWriter, BoundsChecks, Writer):
                     "}"]
         return out
 
-    def swept(self, index: int) -> str:
-        """The variable holding the index an invocation runs of schedule entry `index`'s
-        stage: `_i`, or `_r` (counted from the last) where the plan reverses the stage."""
-        return "_r" if index in self.plan.reversed else "_i"
-
     def _unravel(self, domain, index: str) -> list[str]:
         if len(domain) == 1:
             return [f"int({index})"]
@@ -491,10 +486,8 @@ class ProgramWriter(MegakernelWriter, BoundsChecks, Writer):
         self.emit("uint _i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * "
                   "gl_WorkGroupSize.x + gl_LocalInvocationIndex;")
         self.emit(f"if (_i >= {stage.size}u) return;")
-        if index in self.plan.reversed:
-            self.emit(f"uint _r = {stage.size - 1}u - _i;   // last to first: alternate_sweeps")
         self.emit_all(self.begin_step("p"))
-        self.emit(f"{fn.name}({', '.join(self._unravel(stage.domain, self.swept(index)))});")
+        self.emit(f"{fn.name}({', '.join(self._unravel(stage.domain, '_i'))});")
         self.indent -= 1
         self.emit("}")
 

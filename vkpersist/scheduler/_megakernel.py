@@ -351,9 +351,7 @@ class MegakernelWriter:
         self.indent += 1
         for g in guard:
             self.emit(g)
-        if index in self.plan.reversed:
-            self.emit(f"uint _r = {stage.size - 1}u - _i;   // last to first: alternate_sweeps")
-        self.emit(f"{fn.name}({', '.join(self._unravel(stage.domain, self.swept(index)))});")
+        self.emit(f"{fn.name}({', '.join(self._unravel(stage.domain, '_i'))});")
         self.indent -= 1
         self.emit("}")
         if after:

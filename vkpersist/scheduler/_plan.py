@@ -58,7 +58,6 @@ class Entry:
     emits: tuple = ()            # names of the memsocks whose frame it writes
     cached_reads: frozenset = frozenset()   # (megakernel) buffers it may load through a
     #                                         readonly alias: see place_cached_reads
-    reverse: bool = False        # its indices run last to first: see alternate_sweeps
 
     @property
     def reads(self) -> frozenset:
@@ -188,8 +187,6 @@ def plan_step(prog, functions: dict, resources: dict) -> StepPlan:
         entries[index].emits += (name,)
     place_barriers(plan)
     place_cached_reads(plan)
-    if prog.ctx.target.alternate_sweeps:
-        alternate_sweeps(plan)
     return plan
 
 
@@ -369,34 +366,3 @@ def place_cached_reads(plan: StepPlan) -> None:
             dirty = set() if e.barrier_after else seen | e.writes
         else:
             dirty = dirty | e.writes
-
-
-def alternate_sweeps(plan: StepPlan) -> None:
-    """Which domain stages run their indices last to first (Entry.reverse), so that a sweep
-    starts where the one before it ended: the arrays it touched last are the ones still
-    in the GPU's L2 cache, where a sweep in the same direction would start at the lines
-    evicted first (with a working set a little larger than the cache, every load would
-    miss). The direction flips at a grid barrier every worker passes (a stage's own
-    barrier before it, or one after it; not a conditional stage's), once a sweep as large
-    as half the largest stage has run since the last flip. Large stages between two
-    barriers share a direction, so a barrier elided between pointwise stages (of one
-    domain) still finds each index with the invocation that had it; smaller stages
-    (sources, probes) run first to last and do not break the alternation. Order within a domain stage is not part of
-    its meaning (its indices run in any order and at once), so both modes stay
-    bit-identical. The pattern is the same every step: a step of an odd number of large
-    sweeps starts the next in the direction it ended in."""
-    sizes = [e.stage.size for e in plan.entries if e.kind == "domain"]
-    large = max(sizes, default=0) / 2
-    reverse = swept = False
-    for e in plan.entries:
-        always = e.bit is None
-        if e.kind == "queue":
-            if always and swept:            # rounds end with a barrier every worker passes
-                reverse, swept = not reverse, False
-            continue
-        if always and e.barrier_before and swept:
-            reverse, swept = not reverse, False
-        e.reverse = reverse and e.stage.size >= large   # (a barrier is elided only
-        swept = swept or e.stage.size >= large          # between stages of one domain)
-        if always and e.barrier_after and swept:
-            reverse, swept = not reverse, False

@@ -62,9 +62,6 @@ The choices, and the measurements behind them (VULKAN_FACTS.md, docs/benchmarks.
   the old value: tests/test_cached_loads.py holds that program), hence the rule; loads
   after a grid barrier saw every store. NVIDIA's driver only (driver_id 4): elsewhere not
   measured.
-- alternate_sweeps: programs run every other large domain stage's indices last to first
-  (scheduler/_plan.py: alternate_sweeps), in both modes, so that a sweep starts on the
-  lines the one before it left in L2. MEASUREMENT PENDING.
 - fft_rows_in_shared: the FFT's shared-memory kernels (vkpersist/_fft_kernels.py): rows
   of up to 16 KB transformed whole by one workgroup (one read and one write of the row
   instead of one each per radix-2 pass: 11 for the rows of 2048 that Bluestein's n = 1000
@@ -112,7 +109,6 @@ class Target:
     fft_rows_in_shared: bool = True
     readonly_alias: bool = False
     solve_group_max: int = 256
-    alternate_sweeps: bool = True
 
     @classmethod
     def for_device(cls, info) -> "Target":

@@ -392,8 +392,7 @@ void main() {
             if ((_vkp_words[1] & 2u) != 0u) {   // every(ctl.period)
                 // stage emit over (16, 16)
                 for (uint _i = _first; _i < 256u; _i += _stride) {
-                    uint _r = 255u - _i;   // last to first: alternate_sweeps
-                    stage_emit(int(_r / 16u), int(_r % 16u));
+                    stage_emit(int(_i / 16u), int(_i % 16u));
                 }
                 _vkp_grid_sync();
                 if (_vkp_worker == 0 && gl_LocalInvocationIndex == 0u) { if (snap_slot >= 0) atomicStore(snap_header[snap_slot], snap_seq + 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease); }

@@ -281,8 +281,7 @@ void main() {
             _vkp_grid_sync();
             // stage sweep_ba over (8, 8, 8)
             for (uint _i = _first; _i < 512u; _i += _stride) {
-                uint _r = 511u - _i;   // last to first: alternate_sweeps
-                stage_sweep_ba(int(_r / 64u), int((_r / 8u) % 8u), int(_r % 8u));
+                stage_sweep_ba(int(_i / 64u), int((_i / 8u) % 8u), int(_i % 8u));
             }
         }
         if (_planner) _vkp_boundary((s + 2u) % 3u);   // prepare step + 2

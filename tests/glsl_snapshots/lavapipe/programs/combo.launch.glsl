@@ -815,13 +815,12 @@ void main() {
     if ((_vkp_sched[_vkp_STEP_FLAGS + 3u * p] & 2u) == 0u) return;   // not this step
     uint _i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationIndex;
     if (_i >= 256u) return;
-    uint _r = 255u - _i;   // last to first: alternate_sweeps
     _vkp_step = _vkp_sched[_vkp_STEP_NUMBER + 3u * p];
     _vkp_snap = _vkp_SNAPSHOT + 8u * p;
     _vkp_host_gain = _vkp_sched[_vkp_snap + 0u];
     snap_slot = int(_vkp_sched[_vkp_SOCKETS + 0u + 2u * p]);
     snap_seq = _vkp_sched[_vkp_SOCKETS + 1u + 2u * p];
-    stage_emit(int(_r / 16u), int(_r % 16u));
+    stage_emit(int(_i / 16u), int(_i % 16u));
 }
 
 #version 450

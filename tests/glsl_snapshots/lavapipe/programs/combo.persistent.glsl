@@ -710,8 +710,7 @@ void main() {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
                 for (uint _i = _first; _i < 256u; _i += _stride) {
                     if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 409402053u);
-                    uint _r = 255u - _i;   // last to first: alternate_sweeps
-                    stage_emit(int(_r / 16u), int(_r % 16u));
+                    stage_emit(int(_i / 16u), int(_i % 16u));
                 }
                 _vkp_grid_sync();
                 if (_vkp_worker == 0 && gl_LocalInvocationIndex == 0u) { if (snap_slot >= 0) atomicExchange(snap_header[snap_slot], (atomicAdd(_vkp_status[0], 0u) == 0u ? snap_seq + 1u : ~(snap_seq + 1u))); }

@@ -351,9 +351,8 @@ void main() {
     if (_vkp_sched[_vkp_STEP_STATE + 3u * p] != 1u) return;   // the batch has ended
     uint _i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationIndex;
     if (_i >= 512u) return;
-    uint _r = 511u - _i;   // last to first: alternate_sweeps
     _vkp_step = _vkp_sched[_vkp_STEP_NUMBER + 3u * p];
     _vkp_snap = _vkp_SNAPSHOT + 1u * p;
     _vkp_host_alpha = _vkp_sched[_vkp_snap + 0u];
-    stage_sweep_ba(int(_r / 64u), int((_r / 8u) % 8u), int(_r % 8u));
+    stage_sweep_ba(int(_i / 64u), int((_i / 8u) % 8u), int(_i % 8u));
 }

@@ -530,8 +530,7 @@ void main() {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 961537848u);
             for (uint _i = _first; _i < 512u; _i += _stride) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 961537848u);
-                uint _r = 511u - _i;   // last to first: alternate_sweeps
-                stage_sweep_ba(int(_r / 64u), int((_r / 8u) % 8u), int(_r % 8u));
+                stage_sweep_ba(int(_i / 64u), int((_i / 8u) % 8u), int(_i % 8u));
             }
         }
         if (_planner) _vkp_boundary((s + 1u) % 3u);   // prepare step + 1
