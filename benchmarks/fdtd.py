@@ -15,6 +15,9 @@ device:
                with the same index layout, material table and order of operations,
                launched from Python
   cupy graph   the same kernels, 100 steps captured in a CUDA graph
+  traffic floor  (CUDA) the update's bytes moved with every access at the cell's own index
+               (no neighbours, no boundary tests), 100 steps to a graph: what any scheme
+               that moves E and H through memory once a step can reach at best
 
 GB/s counts the minimum traffic of a fused update: each step reads E and H twice, writes
 each once and reads the three material-index bytes (75 bytes per cell in float32). After
@@ -44,7 +47,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 import vkpersist as vkp                            # noqa: E402
 from _device import selector                       # noqa: E402  (benchmarks/_device.py)
 import examples.fdtd3d as fd                       # noqa: E402
-from programs import _cupy                         # noqa: E402  (benchmarks/programs.py)
+from programs import _cupy, graph_runner           # noqa: E402  (benchmarks/programs.py)
 
 BYTES_PER_CELL = 18 * 4 + 3
 
@@ -92,6 +95,34 @@ extern "C" __global__ void update_e(float* ex, float* ey, float* ez, const float
 }
 """
 
+
+# The traffic floor: the update's minimal traffic (each step reads E and H twice, writes
+# each once, reads the material bytes once) with every access at the cell's own index,
+# no neighbour, no boundary test: perfectly coalesced streams, the most Mcells/s that any
+# scheme moving these bytes once a step can make on the device.
+FLOOR_SOURCE = r"""
+extern "C" __global__ void floor_h(const float* ex, const float* ey, const float* ez,
+                                   float* hx, float* hy, float* hz, long cells, float c) {
+    long g = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= cells) return;
+    hx[g] = hx[g] - c * (ez[g] - ey[g]);
+    hy[g] = hy[g] - c * (ex[g] - ez[g]);
+    hz[g] = hz[g] - c * (ey[g] - ex[g]);
+}
+extern "C" __global__ void floor_e(float* ex, float* ey, float* ez, const float* hx,
+                                   const float* hy, const float* hz,
+                                   const unsigned char* ids, const float* ca,
+                                   const float* cb, long cells) {
+    long g = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= cells) return;
+    int m = ids[g];
+    ex[g] = ca[m] * ex[g] + cb[m] * (hz[g] - hy[g]);
+    m = ids[cells + g];
+    ey[g] = ca[m] * ey[g] + cb[m] * (hx[g] - hz[g]);
+    m = ids[2 * cells + g];
+    ez[g] = ca[m] * ez[g] + cb[m] * (hy[g] - hx[g]);
+}
+"""
 
 MONITORS = ("probe", "slices", "hot", "dft")
 HOT_THRESHOLD = None          # --hot-threshold; None: the 99.9th percentile at the start
@@ -198,18 +229,7 @@ def bench_cupy(cp, sim, init, seconds, graph):
         kh((blocks,), (256,), args_h)
         ke((blocks,), (256,), args_e)
     if graph:
-        with stream:
-            stream.begin_capture()
-            for _ in range(100):
-                step()
-            cg = stream.end_capture()
-
-        def run(steps):
-            k = -(-steps // 100)
-            for _ in range(k):
-                cg.launch(stream)
-            stream.synchronize()
-            return k * 100
+        run = graph_runner(stream, step)
     else:
         def run(steps):
             with stream:
@@ -223,6 +243,28 @@ def bench_cupy(cp, sim, init, seconds, graph):
         f[k].set(v, stream=stream)     # ordered before the non-blocking stream's steps
     run(100)
     return rate, {k: cp.asnumpy(f[k]) for k in ("ex", "ez", "hy")}
+
+
+def bench_floor(cp, n, seconds):
+    """steps/s of the traffic floor (FLOOR_SOURCE) on fields of the update's size, 100
+    steps to a CUDA graph."""
+    mod = cp.RawModule(code=FLOOR_SOURCE)
+    kh, ke = mod.get_function("floor_h"), mod.get_function("floor_e")
+    cells = (n + 1) ** 3
+    cp.random.seed(1)
+    f = [cp.random.standard_normal(cells, dtype=cp.float32) for _ in range(6)]
+    ids = (cp.random.random_sample(3 * cells, dtype=cp.float32) < 0.5).astype(cp.uint8)
+    ca, cb = cp.asarray([1.0, 0.99], cp.float32), cp.asarray([1e-3, 5e-4], cp.float32)
+    blocks = (cells + 255) // 256
+    cp.cuda.Device().synchronize()       # the fields made on the legacy stream
+    stream = cp.cuda.Stream(non_blocking=True)
+
+    def step():
+        kh((blocks,), (256,), (*f, np.int64(cells), np.float32(1e-3)))
+        ke((blocks,), (256,), (*f, ids, ca, cb, np.int64(cells)))
+    run = graph_runner(stream, step)
+    run(100)
+    return time_steps(run, seconds)
 
 
 def main() -> None:
@@ -274,6 +316,8 @@ def main() -> None:
                 rows.append(("cupy graph" if graph else "cupy", rate, ""))
                 states["cupy"] = st
             ref = rows[-2][1]
+            rows.append(("traffic floor", bench_floor(cp, n, args.seconds),
+                         "75 bytes a cell, own index only (CUDA graph)"))
         for name, rate, notes in rows:
             mc = rate * n ** 3 / 1e6
             vs = f"{rate / ref:>7.2f}x" if ref else f"{'-':>8}"

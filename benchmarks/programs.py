@@ -232,23 +232,33 @@ def bench_cuda_graph(cp, n, init, seconds):
     args_ab = (a, b, np.float32(ALPHA), np.int32(n))
     args_ba = (b, a, np.float32(ALPHA), np.int32(n))
     stream = cp.cuda.Stream(non_blocking=True)
-    with stream:
-        stream.begin_capture()
-        for _ in range(100):
-            kern((blocks,), (128,), args_ab)
-            kern((blocks,), (128,), args_ba)
-        graph = stream.end_capture()
 
-    def run(steps):
-        graphs = -(-steps // 100)
-        for _ in range(graphs):
-            graph.launch(stream)
-        stream.synchronize()
-        return graphs * 100
+    def step():
+        kern((blocks,), (128,), args_ab)
+        kern((blocks,), (128,), args_ba)
+    run = graph_runner(stream, step)
     rate = time_steps(run, seconds)
     a.set(init, stream=stream)     # on the graph's stream: a copy from pageable memory may
     run(100)                       # return before its DMA ends, and the stream is non-blocking
     return rate, cp.asnumpy(a)
+
+
+def graph_runner(stream, step, per: int = 100):
+    """`run(steps)` for CUDA: `per` calls of `step()` (its kernel launches) captured once
+    on `stream` as a graph, launched ceil(steps / per) times; it returns the steps run."""
+    with stream:
+        stream.begin_capture()
+        for _ in range(per):
+            step()
+        graph = stream.end_capture()
+
+    def run(steps):
+        graphs = -(-steps // per)
+        for _ in range(graphs):
+            graph.launch(stream)
+        stream.synchronize()
+        return graphs * per
+    return run
 
 
 def cuda_registers(kern) -> int:

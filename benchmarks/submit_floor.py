@@ -9,7 +9,9 @@ the barrier every command buffer ends with (vk/commands.py's barrier_at_end). Th
 submits such a buffer N times straight through the held call (no Python launch path),
 then buffers without any barrier, with a full barrier before the dispatch as well (like the
 leading barrier launches carried until 2026-12-06, without its host stage, which cost the
-same), and one holding 32 dispatches with barriers between; "host" is the submitting loop's time per
+same), and one holding 32 dispatches with barriers between; then N distinct command
+buffers submitted once each, recorded without SIMULTANEOUS_USE (usage 0, and
+ONE_TIME_SUBMIT), alone or 32 to a vkQueueSubmit; "host" is the submitting loop's time per
 submission, "until done" the time until the device has finished all of them (the
 device's rate when it is the slower side). Then the launch path (`bump[1, 64](x)`, alone and inside `ctx.batched()`) and
 CuPy's RawKernel launch in the same process (launch_overhead.py's rows). Two rounds.
@@ -21,7 +23,7 @@ import time
 
 import vkpersist as vkp
 from vkpersist.vk import _api, commands
-from vkpersist.vk._api import address, held
+from vkpersist.vk._api import address, ffi, held, vk
 from _device import selector                  # benchmarks/_device.py
 from launch_overhead import _cupy_rows        # benchmarks/launch_overhead.py
 
@@ -49,6 +51,54 @@ def recorded(core, dispatch, before: bool, after: bool, count: int = 1):
         commands.barrier_at_end(cb)
     _api.check_result(commands.end_commands(cb), "end")
     return commands.Recorded(core, cb)
+
+
+def distinct(core, dispatch, count: int, flags: int) -> list:
+    """`count` command buffers of the one dispatch and the end barrier, each recorded with
+    usage `flags` (0: submitted again only once complete; ONE_TIME_SUBMIT: once), for
+    the question whether SIMULTANEOUS_USE (which every reusable buffer of the library
+    carries: a launch's cached command buffer may be pending again) costs the device."""
+    info = ffi.new("VkCommandBufferBeginInfo*", {
+        "sType": vk.VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, "flags": flags})
+    out = []
+    for _ in range(count):
+        cb = commands.spare(core)
+        _api.check_result(commands.begin_commands(cb, info), "begin")
+        commands.dispatch(cb, *dispatch)
+        commands.barrier_at_end(cb)
+        _api.check_result(commands.end_commands(cb), "end")
+        out.append(commands.Recorded(core, cb))
+    return out
+
+
+def grouped(recs: list, per: int) -> list:
+    """One VkSubmitInfo naming `per` of `recs`' command buffers each (one vkQueueSubmit
+    for several command buffers, in order)."""
+    out = []
+    for k in range(0, len(recs), per):
+        handles = ffi.new("VkCommandBuffer[]", [r.handles[0] for r in recs[k:k + per]])
+        info = ffi.new("VkSubmitInfo*", {"sType": vk.VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                                         "commandBufferCount": len(handles),
+                                         "pCommandBuffers": handles})
+        out.append((info, handles))
+    return out
+
+
+def submitted_each(ctx, submits: list) -> tuple[float, float]:
+    """(host µs, µs until the device is done) per vkQueueSubmit of each of `submits`
+    (VkSubmitInfo pointers, with what keeps them alive), once each."""
+    core = ctx._core
+    queue = address(core.queue)
+    ctx.synchronize()
+    t0 = time.perf_counter()
+    for info, _ in submits:
+        held.vkQueueSubmit(queue, 1, address(info), None)
+    t1 = time.perf_counter()
+    commands.submit_now(core, lambda cb: None, ())
+    ctx.synchronize()
+    t2 = time.perf_counter()
+    n = len(submits)
+    return (t1 - t0) / n * 1e6, (t2 - t0) / n * 1e6
 
 
 def submitted(ctx, rec, n: int) -> tuple[float, float]:
@@ -113,6 +163,16 @@ def main() -> None:
         for name, batched in (("bump[1, 64](x) async", False), ("batched", True)):
             host, total = launched(ctx, x, n, batched)
             print(f"round {rnd} {name}: host {host:.2f} us, until done {total:.2f} us")
+    # SIMULTANEOUS_USE against buffers submitted once each; several buffers per submit
+    for name, flags, per in (("distinct buffers, usage 0", 0, 1),
+                             ("distinct buffers, one-time", 1, 1),
+                             ("distinct buffers, 32 per submit", 0, 32)):
+        for rnd in range(2):
+            recs = distinct(core, dispatch, n, flags)
+            host, total = submitted_each(ctx, grouped(recs, per))
+            print(f"round {rnd} {name:32} host {host:6.2f} us/submit  until done "
+                  f"{total:6.2f} us/submit = {total / per:6.2f} us/command buffer", flush=True)
+            del recs
     for name, us in _cupy_rows(n):            # the same kernel launched through CuPy
         print(f"{name}: {us:.2f} us")
 
