@@ -11,7 +11,9 @@ then buffers without any barrier, with a full barrier before the dispatch as wel
 leading barrier launches carried until 2026-12-06, without its host stage, which cost the
 same), and one holding 32 dispatches with barriers between; then N distinct command
 buffers submitted once each, recorded without SIMULTANEOUS_USE (usage 0, and
-ONE_TIME_SUBMIT), alone or 32 to a vkQueueSubmit; "host" is the submitting loop's time per
+ONE_TIME_SUBMIT), alone or 32 to a vkQueueSubmit; then the latency of a launch and a wait
+for it, through a fence and through a word of host memory the command buffer fills
+(`waited`); "host" is the submitting loop's time per
 submission, "until done" the time until the device has finished all of them (the
 device's rate when it is the slower side). Then the launch path (`bump[1, 64](x)`, alone and inside `ctx.batched()`) and
 CuPy's RawKernel launch in the same process (launch_overhead.py's rows). Two rounds.
@@ -20,6 +22,8 @@ from __future__ import annotations
 
 import argparse
 import time
+
+import numpy as np
 
 import vkpersist as vkp
 from vkpersist.vk import _api, commands
@@ -101,6 +105,59 @@ def submitted_each(ctx, submits: list) -> tuple[float, float]:
     return (t1 - t0) / n * 1e6, (t2 - t0) / n * 1e6
 
 
+def waited(ctx, dispatch, x, n: int) -> dict:
+    """µs per launch-and-wait of the one dispatch, n times, three ways: the launch's own
+    command buffer submitted with a fence, polled with vkGetFenceStatus until signalled (a
+    fence per submission, reset together afterwards, as the library recycles them); a
+    buffer that after the dispatch fills a word of 'host' memory, submitted without a
+    fence, the word polled until it turns nonzero (what a completion word in host memory
+    would save over the fence); and the library's `bump[1, 64](x); ctx.synchronize()`."""
+    core = ctx._core
+    queue = address(core.queue)
+    ready = dispatch[0].command_buffer(*dispatch[1:])
+    fences = [core.fence() for _ in range(n)]
+    out = {}
+    ctx.synchronize()
+    t0 = time.perf_counter()
+    for fence in fences:
+        held.vkQueueSubmit(queue, 1, ready.address, address(fence))
+        if not _api.spin_until_signaled(core.device, fence, 60):
+            raise SystemExit("a fence was not signalled within 60 s")
+    out["fence, vkGetFenceStatus polls"] = (time.perf_counter() - t0) / n * 1e6
+    _api.raw_reset_fences(core.device, fences)
+    core.free_fences += fences
+    word = ctx.zeros(1, np.uint32, memory="host")
+    view = word.buffer.host_view(keep_mapped=True).view(np.uint32)
+    cb = commands.spare(core)
+
+    def body(cb):
+        commands.dispatch(cb, *dispatch)
+        commands.barrier_between(cb)
+        commands.fill_words(cb, word.buffer, 1, 4)
+    commands.record(cb, body, reusable=True)
+    rec = commands.Recorded(core, cb)
+    ctx.synchronize()
+    t0 = time.perf_counter()
+    deadline = time.perf_counter() + 60
+    for _ in range(n):
+        view[0] = 0
+        held.vkQueueSubmit(queue, 1, rec.address, None)
+        polls = 0
+        while view[0] == 0:
+            polls += 1
+            if polls % 65536 == 0 and time.perf_counter() > deadline:
+                raise SystemExit("the host word never turned nonzero within 60 s")
+    out["host word, polled"] = (time.perf_counter() - t0) / n * 1e6
+    commands.submit_now(core, lambda cb: None, (rec, word))
+    ctx.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(n):
+        bump[1, 64](x)
+        ctx.synchronize()
+    out["bump[1, 64](x); ctx.synchronize()"] = (time.perf_counter() - t0) / n * 1e6
+    return out
+
+
 def submitted(ctx, rec, n: int) -> tuple[float, float]:
     """(host µs, µs until the device is done) per submission of `rec`, n times."""
     core = ctx._core
@@ -173,6 +230,9 @@ def main() -> None:
             print(f"round {rnd} {name:32} host {host:6.2f} us/submit  until done "
                   f"{total:6.2f} us/submit = {total / per:6.2f} us/command buffer", flush=True)
             del recs
+    for rnd in range(2):
+        for name, us in waited(ctx, dispatch, x, n // 2).items():
+            print(f"round {rnd} launch and wait, {name}: {us:.2f} us", flush=True)
     for name, us in _cupy_rows(n):            # the same kernel launched through CuPy
         print(f"{name}: {us:.2f} us")
 
