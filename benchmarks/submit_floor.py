@@ -13,7 +13,7 @@ same), and one holding 32 dispatches with barriers between; then N distinct comm
 buffers submitted once each, recorded without SIMULTANEOUS_USE (usage 0, and
 ONE_TIME_SUBMIT), alone or 32 to a vkQueueSubmit; then the latency of a launch and a wait
 for it, through a fence and through a word of host memory the command buffer fills
-(`waited`); "host" is the submitting loop's time per
+(`waited`: a fence, a timeline semaphore, a host word); "host" is the submitting loop's time per
 submission, "until done" the time until the device has finished all of them (the
 device's rate when it is the slower side). Then the launch path (`bump[1, 64](x)`, alone and inside `ctx.batched()`) and
 CuPy's RawKernel launch in the same process (launch_overhead.py's rows). Two rounds.
@@ -126,6 +126,7 @@ def waited(ctx, dispatch, x, n: int) -> dict:
     out["fence, vkGetFenceStatus polls"] = (time.perf_counter() - t0) / n * 1e6
     _api.raw_reset_fences(core.device, fences)
     core.free_fences += fences
+    out["timeline semaphore, counter polls"] = timeline_waits(core, ready, n)
     word = ctx.zeros(1, np.uint32, memory="host")
     view = word.buffer.host_view(keep_mapped=True).view(np.uint32)
     cb = commands.spare(core)
@@ -156,6 +157,42 @@ def waited(ctx, dispatch, x, n: int) -> dict:
         ctx.synchronize()
     out["bump[1, 64](x); ctx.synchronize()"] = (time.perf_counter() - t0) / n * 1e6
     return out
+
+
+def timeline_waits(core, ready, n: int) -> float:
+    """µs per submission of `ready` signalling a timeline semaphore to the next value, then
+    vkGetSemaphoreCounterValue polled until it gets there (what completion through one
+    timeline semaphore, instead of a fence per submission, would cost a wait)."""
+    kind = vk.VkSemaphoreTypeCreateInfo(semaphoreType=vk.VK_SEMAPHORE_TYPE_TIMELINE,
+                                        initialValue=0)
+    sem = vk.vkCreateSemaphore(core.device, vk.VkSemaphoreCreateInfo(pNext=kind), None)
+    try:
+        values = ffi.new("uint64_t[1]")
+        sems = ffi.new("VkSemaphore[1]", [sem])
+        timeline = ffi.new("VkTimelineSemaphoreSubmitInfo*", {
+            "sType": vk.VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+            "signalSemaphoreValueCount": 1, "pSignalSemaphoreValues": values})
+        info = ffi.new("VkSubmitInfo*", {
+            "sType": vk.VK_STRUCTURE_TYPE_SUBMIT_INFO, "pNext": timeline,
+            "commandBufferCount": 1, "pCommandBuffers": ready.handles,
+            "signalSemaphoreCount": 1, "pSignalSemaphores": sems})
+        counter = ffi.new("uint64_t*")
+        read = vk.lib.vkGetSemaphoreCounterValue
+        queue, device = address(core.queue), core.device
+        deadline = time.perf_counter() + 60
+        t0 = time.perf_counter()
+        for k in range(1, n + 1):
+            values[0] = k
+            _api.check_result(held.vkQueueSubmit(queue, 1, address(info), None),
+                              "vkQueueSubmit")
+            counter[0] = 0
+            while counter[0] < k:
+                _api.check_result(read(device, sem, counter), "vkGetSemaphoreCounterValue")
+                if time.perf_counter() > deadline:
+                    raise SystemExit("the timeline semaphore did not advance within 60 s")
+        return (time.perf_counter() - t0) / n * 1e6
+    finally:
+        vk.vkDestroySemaphore(core.device, sem, None)
 
 
 def submitted(ctx, rec, n: int) -> tuple[float, float]:
