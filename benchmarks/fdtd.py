@@ -102,8 +102,8 @@ extern "C" __global__ void update_e(float* ex, float* ey, float* ez, const float
 # scheme moving these bytes once a step can make on the device.
 FLOOR_SOURCE = r"""
 extern "C" __global__ void floor_h(const float* ex, const float* ey, const float* ez,
-                                   float* hx, float* hy, float* hz, long cells, float c) {
-    long g = (long)blockIdx.x * blockDim.x + threadIdx.x;
+                                   float* hx, float* hy, float* hz, long long cells, float c) {
+    long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (g >= cells) return;
     hx[g] = hx[g] - c * (ez[g] - ey[g]);
     hy[g] = hy[g] - c * (ex[g] - ez[g]);
@@ -112,8 +112,8 @@ extern "C" __global__ void floor_h(const float* ex, const float* ey, const float
 extern "C" __global__ void floor_e(float* ex, float* ey, float* ez, const float* hx,
                                    const float* hy, const float* hz,
                                    const unsigned char* ids, const float* ca,
-                                   const float* cb, long cells) {
-    long g = (long)blockIdx.x * blockDim.x + threadIdx.x;
+                                   const float* cb, long long cells) {
+    long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (g >= cells) return;
     int m = ids[g];
     ex[g] = ca[m] * ex[g] + cb[m] * (hz[g] - hy[g]);
