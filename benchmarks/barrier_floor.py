@@ -2,6 +2,7 @@
 
     python benchmarks/barrier_floor.py [--device SELECTOR] [--groups 65 132 257]
                                        [--local 512] [--steps 20000] [--seconds 1]
+                                       [--knobs] [--decompose]
 
 Issue 21 asks the megakernel for a step floor of 1.3 µs per dependent stage and 0.95x the
 native CUDA persistent scheme. This separates the three layers a step's barrier goes
@@ -13,8 +14,12 @@ through, each measured in this run on one device, every workgroup (block) co-res
                   scheme of benchmarks/programs.py)
   cuda fence      the same with __threadfence, a relaxed add, volatile polls, __threadfence
   vulkan <v>      the same loop as a GLSL shader (vkpersist.lowlevel.glsl_kernel), barrier
-                  variant <v> (VARIANTS below): the megakernel's barrier alone, and cheaper
+                  variant <v> (VARIANTS below): the megakernel's barrier alone, and other
                   orderings of it
+  --decompose     also rows that leave out one ordering, or every one ("UNORDERED": the
+                  barrier is then not one; they time its parts), and CUDA's "relaxed"
+                  (relaxed add and polls, no fence): where the GLSL barrier's extra
+                  0.3 µs over CUDA's goes
   megakernel      a vkpersist Program whose one or two dependent stages each store one
                   element (benchmarks/programs.py's floor): the barriers with the step
                   boundary around them; one barrier per stage
@@ -60,24 +65,53 @@ layout(std430, binding = 1) nonprivate buffer D { float data[]; };
 
 #define DEV gl_ScopeDevice
 #define BUF gl_StorageSemanticsBuffer
+#define GROUP_ORDERED controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, BUF | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible)
+#define GROUP_PLAIN controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, 0, 0)
+#define ADD_RELEASE atomicAdd(sched[32], 1u, DEV, BUF, gl_SemanticsRelease | gl_SemanticsMakeAvailable)
+#define ADD_RELAXED atomicAdd(sched[32], 1u, DEV, gl_StorageSemanticsNone, gl_SemanticsRelaxed)
+#define POLL_RELAXED atomicLoad(sched[32], DEV, gl_StorageSemanticsNone, gl_SemanticsRelaxed)
+#define ACQUIRE_FENCE memoryBarrier(DEV, BUF, gl_SemanticsAcquire | gl_SemanticsMakeVisible)
 #if VARIANT == 0        // the megakernel's: available/visible workgroup barriers, relaxed polls
-#define GROUP_BARRIER controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, BUF | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible)
-#define POLL atomicLoad(sched[32], DEV, gl_StorageSemanticsNone, gl_SemanticsRelaxed)
-#define AFTER memoryBarrier(DEV, BUF, gl_SemanticsAcquire | gl_SemanticsMakeVisible)
+#define GROUP_BARRIER GROUP_ORDERED
+#define ARRIVE ADD_RELEASE
+#define POLL POLL_RELAXED
+#define AFTER ACQUIRE_FENCE
 #elif VARIANT == 1      // acquire loads in the polls (CUDA's ld.acquire.gpu), no fence after
-#define GROUP_BARRIER controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, BUF | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible)
+#define GROUP_BARRIER GROUP_ORDERED
+#define ARRIVE ADD_RELEASE
 #define POLL atomicLoad(sched[32], DEV, BUF, gl_SemanticsAcquire | gl_SemanticsMakeVisible)
 #define AFTER
 #elif VARIANT == 2      // plain execution barriers (no memory semantics on the group barrier)
-#define GROUP_BARRIER controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, 0, 0)
-#define POLL atomicLoad(sched[32], DEV, gl_StorageSemanticsNone, gl_SemanticsRelaxed)
-#define AFTER memoryBarrier(DEV, BUF, gl_SemanticsAcquire | gl_SemanticsMakeVisible)
+#define GROUP_BARRIER GROUP_PLAIN
+#define ARRIVE ADD_RELEASE
+#define POLL POLL_RELAXED
+#define AFTER ACQUIRE_FENCE
+#elif VARIANT == 3      // a release fence by invocation 0, then a relaxed add (same ordering)
+#define GROUP_BARRIER GROUP_ORDERED
+#define ARRIVE memoryBarrier(DEV, BUF, gl_SemanticsRelease | gl_SemanticsMakeAvailable); ADD_RELAXED
+#define POLL POLL_RELAXED
+#define AFTER ACQUIRE_FENCE
+#elif VARIANT == 4      // timing only, unordered: the arrival relaxed
+#define GROUP_BARRIER GROUP_ORDERED
+#define ARRIVE ADD_RELAXED
+#define POLL POLL_RELAXED
+#define AFTER ACQUIRE_FENCE
+#elif VARIANT == 5      // timing only, unordered: no acquire after the polls
+#define GROUP_BARRIER GROUP_ORDERED
+#define ARRIVE ADD_RELEASE
+#define POLL POLL_RELAXED
+#define AFTER
+#elif VARIANT == 6      // timing only, unordered: no memory ordering anywhere
+#define GROUP_BARRIER GROUP_PLAIN
+#define ARRIVE ADD_RELAXED
+#define POLL POLL_RELAXED
+#define AFTER
 #endif
 
 void grid_sync(inout uint target) {
     GROUP_BARRIER;
     if (gl_LocalInvocationIndex == 0u) {
-        atomicAdd(sched[32], 1u, DEV, BUF, gl_SemanticsRelease | gl_SemanticsMakeAvailable);
+        ARRIVE;
         target += groups;
         uint spins = 0u;
         while (true) {
@@ -99,7 +133,12 @@ void main() {
     }
 }
 """
-VARIANTS = {"megakernel's": 0, "acquire polls": 1, "plain group barrier": 2}
+VARIANTS = {"megakernel's": 0, "acquire polls": 1, "plain group barrier": 2,
+            "release fence, relaxed add": 3}
+# Rows that leave out an ordering the barrier needs: they time what each part of the
+# megakernel's barrier costs (--decompose), and are never a scheme to adopt.
+UNORDERED = {"UNORDERED relaxed add": 4, "UNORDERED no acquire after": 5,
+             "UNORDERED no ordering at all": 6}
 
 CUDA = r"""
 __device__ __forceinline__ bool sync_acqrel(unsigned int* arrived, unsigned int target) {
@@ -109,6 +148,20 @@ __device__ __forceinline__ bool sync_acqrel(unsigned int* arrived, unsigned int 
         asm volatile("red.release.gpu.global.add.u32 [%0], %1;" :: "l"(arrived), "r"(1u) : "memory");
         unsigned int v, spins = 0u;
         do { asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(arrived) : "memory"); }
+        while (v < target && ++spins < SPIN_CAP && ((spins & 1023u) || !*(volatile unsigned int*)(arrived + 32)));
+        ok = v >= target;
+    }
+    __syncthreads();
+    return ok;
+}
+__device__ __forceinline__ bool sync_relaxed(unsigned int* arrived, unsigned int target) {
+    // timing only: no memory ordering (what the loop costs without it)
+    __syncthreads();
+    bool ok = true;
+    if (threadIdx.x == 0) {
+        asm volatile("red.relaxed.gpu.global.add.u32 [%0], %1;" :: "l"(arrived), "r"(1u) : "memory");
+        unsigned int v, spins = 0u;
+        do { asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(arrived) : "memory"); }
         while (v < target && ++spins < SPIN_CAP && ((spins & 1023u) || !*(volatile unsigned int*)(arrived + 32)));
         ok = v >= target;
     }
@@ -138,6 +191,7 @@ __device__ __forceinline__ bool sync_fence(unsigned int* arrived, unsigned int t
     }
 extern "C" __global__ void loop_acqrel(unsigned int* arrived, float* data, int steps) { LOOP(sync_acqrel) }
 extern "C" __global__ void loop_fence(unsigned int* arrived, float* data, int steps) { LOOP(sync_fence) }
+extern "C" __global__ void loop_relaxed(unsigned int* arrived, float* data, int steps) { LOOP(sync_relaxed) }
 """
 
 
@@ -155,12 +209,13 @@ def per_barrier(run, steps: int) -> float:
     return best * 1e6
 
 
-def vulkan_rows(ctx, groups: int, local: int, steps: int) -> list:
+def vulkan_rows(ctx, groups: int, local: int, steps: int, decompose: bool = False) -> list:
     sched = ctx.zeros(128, np.uint32)
     data = ctx.zeros(2, np.float32)
     cap = LAVAPIPE_SPIN_CAP if ctx.target.loop_guard else SPIN_CAP
     out = []
-    for name, variant in VARIANTS.items():
+    variants = {**VARIANTS, **(UNORDERED if decompose else {})}
+    for name, variant in variants.items():
         k = lowlevel.glsl_kernel(GLSL, defines={"VARIANT": variant, "SPIN_CAP": f"{cap}u"},
                                  name=f"barrier_floor_{variant}", ctx=ctx, loop_guard=False)
 
@@ -177,12 +232,12 @@ def vulkan_rows(ctx, groups: int, local: int, steps: int) -> list:
     return out
 
 
-def cuda_rows(cp, groups: int, local: int, steps: int) -> list:
+def cuda_rows(cp, groups: int, local: int, steps: int, decompose: bool = False) -> list:
     mod = cp.RawModule(code=CUDA, options=(f"-DSPIN_CAP={SPIN_CAP}u",))
     arrived = cp.zeros(64, cp.uint32)
     data = cp.zeros(2, cp.float32)
     out = []
-    for order in ("acqrel", "fence"):
+    for order in ("acqrel", "fence", *(["relaxed"] if decompose else [])):
         kern = mod.get_function(f"loop_{order}")
         resident = cuda_resident_blocks(cp, kern, local)
         if groups > resident:
@@ -239,6 +294,9 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=1.0, help="per megakernel floor row")
     ap.add_argument("--knobs", action="store_true",
                     help="also the megakernel floor with each step setting changed alone")
+    ap.add_argument("--decompose", action="store_true",
+                    help="also loops that leave out one ordering of the barrier, or all "
+                         "(UNORDERED rows; CUDA's 'relaxed'): what each part costs")
     args = ap.parse_args()
     if args.groups and min(args.groups) < 1 or args.local is not None and args.local < 1:
         ap.error("--groups and --local take positive numbers")
@@ -258,9 +316,9 @@ def main() -> None:
         # first: the megakernel finds out how many workgroups run at once (occupancy
         # discovery); the hand-written loops need them all, or their barriers never open
         mega, joined = megakernel_rows(ctx, g, local, args.seconds, args.knobs)
-        rows = cuda_rows(cp, g, local, steps) if cp is not None else []
+        rows = cuda_rows(cp, g, local, steps, args.decompose) if cp is not None else []
         if joined >= g:
-            rows += vulkan_rows(ctx, g, local, steps)
+            rows += vulkan_rows(ctx, g, local, steps, args.decompose)
         else:
             print(f"  (vulkan: only {joined} of {g} workgroups of {local} ran at once in "
                   "the megakernel: the hand-written loops not run)")
