@@ -18,7 +18,9 @@ two stages like an FDTD step (H then E). Rows, all measured in this run on one d
   cuda persist   (likewise) the megakernel's scheme written natively in CUDA: one kernel
                  per run, every block co-resident, a hand-written grid barrier (arrival
                  counter, release add and acquire polls) after each sweep; what grid
-                 barriers cost without Vulkan
+                 barriers cost without Vulkan. Timed at several shapes (one block per SM
+                 of 256, 512, 1,024 threads; every resident block of 512): the best is
+                 the row, the others in its note
   persist/<o>    with --barriers: the persistent row again with the megakernel's grid
                  barriers ordered by <o> (Target.grid_barrier: fence, release)
 
@@ -275,27 +277,51 @@ def cuda_resident_blocks(cp, kern, local: int) -> int:
     return per_sm * props["multiProcessorCount"]
 
 
+def cuda_shapes(cp, kern, n: int) -> list:
+    """The launch shapes the native persistent row tries: one block per SM of 256, 512 or
+    1,024 threads (the best shapes of ../shared/probes/barrier_sweep.py on the H200: 132 x
+    256 at 32³, 132 x 1,024 at 64³ and 128³) and every resident block of 512, each
+    capped at one thread per cell, all blocks co-resident."""
+    sms = cp.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
+    shapes = [(sms, local) for local in (256, 512, 1024)]
+    shapes.append((cuda_resident_blocks(cp, kern, 512), 512))
+    out = []
+    for blocks, local in shapes:
+        blocks = min(blocks, -(-n ** 3 // local), cuda_resident_blocks(cp, kern, local))
+        if blocks > 0 and (blocks, local) not in out:
+            out.append((blocks, local))
+    return out
+
+
 def bench_cuda_persistent(cp, n, init, seconds):
     """(steps/s, note, state after 100 steps) of the stencil as one CUDA kernel per run
     with grid barriers between the sweeps: the megakernel's scheme written natively, the
-    measure of what a grid barrier costs on this GPU without Vulkan in between."""
+    measure of what a grid barrier costs on this GPU without Vulkan in between. Timed at
+    each of cuda_shapes(); the best one is the row (issue 21 compares the megakernel with
+    the best native persistent scheme), the others in its note."""
     kern = cp.RawModule(code=CUDA_SOURCE).get_function("persistent")
-    local = 512
-    blocks = min(-(-n ** 3 // local), cuda_resident_blocks(cp, kern, local))
     a, b = cp.asarray(init), cp.zeros_like(cp.asarray(init))
     arrived = cp.zeros(1, cp.uint32)
 
-    def run(steps):
-        arrived.fill(0)
-        kern((blocks,), (local,), (a, b, np.float32(ALPHA), np.int32(n), np.int32(steps),
-                                   arrived))
-        cp.cuda.Device().synchronize()
-    run(4)
-    rate = time_steps(run, seconds)
+    def runner(blocks, local):
+        def run(steps):
+            arrived.fill(0)
+            kern((blocks,), (local,), (a, b, np.float32(ALPHA), np.int32(n),
+                                       np.int32(steps), arrived))
+            cp.cuda.Device().synchronize()
+        return run
+    rates = {}
+    for shape in cuda_shapes(cp, kern, n):
+        run = runner(*shape)
+        run(4)
+        rates[shape] = time_steps(run, seconds)
+    best = max(rates, key=rates.get)
     a.set(init)
-    run(100)
-    return rate, f"{blocks} x {local} threads, {cuda_registers(kern)} registers", \
-        cp.asnumpy(a)
+    runner(*best)(100)
+    others = ", ".join(f"{g} x {loc}: {r:,.0f}" for (g, loc), r in rates.items()
+                       if (g, loc) != best)
+    return rates[best], (f"{best[0]} x {best[1]} threads, {cuda_registers(kern)} registers"
+                         f"{' (' + others + ')' if others else ''}"), cp.asnumpy(a)
 
 
 def main() -> None:
