@@ -141,33 +141,25 @@ UNORDERED = {"UNORDERED relaxed add": 4, "UNORDERED no acquire after": 5,
              "UNORDERED no ordering at all": 6}
 
 CUDA = r"""
-__device__ __forceinline__ bool sync_acqrel(unsigned int* arrived, unsigned int target) {
-    __syncthreads();
-    bool ok = true;
-    if (threadIdx.x == 0) {
-        asm volatile("red.release.gpu.global.add.u32 [%0], %1;" :: "l"(arrived), "r"(1u) : "memory");
-        unsigned int v, spins = 0u;
-        do { asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(arrived) : "memory"); }
-        while (v < target && ++spins < SPIN_CAP && ((spins & 1023u) || !*(volatile unsigned int*)(arrived + 32)));
-        ok = v >= target;
-    }
-    __syncthreads();
-    return ok;
+// An arrival with `red.ADD.gpu`, polls with `ld.LOAD.gpu`: sync_acqrel (release add,
+// acquire polls) and, timing only, sync_relaxed (no memory ordering: what the loop costs
+// without it).
+#define SYNC_ORDERED(NAME, ADD, LOAD) \
+__device__ __forceinline__ bool NAME(unsigned int* arrived, unsigned int target) { \
+    __syncthreads(); \
+    bool ok = true; \
+    if (threadIdx.x == 0) { \
+        asm volatile("red." ADD ".gpu.global.add.u32 [%0], %1;" :: "l"(arrived), "r"(1u) : "memory"); \
+        unsigned int v, spins = 0u; \
+        do { asm volatile("ld." LOAD ".gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(arrived) : "memory"); } \
+        while (v < target && ++spins < SPIN_CAP && ((spins & 1023u) || !*(volatile unsigned int*)(arrived + 32))); \
+        ok = v >= target; \
+    } \
+    __syncthreads(); \
+    return ok; \
 }
-__device__ __forceinline__ bool sync_relaxed(unsigned int* arrived, unsigned int target) {
-    // timing only: no memory ordering (what the loop costs without it)
-    __syncthreads();
-    bool ok = true;
-    if (threadIdx.x == 0) {
-        asm volatile("red.relaxed.gpu.global.add.u32 [%0], %1;" :: "l"(arrived), "r"(1u) : "memory");
-        unsigned int v, spins = 0u;
-        do { asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(arrived) : "memory"); }
-        while (v < target && ++spins < SPIN_CAP && ((spins & 1023u) || !*(volatile unsigned int*)(arrived + 32)));
-        ok = v >= target;
-    }
-    __syncthreads();
-    return ok;
-}
+SYNC_ORDERED(sync_acqrel, "release", "acquire")
+SYNC_ORDERED(sync_relaxed, "relaxed", "relaxed")
 __device__ __forceinline__ bool sync_fence(unsigned int* arrived, unsigned int target) {
     __syncthreads();
     bool ok = true;

@@ -63,12 +63,14 @@ def compute_barrier(cb) -> None:
 
 
 def recorded(core, dispatch, before: bool, after: bool, count: int = 1,
-             between=commands.barrier_between, end=commands.barrier_at_end):
-    """A reusable command buffer of `count` dispatches (barriers `between`), with or
-    without a full barrier before them (the leading barrier of launches until 2026-12-06,
-    less its host stage) and the barrier every command buffer now ends with (or `end`)."""
+             between=commands.barrier_between, end=commands.barrier_at_end, info=None):
+    """A command buffer of `count` dispatches (barriers `between`), with or without a full
+    barrier before them (the leading barrier of launches until 2026-12-06, less its host
+    stage) and the barrier every command buffer now ends with (or `end`); begun with
+    `info` (default: the library's reusable buffers', SIMULTANEOUS_USE)."""
     cb = commands.spare(core)
-    _api.check_result(commands.begin_commands(cb, commands._constants()[0][True]), "begin")
+    info = commands._constants()[0][True] if info is None else info
+    _api.check_result(commands.begin_commands(cb, info), "begin")
     if before:
         commands.barrier_between(cb)
     for k in range(count):
@@ -88,15 +90,7 @@ def distinct(core, dispatch, count: int, flags: int) -> list:
     carries: a launch's cached command buffer may be pending again) costs the device."""
     info = ffi.new("VkCommandBufferBeginInfo*", {
         "sType": vk.VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, "flags": flags})
-    out = []
-    for _ in range(count):
-        cb = commands.spare(core)
-        _api.check_result(commands.begin_commands(cb, info), "begin")
-        commands.dispatch(cb, *dispatch)
-        commands.barrier_at_end(cb)
-        _api.check_result(commands.end_commands(cb), "end")
-        out.append(commands.Recorded(core, cb))
-    return out
+    return [recorded(core, dispatch, False, True, info=info) for _ in range(count)]
 
 
 def grouped(recs: list, per: int) -> list:
@@ -123,6 +117,8 @@ def submitted_each(ctx, submits: list) -> tuple[float, float]:
     for info, _ in submits:
         held.vkQueueSubmit(queue, 1, info, None)
     t1 = time.perf_counter()
+    # fenced, and ending with the barrier every submission of the library relies on after
+    # its predecessors (a variant without it must not leave the queue unordered)
     commands.submit_now(core, lambda cb: None, ())
     ctx.synchronize()
     t2 = time.perf_counter()
@@ -225,19 +221,7 @@ def timeline_waits(core, ready, n: int) -> float:
 
 def submitted(ctx, rec, n: int) -> tuple[float, float]:
     """(host µs, µs until the device is done) per submission of `rec`, n times."""
-    core = ctx._core
-    queue = address(core.queue)
-    ctx.synchronize()
-    t0 = time.perf_counter()
-    for _ in range(n):
-        held.vkQueueSubmit(queue, 1, rec.address, None)
-    t1 = time.perf_counter()
-    # fenced, and ending with the barrier every submission of the library relies on after
-    # its predecessors (a variant without it must not leave the queue unordered)
-    commands.submit_now(core, lambda cb: None, (rec,))
-    ctx.synchronize()
-    t2 = time.perf_counter()
-    return (t1 - t0) / n * 1e6, (t2 - t0) / n * 1e6
+    return submitted_each(ctx, [(rec.address, rec)] * n)
 
 
 def launched(ctx, x, n: int, batched: bool) -> tuple[float, float]:
