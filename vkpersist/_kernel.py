@@ -402,7 +402,7 @@ class _Plan:
         if self.printer is not None:      # bound after the debug record, as the GLSL declares
             buffers.append(self.printer.buffer)
         self.pipeline.launch(buffers, groups, push,
-                             (self.pipeline, [in_flight(b) for b in buffers]))
+                             (self.pipeline, [in_flight(b) for b in buffers]), defer=True)
         if self.bounds is not None:       # debug: raise at the launch that went out of range
             ctx.synchronize()
         if host_copies:

@@ -214,6 +214,27 @@ class RawSubmit:
         self.address = pointer(self.info)
 
 
+class RawSubmitMany:
+    """One VkSubmitInfo for up to `capacity` recorded command buffers, built once: the
+    deferred launches of deferral.py go out as one submission of several buffers."""
+    __slots__ = ("handles", "info", "address", "capacity")
+
+    def __init__(self, capacity: int):
+        self.capacity = capacity
+        self.handles = ffi.new("VkCommandBuffer[]", capacity)
+        self.info = ffi.new("VkSubmitInfo*", {"sType": vk.VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                                              "commandBufferCount": 0,
+                                              "pCommandBuffers": self.handles})
+        self.address = pointer(self.info)
+
+    def fill(self, submits) -> None:
+        """The command buffers of `submits` (RawSubmits, at most `capacity`), in order."""
+        handles = self.handles
+        for i, submit in enumerate(submits):
+            handles[i] = submit.handles[0]
+        self.info.commandBufferCount = len(submits)
+
+
 def check_result(result: int, what: str) -> None:
     if result == _SUCCESS:
         return

@@ -34,6 +34,7 @@ from ._api import (RawSubmit, fence_wait, raw_fence_signaled, raw_reset_fences, 
                    raw_submit_fence_only, spin_until_signaled, translated, vk, wait_fences)
 from .buffer import Buffer, release_device
 from .buffer_pool import BufferPool
+from . import deferral
 from .sequence import batched
 from .devices import DeviceInfo, instance, select_device
 from .staging import Staging
@@ -155,6 +156,12 @@ class _Core:
         self.unchecked = False       # work was submitted since the checks last ran
         self.lost: str | None = None  # the error that reported the device lost
         self.batch = None            # the open sequence.Batch: launches join it (batched)
+        # kernel launches waiting while the device is busy (deferral.py): (submit, keep)
+        self.deferred: list = []
+        self.submit_many = None      # deferral's RawSubmitMany, made on first use
+        self.flusher = None          # deferral's thread, started on the first deferral
+        self.flusher_wake = threading.Condition(self.lock)
+        self.flusher_error: BaseException | None = None
 
     # ---- resources -------------------------------------------------------------------
     def track(self, obj, release, *args) -> weakref.finalize:
@@ -207,6 +214,8 @@ class _Core:
         if self.lost is not None:
             raise self.refusal()
         with self.lock:
+            if self.deferred:
+                deferral.flush(self)          # launches deferred before this go first
             if self.batch is not None and self.batch.dispatches:
                 self.batch.flush()            # launches batched before this go first
             open_keeps = self.open_keeps
@@ -219,10 +228,7 @@ class _Core:
                 if n <= _FENCE_EVERY and (n > 1 or self.inflight):
                     raw_submit(self.queue, submit, None)       # joins the open batch
                     return
-                if len(self.inflight) >= _RETIRE_AT:
-                    self.retire()
-                    if len(self.inflight) >= _MAX_BATCHES:
-                        self.wait_oldest()
+                self.make_room()
                 fence = self.free_fences.pop() if self.free_fences else self.fence()
                 try:
                     raw_submit(self.queue, submit, fence)
@@ -234,13 +240,24 @@ class _Core:
             self.inflight.append((fence, open_keeps))
             self.open_keeps = []
 
+    def make_room(self) -> None:
+        """Before a fenced submission: recycle finished batches, and wait for the oldest
+        while _MAX_BATCHES are in flight."""
+        if len(self.inflight) >= _RETIRE_AT:
+            self.retire()
+            if len(self.inflight) >= _MAX_BATCHES:
+                self.wait_oldest()
+
     @property
     def pending(self) -> bool:
-        return bool(self.inflight or self.open_keeps)
+        return bool(self.inflight or self.open_keeps or self.deferred)
 
     def _close_open_batch(self) -> None:
-        """Put a fence behind the unfenced submissions (an empty submission: its fence
-        signals once everything submitted before it has completed)."""
+        """Submit the deferred launches and put a fence behind the unfenced submissions (an
+        empty submission: its fence signals once everything submitted before it has
+        completed)."""
+        if self.deferred:
+            deferral.flush(self)              # fenced: it covers the open batch too
         if self.open_keeps:
             fence = self.free_fences.pop() if self.free_fences else self.fence()
             try:
@@ -329,7 +346,7 @@ class _Core:
         takes those) kept a cancelled command from being withdrawn (seen on an H100)."""
         with self.lock:
             self._retire_now()
-            stack = [keep for _, keep in self.inflight]
+            stack = [keep for _, keep in self.inflight]   # (the deferred were flushed)
             if self.batch is not None:
                 stack.append(self.batch.keeps)
             while stack:
@@ -355,6 +372,7 @@ class _Core:
         if self.lost is not None:
             raise self.refusal()
         with self.lock:
+            deferral.raise_flusher_error(self)
             if self.batch is not None:
                 self.batch.flush()
             try:
@@ -414,6 +432,7 @@ class _Core:
             self.spent_fences.clear()
             vk.vkDestroyCommandPool(self.device, self.command_pool, None)
             device, self.device = self.device, None
+            self.flusher_wake.notify_all()       # the flusher thread ends
             release_device(self, device)    # after the last NumPy view of its memory (buffer.py)
 
     def _leave_open(self, exc: BaseException) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import collections
 
 from .._errors import UnsupportedError, VkPersistError
-from . import commands
+from . import commands, deferral
 from .buffer import names
 from ._api import RawSubmit, ffi, translated, vk
 from .spirv import Reflection
@@ -81,11 +81,13 @@ class Pipeline:
         self._finalizer = core.track(self, _destroy, core, self.handle, self.layout,
                                      self.set_layout, self.module, self.cache)
 
-    def launch(self, buffers, groups: tuple[int, int, int], push: bytes, keep) -> None:
+    def launch(self, buffers, groups: tuple[int, int, int], push: bytes, keep,
+               defer: bool = False) -> None:
         """Submit one dispatch (recorded on first use, then cached); `keep` stays referenced
-        until it completes. Finding the command buffer and submitting it happen under the
-        core's lock together: another thread's launch could otherwise evict and free the
-        cached buffer in between."""
+        until it completes. `defer`: while the device is busy, it may wait to go out with
+        later launches in one submission (deferral.py). Finding the command buffer and
+        submitting it happen under the core's lock together: another thread's launch could
+        otherwise evict and free the cached buffer in between."""
         key = (tuple([b.serial for b in buffers]), groups, push)
         core = self.core
         with core.lock:
@@ -95,7 +97,10 @@ class Pipeline:
             ready = self.cache.recorded.get(key)
             if ready is None:
                 ready = self._record(key, buffers, groups, push)
-            core.submit(ready, keep)
+            if defer:
+                deferral.launch(core, ready, keep)
+            else:
+                core.submit(ready, keep)
 
     def command_buffer(self, buffers, groups: tuple[int, int, int], push: bytes) -> RawSubmit:
         """A recorded (and cached) command buffer that dispatches this pipeline, ready to

@@ -1,0 +1,171 @@
+"""Kernel launches made while the device is busy wait and go out together in one
+submission (vk/deferral.py): in order with everything else, never left unsubmitted, and
+submitted at once when the device is idle."""
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import vkpersist as vkp
+from vkpersist.vk import _api, deferral
+
+N = 1 << 18
+
+
+@vkp.kernel
+def slow_copy(src, dst, rounds):
+    """dst = src after `rounds` multiplications by one: keeps lavapipe busy a while."""
+    i = vkp.global_id(0)
+    if i < src.shape[0]:
+        v = src[i]
+        for _ in range(rounds):
+            v = v * 1.0
+        dst[i] = v
+
+
+@vkp.kernel
+def step(x, k):
+    """x[0] = 3 x[0] + k (mod 2**31): the result depends on the order of the steps."""
+    x[0] = (x[0] * 3 + k) % 2147483647
+
+
+def _expected(ks, start=1):
+    v = start
+    for k in ks:
+        v = (v * 3 + k) % 2147483647
+    return v
+
+
+def _busy(ctx, rounds=2000):
+    src = ctx.zeros(N)
+    slow_copy.forall(N)(src, ctx.empty(N), rounds)
+    return src
+
+
+@pytest.fixture
+def warm(ctx):
+    """Both kernels compiled and the device idle."""
+    x = ctx.asarray(np.ones(2, np.int64))
+    step[1, 1](x, 0)
+    slow_copy.forall(N)(ctx.zeros(N), ctx.empty(N), 1)
+    ctx.synchronize()
+    return x
+
+
+def test_a_launch_on_an_idle_device_is_submitted_at_once(ctx, warm):
+    core = ctx._core
+    step[1, 1](warm, 5)
+    assert not core.deferred and (core.inflight or core.open_keeps)
+    ctx.synchronize()
+    assert warm.numpy()[0] == _expected([0, 5])
+
+
+def test_launches_made_while_busy_wait_and_run_in_order(ctx, warm, monkeypatch):
+    core = ctx._core
+    submissions = []
+    real = deferral.raw_submit
+
+    def counted(queue, many, fence):
+        submissions.append(int(many.info.commandBufferCount))
+        return real(queue, many, fence)
+    monkeypatch.setattr(deferral, "raw_submit", counted)
+    _busy(ctx)
+    ks = list(range(1, 101))
+    for k in ks:
+        step[1, 1](warm, k)
+    ctx.synchronize()
+    assert warm.numpy()[0] == _expected([0] + ks)
+    assert sum(submissions) == 100          # every launch went out deferred...
+    assert max(submissions) == deferral._DEFER_MAX    # ...in submissions of up to 32
+    assert not core.deferred
+
+
+def test_deferred_launches_run_without_any_later_call(ctx, warm):
+    """The flusher thread submits them: nothing the host calls afterwards is needed."""
+    core = ctx._core
+    _busy(ctx)
+    step[1, 1](warm, 7)
+    assert core.deferred, "the device should still be busy with the slow kernel"
+    deadline = time.monotonic() + 30
+    while core.deferred and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not core.deferred
+    fence = core.inflight[-1][0]              # waited on raw: no vkpersist call flushes
+    while not _api.raw_fence_signaled(core.device, fence) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert _api.raw_fence_signaled(core.device, fence)
+    assert warm.numpy()[0] == _expected([0, 7])
+
+
+def test_writes_and_reads_keep_their_place_behind_deferred_launches(ctx, warm):
+    _busy(ctx)
+    step[1, 1](warm, 2)                       # deferred
+    warm[1:] = 40                             # a queued write: the launch goes first
+    step[1, 1](warm, 3)
+    assert warm.numpy().tolist() == [_expected([0, 2, 3]), 40]
+    _busy(ctx)
+    step[1, 1](warm, 4)
+    with ctx.batched():                       # a batched block goes after it
+        step[1, 1](warm, 5)
+        step[1, 1](warm, 6)
+    assert warm.numpy()[0] == _expected([0, 2, 3, 4, 5, 6])
+
+
+def test_a_failed_background_submission_is_raised_at_the_next_wait(ctx, warm, monkeypatch):
+    core = ctx._core
+
+    def refused(queue, many, fence):
+        raise vkp.VkPersistError("vkQueueSubmit failed with VkResult -13")
+    _busy(ctx)
+    monkeypatch.setattr(deferral, "raw_submit", refused)
+    step[1, 1](warm, 9)
+    deadline = time.monotonic() + 30
+    while core.flusher_error is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    monkeypatch.undo()
+    with pytest.raises(vkp.VkPersistError, match="background submission of deferred kernel "
+                       "launches failed, and those launches did not run: vkQueueSubmit"):
+        ctx.synchronize()
+    ctx.synchronize()                          # reported once; the context works on
+    step[1, 1](warm, 1)
+    assert warm.numpy()[0] == _expected([0, 1])
+
+
+def test_threads_launching_together_lose_nothing(ctx, warm):
+    arrays = [ctx.asarray(np.ones(2, np.int64)) for _ in range(4)]
+    ks = list(range(1, 61))
+
+    def worker(x):
+        for k in ks:
+            step[1, 1](x, k)
+    _busy(ctx)
+    threads = [threading.Thread(target=worker, args=(x,)) for x in arrays]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    ctx.synchronize()
+    assert [int(x.numpy()[0]) for x in arrays] == [_expected(ks)] * 4
+
+
+def test_closing_submits_deferred_launches_and_ends_the_flusher(device_info, monkeypatch):
+    submitted = []
+    real = deferral.raw_submit
+
+    def counted(queue, many, fence):
+        submitted.append(int(many.info.commandBufferCount))
+        return real(queue, many, fence)
+    monkeypatch.setattr(deferral, "raw_submit", counted)
+    ctx = vkp.Context(device_info.index)
+    core = ctx._core
+    x = ctx.asarray(np.ones(2, np.int64))
+    _busy(ctx)
+    for k in range(5):
+        step[1, 1](x, k)
+    flusher = core.flusher
+    assert flusher is not None and core.deferred
+    ctx.close()
+    assert sum(submitted) == 5 and not core.deferred and not core.inflight
+    flusher.join(5)
+    assert not flusher.is_alive()

@@ -1,0 +1,169 @@
+"""Deferred launches: kernel launches made while the device is busy go out together.
+
+Why: the device side of a submission costs more than a small kernel. On an H100
+(2026-12-06, benchmarks/submit_floor.py, two rounds of 5,000) the device took 12.7-15.5 µs
+per vkQueueSubmit of one small dispatch however fast the host submitted, 7.3 µs per
+command buffer when 32 went in one submission, and 5.2-5.8 µs per dispatch recorded into
+one buffer. An asynchronous launch loop (benchmarks/launch_overhead.py) was bound by the
+first: 15.4 µs per launch, against 4.6 for CuPy's.
+
+The policy (`launch`):
+- a launch made while the device is idle is submitted at once: no latency is added where
+  it would show (launch, then wait);
+- one made while earlier work is still running waits in `core.deferred`, and the waiting
+  launches go out as one submission of their command buffers (RawSubmitMany) as soon as
+  _DEFER_MAX wait, a later launch finds the device idle, anything else is submitted or
+  waited for (a copy, a read, `synchronize()`, a batched block, an event: `_Core.submit`
+  flushes them first, so the order on the queue never changes), or the flusher thread
+  sees the device go idle or has waited _DEFER_WAIT_S. So no launch is left unsubmitted
+  while the host does something else: a launch runs without any later call, as
+  numba.cuda promises.
+Every flush carries a fence, so one fence query tells whether the device is idle.
+
+Only launches of `@vkp.kernel` functions (array operations are such kernels) are
+deferred: `glsl_kernel` launches and programs are submitted at once, since their users
+watch device memory (a memsock, a control word) rather than the queue.
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+from .._errors import DeviceLost, VkPersistError
+from ._api import RawSubmitMany, fence_wait, raw_fence_signaled, raw_submit
+
+_DEFER_MAX = 32        # launches per submission (the measured 7.3 µs/launch was at 32)
+_DEFER_WAIT_S = 0.001  # the flusher submits waiting launches at most this late (plus the
+                       # GIL: a thread running Python without pause keeps it up to 5 ms)
+
+
+def launch(core, submit, keep) -> None:
+    """Submit a kernel launch's command buffer now if the device is idle, else defer it
+    (module docs). `keep` stays referenced until the launch completes."""
+    with core.lock:
+        if core.lost is not None:
+            raise core.refusal()
+        raise_flusher_error(core)
+        deferred = core.deferred
+        try:
+            if deferred:
+                deferred.append((submit, keep))
+                if len(deferred) >= _DEFER_MAX or device_idle(core):
+                    flush(core)
+                return
+            if device_idle(core):
+                core.submit(submit, keep)
+                return
+        except DeviceLost as exc:
+            raise core._lose(exc) from None
+        deferred.append((submit, keep))
+        _wake_flusher(core)
+
+
+def device_idle(core) -> bool:
+    """Whether all submitted work has completed (one fence query; unfenced submissions
+    count as running). Recycles the fences when it has."""
+    if core.open_keeps:
+        return False
+    inflight = core.inflight
+    if not inflight:
+        return True
+    if not raw_fence_signaled(core.device, inflight[-1][0]):
+        return False
+    fences = [f for f, _ in inflight]         # the last one covers all before it
+    inflight.clear()
+    core._recycle(fences)
+    return True
+
+
+def flush(core) -> None:
+    """Submit the deferred launches as one fenced submission (under the core's lock). A
+    wait for room that fails (a timeout) leaves them deferred; a submission the driver
+    refuses drops them, and the error says so."""
+    deferred = core.deferred
+    if not deferred:
+        return
+    many = core.submit_many
+    if many is None:
+        many = core.submit_many = RawSubmitMany(_DEFER_MAX)
+    try:
+        core.make_room()
+        fence = core.fence()
+        core.deferred = []
+        # the keeps before the submission (context.py's _Core: never drop running work's)
+        core.open_keeps.append(deferred)
+        core.unchecked = True
+        many.fill([s for s, _ in deferred])
+        try:
+            raw_submit(core.queue, many, fence)
+        except VkPersistError as exc:      # the driver refused it: the fence stays unused
+            core.free_fences.append(fence)
+            if isinstance(exc, DeviceLost):
+                raise
+            raise type(exc)(f"{exc} (submitting {len(deferred)} deferred kernel launches, "
+                            "which did not run)") from None
+    except DeviceLost as exc:
+        raise core._lose(exc) from None
+    core.inflight.append((fence, core.open_keeps))
+    core.open_keeps = []
+
+
+def raise_flusher_error(core) -> None:
+    """Raise what the flusher thread failed with, once (the launches it held did not run)."""
+    error = core.flusher_error
+    if error is not None:
+        core.flusher_error = None
+        if core.lost is not None:
+            raise core.refusal() from error
+        raise VkPersistError(f"a background submission of deferred kernel launches "
+                             f"failed, and those launches did not run: {error}") from error
+
+
+def _wake_flusher(core) -> None:
+    if core.flusher is None:
+        core.flusher = threading.Thread(target=_flusher, args=(core,), daemon=True,
+                                        name=f"vkpersist flusher ({core.info.name})")
+        core.flusher.start()
+    else:
+        core.flusher_wake.notify()
+
+
+def _flusher(core) -> None:
+    """The flusher thread: while launches are deferred, wait (the GIL released) until the
+    device is idle or _DEFER_WAIT_S has passed, then submit them. Ends when the core
+    closes. A failure is kept for the next launch or synchronize() to raise."""
+    while True:
+        with core.lock:
+            while not core.deferred and core.device is not None:
+                core.flusher_wake.wait()
+            if core.device is None:
+                return
+            fence, device = None, core.device
+            if core.inflight and not core.open_keeps:
+                fence = core.inflight[-1][0]     # covers all submitted work
+                core.waited[fence] += 1          # pinned: not reset or destroyed meanwhile
+        error = None
+        try:
+            if fence is not None:
+                fence_wait(device, fence, _DEFER_WAIT_S, "waiting to submit deferred launches")
+            else:                                # unfenced work: no fence covers it all
+                time.sleep(_DEFER_WAIT_S)
+        except VkPersistError as exc:
+            error = exc
+        finally:
+            with core.lock:
+                if fence is not None:
+                    core.waited[fence] -= 1
+                    if not core.waited[fence]:
+                        del core.waited[fence]
+                        core.unwaited.notify_all()
+        with core.lock:
+            if core.device is None:
+                return
+            try:
+                if isinstance(error, DeviceLost):
+                    raise core._lose(error)
+                flush(core)
+            except BaseException as exc:      # kept for the launching thread
+                core.flusher_error = exc
+                core.deferred = []            # none of them will run
