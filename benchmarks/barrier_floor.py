@@ -19,7 +19,7 @@ through, each measured in this run on one device, every workgroup (block) co-res
   --decompose     also rows that leave out one ordering, or every one ("UNORDERED": the
                   barrier is then not one; they time its parts), and CUDA's "relaxed"
                   (relaxed add and polls, no fence): where the GLSL barrier's extra
-                  0.3 µs over CUDA's goes
+                  0.3 µs over CUDA's goes; and two orderings at queue-family scope
   megakernel      a vkpersist Program whose one or two dependent stages each store one
                   element (benchmarks/programs.py's floor): the barriers with the step
                   boundary around them; one barrier per stage
@@ -63,7 +63,7 @@ layout(push_constant) uniform P { uint steps; uint groups; };
 layout(std430, binding = 0) coherent buffer S { uint sched[]; };   // [32]: arrivals, [64]: failures
 layout(std430, binding = 1) nonprivate buffer D { float data[]; };
 
-#define DEV gl_ScopeDevice
+#define DEV SCOPE
 #define BUF gl_StorageSemanticsBuffer
 #define GROUP_ORDERED controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, BUF | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible)
 #define GROUP_PLAIN controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, 0, 0)
@@ -135,6 +135,10 @@ void main() {
 """
 VARIANTS = {"megakernel's": 0, "acquire polls": 1, "plain group barrier": 2,
             "release fence, relaxed add": 3}
+# --decompose: the same orderings at queue-family scope (every workgroup of a dispatch runs
+# on one queue, so it orders them as device scope does; H100: the same cost)
+SCOPES = {"megakernel's, queue-family scope": (0, "gl_ScopeQueueFamily"),
+          "acquire polls, queue-family scope": (1, "gl_ScopeQueueFamily")}
 # Rows that leave out an ordering the barrier needs: they time what each part of the
 # megakernel's barrier costs (--decompose), and are never a scheme to adopt.
 UNORDERED = {"UNORDERED relaxed add": 4, "UNORDERED no acquire after": 5,
@@ -206,10 +210,13 @@ def vulkan_rows(ctx, groups: int, local: int, steps: int, decompose: bool = Fals
     data = ctx.zeros(2, np.float32)
     cap = LAVAPIPE_SPIN_CAP if ctx.target.loop_guard else SPIN_CAP
     out = []
-    variants = {**VARIANTS, **(UNORDERED if decompose else {})}
+    variants = {**VARIANTS, **({**SCOPES, **UNORDERED} if decompose else {})}
     for name, variant in variants.items():
-        k = lowlevel.glsl_kernel(GLSL, defines={"VARIANT": variant, "SPIN_CAP": f"{cap}u"},
-                                 name=f"barrier_floor_{variant}", ctx=ctx, loop_guard=False)
+        variant, scope = variant if isinstance(variant, tuple) else (variant, "gl_ScopeDevice")
+        k = lowlevel.glsl_kernel(GLSL, defines={"VARIANT": variant, "SPIN_CAP": f"{cap}u",
+                                                "SCOPE": scope},
+                                 name=f"barrier_floor_{variant}_{scope[8:]}", ctx=ctx,
+                                 loop_guard=False)
 
         def run(n):
             sched.fill(0)

@@ -18,6 +18,10 @@ device:
   traffic floor  (CUDA) the update's bytes moved with every access at the cell's own index
                (no neighbours, no boundary tests), 100 steps to a graph: what any scheme
                that moves E and H through memory once a step can reach at best
+  fused (CUDA)   --fused: the update as one kernel a step, each thread recomputing the new
+               H its E update reads behind it, fields ping-ponged (51 bytes a cell moved
+               instead of 75), 100 steps to a graph: whether fusing the half steps could
+               pass the graph by more than the traffic floor allows
 
 GB/s counts the minimum traffic of a fused update: each step reads E and H twice, writes
 each once and reads the three material-index bytes (75 bytes per cell in float32). After
@@ -51,32 +55,50 @@ from programs import _cupy, graph_runner           # noqa: E402  (benchmarks/pro
 
 BYTES_PER_CELL = 18 * 4 + 3
 
-CUDA_SOURCE = r"""
+# The new H components at a cell (the old value where the component is not updated)
+H_NEW = r"""
+#define IDX long o, int i, int j, int k
+#define CELL /* this thread's cell of the (n + 1)^3 grid; threads past it return */ \
+    int N1 = n + 1; \
+    long g = (long)blockIdx.x * blockDim.x + threadIdx.x; \
+    long cells = (long)N1 * N1 * N1; \
+    if (g >= cells) return; \
+    int i = g / (N1 * N1), j = (g / N1) % N1, k = g % N1; \
+    long o = g, si = (long)N1 * N1, sj = N1;
+__device__ __forceinline__ float hx_new(const float* ey, const float* ez, const float* hx,
+        IDX, int n, long si, long sj, float ch, float idy, float idz) {
+    if (i <= n && j < n && k < n)
+        return hx[o] - ch * ((ez[o + sj] - ez[o]) * idy - (ey[o + 1] - ey[o]) * idz);
+    return hx[o];
+}
+__device__ __forceinline__ float hy_new(const float* ex, const float* ez, const float* hy,
+        IDX, int n, long si, long sj, float ch, float idx, float idz) {
+    if (i < n && j <= n && k < n)
+        return hy[o] - ch * ((ex[o + 1] - ex[o]) * idz - (ez[o + si] - ez[o]) * idx);
+    return hy[o];
+}
+__device__ __forceinline__ float hz_new(const float* ex, const float* ey, const float* hz,
+        IDX, int n, long si, long sj, float ch, float idx, float idy) {
+    if (i < n && j < n && k <= n)
+        return hz[o] - ch * ((ey[o + si] - ey[o]) * idx - (ex[o + sj] - ex[o]) * idy);
+    return hz[o];
+}
+"""
+
+CUDA_SOURCE = H_NEW + r"""
 extern "C" __global__ void update_h(const float* ex, const float* ey, const float* ez,
                                     float* hx, float* hy, float* hz, int n, float ch,
                                     float idx, float idy, float idz) {
-    int N1 = n + 1;
-    long g = (long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (g >= (long)N1 * N1 * N1) return;
-    int i = g / (N1 * N1), j = (g / N1) % N1, k = g % N1;
-    long o = g, si = (long)N1 * N1, sj = N1;
-    if (i <= n && j < n && k < n)
-        hx[o] = hx[o] - ch * ((ez[o + sj] - ez[o]) * idy - (ey[o + 1] - ey[o]) * idz);
-    if (i < n && j <= n && k < n)
-        hy[o] = hy[o] - ch * ((ex[o + 1] - ex[o]) * idz - (ez[o + si] - ez[o]) * idx);
-    if (i < n && j < n && k <= n)
-        hz[o] = hz[o] - ch * ((ey[o + si] - ey[o]) * idx - (ex[o + sj] - ex[o]) * idy);
+    CELL
+    if (i <= n && j < n && k < n) hx[o] = hx_new(ey, ez, hx, o, i, j, k, n, si, sj, ch, idy, idz);
+    if (i < n && j <= n && k < n) hy[o] = hy_new(ex, ez, hy, o, i, j, k, n, si, sj, ch, idx, idz);
+    if (i < n && j < n && k <= n) hz[o] = hz_new(ex, ey, hz, o, i, j, k, n, si, sj, ch, idx, idy);
 }
 extern "C" __global__ void update_e(float* ex, float* ey, float* ez, const float* hx,
                                     const float* hy, const float* hz,
                                     const unsigned char* ids, const float* ca,
                                     const float* cb, int n, float idx, float idy, float idz) {
-    int N1 = n + 1;
-    long g = (long)blockIdx.x * blockDim.x + threadIdx.x;
-    long cells = (long)N1 * N1 * N1;
-    if (g >= cells) return;
-    int i = g / (N1 * N1), j = (g / N1) % N1, k = g % N1;
-    long o = g, si = (long)N1 * N1, sj = N1;
+    CELL
     if (i < n && 1 <= j && j < n && 1 <= k && k < n) {
         float c = (hz[o] - hz[o - sj]) * idy - (hy[o] - hy[o - 1]) * idz;
         int m = ids[o];
@@ -121,6 +143,45 @@ extern "C" __global__ void floor_e(float* ex, float* ey, float* ez, const float*
     ey[g] = ca[m] * ey[g] + cb[m] * (hx[g] - hz[g]);
     m = ids[2 * cells + g];
     ez[g] = ca[m] * ez[g] + cb[m] * (hy[g] - hx[g]);
+}
+"""
+
+# The update fused into one kernel a step (issue 21's mechanism probe, native CUDA): each
+# thread computes the new H at its cell and, again, the new H components its E update reads
+# at the cells behind it, so no kernel boundary separates the half steps; the fields
+# ping-pong between two sets. Each step then reads E, H and the material bytes once and
+# writes E and H once: 51 bytes a cell against the two kernels' 75 (the neighbours' reads
+# hit the caches). The same arithmetic per value as CUDA_SOURCE, so the same results.
+FUSED_SOURCE = H_NEW + r"""
+extern "C" __global__ void update_fused(const float* ex, const float* ey, const float* ez,
+        const float* hx, const float* hy, const float* hz, float* ex2, float* ey2,
+        float* ez2, float* hx2, float* hy2, float* hz2, const unsigned char* ids,
+        const float* ca, const float* cb, int n, float ch, float idx, float idy, float idz) {
+    CELL
+    float Hx = hx_new(ey, ez, hx, o, i, j, k, n, si, sj, ch, idy, idz);
+    float Hy = hy_new(ex, ez, hy, o, i, j, k, n, si, sj, ch, idx, idz);
+    float Hz = hz_new(ex, ey, hz, o, i, j, k, n, si, sj, ch, idx, idy);
+    hx2[o] = Hx; hy2[o] = Hy; hz2[o] = Hz;
+    float Ex = ex[o], Ey = ey[o], Ez = ez[o];
+    if (i < n && 1 <= j && j < n && 1 <= k && k < n) {
+        float c = (Hz - hz_new(ex, ey, hz, o - sj, i, j - 1, k, n, si, sj, ch, idx, idy)) * idy
+                - (Hy - hy_new(ex, ez, hy, o - 1, i, j, k - 1, n, si, sj, ch, idx, idz)) * idz;
+        int m = ids[o];
+        Ex = ca[m] * Ex + cb[m] * c;
+    }
+    if (1 <= i && i < n && j < n && 1 <= k && k < n) {
+        float c = (Hx - hx_new(ey, ez, hx, o - 1, i, j, k - 1, n, si, sj, ch, idy, idz)) * idz
+                - (Hz - hz_new(ex, ey, hz, o - si, i - 1, j, k, n, si, sj, ch, idx, idy)) * idx;
+        int m = ids[cells + o];
+        Ey = ca[m] * Ey + cb[m] * c;
+    }
+    if (1 <= i && i < n && 1 <= j && j < n && k < n) {
+        float c = (Hy - hy_new(ex, ez, hy, o - si, i - 1, j, k, n, si, sj, ch, idx, idz)) * idx
+                - (Hx - hx_new(ey, ez, hx, o - sj, i, j - 1, k, n, si, sj, ch, idy, idz)) * idy;
+        int m = ids[2 * cells + o];
+        Ez = ca[m] * Ez + cb[m] * c;
+    }
+    ex2[o] = Ex; ey2[o] = Ey; ez2[o] = Ez;
 }
 """
 
@@ -245,6 +306,38 @@ def bench_cupy(cp, sim, init, seconds, graph):
     return rate, {k: cp.asnumpy(f[k]) for k in ("ex", "ez", "hy")}
 
 
+def bench_fused(cp, sim, init, seconds):
+    """steps/s of FUSED_SOURCE (one kernel a step, fields ping-ponged), 100 steps to a
+    CUDA graph, and the fields after 100 steps."""
+    kern = cp.RawModule(code=FUSED_SOURCE).get_function("update_fused")
+    g = sim.grid
+    n = g.shape[0]
+    names = ("ex", "ey", "ez", "hx", "hy", "hz")
+    sets = [[cp.asarray(init[k]) for k in names], [cp.empty_like(cp.asarray(init[k]))
+                                                  for k in names]]
+    ids = cp.asarray(np.concatenate([sim.materials.compact_ids()[c] for c in ("ex", "ey", "ez")]))
+    coef = sim.materials.coefficients(g.dt, np.float32)
+    ca, cb = cp.asarray(coef[:, 0].copy()), cp.asarray(coef[:, 1].copy())
+    idx, idy, idz = (np.float32(1 / s) for s in g.spacing)
+    ch = np.float32(g.dt / fd.MU0)
+    blocks = ((n + 1) ** 3 + 255) // 256
+    cp.cuda.Device().synchronize()
+    stream = cp.cuda.Stream(non_blocking=True)
+    parity = [0]
+
+    def step():                      # captured 100 times: an even count ends on set 0
+        a, b = sets[parity[0]], sets[1 - parity[0]]
+        kern((blocks,), (256,), (*a, *b, ids, ca, cb, np.int32(n), ch, idx, idy, idz))
+        parity[0] ^= 1
+    run = graph_runner(stream, step)
+    run(100)
+    rate = time_steps(run, seconds)
+    for k, v in zip(names, sets[0]):
+        v.set(init[k], stream=stream)
+    run(100)
+    return rate, {k: cp.asnumpy(sets[0][names.index(k)]) for k in ("ex", "ez", "hy")}
+
+
 def bench_floor(cp, n, seconds):
     """steps/s of the traffic floor (FLOOR_SOURCE) on fields of the update's size, 100
     steps to a CUDA graph."""
@@ -279,6 +372,8 @@ def main() -> None:
     ap.add_argument("--groups", type=int, nargs="*", default=[],
                     help="extra persistent rows with these workgroup counts")
     ap.add_argument("--local", type=int, default=None, help="invocations per workgroup")
+    ap.add_argument("--fused", action="store_true",
+                    help="also the update fused into one CUDA kernel a step (FUSED_SOURCE)")
     ap.add_argument("--hot-threshold", type=float, default=None,
                     help="the hot-cell threshold in V/m (default: the 99.9th percentile of the "
                          "plane's |E| at the start)")
@@ -318,6 +413,10 @@ def main() -> None:
             ref = rows[-2][1]
             rows.append(("traffic floor", bench_floor(cp, n, args.seconds),
                          "75 bytes a cell, own index only (CUDA graph)"))
+            if args.fused:
+                rate, states["fused"] = bench_fused(cp, sim, init, args.seconds)
+                rows.append(("fused (CUDA)", rate, "one kernel a step, H recomputed where E "
+                             "reads it (CUDA graph)"))
         for name, rate, notes in rows:
             mc = rate * n ** 3 / 1e6
             vs = f"{rate / ref:>7.2f}x" if ref else f"{'-':>8}"
@@ -331,6 +430,10 @@ def main() -> None:
                        for k in states["cupy"])
             scale = max(float(np.max(np.abs(states["cupy"][k]))) for k in states["cupy"])
             line += f"; max |persistent - cupy| = {diff:.3g} (fields up to {scale:.3g})"
+        if "fused" in states:
+            same = all(np.array_equal(states["fused"][k], states["cupy"][k])
+                       for k in states["cupy"])
+            line += f"; fused and cupy bit-identical: {'yes' if same else 'NO'}"
         print(line, flush=True)
 
 

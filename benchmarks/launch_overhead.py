@@ -6,14 +6,15 @@ Rows, all measured in this run on the same device:
   raw Vulkan      pre-recorded command buffer, vkQueueSubmit + vkWaitForFences +
                   vkResetFences through the `vulkan` binding (the baseline)
   kernel sync     @vkp.kernel launch + ctx.synchronize(), every launch
-  kernel async    @vkp.kernel launches back to back, one synchronize() at the end
+  kernel async    @vkp.kernel launches back to back, one synchronize() at the end (those
+                  made while the device is busy go out together: vk/deferral.py)
   ... new scalar  the same with a different scalar argument each launch (recorded each time)
   ... batched     those launches inside `with ctx.batched():` (one submission at the end)
   glsl sync       vkp.lowlevel.glsl_kernel launch + synchronize()
   CuPy sync/async the same kernel as a cupy.RawKernel, where CuPy is installed (the GPU
                   machine): the figure a CUDA user knows
 Targets (issue "Kernel language"): kernel sync within 1.3x raw on lavapipe; on the H200
-<= 40 µs sync and <= 15 µs per async launch.
+<= 40 µs sync and <= 15 µs per async launch; issue 21: <= 25 µs sync, <= 8 µs async.
 """
 from __future__ import annotations
 

@@ -14,13 +14,14 @@ N = 1 << 18
 
 
 @vkp.kernel
-def slow_copy(src, dst, rounds):
-    """dst = src after `rounds` multiplications by one: keeps lavapipe busy a while."""
+def slow_copy(src, dst, rounds, one):
+    """dst = src after `rounds` multiply-adds (`one` is 1.0, unknown to the compiler, so
+    the loop stays): keeps the device busy a while."""
     i = vkp.global_id(0)
     if i < src.shape[0]:
         v = src[i]
         for _ in range(rounds):
-            v = v * 1.0
+            v = v * one + (one - 1.0)
         dst[i] = v
 
 
@@ -37,9 +38,10 @@ def _expected(ks, start=1):
     return v
 
 
-def _busy(ctx, rounds=2000):
+def _busy(ctx):
+    """Tens of milliseconds of work (a CPU device is ~1,000x slower per invocation)."""
     src = ctx.zeros(N)
-    slow_copy.forall(N)(src, ctx.empty(N), rounds)
+    slow_copy.forall(N)(src, ctx.empty(N), 2000 if ctx.info.kind == "cpu" else 4_000_000, 1.0)
     return src
 
 
@@ -48,7 +50,7 @@ def warm(ctx):
     """Both kernels compiled and the device idle."""
     x = ctx.asarray(np.ones(2, np.int64))
     step[1, 1](x, 0)
-    slow_copy.forall(N)(ctx.zeros(N), ctx.empty(N), 1)
+    slow_copy.forall(N)(ctx.zeros(N), ctx.empty(N), 1, 1.0)
     ctx.synchronize()
     return x
 
@@ -61,15 +63,21 @@ def test_a_launch_on_an_idle_device_is_submitted_at_once(ctx, warm):
     assert warm.numpy()[0] == _expected([0, 5])
 
 
-def test_launches_made_while_busy_wait_and_run_in_order(ctx, warm, monkeypatch):
-    core = ctx._core
-    submissions = []
+@pytest.fixture
+def submissions(monkeypatch):
+    """The number of launches in each submission of deferred ones, as they are made."""
+    counts = []
     real = deferral.raw_submit
 
     def counted(queue, many, fence):
-        submissions.append(int(many.info.commandBufferCount))
+        counts.append(int(many.info.commandBufferCount))
         return real(queue, many, fence)
     monkeypatch.setattr(deferral, "raw_submit", counted)
+    return counts
+
+
+def test_launches_made_while_busy_wait_and_run_in_order(ctx, warm, submissions):
+    core = ctx._core
     _busy(ctx)
     ks = list(range(1, 101))
     for k in ks:
@@ -149,23 +157,54 @@ def test_threads_launching_together_lose_nothing(ctx, warm):
     assert [int(x.numpy()[0]) for x in arrays] == [_expected(ks)] * 4
 
 
-def test_closing_submits_deferred_launches_and_ends_the_flusher(device_info, monkeypatch):
-    submitted = []
-    real = deferral.raw_submit
-
-    def counted(queue, many, fence):
-        submitted.append(int(many.info.commandBufferCount))
-        return real(queue, many, fence)
-    monkeypatch.setattr(deferral, "raw_submit", counted)
+def test_closing_submits_deferred_launches_and_ends_the_flusher(device_info, submissions):
     ctx = vkp.Context(device_info.index)
     core = ctx._core
     x = ctx.asarray(np.ones(2, np.int64))
+    step[1, 1](x, 0)                          # compiled for this context before it is busy
+    slow_copy.forall(N)(ctx.zeros(N), ctx.empty(N), 1, 1.0)
+    ctx.synchronize()
+    submissions.clear()
     _busy(ctx)
     for k in range(5):
         step[1, 1](x, k)
     flusher = core.flusher
     assert flusher is not None and core.deferred
     ctx.close()
-    assert sum(submitted) == 5 and not core.deferred and not core.inflight
+    assert sum(submissions) == 5 and not core.deferred and not core.inflight
     flusher.join(5)
     assert not flusher.is_alive()
+
+
+def test_a_device_lost_while_launches_wait_is_reported_once_then_refused(tmp_path):
+    """The fence query a launch makes to see whether the device is idle reports the loss
+    (injected: lavapipe cannot lose its device); run in a child process, as every loss is
+    (test_reliability_waits.py)."""
+    from test_reliability_waits import _no_crash, _run
+    run = _run(tmp_path, '''
+        from vkpersist.vk import _api
+
+        @vkp.kernel
+        def add_one(x):
+            x[0] += 1.0
+
+        ctx = vkp.Context(timeout=30)
+        x = ctx.zeros(4)
+        add_one[1, 1](x)
+        ctx.synchronize()
+        a = busy(ctx, 0.5)                   # work in flight: the next launch asks the fence
+        ctx._core.idle()                     # a fence behind all of it (not yet signalled)
+        _api.inject_device_lost()
+        for attempt in ("first", "second"):
+            try:
+                add_one[1, 1](x)
+                print(attempt, "accepted")
+            except vkp.DeviceLost as exc:
+                print(attempt, "lost:", exc)
+    ''')
+    _no_crash(run)
+    first, second = run.stdout.splitlines()
+    name = first.split("lost: ", 1)[1].split(": ", 1)[0]
+    assert first.startswith("first lost: ") and first.count(name + ":") == 1, run.stdout
+    assert "vkGetFenceStatus [injected by inject_device_lost()]: the device was lost" in first
+    assert second.startswith("second lost: ") and "refuses further use" in second

@@ -45,35 +45,32 @@ def launch(core, submit, keep) -> None:
             raise core.refusal()
         raise_flusher_error(core)
         deferred = core.deferred
-        try:
-            if deferred:
-                deferred.append((submit, keep))
-                if len(deferred) >= _DEFER_MAX or device_idle(core):
-                    flush(core)
-                return
-            if device_idle(core):
-                core.submit(submit, keep)
-                return
-        except DeviceLost as exc:
-            raise core._lose(exc) from None
+        if deferred:
+            now = len(deferred) + 1 >= _DEFER_MAX or device_idle(core)
+            deferred.append((submit, keep))
+            if now:
+                flush(core)
+            return
+        if device_idle(core):
+            core.submit(submit, keep)
+            return
         deferred.append((submit, keep))
         _wake_flusher(core)
 
 
 def device_idle(core) -> bool:
-    """Whether all submitted work has completed (one fence query; unfenced submissions
-    count as running). Recycles the fences when it has."""
+    """Whether all submitted work has completed, as far as one fence query tells:
+    unfenced submissions count as running. The fences are left to retire as usual: a
+    submission after an idle queue is fenced (_Core.submit), and a fence a launch cost
+    a launch loop bound by recording (a new scalar each launch) 19 -> 23 µs a launch on
+    an H100."""
     if core.open_keeps:
         return False
     inflight = core.inflight
-    if not inflight:
-        return True
-    if not raw_fence_signaled(core.device, inflight[-1][0]):
-        return False
-    fences = [f for f, _ in inflight]         # the last one covers all before it
-    inflight.clear()
-    core._recycle(fences)
-    return True
+    try:
+        return not inflight or raw_fence_signaled(core.device, inflight[-1][0])
+    except DeviceLost as exc:
+        raise core._lose(exc) from None
 
 
 def flush(core) -> None:
