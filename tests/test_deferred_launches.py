@@ -114,7 +114,8 @@ def test_writes_and_reads_keep_their_place_behind_deferred_launches(ctx, warm):
     assert warm.numpy().tolist() == [_expected([0, 2, 3]), 40]
     _busy(ctx)
     step[1, 1](warm, 4)
-    with ctx.batched():                       # a batched block goes after it
+    with ctx.batched():                       # a batched block goes after it...
+        assert not ctx._core.deferred         # ...and does not hold it back till its end
         step[1, 1](warm, 5)
         step[1, 1](warm, 6)
     assert warm.numpy()[0] == _expected([0, 2, 3, 4, 5, 6])

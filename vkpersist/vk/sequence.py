@@ -18,7 +18,7 @@ from __future__ import annotations
 import collections
 import weakref
 
-from . import commands
+from . import commands, deferral
 from .buffer import names
 
 _MAX_BATCHES = 64       # recorded batches kept per device, least recently recorded dropped
@@ -139,6 +139,12 @@ class batched:
         core.lock.acquire()
         self.outer = core.batch is not None
         if not self.outer:
+            if core.deferred:      # launches waiting for the device go now, not at the end
+                try:
+                    deferral.flush(core)
+                except BaseException:
+                    core.lock.release()
+                    raise
             batch = _BATCHES.get(core)
             if batch is None:
                 batch = _BATCHES[core] = Batch(core)
