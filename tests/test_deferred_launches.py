@@ -141,6 +141,28 @@ def test_a_failed_background_submission_is_raised_at_the_next_wait(ctx, warm, mo
     assert warm.numpy()[0] == _expected([0, 1])
 
 
+def test_a_launch_that_raises_does_not_run_later(ctx, warm, monkeypatch):
+    """A launch whose flush fails (here a timeout waiting for room; Ctrl-C alike) raises
+    and is dropped; the launches deferred before it still run, in order."""
+    core = ctx._core
+    _busy(ctx)
+    for k in range(1, 32):
+        step[1, 1](warm, k)
+    assert len(core.deferred) == 31
+    real = core.make_room
+
+    def no_room():
+        monkeypatch.setattr(core, "make_room", real)
+        raise vkp.DeviceTimeout("waiting for a queued launch: timed out")
+    monkeypatch.setattr(core, "make_room", no_room)
+    with pytest.raises(vkp.DeviceTimeout):
+        step[1, 1](warm, 32)                  # the 32nd: flushes, and fails
+    assert len(core.deferred) == 31
+    step[1, 1](warm, 33)
+    ctx.synchronize()
+    assert warm.numpy()[0] == _expected([0, *range(1, 32), 33])
+
+
 def test_threads_launching_together_lose_nothing(ctx, warm):
     arrays = [ctx.asarray(np.ones(2, np.int64)) for _ in range(4)]
     ks = list(range(1, 61))

@@ -162,6 +162,7 @@ class _Core:
         self.flusher = None          # deferral's thread, started on the first deferral
         self.flusher_wake = threading.Condition(self.lock)
         self.flusher_error: BaseException | None = None
+        self.closing = False         # close() runs: new submissions are refused
 
     # ---- resources -------------------------------------------------------------------
     def track(self, obj, release, *args) -> weakref.finalize:
@@ -187,9 +188,16 @@ class _Core:
 
     # ---- device loss -----------------------------------------------------------------
     def _lose(self, exc: DeviceLost) -> DeviceLost:
-        """Remember the loss (every later use is refused); the error to raise names the device."""
-        self.lost = str(exc)
-        return DeviceLost(f"{self.info.name}: {exc}")
+        """Remember the loss (every later use is refused); the error to raise names the
+        device, once (an error that passed through here already is named again as is)."""
+        text, prefix = str(exc), f"{self.info.name}: "
+        self.lost = text.removeprefix(prefix)
+        return DeviceLost(prefix + self.lost)
+
+    def check_open(self) -> None:
+        """Refuse new work while close() runs (from another thread)."""
+        if self.closing:
+            raise VkPersistError(f"this Context ({self.info.name}) is closing")
 
     def refusal(self) -> DeviceLost:
         return DeviceLost(f"{self.info.name}: this Context's device was lost earlier and it "
@@ -214,6 +222,9 @@ class _Core:
         if self.lost is not None:
             raise self.refusal()
         with self.lock:
+            if self.closing or self.flusher_error is not None:
+                self.check_open()
+                deferral.raise_flusher_error(self)
             if self.deferred:
                 deferral.flush(self)          # launches deferred before this go first
             if self.batch is not None and self.batch.dispatches:
@@ -295,6 +306,7 @@ class _Core:
         the caller holds the lock."""
         if self.lost is not None:
             raise self.refusal()
+        deferral.raise_flusher_error(self)
         try:
             self._close_open_batch()
             self.retire()
@@ -407,21 +419,34 @@ class _Core:
         with self.lock:
             if self.device is None:
                 return
-            try:
-                self._wait_all(self.timeout, f"closing the Context on {self.info.name}")
-            except DeviceTimeout as exc:
-                self._leave_open(exc)
-                return
-            except VkPersistError:
-                pass     # a lost device runs nothing any more: it can be destroyed
-            except BaseException as exc:    # Ctrl-C while waiting
-                self._leave_open(exc)
-                raise
-            # threads in wait_idle wait on a fence outside the lock: not destroyed under them
-            # (their waits are slices of 50 ms)
-            if not self.unwaited.wait_for(lambda: not self.waited, self.timeout):
-                self._leave_open(DeviceTimeout("a thread still waits on a fence"))
-                return
+            # from here other threads' submissions are refused and the flusher thread ends:
+            # waiting for pinned fences below releases the lock, and work submitted then
+            # would run on a destroyed device
+            self.closing = True
+            self.flusher_wake.notify_all()
+            if self.flusher_error is not None:
+                warnings.warn(f"vkpersist: deferred kernel launches on {self.info.name} were "
+                              f"never submitted ({self.flusher_error}); closing the Context",
+                              RuntimeWarning, stacklevel=3)
+                self.flusher_error = None
+            while True:
+                try:
+                    self._wait_all(self.timeout, f"closing the Context on {self.info.name}")
+                except DeviceTimeout as exc:
+                    self._leave_open(exc)
+                    return
+                except VkPersistError:
+                    pass     # a lost device runs nothing any more: it can be destroyed
+                except BaseException as exc:    # Ctrl-C while waiting
+                    self._leave_open(exc)
+                    raise
+                # threads in wait_idle and the flusher wait on a fence outside the lock: not
+                # destroyed under them (their waits are slices of 50 ms at most)
+                if not self.unwaited.wait_for(lambda: not self.waited, self.timeout):
+                    self._leave_open(DeviceTimeout("a thread still waits on a fence"))
+                    return
+                if not self.pending or self.lost is not None:
+                    break
             for fin in list(self.children.values()):
                 fin()
             self.children.clear()
@@ -432,10 +457,10 @@ class _Core:
             self.spent_fences.clear()
             vk.vkDestroyCommandPool(self.device, self.command_pool, None)
             device, self.device = self.device, None
-            self.flusher_wake.notify_all()       # the flusher thread ends
             release_device(self, device)    # after the last NumPy view of its memory (buffer.py)
 
     def _leave_open(self, exc: BaseException) -> None:
+        self.closing = False                 # still usable; a later close() tries again
         self.instance.keep()
         why = (f"did not finish within {self.timeout:g} s" if isinstance(exc, DeviceTimeout)
                else f"was still running when the wait was interrupted ({type(exc).__name__})")

@@ -39,17 +39,26 @@ _DEFER_WAIT_S = 0.001  # the flusher submits waiting launches at most this late 
 
 def launch(core, submit, keep) -> None:
     """Submit a kernel launch's command buffer now if the device is idle, else defer it
-    (module docs). `keep` stays referenced until the launch completes."""
+    (module docs). `keep` stays referenced until the launch completes. A launch that
+    raises (a lost device, Ctrl-C while waiting for room) does not run later."""
     with core.lock:
         if core.lost is not None:
             raise core.refusal()
+        if core.closing:
+            core.check_open()
         raise_flusher_error(core)
         deferred = core.deferred
         if deferred:
             now = len(deferred) + 1 >= _DEFER_MAX or device_idle(core)
-            deferred.append((submit, keep))
+            entry = (submit, keep)
+            deferred.append(entry)
             if now:
-                flush(core)
+                try:
+                    flush(core)
+                except BaseException:
+                    if core.deferred and core.deferred[-1] is entry:
+                        core.deferred.pop()      # this launch raised: it must not run later
+                    raise
             return
         if device_idle(core):
             core.submit(submit, keep)
@@ -74,35 +83,35 @@ def device_idle(core) -> bool:
 
 
 def flush(core) -> None:
-    """Submit the deferred launches as one fenced submission (under the core's lock). A
-    wait for room that fails (a timeout) leaves them deferred; a submission the driver
-    refuses drops them, and the error says so."""
-    deferred = core.deferred
-    if not deferred:
-        return
+    """Submit the deferred launches, _DEFER_MAX at a time, each submission fenced (under
+    the core's lock). A wait for room that fails (a timeout, Ctrl-C) leaves the rest
+    deferred; a submission the driver refuses drops its launches, and the error says so."""
     many = core.submit_many
     if many is None:
         many = core.submit_many = RawSubmitMany(_DEFER_MAX)
     try:
-        core.make_room()
-        fence = core.fence()
-        core.deferred = []
-        # the keeps before the submission (context.py's _Core: never drop running work's)
-        core.open_keeps.append(deferred)
-        core.unchecked = True
-        many.fill([s for s, _ in deferred])
-        try:
-            raw_submit(core.queue, many, fence)
-        except VkPersistError as exc:      # the driver refused it: the fence stays unused
-            core.free_fences.append(fence)
-            if isinstance(exc, DeviceLost):
-                raise
-            raise type(exc)(f"{exc} (submitting {len(deferred)} deferred kernel launches, "
-                            "which did not run)") from None
+        while core.deferred:
+            core.make_room()
+            fence = core.fence()
+            chunk = core.deferred[:_DEFER_MAX]
+            many.fill([s for s, _ in chunk])
+            # the keeps before the submission (context.py's _Core: never drop running
+            # work's); out of the deferred list before it, so it is never submitted twice
+            core.open_keeps.append(chunk)
+            del core.deferred[:len(chunk)]
+            core.unchecked = True
+            try:
+                raw_submit(core.queue, many, fence)
+            except VkPersistError as exc:      # the driver refused it: the fence is unused
+                core.free_fences.append(fence)
+                if isinstance(exc, DeviceLost):
+                    raise
+                raise type(exc)(f"{exc} (submitting {len(chunk)} deferred kernel launches, "
+                                "which did not run)") from None
+            core.inflight.append((fence, core.open_keeps))
+            core.open_keeps = []
     except DeviceLost as exc:
         raise core._lose(exc) from None
-    core.inflight.append((fence, core.open_keeps))
-    core.open_keeps = []
 
 
 def raise_flusher_error(core) -> None:
@@ -117,10 +126,12 @@ def raise_flusher_error(core) -> None:
 
 
 def _wake_flusher(core) -> None:
-    if core.flusher is None:
-        core.flusher = threading.Thread(target=_flusher, args=(core,), daemon=True,
-                                        name=f"vkpersist flusher ({core.info.name})")
-        core.flusher.start()
+    flusher = core.flusher
+    if flusher is None or not flusher.is_alive():
+        flusher = threading.Thread(target=_flusher, args=(core,), daemon=True,
+                                   name=f"vkpersist flusher ({core.info.name})")
+        flusher.start()
+        core.flusher = flusher
     else:
         core.flusher_wake.notify()
 
@@ -128,12 +139,13 @@ def _wake_flusher(core) -> None:
 def _flusher(core) -> None:
     """The flusher thread: while launches are deferred, wait (the GIL released) until the
     device is idle or _DEFER_WAIT_S has passed, then submit them. Ends when the core
-    closes. A failure is kept for the next launch or synchronize() to raise."""
+    closes (or starts closing: close() then submits what is left itself). A failure is
+    kept for the next launch, wait or close() to report."""
     while True:
         with core.lock:
-            while not core.deferred and core.device is not None:
+            while not core.deferred and not core.closing:
                 core.flusher_wake.wait()
-            if core.device is None:
+            if core.closing:
                 return
             fence, device = None, core.device
             if core.inflight and not core.open_keeps:
@@ -145,7 +157,7 @@ def _flusher(core) -> None:
                 fence_wait(device, fence, _DEFER_WAIT_S, "waiting to submit deferred launches")
             else:                                # unfenced work: no fence covers it all
                 time.sleep(_DEFER_WAIT_S)
-        except VkPersistError as exc:
+        except BaseException as exc:             # reported below, under the lock
             error = exc
         finally:
             with core.lock:
@@ -155,11 +167,13 @@ def _flusher(core) -> None:
                         del core.waited[fence]
                         core.unwaited.notify_all()
         with core.lock:
-            if core.device is None:
+            if core.closing:
                 return
             try:
                 if isinstance(error, DeviceLost):
                     raise core._lose(error)
+                if error is not None:
+                    raise error
                 flush(core)
             except BaseException as exc:      # kept for the launching thread
                 core.flusher_error = exc
