@@ -5,7 +5,8 @@ Why: the device side of a submission costs more than a small kernel. On an H100
 per vkQueueSubmit of one small dispatch however fast the host submitted, 7.3 µs per
 command buffer when 32 went in one submission, and 5.2-5.8 µs per dispatch recorded into
 one buffer. An asynchronous launch loop (benchmarks/launch_overhead.py) was bound by the
-first: 15.4 µs per launch, against 4.6 for CuPy's.
+first: 15.5 µs per launch, against 4.5-4.7 for CuPy's; with this module 6.6-6.7 µs (old and
+new in one call, two runs each; docs/benchmarks.md).
 
 The policy (`launch`):
 - a launch made while the device is idle is submitted at once: no latency is added where
@@ -34,7 +35,8 @@ from ._api import RawSubmitMany, fence_wait, raw_fence_signaled, raw_submit
 
 _DEFER_MAX = 32        # launches per submission (the measured 7.3 µs/launch was at 32)
 _DEFER_WAIT_S = 0.001  # the flusher submits waiting launches at most this late (plus the
-                       # GIL: a thread running Python without pause keeps it up to 5 ms)
+                       # GIL: a thread running Python without pause keeps it up to 5 ms);
+                       # a bound chosen, not measured against other values
 
 
 def launch(core, submit, keep) -> None:
