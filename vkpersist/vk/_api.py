@@ -217,10 +217,9 @@ class RawSubmit:
 class RawSubmitMany:
     """One VkSubmitInfo for up to `capacity` recorded command buffers, built once: the
     deferred launches of deferral.py go out as one submission of several buffers."""
-    __slots__ = ("handles", "info", "address", "capacity")
+    __slots__ = ("handles", "info", "address")
 
     def __init__(self, capacity: int):
-        self.capacity = capacity
         self.handles = ffi.new("VkCommandBuffer[]", capacity)
         self.info = ffi.new("VkSubmitInfo*", {"sType": vk.VK_STRUCTURE_TYPE_SUBMIT_INFO,
                                               "commandBufferCount": 0,

@@ -195,9 +195,11 @@ class _Core:
         return DeviceLost(prefix + self.lost)
 
     def check_open(self) -> None:
-        """Refuse new work while close() runs (from another thread)."""
+        """Before new work: refuse it while close() runs (from another thread), and raise
+        what a background submission of deferred launches failed with."""
         if self.closing:
             raise VkPersistError(f"this Context ({self.info.name}) is closing")
+        deferral.raise_flusher_error(self)
 
     def refusal(self) -> DeviceLost:
         return DeviceLost(f"{self.info.name}: this Context's device was lost earlier and it "
@@ -224,7 +226,6 @@ class _Core:
         with self.lock:
             if self.closing or self.flusher_error is not None:
                 self.check_open()
-                deferral.raise_flusher_error(self)
             if self.deferred:
                 deferral.flush(self)          # launches deferred before this go first
             if self.batch is not None and self.batch.dispatches:
