@@ -210,7 +210,8 @@ class Build:
             self.device_steps = steps
 
     def buffers(self) -> list:
-        out = [a.array.buffer for a in self.prog.arrays.values()]
+        out = [a.array.buffer for a in self.prog.arrays.values()      # a pair binds once
+               if not (isinstance(a, PairHalf) and a.role == 1)]
         for q in self.prog.queues.values():
             out += [q.header, q.items_array.buffer]
         for sock in self.prog.sockets.values():
@@ -290,7 +291,10 @@ class Build:
 
 
 def _binding_report(arrays) -> str:
-    per = [(v.name, ir.binding_count(v.type)) for v in arrays]
+    first = {}                                  # an array pair's names share one binding
+    for v in arrays:
+        first.setdefault(v.binding, v)
+    per = [(v.name, ir.binding_count(v.type)) for v in arrays if first[v.binding] is v]
     return ", ".join(f"{n} ({c})" if c > 1 else n for n, c in per)
 
 

@@ -419,7 +419,14 @@ def resource_vars(prog: Program, coherent: bool, sched_len: int
     resources[id(prog.step)] = "step"
     sched = ir.Var("_vkp_sched", T.ArrayType(T.u32, 1), "array_param", coherent=coherent,
                    written=True, static_shape=(sched_len,))
-    ir.assign_bindings(arrays + [ctl_var, sched])    # the order Build binds the buffers in
+    # the order Build binds the buffers in; an array pair's two names are one device
+    # array, so they share its binding (two blocks declared on it): a pair costs one of the
+    # device's storage-buffer bindings (32 per shader on lavapipe), not two
+    seconds = {resources[id(a)]: resources[id(prog.arrays[a.partner])]
+               for a in prog.arrays.values() if isinstance(a, PairHalf) and a.role == 1}
+    ir.assign_bindings([v for v in arrays if v not in seconds] + [ctl_var, sched])
+    for var, first in seconds.items():
+        var.binding = first.binding
     # the megakernel's workgroups poll and exchange these words while they run; the
     # fallback's kernels only read what an earlier dispatch wrote, ordered by a pipeline
     # barrier, so there they may come from L1: every invocation of a stage reads its
