@@ -34,9 +34,10 @@ def stretched(d, psi, pi, pj, pk, cp, n, row):
     return d * cp[row + 2, n] + v
 
 
-def add_update_stages(prog, grid: Grid, arrays, pml, sources, aux, ctl):
-    """Declare update_h, update_e and the auxiliary-grid stages; returns them in step order
-    as ([phase-1 stages], [phase-2 stages])."""
+def update_constants(grid: Grid, pml, sources, aux) -> tuple:
+    """The compile-time constants the update stages close over (both formulations, this
+    module's and kernels_fused's): the grid, the CPML layout, the sources and the TFSF
+    records, in the order the stage builders unpack them."""
     NX, NY, NZ = grid.shape
     IDX, IDY, IDZ = (1.0 / d for d in grid.spacing)
     DT = grid.dt
@@ -47,12 +48,6 @@ def add_update_stages(prog, grid: Grid, arrays, pml, sources, aux, ctl):
     PHI = tuple(pml["hi"])
     ELO = tuple(0 if p else 1 for p in PER)         # first E node updated on integer axes
     FT = vkp.f64 if np.dtype(grid.dtype) == np.float64 else vkp.f32
-    ex, ey, ez, hx, hy, hz = (arrays[n] for n in ("ex", "ey", "ez", "hx", "hy", "hz"))
-    ids, coef = arrays["ids"], arrays["coef"]       # see Simulation.build for the layouts
-    NX1 = NX + 1
-    MAT = COEF_MAT
-    AUX = COEF_AUX
-    psi_x, psi_y, psi_z = (arrays["psi"].get(a) for a in "xyz")
     # offsets of each component's ψ block in its axis's stacked array (E, E, H, H)
     QX = PLO[0] + PHI[0] + 1
     QY = PLO[1] + PHI[1] + 1
@@ -60,19 +55,66 @@ def add_update_stages(prog, grid: Grid, arrays, pml, sources, aux, ctl):
     SOURCES = tuple(sources)
     TFSF = aux is not None
     if TFSF:
-        inc = arrays["inc"]                        # inc[0]: E of the 1-D grid, inc[1]: H
         e_corr, h_corr = aux.corrections(grid.spacing)
         E_CORR = tuple(e_corr[c] for c in range(3))
         H_CORR = tuple(h_corr[c] for c in range(3))
         PROP = aux.axis
         AUXN = aux.nodes
-        AUX_KIND = WAVEFORMS.index(aux.wave.waveform)
-        AUX_BW, AUX_RAMP = aux.wave.bandwidth, aux.wave.ramp
-        AUX_PRIMARY = aux.primary
-        AUX_F, AUX_A = aux.wave.frequency, aux.wave.amplitude
+        AUX_WAVE = (WAVEFORMS.index(aux.wave.waveform), aux.wave.bandwidth, aux.wave.ramp,
+                    aux.primary, aux.wave.frequency, aux.wave.amplitude)
     else:
         E_CORR = H_CORR = ((), (), ())
         PROP = 0
+        AUXN = 0
+        AUX_WAVE = None
+    E_CORR_ALL = tuple((c, *r) for c in range(3) for r in E_CORR[c])
+    return (NX, NY, NZ, IDX, IDY, IDZ, DT, CH, PER, HAS_PML, PLO, PHI, ELO, FT, QX, QY, QZ,
+            SOURCES, TFSF, E_CORR_ALL, H_CORR, PROP, AUXN, AUX_WAVE)
+
+
+def make_e_extra(consts, ctl, inc_h):
+    """The vkp.func e_extra(c, i, j, k, pos, t): what E component `c` at (i, j, k) gets
+    beyond the curl: the TFSF corrections of the faces it lies on (`inc_h(m)`: the 1-D
+    grid's H at (n + ½)·dt at m) and minus the dipole currents through it."""
+    SOURCES, E_CORR_ALL = consts[17], consts[19]
+
+    @vkp.func
+    def e_extra(c, i, j, k, pos, t):
+        extra = 0.0
+        for (cc, a0, a1, b0, b1, c0, c1, weight, base, mul) in E_CORR_ALL:
+            if c == cc and a0 <= i and i <= a1 and b0 <= j and j <= b1 and c0 <= k \
+                    and k <= c1:
+                extra += weight * inc_h(base + mul * pos)
+        for (sc, si, sj, sk, kind, f0, a0, bw, ramp, inv_area, primary) in SOURCES:
+            if c == sc and i == si and j == sj and k == sk:
+                f = f0
+                amp = a0
+                if primary:
+                    f = ctl.freq
+                    amp = ctl.amp
+                extra -= amp * waveform(kind, t, f, bw, ramp) * inv_area
+        return extra
+    return e_extra
+
+
+def add_update_stages(prog, grid: Grid, arrays, pml, sources, aux, ctl):
+    """Declare update_h, update_e and the auxiliary-grid stages; returns them in step order
+    as ([phase-1 stages], [phase-2 stages])."""
+    consts = update_constants(grid, pml, sources, aux)
+    (NX, NY, NZ, IDX, IDY, IDZ, DT, CH, PER, HAS_PML, PLO, PHI, ELO, FT, QX, QY, QZ,
+     SOURCES, TFSF, E_CORR_ALL, H_CORR, PROP, AUXN, AUX_WAVE) = consts
+    ex, ey, ez, hx, hy, hz = (arrays[n] for n in ("ex", "ey", "ez", "hx", "hy", "hz"))
+    ids, coef = arrays["ids"], arrays["coef"]       # see Simulation.build for the layouts
+    NX1 = NX + 1
+    MAT = COEF_MAT
+    AUX = COEF_AUX
+    psi_x, psi_y, psi_z = (arrays["psi"].get(a) for a in "xyz")
+    inc = arrays.get("inc")                         # inc[0]: E of the 1-D grid, inc[1]: H
+
+    @vkp.func
+    def inc_h(m):
+        return inc[1, m]
+    e_extra = make_e_extra(consts, ctl, inc_h)
 
     @prog.stage(domain=grid.nodes)
     def update_h(i, j, k):
@@ -145,27 +187,6 @@ def add_update_stages(prog, grid: Grid, arrays, pml, sources, aux, ctl):
                     curl += weight * inc[0, base + mul * pos]
             hz[i, j, k] = hz[i, j, k] - CH * curl
 
-    E_CORR_ALL = tuple((c, *r) for c in range(3) for r in E_CORR[c])
-
-    @vkp.func
-    def e_extra(c, i, j, k, pos, t):
-        """What E component `c` at (i, j, k) gets beyond the curl: the TFSF corrections
-        of the faces it lies on and minus the dipole currents through it."""
-        extra = 0.0
-        for (cc, a0, a1, b0, b1, c0, c1, weight, base, mul) in E_CORR_ALL:
-            if c == cc and a0 <= i and i <= a1 and b0 <= j and j <= b1 and c0 <= k \
-                    and k <= c1:
-                extra += weight * inc[1, base + mul * pos]
-        for (sc, si, sj, sk, kind, f0, a0, bw, ramp, inv_area, primary) in SOURCES:
-            if c == sc and i == si and j == sj and k == sk:
-                f = f0
-                amp = a0
-                if primary:
-                    f = ctl.freq
-                    amp = ctl.amp
-                extra -= amp * waveform(kind, t, f, bw, ramp) * inv_area
-        return extra
-
     @prog.stage(domain=grid.nodes)
     def update_e(i, j, k):
         im = i - 1
@@ -237,6 +258,8 @@ def add_update_stages(prog, grid: Grid, arrays, pml, sources, aux, ctl):
 
     phase1, phase2 = [update_h], [update_e]
     if TFSF:
+        AUX_KIND, AUX_BW, AUX_RAMP, AUX_PRIMARY, AUX_F, AUX_A = AUX_WAVE
+
         @prog.stage(domain=(AUXN - 1,))
         def aux_h(m):
             inc[1, m] = coef[AUX + 2, m] * inc[1, m] - coef[AUX + 3, m] * (inc[0, m + 1] - inc[0, m])
