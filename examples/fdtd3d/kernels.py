@@ -1,13 +1,15 @@
-"""The Yee update as the stages of a vkpersist Program.
+"""The Yee update as the stages of a vkpersist Program: the split formulation
+(`Simulation(update="split")`; kernels_fused.py has the fused one) and what both share.
 
-Two stages carry the whole 3-D update, each fused so that one step costs the two grid
-barriers a CUDA graph of two kernels would: `update_h` (H from the curl of E, the CPML's
-auxiliary ψ inside the layers, the TFSF corrections on the box faces) and `update_e` (the
-same for E, with per-component material coefficients and the dipole currents). The
-scene's configuration is compile-time Python: `if HAS_PML[0]:` compiles only where the
-x axis has a CPML and `for src in SOURCES:` unrolls over the sources, so a scene without
-CPML or TFSF pays nothing for them. Every stage that follows (probes, slices, DFTs) only
-reads the fields, so vkpersist places no barrier for it beyond the two.
+Two stages carry the whole 3-D update, each covering every component so that one step
+costs the two grid barriers a CUDA graph of two kernels would: `update_h` (H from the curl
+of E, the CPML's auxiliary ψ inside the layers, the TFSF corrections on the box faces) and
+`update_e` (the same for E, with per-component material coefficients and the dipole
+currents); the per-component arithmetic is yee.py's. The scene's configuration is
+compile-time Python: `if HAS_PML[0]:` compiles only where the x axis has a CPML and
+`for src in SOURCES:` unrolls over the sources, so a scene without CPML or TFSF pays
+nothing for them. Every stage that follows (probes, slices, DFTs) only reads the fields,
+so vkpersist places no barrier for it beyond the two.
 """
 from __future__ import annotations
 
@@ -17,21 +19,10 @@ import vkpersist as vkp
 
 from .grid import MU0, Grid
 from .sources import WAVEFORMS, waveform
+from .yee import COEF_AUX, COEF_AXIS, COEF_MAT, COEF_PHASOR, Yee
 
-# rows of the read-only coefficient table `coef` (Simulation.build fills it)
-COEF_AXIS = (0, 6, 12)      # per axis: bE, cE, 1/κE at nodes, bH, cH, 1/κH at half nodes
-COEF_MAT = 18               # Ca, Cb of each material (column: the material index)
-COEF_AUX = 20               # the 1-D incident grid: ca, cb (E), da, db (H)
-COEF_PHASOR = 24            # the DFTs' phasor tables (monitors.phasor_tables)
-
-
-@vkp.func
-def stretched(d, psi, pi, pj, pk, cp, n, row):
-    """CPML: ψ ← b·ψ + c·∂F, and the stretched derivative ∂F/κ + ψ (coefficient rows
-    `row` .. `row` + 2 of the axis table `cp` at index `n`)."""
-    v = cp[row, n] * psi[pi, pj, pk] + cp[row + 1, n] * d
-    psi[pi, pj, pk] = v
-    return d * cp[row + 2, n] + v
+__all__ = ["COEF_AUX", "COEF_AXIS", "COEF_MAT", "COEF_PHASOR", "add_update_stages",
+           "make_e_extra", "make_hard_source", "update_constants"]
 
 
 def update_constants(grid: Grid, pml, sources, aux) -> tuple:
@@ -97,168 +88,76 @@ def make_e_extra(consts, ctl, inc_h):
     return e_extra
 
 
+def make_hard_source(consts, ctl):
+    """The vkp.func hard_source(t): the plane wave at the 1-D grid's first node at time t
+    (the primary source's frequency and amplitude steerable)."""
+    AUX_KIND, AUX_BW, AUX_RAMP, AUX_PRIMARY, AUX_F, AUX_A = consts[23]
+
+    @vkp.func
+    def hard_source(t):
+        f = AUX_F
+        amp = AUX_A
+        if AUX_PRIMARY:
+            f = ctl.freq
+            amp = ctl.amp
+        return amp * waveform(AUX_KIND, t, f, AUX_BW, AUX_RAMP)
+    return hard_source
+
+
 def add_update_stages(prog, grid: Grid, arrays, pml, sources, aux, ctl):
     """Declare update_h, update_e and the auxiliary-grid stages; returns them in step order
     as ([phase-1 stages], [phase-2 stages])."""
     consts = update_constants(grid, pml, sources, aux)
     (NX, NY, NZ, IDX, IDY, IDZ, DT, CH, PER, HAS_PML, PLO, PHI, ELO, FT, QX, QY, QZ,
      SOURCES, TFSF, E_CORR_ALL, H_CORR, PROP, AUXN, AUX_WAVE) = consts
-    ex, ey, ez, hx, hy, hz = (arrays[n] for n in ("ex", "ey", "ez", "hx", "hy", "hz"))
-    ids, coef = arrays["ids"], arrays["coef"]       # see Simulation.build for the layouts
-    NX1 = NX + 1
-    MAT = COEF_MAT
+    e = tuple(arrays[n] for n in ("ex", "ey", "ez"))
+    h = tuple(arrays[n] for n in ("hx", "hy", "hz"))
+    ex, ey, ez = e
+    hx, hy, hz = h
+    coef = arrays["coef"]                           # see Simulation.build for the layouts
     AUX = COEF_AUX
-    psi_x, psi_y, psi_z = (arrays["psi"].get(a) for a in "xyz")
     inc = arrays.get("inc")                         # inc[0]: E of the 1-D grid, inc[1]: H
+    yee = Yee(consts, arrays["ids"], coef, arrays["psi"], arrays["psi"])   # ψ in place
 
     @vkp.func
     def inc_h(m):
         return inc[1, m]
     e_extra = make_e_extra(consts, ctl, inc_h)
+    hx_at, hy_at, hz_at = (yee.h(c, e, h, inc, True) for c in range(3))
+    # stores (and E's loads of H) only where a component is updated, as a kernel of its
+    # own would: unconditional ones cost the split step 8-11 % at 32³-64³ on an H100
+    hx_on, hy_on, hz_on = (yee.h_updated(c) for c in range(3))
+    ex_on, ey_on, ez_on = (yee.e_updated(c) for c in range(3))
+
+    def loader(arr):
+        @vkp.func
+        def load(i, j, k):
+            return arr[i, j, k]
+        return load
+    ex_at, ey_at, ez_at = (yee.e(c, e, tuple(loader(a) for a in h), e_extra) for c in range(3))
 
     @prog.stage(domain=grid.nodes)
     def update_h(i, j, k):
-        ip = i + 1
-        jp = j + 1
-        kp = k + 1
-        if PER[0]:
-            if ip == NX:
-                ip = 0
-        if PER[1]:
-            if jp == NY:
-                jp = 0
-        if PER[2]:
-            if kp == NZ:
-                kp = 0
-        pos = i
-        if PROP == 1:
-            pos = j
-        if PROP == 2:
-            pos = k
-        # Hx at (i, j+½, k+½): curl_x = dEz/dy - dEy/dz
-        if i <= NX and j < NY and k < NZ:
-            dez = (ez[i, jp, k] - ez[i, j, k]) * IDY
-            dey = (ey[i, j, kp] - ey[i, j, k]) * IDZ
-            if HAS_PML[1]:
-                if j < PLO[1] or j >= NY - PHI[1]:
-                    p = j if j < PLO[1] else j - NY + PLO[1] + PHI[1]
-                    dez = stretched(dez, psi_y, i, 2 * QY + p, k, coef, j, 9)
-            if HAS_PML[2]:
-                if k < PLO[2] or k >= NZ - PHI[2]:
-                    p = k if k < PLO[2] else k - NZ + PLO[2] + PHI[2]
-                    dey = stretched(dey, psi_z, i, j, 2 * QZ + p, coef, k, 15)
-            curl = dez - dey
-            for (a0, a1, b0, b1, c0, c1, weight, base, mul) in H_CORR[0]:
-                if a0 <= i and i <= a1 and b0 <= j and j <= b1 and c0 <= k and k <= c1:
-                    curl += weight * inc[0, base + mul * pos]
-            hx[i, j, k] = hx[i, j, k] - CH * curl
-        # Hy at (i+½, j, k+½): curl_y = dEx/dz - dEz/dx
-        if i < NX and j <= NY and k < NZ:
-            dex = (ex[i, j, kp] - ex[i, j, k]) * IDZ
-            dez = (ez[ip, j, k] - ez[i, j, k]) * IDX
-            if HAS_PML[2]:
-                if k < PLO[2] or k >= NZ - PHI[2]:
-                    p = k if k < PLO[2] else k - NZ + PLO[2] + PHI[2]
-                    dex = stretched(dex, psi_z, i, j, 3 * QZ + p, coef, k, 15)
-            if HAS_PML[0]:
-                if i < PLO[0] or i >= NX - PHI[0]:
-                    p = i if i < PLO[0] else i - NX + PLO[0] + PHI[0]
-                    dez = stretched(dez, psi_x, 2 * QX + p, j, k, coef, i, 3)
-            curl = dex - dez
-            for (a0, a1, b0, b1, c0, c1, weight, base, mul) in H_CORR[1]:
-                if a0 <= i and i <= a1 and b0 <= j and j <= b1 and c0 <= k and k <= c1:
-                    curl += weight * inc[0, base + mul * pos]
-            hy[i, j, k] = hy[i, j, k] - CH * curl
-        # Hz at (i+½, j+½, k): curl_z = dEy/dx - dEx/dy
-        if i < NX and j < NY and k <= NZ:
-            dey = (ey[ip, j, k] - ey[i, j, k]) * IDX
-            dex = (ex[i, jp, k] - ex[i, j, k]) * IDY
-            if HAS_PML[0]:
-                if i < PLO[0] or i >= NX - PHI[0]:
-                    p = i if i < PLO[0] else i - NX + PLO[0] + PHI[0]
-                    dey = stretched(dey, psi_x, 3 * QX + p, j, k, coef, i, 3)
-            if HAS_PML[1]:
-                if j < PLO[1] or j >= NY - PHI[1]:
-                    p = j if j < PLO[1] else j - NY + PLO[1] + PHI[1]
-                    dex = stretched(dex, psi_y, i, 3 * QY + p, k, coef, j, 9)
-            curl = dey - dex
-            for (a0, a1, b0, b1, c0, c1, weight, base, mul) in H_CORR[2]:
-                if a0 <= i and i <= a1 and b0 <= j and j <= b1 and c0 <= k and k <= c1:
-                    curl += weight * inc[0, base + mul * pos]
-            hz[i, j, k] = hz[i, j, k] - CH * curl
+        if hx_on(i, j, k):
+            hx[i, j, k] = hx_at(i, j, k)
+        if hy_on(i, j, k):
+            hy[i, j, k] = hy_at(i, j, k)
+        if hz_on(i, j, k):
+            hz[i, j, k] = hz_at(i, j, k)
 
     @prog.stage(domain=grid.nodes)
     def update_e(i, j, k):
-        im = i - 1
-        jm = j - 1
-        km = k - 1
-        if PER[0]:
-            if i == 0:
-                im = NX - 1
-        if PER[1]:
-            if j == 0:
-                jm = NY - 1
-        if PER[2]:
-            if k == 0:
-                km = NZ - 1
-        pos = i
-        if PROP == 1:
-            pos = j
-        if PROP == 2:
-            pos = k
         t = vkp.f32((FT(prog.step) + 0.5) * DT)         # the currents' time, (n + ½)·dt
-        # Ex at (i+½, j, k): curl_x = dHz/dy - dHy/dz
-        if i < NX and ELO[1] <= j and j < NY and ELO[2] <= k and k < NZ:
-            dhz = (hz[i, j, k] - hz[i, jm, k]) * IDY
-            dhy = (hy[i, j, k] - hy[i, j, km]) * IDZ
-            if HAS_PML[1]:
-                if j < PLO[1] or j > NY - PHI[1]:
-                    p = j if j < PLO[1] else j - NY + PLO[1] + PHI[1]
-                    dhz = stretched(dhz, psi_y, i, p, k, coef, j, 6)
-            if HAS_PML[2]:
-                if k < PLO[2] or k > NZ - PHI[2]:
-                    p = k if k < PLO[2] else k - NZ + PLO[2] + PHI[2]
-                    dhy = stretched(dhy, psi_z, i, j, p, coef, k, 12)
-            curl = dhz - dhy
-            curl += e_extra(0, i, j, k, pos, t)
-            m = ids[i, j, k]
-            ex[i, j, k] = coef[MAT, m] * ex[i, j, k] + coef[MAT + 1, m] * curl
-        # Ey at (i, j+½, k): curl_y = dHx/dz - dHz/dx
-        if ELO[0] <= i and i < NX and j < NY and ELO[2] <= k and k < NZ:
-            dhx = (hx[i, j, k] - hx[i, j, km]) * IDZ
-            dhz = (hz[i, j, k] - hz[im, j, k]) * IDX
-            if HAS_PML[2]:
-                if k < PLO[2] or k > NZ - PHI[2]:
-                    p = k if k < PLO[2] else k - NZ + PLO[2] + PHI[2]
-                    dhx = stretched(dhx, psi_z, i, j, QZ + p, coef, k, 12)
-            if HAS_PML[0]:
-                if i < PLO[0] or i > NX - PHI[0]:
-                    p = i if i < PLO[0] else i - NX + PLO[0] + PHI[0]
-                    dhz = stretched(dhz, psi_x, p, j, k, coef, i, 0)
-            curl = dhx - dhz
-            curl += e_extra(1, i, j, k, pos, t)
-            m = ids[NX1 + i, j, k]
-            ey[i, j, k] = coef[MAT, m] * ey[i, j, k] + coef[MAT + 1, m] * curl
-        # Ez at (i, j, k+½): curl_z = dHy/dx - dHx/dy
-        if ELO[0] <= i and i < NX and ELO[1] <= j and j < NY and k < NZ:
-            dhy = (hy[i, j, k] - hy[im, j, k]) * IDX
-            dhx = (hx[i, j, k] - hx[i, jm, k]) * IDY
-            if HAS_PML[0]:
-                if i < PLO[0] or i > NX - PHI[0]:
-                    p = i if i < PLO[0] else i - NX + PLO[0] + PHI[0]
-                    dhy = stretched(dhy, psi_x, QX + p, j, k, coef, i, 0)
-            if HAS_PML[1]:
-                if j < PLO[1] or j > NY - PHI[1]:
-                    p = j if j < PLO[1] else j - NY + PLO[1] + PHI[1]
-                    dhx = stretched(dhx, psi_y, i, QY + p, k, coef, j, 6)
-            curl = dhy - dhx
-            curl += e_extra(2, i, j, k, pos, t)
-            m = ids[2 * NX1 + i, j, k]
-            ez[i, j, k] = coef[MAT, m] * ez[i, j, k] + coef[MAT + 1, m] * curl
+        if ex_on(i, j, k):
+            ex[i, j, k] = ex_at(i, j, k, hy[i, j, k], hz[i, j, k], t)
+        if ey_on(i, j, k):
+            ey[i, j, k] = ey_at(i, j, k, hz[i, j, k], hx[i, j, k], t)
+        if ez_on(i, j, k):
+            ez[i, j, k] = ez_at(i, j, k, hx[i, j, k], hy[i, j, k], t)
 
     phase1, phase2 = [update_h], [update_e]
     if TFSF:
-        AUX_KIND, AUX_BW, AUX_RAMP, AUX_PRIMARY, AUX_F, AUX_A = AUX_WAVE
+        hard_source = make_hard_source(consts, ctl)
 
         @prog.stage(domain=(AUXN - 1,))
         def aux_h(m):
@@ -267,13 +166,7 @@ def add_update_stages(prog, grid: Grid, arrays, pml, sources, aux, ctl):
         @prog.stage(domain=(AUXN,))
         def aux_e(m):
             if m == 0:                          # the hard source, at E's time (n + 1)·dt
-                f = AUX_F
-                amp = AUX_A
-                if AUX_PRIMARY:
-                    f = ctl.freq
-                    amp = ctl.amp
-                t = vkp.f32((FT(prog.step) + 1.0) * DT)
-                inc[0, 0] = amp * waveform(AUX_KIND, t, f, AUX_BW, AUX_RAMP)
+                inc[0, 0] = hard_source(vkp.f32((FT(prog.step) + 1.0) * DT))
             elif m < AUXN - 1:
                 inc[0, m] = coef[AUX, m] * inc[0, m] - coef[AUX + 1, m] * (inc[1, m] - inc[1, m - 1])
         phase1.append(aux_h)
