@@ -9,8 +9,11 @@ lookup is real), fields started from the same random state in every row; one ste
 H update then the E update, as examples/fdtd3d runs them. Rows, all in one run on one
 device:
 
-  persistent   sim.prog.run(steps, mode="persistent"): the megakernel
-  launch       the fallback: recorded batches of per-stage dispatches
+  persistent U  sim.prog.run(steps, mode="persistent"): the megakernel, with the solver's
+               update U (--updates): "fused", one stage a step, H recomputed where E
+               reads it, fields double-buffered (examples/fdtd3d/kernels_fused.py), or
+               "split", an H stage and an E stage (kernels.py)
+  launch U     the fallback: recorded batches of per-stage dispatches
   cupy         (CuPy and a CUDA device present) the same two updates as CUDA RawKernels,
                with the same index layout, material table and order of operations,
                launched from Python
@@ -25,7 +28,7 @@ device:
 
 GB/s counts the minimum traffic of a fused update: each step reads E and H twice, writes
 each once and reads the three material-index bytes (75 bytes per cell in float32). After
-each size: whether persistent and launch end bit-identical after 100 steps, and the
+each size: whether every vkpersist row ends bit-identical after 100 steps, and the
 largest difference from CuPy's state (compilers may contract differently into FMAs).
 `--monitors` adds persistent rows run as a session (frames streamed to the host, as a
 user's run): with no monitors ("session"), with each of the monitors named alone (probe: a
@@ -189,9 +192,9 @@ MONITORS = ("probe", "slices", "hot", "dft")
 HOT_THRESHOLD = None          # --hot-threshold; None: the 99.9th percentile at the start
 
 
-def scene(ctx, n, monitors=()):
+def scene(ctx, n, monitors=(), update="auto"):
     d = 1e-3
-    sim = fd.Simulation(shape=(n, n, n), spacing=d, boundaries="pec", ctx=ctx)
+    sim = fd.Simulation(shape=(n, n, n), spacing=d, boundaries="pec", update=update, ctx=ctx)
     sim.add(fd.Box((n * d / 4,) * 3, (n * d / 2,) * 3), fd.Material(eps_r=4.0, sigma=0.01))
     c = n * d / 2
     if "probe" in monitors:
@@ -231,10 +234,11 @@ def time_steps(run, seconds):
         steps *= 2 if wall < seconds / 8 else max(2, int(seconds / wall) + 1)
 
 
-def bench_program(ctx, n, mode, seconds, monitors=None, groups=None, local=None):
+def bench_program(ctx, n, mode, seconds, monitors=None, groups=None, local=None,
+                  update="auto"):
     """Steps/s of `mode`: through prog.run when `monitors` is None, else as a session
     (sim.run) with those monitors."""
-    sim, init = scene(ctx, n, monitors or ())
+    sim, init = scene(ctx, n, monitors or (), update)
     launch = {"groups": groups, "local": local} if mode == "persistent" else {}
     if monitors is not None:
         def run(steps):
@@ -248,7 +252,7 @@ def bench_program(ctx, n, mode, seconds, monitors=None, groups=None, local=None)
     rate = time_steps(run, seconds)
     notes = occupancy(sim.prog, mode)
     sim.prog.free()
-    sim2, _ = scene(ctx, n)
+    sim2, _ = scene(ctx, n, update=update)
     sim2.prog.run(100, mode=mode, **launch)
     return rate, {f: sim2.field(f) for f in ("ex", "ez", "hy")}, sim2, notes
 
@@ -372,6 +376,9 @@ def main() -> None:
     ap.add_argument("--groups", type=int, nargs="*", default=[],
                     help="extra persistent rows with these workgroup counts")
     ap.add_argument("--local", type=int, default=None, help="invocations per workgroup")
+    ap.add_argument("--updates", nargs="+", choices=("fused", "split"),
+                    default=["fused", "split"], help="the solver's update formulations "
+                    "(Simulation(update=...)) to run in both modes")
     ap.add_argument("--fused", action="store_true",
                     help="also the update fused into one CUDA kernel a step (FUSED_SOURCE)")
     ap.add_argument("--hot-threshold", type=float, default=None,
@@ -388,11 +395,13 @@ def main() -> None:
     for n in sizes:
         rows, states = [], {}
         for mode in ("persistent", "launch"):
-            rate, states[mode], sim, notes = bench_program(ctx, n, mode, args.seconds)
-            rows.append((mode, rate, notes))
+            for update in args.updates:
+                rate, states[f"{mode} {update}"], sim, notes = bench_program(
+                    ctx, n, mode, args.seconds, update=update)
+                rows.append((f"{mode} {update}", rate, notes))
         for gr in args.groups:
             rate, _, _, notes = bench_program(ctx, n, "persistent", args.seconds, groups=gr,
-                                              local=args.local)
+                                              local=args.local, update=args.updates[0])
             rows.append((f"persistent g={gr}", rate, notes))
         if args.monitors is not None:
             kinds = args.monitors or ["probe", "slices", "hot"]
@@ -401,11 +410,11 @@ def main() -> None:
                 for name, mons in ([(prefix, ())] + [(f"{prefix}+{k}", (k,)) for k in kinds]
                                    + [(f"{prefix}+all", tuple(kinds))]):
                     rate, _, _, notes = bench_program(ctx, n, mode, args.seconds,
-                                                      monitors=mons)
+                                                      monitors=mons, update=args.updates[0])
                     rows.append((name, rate, notes))
         ref = None
         if cp is not None:
-            _, init = scene(ctx, n)
+            _, init = scene(ctx, n, update="split")
             for graph in (False, True):
                 rate, st = bench_cupy(cp, sim, init, args.seconds, graph)
                 rows.append(("cupy graph" if graph else "cupy", rate, ""))
@@ -422,14 +431,15 @@ def main() -> None:
             vs = f"{rate / ref:>7.2f}x" if ref else f"{'-':>8}"
             print(f"{n:>4} {name:<20} {mc:>10,.0f} {mc * BYTES_PER_CELL / 1e3:>8,.0f} {vs}"
                   f"  {notes}".rstrip(), flush=True)
-        same = all(np.array_equal(states["persistent"][k], states["launch"][k])
-                   for k in states["persistent"])
-        line = f"{n:>4} persistent and launch bit-identical after 100 steps: {'yes' if same else 'NO'}"
+        runs = [f"{m} {u}" for m in ("persistent", "launch") for u in args.updates]
+        first = states[runs[0]]
+        same = all(np.array_equal(first[k], states[r][k]) for r in runs for k in first)
+        line = f"{n:>4} {', '.join(runs)} bit-identical after 100 steps: {'yes' if same else 'NO'}"
         if "cupy" in states:
-            diff = max(float(np.max(np.abs(states["persistent"][k] - states["cupy"][k])))
+            diff = max(float(np.max(np.abs(first[k] - states["cupy"][k])))
                        for k in states["cupy"])
             scale = max(float(np.max(np.abs(states["cupy"][k]))) for k in states["cupy"])
-            line += f"; max |persistent - cupy| = {diff:.3g} (fields up to {scale:.3g})"
+            line += f"; max |{runs[0]} - cupy| = {diff:.3g} (fields up to {scale:.3g})"
         if "fused" in states:
             same = all(np.array_equal(states["fused"][k], states["cupy"][k])
                        for k in states["cupy"])

@@ -1,5 +1,5 @@
 """Slower FDTD validation: the scattering cross-section of a dielectric sphere against the
-Mie series (miepython), and the headless CLI end to end."""
+Mie series (miepython), with both Yee updates, and the headless CLI end to end."""
 import numpy as np
 import pytest
 
@@ -31,6 +31,20 @@ def test_dielectric_sphere_cross_section_against_mie(mie_runs):
         assert np.all(err < bound), (smoothing, sigma / ref - 1)
         # the shape of the curve: the cross-section peaks at the 25-cell wavelength, as Mie's
         assert np.argmax(sigma) == np.argmax(ref) == 1
+
+
+def test_the_fused_update_gives_the_same_cross_section(ctx, mie_runs):
+    """The other formulation of the update than the one mie_runs used (split on CPU
+    devices, fused on GPUs, update="auto"): the same cross-section to float32 rounding
+    (on lavapipe, 2026-12-06, bit for bit), so within the Mie bounds too."""
+    sim, sigma, ref = mie_runs[True]
+    other = "split" if sim.fused else "fused"
+    sim2 = mie_sphere(52, smoothing=True, ctx=ctx, update=other)
+    sim2.run(1600)
+    assert sim2.fused == (other == "fused")
+    sigma2 = scattering_cross_section(sim2)
+    np.testing.assert_allclose(sigma2, sigma, rtol=1e-4)
+    assert np.all(np.abs(sigma2 / ref - 1) < 0.03)
 
 
 def test_scattered_energy_balances_with_the_field_behind(mie_runs):

@@ -22,6 +22,9 @@ def parse(argv):
     ap.add_argument("--mode", choices=("auto", "persistent", "launch"), default="auto",
                     help="vkpersist run mode (launch: the per-launch fallback)")
     ap.add_argument("--precision", choices=("float32", "float64"), default="float32")
+    ap.add_argument("--update", choices=("auto", "fused", "split"), default="auto",
+                    help="the Yee update: one fused stage a step (GPUs' default) or an H and "
+                         "an E stage (CPUs' default); docs/fdtd.md")
     ap.add_argument("--no-smoothing", action="store_true", help="staircased sphere")
     ap.add_argument("--snap-every", type=int, default=40, help="steps between slice frames")
     view = ap.add_mutually_exclusive_group()
@@ -75,7 +78,8 @@ def main(argv=None) -> int:
     from .scenes import mie_sphere
     try:
         sim = mie_sphere(args.size, radius_cells=args.radius, smoothing=not args.no_smoothing,
-                         precision=args.precision, snap_every=args.snap_every)
+                         precision=args.precision, snap_every=args.snap_every,
+                         update=args.update)
     except ValueError as exc:
         print(f"fdtd3d: {exc}", file=sys.stderr)
         return 2

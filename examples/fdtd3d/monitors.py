@@ -280,7 +280,9 @@ def add_dft_stages(prog, planes, freqs, dt, arrays, aux, centre, phasor_row):
     PH = phasor_row
     INC = aux is not None
     if INC:
-        inc = arrays["inc"]
+        inc = arrays["inc"]                         # E: the state the step starts from
+        inc_h = arrays.get("inc_h")                 # H: at (n + ½)·dt (Simulation.build)
+        inc_h = inc if inc_h is None else inc_h
         base, mul = aux.node_index()
         M = base + mul * centre
 
@@ -333,7 +335,7 @@ def add_dft_stages(prog, planes, freqs, dt, arrays, aux, centre, phasor_row):
                     accumulate(acc, HB + (4 * f) * CELLS + n, CELLS, fb, fc, cs, sn)
         if INC:
             if n == 0:
-                fh = 0.5 * (inc[1, M] + inc[1, M - 1])
+                fh = 0.5 * (inc_h[1, M] + inc_h[1, M - 1])
                 for (f, w) in W:
                     ph = vkp.u32(prog.step) * vkp.u32(w) + vkp.u32(w // 2)
                     cs, sn = phasor(ph, coef, PH)

@@ -14,21 +14,21 @@ MIE_WAVELENGTHS = (20, 25, 30, 40)        # in cells, vacuum, for the default 8-
 def mie_sphere(size: int = 52, *, radius_cells: float = 8, spacing: float = 1e-3,
                smoothing: bool = True, eps_r: float = 4.0, ctx=None, precision="float32",
                snap_every: int = 20, hot_threshold: float = 0.4, wavelengths=None,
-               gap_cells: int = 3):
+               gap_cells: int = 3, update: str = "auto"):
     """A lossless dielectric sphere (refractive index 2 by default) in a plane wave from
     -x, polarised along z, inside a TFSF box, with a DFT flux box around it at the
     wavelengths MIE_WAVELENGTHS (cells), a probe behind it, slices through its centre and
     the cells of the z slice where |E| exceeds `hot_threshold` times the incident field:
     the scattering validation against the Mie series. `wavelengths` (cells) defaults to
     MIE_WAVELENGTHS scaled by radius_cells / 8; the pulse is centred at 3.375 radii.
-    `gap_cells`: cells between the sphere and the total-field box."""
+    `gap_cells`: cells between the sphere and the total-field box; `update`: Simulation's."""
     n = int(size)
     need = 2 * radius_cells + 2 * gap_cells + 2 * 2 + 2 * 3 + 2 * 10
     if n < need:
         raise ValueError(f"the Mie scene needs at least {need:.0f} cells per side for a sphere "
                          f"of radius {radius_cells} cells, got {n}")
     sim = Simulation(shape=(n, n, n), spacing=spacing, ctx=ctx, precision=precision,
-                     snap_every=snap_every)
+                     snap_every=snap_every, update=update)
     c = n / 2 * spacing
     r = radius_cells * spacing
     sim.add(Sphere((c, c, c), r), Material(eps_r=eps_r), smoothing=smoothing)

@@ -14,8 +14,9 @@ import trio
 import vkpersist as vkp
 
 from . import boundaries as bnd
-from .grid import AXES, E_COMPONENTS, EPS0, FIELDS, MU0, Grid
+from .grid import AXES, E_COMPONENTS, FIELDS, H_COMPONENTS, Grid
 from .kernels import COEF_AUX, COEF_AXIS, COEF_MAT, COEF_PHASOR, add_update_stages
+from .kernels_fused import add_fused_stages
 from .materials import VACUUM, Material, MaterialMap, Shape
 from .monitors import (DFTPlane, HotCells, Probe, Slice, add_dft_stages,
                        add_hot_cell_stages, add_probe_stages, add_slice_stage, cyclic,
@@ -24,14 +25,21 @@ from .sources import WAVEFORMS, Dipole, PlaneWave
 from .tfsf import AuxGrid
 
 PRECISIONS = {"float32": np.float32, "float64": np.float64}
+UPDATES = ("auto", "fused", "split")
+# Past this many nodes, mode="auto" runs the fused update on a GPU as per-launch kernels:
+# on an H100 (2026-12-06, benchmarks/fdtd.py) its megakernel made 1.32x / 1.19x the CUDA
+# graph at 128³ / 256³ but 0.97x / 0.80x / 0.59x at 320³ / 384³ / 512³, while its launch
+# mode made 1.15x / 1.14x / 1.07x there (a step of that size is milliseconds, so launches
+# cost nothing); the split update's megakernel stays at 0.98-1.04x at every size.
+FUSED_PERSISTENT_NODES = 24_000_000
 
 
 
 # what build() names its own arrays, queues and memsocks (a slice is a memsock named by
 # the user, so it may not take one of these)
-INTERNAL_NAMES = frozenset(FIELDS) | {"ids", "coef", "inc", "psi_x", "psi_y", "psi_z",
-                                      "probe_buf", "probes", "dft", "hot_queue", "hot_list",
-                                      "hot_cells"}
+_PAIRED = FIELDS + ("inc", "psi_x", "psi_y", "psi_z")       # pairs under update="fused"
+INTERNAL_NAMES = frozenset(_PAIRED) | {n + "_next" for n in _PAIRED} | {
+    "ids", "coef", "probe_buf", "probes", "dft", "hot_queue", "hot_list", "hot_cells"}
 
 
 def _check_slice_name(name, taken) -> None:
@@ -56,11 +64,17 @@ class Simulation:
     (default 0.99); `precision`: "float32" or "float64" (devices with shaderFloat64);
     `boundaries`: "cpml" (default, 10 cells), "pec", "periodic", a CPML(...) or a dict by
     face ("x-", "x+", ...) or axis; `snap_every`: the steerable interval of slices that name
-    no interval of their own."""
+    no interval of their own; `update`: "fused" (the Yee update as one stage a step, H
+    recomputed where E reads it, fields double-buffered: kernels_fused.py), "split" (an H
+    stage and an E stage, the fields once), or "auto" (the default: fused on GPUs where
+    twice the fields fit, split on CPU devices, where the recomputation costs more than
+    the memory traffic it saves). The two agree to rounding, usually bit for bit
+    (kernels_fused.py says when not)."""
 
     def __init__(self, shape=None, *, spacing, size=None, courant: float = 0.99,
                  precision: str = "float32", boundaries="cpml", background: Material = VACUUM,
-                 snap_every: int = 20, probe_block: int = 64, ctx=None):
+                 snap_every: int = 20, probe_block: int = 64, update: str = "auto",
+                 ctx=None):
         spacing = (float(spacing),) * 3 if np.ndim(spacing) == 0 else tuple(map(float, spacing))
         if (shape is None) == (size is None):
             raise ValueError("give the grid as shape=(nx, ny, nz) cells or size=(Lx, Ly, Lz) "
@@ -69,6 +83,9 @@ class Simulation:
             if len(size) != 3:
                 raise ValueError(f"size takes 3 lengths in metres, got {size!r}")
             shape = tuple(max(2, int(round(s / d))) for s, d in zip(size, spacing))
+        if update not in UPDATES:
+            raise ValueError(f"update must be one of {', '.join(UPDATES)}, got {update!r}")
+        self.update = update
         if precision not in PRECISIONS:
             raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
         self.grid = Grid(tuple(int(n) for n in shape), spacing, courant, PRECISIONS[precision])
@@ -91,6 +108,7 @@ class Simulation:
         self.hot: HotCells | None = None
         self.hot_frames: list = []
         self.prog = None
+        self.fused = None                   # which update build() made (update="auto")
         self.frames: dict[str, list] = {}
         self._probe_rows: dict[int, np.ndarray] = {}
         self._slice_callbacks, self._keep_frames = [], True
@@ -226,11 +244,22 @@ class Simulation:
         aux.primary = self.sources.index(w) == 0
         return aux
 
-    def _check_memory(self, n_arrays_equiv: float):
-        need = self.grid.bytes_needed(n_arrays_equiv)
+    def _fused(self, psi_cells: float) -> bool:
+        """Whether build() makes the fused update: `update`, where "auto" means fused on a
+        GPU whose largest heap holds the doubled state, split elsewhere."""
+        if self.update != "auto":
+            return self.update == "fused"
+        need = self.grid.bytes_needed(2 * psi_cells + 6.75)
+        return self.ctx.info.kind != "cpu" and need <= 0.9 * self._largest_heap()
+
+    def _largest_heap(self) -> int:
         heaps = [h.size for h in self.ctx.info.heaps if h.device_local] or \
             [h.size for h in self.ctx.info.heaps]
-        have = max(heaps)
+        return max(heaps)
+
+    def _check_memory(self, n_arrays_equiv: float):
+        need = self.grid.bytes_needed(n_arrays_equiv)
+        have = self._largest_heap()
         if need > 0.9 * have:
             raise vkp.OutOfDeviceMemory(
                 f"a {self.grid.shape} grid in {np.dtype(self.grid.dtype)} needs about "
@@ -244,12 +273,22 @@ class Simulation:
         g = self.grid
         pml = self._pml_layout()
         psi_cells = sum((pml["lo"][a] + pml["hi"][a]) / g.shape[a] * 4 for a in range(3))
-        self._check_memory(psi_cells + 0.75)
+        fused = self._fused(psi_cells)
+        self._check_memory(psi_cells + 0.75 + (6 + psi_cells if fused else 0))
         srcs = self._source_records()
         aux = self._aux_grid()
         prog = vkp.Program(self.ctx, name="fdtd3d")
         dt = g.dtype
-        arrays = {f: prog.array(f, g.nodes, dt) for f in FIELDS}
+        arrays = {}
+
+        def state(name, shape):
+            """A field, ψ or the incident grid: (NAME, NAME_next), an array pair when fused
+            (kernels_fused.py), else (an array, None)."""
+            if fused:
+                return prog.array_pair(name, shape, dt)
+            return prog.array(name, shape, dt), None
+        for f in FIELDS:
+            arrays[f], arrays[f + "_next"] = state(f, g.nodes)
         # One array for the three components' material indices (stacked along x), one
         # read-only table for every coefficient, one ψ array per axis with a CPML (its
         # four components stacked along that axis), one for the 1-D incident grid: a
@@ -269,21 +308,31 @@ class Simulation:
         if aux is not None:
             coef[COEF_AUX:COEF_AUX + 4, :aux.nodes] = aux.coeffs
         arrays["coef"] = prog.array("coef", coef.shape, dt, init=coef.astype(dt))
-        psi = {}
+        psi, psi_next = {}, {}
         for a, axis in enumerate(AXES):
             if pml["has"][a]:
                 shape = list(g.nodes)
                 shape[a] = 4 * (pml["lo"][a] + pml["hi"][a] + 1)
-                psi[axis] = prog.array("psi_" + axis, tuple(shape), dt)
-        arrays["psi"] = psi
+                psi[axis], psi_next[axis] = state("psi_" + axis, tuple(shape))
+        arrays["psi"], arrays["psi_next"] = psi, psi_next
         if aux is not None:
-            arrays["inc"] = prog.array("inc", (2, aux.nodes), dt)
+            arrays["inc"], arrays["inc_next"] = state("inc", (2, aux.nodes))
         primary = self.sources[0] if self.sources else None
         ctl = prog.controls(freq=vkp.f32(primary.frequency if primary else 1.0),
                             amp=vkp.f32(primary.amplitude if primary else 0.0),
                             snap_every=vkp.u32(self.snap_every),
                             hot_threshold=vkp.f32(self.hot.threshold if self.hot else 1.0))
-        phase1, phase2 = add_update_stages(prog, g, arrays, pml, srcs, aux, ctl)
+        if fused:
+            phase1, phase2 = add_fused_stages(prog, g, arrays, pml, srcs, aux, ctl), []
+            # monitors of E read the state the step starts from (E at n·dt), those of H
+            # the new H (at (n + ½)·dt, what update_h leaves in the split form), the DFT's
+            # incident H the new 1-D H, the hot cells the new E (at (n + 1)·dt)
+            mon = {**arrays, **{h: arrays[h + "_next"] for h in H_COMPONENTS},
+                   "inc_h": arrays.get("inc_next")}
+            after = {**arrays, **{e: arrays[e + "_next"] for e in E_COMPONENTS}}
+        else:
+            phase1, phase2 = add_update_stages(prog, g, arrays, pml, srcs, aux, ctl)
+            mon = after = arrays
         first, second = [], []
         probes_e, probes_h = [], []
         self._probe_cols = []
@@ -295,7 +344,8 @@ class Simulation:
                 self._probe_cols.append((p.name, f))
         self._sockets = {}
         if self.probes:
-            pf, ps, sock = add_probe_stages(prog, probes_e, probes_h, self.probe_block, arrays)
+            pf, ps, sock = add_probe_stages(prog, probes_e, probes_h, self.probe_block, mon)
+            arrays["probe_buf"] = mon["probe_buf"]
             first += pf
             second += ps
             ne = len(probes_e)
@@ -314,7 +364,7 @@ class Simulation:
             b, c = cyclic(a)
             shape = (g.nodes[b], g.nodes[c])
             period = s.every if s.every is not None else ctl.snap_every
-            st, reads_h, sock = add_slice_stage(prog, s, index, shape, arrays, period, s.name)
+            st, reads_h, sock = add_slice_stage(prog, s, index, shape, mon, period, s.name)
             (second if reads_h else first).append(st)
             self._sockets[s.name] = sock
             s.index, s.plane_axes = index, (AXES[b], AXES[c])
@@ -339,7 +389,7 @@ class Simulation:
             centre = None
             if aux is not None:
                 centre = (aux.lo[aux.axis] + aux.hi[aux.axis]) // 2
-            self._dft = add_dft_stages(prog, planes, freqs, g.dt, arrays, aux, centre,
+            self._dft = add_dft_stages(prog, planes, freqs, g.dt, mon, aux, centre,
                                        COEF_PHASOR)
             first.append(self._dft.stage_e)
             second.append(self._dft.stage_h)
@@ -353,7 +403,7 @@ class Simulation:
             b, c = cyclic(a)
             shape = (g.nodes[b], g.nodes[c])
             period = h.every if h.every is not None else ctl.snap_every
-            last, sock, self._hot_queue = add_hot_cell_stages(prog, h, index, shape, arrays,
+            last, sock, self._hot_queue = add_hot_cell_stages(prog, h, index, shape, after,
                                                               ctl, period)
             self._sockets["hot_cells"] = sock
             h.index, h.plane_shape, h.plane_axes = index, shape, (AXES[b], AXES[c])
@@ -361,6 +411,7 @@ class Simulation:
         for name, sock in self._sockets.items():
             sock.on("frame")(self._on_frame(name))
         self.prog, self.arrays, self.ctl, self.aux = prog, arrays, ctl, aux
+        self.fused = fused
         self.frames = {s.name: [] for s in self.slices}
         return prog
 
@@ -431,11 +482,19 @@ class Simulation:
         self._slice_callbacks = [on_slice] if on_slice else []
         self._keep_frames = keep_frames
         try:
-            async with prog.session(steps=steps, mode=mode) as run:
+            async with prog.session(steps=steps, mode=self._mode(mode)) as run:
                 yield run
         finally:
             self._drain_left()
             self._take_tail()
+
+    def _mode(self, mode: str) -> str:
+        """The run mode: `mode`, where "auto" is the program's choice (persistent on GPUs)
+        except for the fused update on grids past FUSED_PERSISTENT_NODES (launch)."""
+        if mode == "auto" and self.fused and self.ctx.info.kind != "cpu" \
+                and math.prod(self.grid.nodes) > FUSED_PERSISTENT_NODES:
+            return "launch"
+        return mode
 
     def run(self, steps: int, *, mode: str = "auto", keep_frames: bool = True,
             on_slice=None, progress: bool = False):
