@@ -13,6 +13,7 @@ import types
 import numpy as np
 import pytest
 
+import vkpersist as vkp
 import examples.fdtd3d as fd
 from examples.fdtd3d.grid import FIELDS
 
@@ -112,6 +113,20 @@ def test_fused_and_split_agree_with_a_plane_wave_and_every_monitor(ctx):
     assert any(len(c) for _, c in a.hot_frames)
 
 
+def test_fused_persistent_and_launch_are_bit_identical_with_every_monitor(ctx):
+    """The megakernel of the fused update with a plane wave, ψ pairs and every monitor
+    (the slowest build here: ~25 s on lavapipe), over runs of odd length."""
+    need_float64(ctx)
+    a, b = plane_wave_scene(ctx, "fused"), plane_wave_scene(ctx, "fused")
+    for steps in (23, 14):
+        a.run(steps, mode="persistent")
+        b.run(steps, mode="launch")
+        assert_same(a, b)
+    for k in ("e", "h"):
+        assert np.array_equal(a.dft("behind")[k], b.dft("behind")[k]), k
+    assert [s for s, _ in a.hot_frames] == [s for s, _ in b.hot_frames]
+
+
 def test_in_float32_fused_and_split_differ_by_float32_rounding_only(ctx):
     """Measured on lavapipe (2026-12-06), before the two formulations shared yee.py: after
     57 steps they differed by up to 5e-5 of a field's largest value, where float32 and
@@ -132,20 +147,29 @@ def test_in_float32_fused_and_split_differ_by_float32_rounding_only(ctx):
             assert apart <= 3 * rounding, (f, apart, rounding)
 
 
-def _info(kind, heap):
-    return types.SimpleNamespace(kind=kind, float64=False, heaps=[
-        types.SimpleNamespace(size=heap, device_local=True)])
+def _info(kind, heap, buffer_range=2**32):
+    return types.SimpleNamespace(kind=kind, float64=False, name="a stand-in", heaps=[
+        types.SimpleNamespace(size=heap, device_local=True)],
+        max_storage_buffer_range=buffer_range)
 
 
 def test_update_auto_is_fused_on_gpus_with_room_and_split_elsewhere_and_mode_follows(ctx):
     sim = fd.Simulation(shape=(8, 8, 8), spacing=MM, boundaries="pec", ctx=ctx)
     assert sim.update == "auto"
     assert sim._fused(0.0) == (ctx.info.kind != "cpu")
-    need = sim.grid.bytes_needed(12.75)                 # both halves of the six fields
-    for kind, heap, fused in (("dgpu", 2 * need, True), ("igpu", 2 * need, True),
-                              ("cpu", 2 * need, False), ("dgpu", need // 2, False)):
-        sim.ctx = types.SimpleNamespace(info=_info(kind, heap))
-        assert sim._fused(0.0) == fused, (kind, heap)
+    need = sim.grid.bytes_needed(6.75)          # both halves of the six fields, the ids
+    pair = 2 * sim.grid.bytes_needed(0) // 6    # one field's two halves: one buffer
+    for kind, heap, limit, fused in (
+            ("dgpu", int(need / 0.9) + 1, 2**32, True), ("igpu", 2 * need, 2**32, True),
+            ("cpu", 2 * need, 2**32, False), ("dgpu", int(need / 0.9) - 1, 2**32, False),
+            ("dgpu", 2 * need, pair - 1, False)):
+        sim.ctx = types.SimpleNamespace(info=_info(kind, heap, limit))
+        assert sim._fused(0.0) == fused, (kind, heap, limit)
+    # asked for by name past the buffer limit: refused, naming the way out
+    sim.update = "fused"
+    with pytest.raises(vkp.DeviceLimitError, match="maxStorageBufferRange.*update='split'"):
+        sim._fused(0.0)
+    sim.update = "auto"
     # the fused update's megakernel falls behind its launch mode on large grids
     sim.ctx, sim.fused = types.SimpleNamespace(info=_info("dgpu", need)), True
     for nodes, mode, want in (((257,) * 3, "auto", "auto"), ((301,) * 3, "auto", "launch"),

@@ -45,8 +45,8 @@ def relax(ctx, n=12, **kw):
 @pytest.mark.parametrize("mode", MODES)
 def test_an_array_pair_takes_one_binding(ctx, mode):
     """Both names of a pair are one device array bound once: as many pairs as the device
-    has bindings to spare (capped at 40) build and run, where two bindings each would not
-    (lavapipe allows 32 a shader; a DeviceLimitError before)."""
+    has bindings to spare (capped at 40) build and run; on lavapipe (32 a shader) two
+    bindings each would not (a DeviceLimitError before)."""
     n_pairs = min(ctx.info.max_storage_buffers - 4, 40)
     prog = vkp.Program(ctx, name="many_pairs")
     pairs = [prog.array_pair(f"p{k}", (8,), np.float32, init=np.full(8, k, np.float32))

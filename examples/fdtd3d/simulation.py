@@ -28,9 +28,10 @@ PRECISIONS = {"float32": np.float32, "float64": np.float64}
 UPDATES = ("auto", "fused", "split")
 # Past this many nodes, mode="auto" runs the fused update on a GPU as per-launch kernels:
 # on an H100 (2026-12-06, benchmarks/fdtd.py) its megakernel made 1.32x / 1.19x the CUDA
-# graph at 128³ / 256³ but 0.97x / 0.80x / 0.59x at 320³ / 384³ / 512³, while its launch
-# mode made 1.15x / 1.14x / 1.07x there (a step of that size is milliseconds, so launches
-# cost nothing); the split update's megakernel stays at 0.98-1.04x at every size.
+# graph at 128³ / 256³ but 0.97x / 0.80x / 0.84x / 0.59x at 320³ / 384³ / 448³ / 512³,
+# while its launch mode made 1.15x / 1.13x / 1.13x / 1.07x there (a step of that size is
+# milliseconds, so launches cost nothing); the split update's megakernel stays at
+# 0.98-1.04x at every size.
 FUSED_PERSISTENT_NODES = 24_000_000
 
 
@@ -246,11 +247,23 @@ class Simulation:
 
     def _fused(self, psi_cells: float) -> bool:
         """Whether build() makes the fused update: `update`, where "auto" means fused on a
-        GPU whose largest heap holds the doubled state, split elsewhere."""
+        GPU whose largest heap holds the doubled state and whose buffers may span a pair
+        (both halves of a field are one buffer), split elsewhere. update="fused" past the
+        buffer limit is refused, naming it."""
+        pair = 2 * self.grid.bytes_needed(0) // 6                  # one field, both halves
+        limit = self.ctx.info.max_storage_buffer_range
+        if self.update == "fused" and pair > limit:
+            raise vkp.DeviceLimitError(
+                f"update='fused' keeps each field of a {self.grid.shape} grid in "
+                f"{np.dtype(self.grid.dtype)} as one buffer of both halves, {pair / 2**30:.2f} "
+                f"GiB, and {self.ctx.info.name} binds at most {limit / 2**30:.2f} GiB "
+                "(maxStorageBufferRange): use update='split' (one half the memory) or a "
+                "smaller grid")
         if self.update != "auto":
             return self.update == "fused"
         need = self.grid.bytes_needed(2 * psi_cells + 6.75)
-        return self.ctx.info.kind != "cpu" and need <= 0.9 * self._largest_heap()
+        return self.ctx.info.kind != "cpu" and need <= 0.9 * self._largest_heap() \
+            and pair <= limit
 
     def _largest_heap(self) -> int:
         heaps = [h.size for h in self.ctx.info.heaps if h.device_local] or \
@@ -264,7 +277,9 @@ class Simulation:
             raise vkp.OutOfDeviceMemory(
                 f"a {self.grid.shape} grid in {np.dtype(self.grid.dtype)} needs about "
                 f"{need / 2**30:.2f} GiB of device memory; {self.ctx.info.name} has "
-                f"{have / 2**30:.2f} GiB in its largest heap: use a smaller grid or float32")
+                f"{have / 2**30:.2f} GiB in its largest heap: use a smaller grid or float32"
+                + (", or update='split' (the fused update keeps two copies of the fields)"
+                   if self.update == "fused" else ""))
 
     def build(self):
         """Build the Program (done by the first run); returns it."""

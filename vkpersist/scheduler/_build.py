@@ -126,7 +126,8 @@ class Build:
             raise DeviceLimitError(
                 f"{self.prog.name}: its shaders would bind {used} storage buffers, and "
                 f"{info.name} allows {limit} per shader. Each array and queue takes "
-                f"one binding (a queue two, a memsock three), plus the controls, the "
+                f"one binding (an array pair one for both names, a queue two, a memsock "
+                f"three), plus the controls, the "
                 f"scheduler words{' and the loop guard' if self.loop_guard else ''}: "
                 f"{_binding_report(self.arrays)}. Merge arrays that are used together "
                 f"(stack them along a new first axis) or use fewer memsocks.")
