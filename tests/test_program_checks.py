@@ -42,6 +42,25 @@ def relax(ctx, n=12, **kw):
     return prog, A, A_next, init
 
 
+def test_arrays_larger_than_one_binding_are_refused_before_allocating(ctx):
+    """A buffer past maxStorageBufferRange (128 MiB on lavapipe, 4 GiB on NVIDIA) cannot
+    be bound whole: refused when declared, naming the limit, nothing allocated."""
+    limit = ctx.info.max_storage_buffer_range
+    prog = vkp.Program(ctx, name="huge")
+    with pytest.raises(vkp.UnsupportedError,
+                       match=r"huge: array 'A' would be .* bytes per storage buffer "
+                             r"\(maxStorageBufferRange\)"):
+        prog.array("A", (limit // 4 + 1,), np.float32)
+    with pytest.raises(vkp.UnsupportedError, match=r"array pair 'P' \(both halves"):
+        prog.array_pair("P", (limit // 8 + 1,), np.float32)
+    if limit // 4 + 1 < 2**31:
+        with pytest.raises(vkp.UnsupportedError, match="queue 'q'"):
+            prog.queue("q", vkp.i32, capacity=limit // 4 + 1)
+    assert not prog.arrays and not prog.queues
+    prog.array("A", (limit // 8,), np.float32)          # within the limit: fine
+    prog.free()
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_an_array_pair_takes_one_binding(ctx, mode):
     """Both names of a pair are one device array bound once: as many pairs as the device

@@ -253,7 +253,7 @@ class Simulation:
         pair = 2 * self.grid.bytes_needed(0) // 6                  # one field, both halves
         limit = self.ctx.info.max_storage_buffer_range
         if self.update == "fused" and pair > limit:
-            raise vkp.DeviceLimitError(
+            raise vkp.UnsupportedError(
                 f"update='fused' keeps each field of a {self.grid.shape} grid in "
                 f"{np.dtype(self.grid.dtype)} as one buffer of both halves, {pair / 2**30:.2f} "
                 f"GiB, and {self.ctx.info.name} binds at most {limit / 2**30:.2f} GiB "

@@ -25,9 +25,11 @@ finer analysis could prove one unnecessary.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from .._errors import VkPersistError, user_frames_only
+from .._errors import UnsupportedError, VkPersistError, user_frames_only
 from ..control import ControlBuffer, ControlField
 from ..lang import types as T
 from ..lang.bounds import debug_default
@@ -131,19 +133,37 @@ class Program:
             raise VkPersistError(f"{self.name}: cannot {what} after the program was compiled "
                                  "(first run or glsl()); declare everything first")
 
+    def _check_bindable(self, what: str, elements: int, dtype) -> None:
+        """Refuse, before allocating, a buffer larger than one storage-buffer binding may
+        span (maxStorageBufferRange: 4 GiB on NVIDIA, 128 MiB on lavapipe): bound whole,
+        the driver would not refuse it, and what a stage reads past the range is not
+        defined (lavapipe happens to run it). As launches of kernels refuse it."""
+        item = np.dtype(dtype).itemsize
+        limit = self.ctx.info.max_storage_buffer_range
+        if elements * item > limit:
+            raise UnsupportedError(
+                f"{self.name}: {what} would be {elements * item:,} bytes, and "
+                f"{self.ctx.info.name} binds at most {limit:,} bytes per storage buffer "
+                f"(maxStorageBufferRange), so no stage could reach all of it: split it into "
+                f"arrays of at most {limit // item:,} elements")
+
     def array(self, name: str, shape, dtype=np.float32, *, init=None) -> ProgramArray:
         """A resident device array, zero-filled or copied from `init`."""
         self._check_open("add arrays")
-        self._check_name(name, "array")
+        names = self._check_name(name, "array")
         if init is not None:
             data = np.asarray(init)
             if shape is not None and tuple(data.shape) != tuple(np.atleast_1d(shape)):
                 raise ValueError(f"array {name!r}: init has shape {data.shape}, the array {shape}")
+            self._check_bindable(f"array {name!r}", data.size, dtype)
             arr = self.ctx.asarray(data.astype(dtype, copy=False))
         else:
+            self._check_bindable(f"array {name!r}", math.prod(np.atleast_1d(shape).tolist()),
+                                 dtype)
             arr = self.ctx.zeros(shape, dtype)
         handle = ProgramArray(self, name, arr)
         self.arrays[name] = handle
+        self._glsl_names.update(names)
         return handle
 
     def array_pair(self, name: str, shape, dtype=np.float32, *, init=None,
@@ -156,11 +176,13 @@ class Program:
         it); `next_name` defaults to NAME + "_next"."""
         self._check_open("add arrays")
         next_name = f"{name}_next" if next_name is None else next_name
-        self._check_name(name, "array")
-        self._check_name(next_name, "array")
         if next_name == name:
             raise ValueError(f"array_pair({name!r}): next_name must differ from the name")
+        names = self._check_name(name, "array")
+        names.update(self._check_name(next_name, "array", names))
         shape = tuple(np.atleast_1d(shape).tolist())
+        self._check_bindable(f"array pair {name!r} (both halves are one buffer)",
+                             2 * math.prod(shape), dtype)
         if init is not None:
             data = np.asarray(init)
             if tuple(data.shape) != shape:
@@ -172,12 +194,13 @@ class Program:
         pair = (PairHalf(self, name, storage, 0, next_name),
                 PairHalf(self, next_name, storage, 1, name))
         self.arrays[name], self.arrays[next_name] = pair
+        self._glsl_names.update(names)
         return pair
 
     def queue(self, name: str, dtype, *, capacity: int) -> ProgramQueue:
         """A bounded work queue of vkp.i32, vkp.u32 or vkp.f32 items."""
         self._check_open("add queues")
-        self._check_name(name, "queue")
+        names = self._check_name(name, "queue")
         elem = T.resolve_type(dtype) if not isinstance(dtype, T.Scalar) else dtype
         if elem is None and dtype is not None:
             try:
@@ -190,8 +213,10 @@ class Program:
         if not isinstance(capacity, (int, np.integer)) or not 1 <= capacity < 2**31:
             raise ValueError(f"queue {name!r}: capacity must be an int from 1 to 2**31 - 1, got "
                              f"{capacity!r}")
+        self._check_bindable(f"queue {name!r}'s items", int(capacity), np.uint32)
         q = ProgramQueue(self, name, elem, int(capacity))
         self.queues[name] = q
+        self._glsl_names.update(names)
         return q
 
     def memsock(self, name: str, dtype, frame_shape, *, capacity: int = 8,
@@ -201,13 +226,18 @@ class Program:
         `sock.step = prog.step`): one frame per step in which that stage runs. `frames`:
         your own host pages for the ring (see vkp.MemSock)."""
         self._check_open("add memsocks")
-        self._check_name(name, "memsock")
+        names = self._check_name(name, "memsock")
         sock = ProgramSocket(self, name, dtype, frame_shape, capacity, policy, payload,
                              frames)
         self.sockets[name] = sock
+        self._glsl_names.update(names)
         return sock
 
-    def _check_name(self, name, what: str) -> None:
+    def _check_name(self, name, what: str, also: dict | None = None) -> dict:
+        """Refuse a name that is no identifier, is taken, or whose generated-code names
+        clash with another declaration's (or with `also`, names about to be taken); returns
+        its generated-code names ({name: owner}), which the caller reserves once the
+        declaration has succeeded (a refused one leaves its name free)."""
         if not isinstance(name, str) or not name.isidentifier() or name.startswith("_"):
             raise ValueError(f"{what} name {name!r} must be an identifier not starting with '_'")
         if name in self.arrays or name in self.queues or name in self.sockets:
@@ -217,11 +247,12 @@ class Program:
         # out_py, with out_py_buffer): a new name may take none of another's
         base = glsl_name(name)
         mine = {base} | {f"{base}_{suffix}" for suffix in _DERIVED[what]}
-        for other in sorted(mine & self._glsl_names.keys()):
+        taken = {**self._glsl_names, **(also or {})}
+        for other in sorted(mine & taken.keys()):
             raise ValueError(f"{what} name {name!r}: the code generated for "
-                             f"{self._glsl_names[other]} already uses the name {other!r}; "
+                             f"{taken[other]} already uses the name {other!r}; "
                              "choose another name")
-        self._glsl_names.update(dict.fromkeys(mine, f"{what} {name!r}"))
+        return dict.fromkeys(mine, f"{what} {name!r}")
 
     def controls(self, *, commands: int = 16, status: dict | None = None,
                  **fields) -> ControlBuffer:
