@@ -13,6 +13,8 @@ so vkpersist places no barrier for it beyond the two.
 """
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 
 import vkpersist as vkp
@@ -22,13 +24,18 @@ from .sources import WAVEFORMS, waveform
 from .yee import COEF_AUX, COEF_AXIS, COEF_MAT, COEF_PHASOR, Yee
 
 __all__ = ["COEF_AUX", "COEF_AXIS", "COEF_MAT", "COEF_PHASOR", "add_update_stages",
-           "make_e_extra", "make_hard_source", "update_constants"]
+           "make_aux_updates", "make_e_extra", "make_hard_source", "update_constants"]
 
 
-def update_constants(grid: Grid, pml, sources, aux) -> tuple:
-    """The compile-time constants the update stages close over (both formulations, this
-    module's and kernels_fused's): the grid, the CPML layout, the sources and the TFSF
-    records, in the order the stage builders unpack them."""
+UpdateConstants = namedtuple("UpdateConstants", "NX NY NZ IDX IDY IDZ DT CH PER HAS_PML PLO "
+                             "PHI ELO FT QX QY QZ SOURCES TFSF E_CORR_ALL H_CORR PROP AUXN "
+                             "AUX_WAVE")
+
+
+def update_constants(grid: Grid, pml, sources, aux) -> UpdateConstants:
+    """The compile-time constants the update's functions and stages close over (both
+    formulations, this module's and kernels_fused's): the grid, the CPML layout, the
+    sources and the TFSF records."""
     NX, NY, NZ = grid.shape
     IDX, IDY, IDZ = (1.0 / d for d in grid.spacing)
     DT = grid.dt
@@ -59,15 +66,15 @@ def update_constants(grid: Grid, pml, sources, aux) -> tuple:
         AUXN = 0
         AUX_WAVE = None
     E_CORR_ALL = tuple((c, *r) for c in range(3) for r in E_CORR[c])
-    return (NX, NY, NZ, IDX, IDY, IDZ, DT, CH, PER, HAS_PML, PLO, PHI, ELO, FT, QX, QY, QZ,
-            SOURCES, TFSF, E_CORR_ALL, H_CORR, PROP, AUXN, AUX_WAVE)
+    return UpdateConstants(NX, NY, NZ, IDX, IDY, IDZ, DT, CH, PER, HAS_PML, PLO, PHI, ELO, FT,
+                           QX, QY, QZ, SOURCES, TFSF, E_CORR_ALL, H_CORR, PROP, AUXN, AUX_WAVE)
 
 
 def make_e_extra(consts, ctl, inc_h):
     """The vkp.func e_extra(c, i, j, k, pos, t): what E component `c` at (i, j, k) gets
     beyond the curl: the TFSF corrections of the faces it lies on (`inc_h(m)`: the 1-D
     grid's H at (n + ½)·dt at m) and minus the dipole currents through it."""
-    SOURCES, E_CORR_ALL = consts[17], consts[19]
+    SOURCES, E_CORR_ALL = consts.SOURCES, consts.E_CORR_ALL
 
     @vkp.func
     def e_extra(c, i, j, k, pos, t):
@@ -91,7 +98,7 @@ def make_e_extra(consts, ctl, inc_h):
 def make_hard_source(consts, ctl):
     """The vkp.func hard_source(t): the plane wave at the 1-D grid's first node at time t
     (the primary source's frequency and amplitude steerable)."""
-    AUX_KIND, AUX_BW, AUX_RAMP, AUX_PRIMARY, AUX_F, AUX_A = consts[23]
+    AUX_KIND, AUX_BW, AUX_RAMP, AUX_PRIMARY, AUX_F, AUX_A = consts.AUX_WAVE
 
     @vkp.func
     def hard_source(t):
@@ -104,18 +111,32 @@ def make_hard_source(consts, ctl):
     return hard_source
 
 
+def make_aux_updates(consts, coef, inc):
+    """The 1-D incident grid's update as vkp.funcs of its state `inc` (inc[0]: E, inc[1]:
+    H): aux_h_new(m), the new H at m < AUXN - 1, and aux_e_new(m, h, h_before), the new E
+    at 0 < m < AUXN - 1 from the new H at m and m - 1."""
+    AUX = COEF_AUX
+
+    @vkp.func
+    def aux_h_new(m):
+        return coef[AUX + 2, m] * inc[1, m] - coef[AUX + 3, m] * (inc[0, m + 1] - inc[0, m])
+
+    @vkp.func
+    def aux_e_new(m, h, h_before):
+        return coef[AUX, m] * inc[0, m] - coef[AUX + 1, m] * (h - h_before)
+    return aux_h_new, aux_e_new
+
+
 def add_update_stages(prog, grid: Grid, arrays, pml, sources, aux, ctl):
     """Declare update_h, update_e and the auxiliary-grid stages; returns them in step order
     as ([phase-1 stages], [phase-2 stages])."""
     consts = update_constants(grid, pml, sources, aux)
-    (NX, NY, NZ, IDX, IDY, IDZ, DT, CH, PER, HAS_PML, PLO, PHI, ELO, FT, QX, QY, QZ,
-     SOURCES, TFSF, E_CORR_ALL, H_CORR, PROP, AUXN, AUX_WAVE) = consts
+    FT, DT, AUXN = consts.FT, consts.DT, consts.AUXN
     e = tuple(arrays[n] for n in ("ex", "ey", "ez"))
     h = tuple(arrays[n] for n in ("hx", "hy", "hz"))
     ex, ey, ez = e
     hx, hy, hz = h
     coef = arrays["coef"]                           # see Simulation.build for the layouts
-    AUX = COEF_AUX
     inc = arrays.get("inc")                         # inc[0]: E of the 1-D grid, inc[1]: H
     yee = Yee(consts, arrays["ids"], coef, arrays["psi"], arrays["psi"])   # ψ in place
 
@@ -156,19 +177,20 @@ def add_update_stages(prog, grid: Grid, arrays, pml, sources, aux, ctl):
             ez[i, j, k] = ez_at(i, j, k, hx[i, j, k], hy[i, j, k], t)
 
     phase1, phase2 = [update_h], [update_e]
-    if TFSF:
+    if consts.TFSF:
         hard_source = make_hard_source(consts, ctl)
+        aux_h_new, aux_e_new = make_aux_updates(consts, coef, inc)
 
         @prog.stage(domain=(AUXN - 1,))
         def aux_h(m):
-            inc[1, m] = coef[AUX + 2, m] * inc[1, m] - coef[AUX + 3, m] * (inc[0, m + 1] - inc[0, m])
+            inc[1, m] = aux_h_new(m)
 
         @prog.stage(domain=(AUXN,))
         def aux_e(m):
             if m == 0:                          # the hard source, at E's time (n + 1)·dt
                 inc[0, 0] = hard_source(vkp.f32((FT(prog.step) + 1.0) * DT))
             elif m < AUXN - 1:
-                inc[0, m] = coef[AUX, m] * inc[0, m] - coef[AUX + 1, m] * (inc[1, m] - inc[1, m - 1])
+                inc[0, m] = aux_e_new(m, inc[1, m], inc[1, m - 1])
         phase1.append(aux_h)
         phase2.append(aux_e)
     return phase1, phase2

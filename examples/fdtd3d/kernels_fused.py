@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import vkpersist as vkp
 
-from .kernels import make_e_extra, make_hard_source, update_constants
-from .yee import COEF_AUX, Yee
+from .kernels import make_aux_updates, make_e_extra, make_hard_source, update_constants
+from .yee import Yee
 
 
 def add_fused_stages(prog, grid, arrays, pml, sources, aux, ctl):
@@ -37,16 +37,15 @@ def add_fused_stages(prog, grid, arrays, pml, sources, aux, ctl):
     state a step reads) and NAME_next, for the fields, "psi"/"psi_next" (dicts by axis)
     and "inc"/"inc_next"."""
     consts = update_constants(grid, pml, sources, aux)
-    (NX, NY, NZ, IDX, IDY, IDZ, DT, CH, PER, HAS_PML, PLO, PHI, ELO, FT, QX, QY, QZ,
-     SOURCES, TFSF, E_CORR_ALL, H_CORR, PROP, AUXN, AUX_WAVE) = consts
+    FT, DT, AUXN = consts.FT, consts.DT, consts.AUXN
     e = tuple(arrays[n] for n in ("ex", "ey", "ez"))
     h = tuple(arrays[n] for n in ("hx", "hy", "hz"))
     ex2, ey2, ez2, hx2, hy2, hz2 = (arrays[n + "_next"]
                                     for n in ("ex", "ey", "ez", "hx", "hy", "hz"))
     coef = arrays["coef"]
-    AUX = COEF_AUX
     inc, inc2 = arrays.get("inc"), arrays.get("inc_next")
     yee = Yee(consts, arrays["ids"], coef, arrays["psi"], arrays["psi_next"])
+    aux_h_new, aux_e_new = make_aux_updates(consts, coef, inc)
 
     @vkp.func
     def inc_h(m):
@@ -54,7 +53,7 @@ def add_fused_stages(prog, grid, arrays, pml, sources, aux, ctl):
         (kernels.py's aux_h, recomputed where it is read)."""
         v = inc[1, m]
         if m < AUXN - 1:
-            v = coef[AUX + 2, m] * inc[1, m] - coef[AUX + 3, m] * (inc[0, m + 1] - inc[0, m])
+            v = aux_h_new(m)
         return v
     e_extra = make_e_extra(consts, ctl, inc_h)
     hx_own, hy_own, hz_own = (yee.h(c, e, h, inc, True) for c in range(3))
@@ -75,7 +74,7 @@ def add_fused_stages(prog, grid, arrays, pml, sources, aux, ctl):
         ez2[i, j, k] = ez_at(i, j, k, Hx, Hy, t)
 
     stages = [update_fused]
-    if TFSF:
+    if consts.TFSF:
         hard_source = make_hard_source(consts, ctl)
 
         @prog.stage(domain=(AUXN,))
@@ -86,7 +85,7 @@ def add_fused_stages(prog, grid, arrays, pml, sources, aux, ctl):
             if m == 0:                          # the hard source, at E's time (n + 1)·dt
                 e = hard_source(vkp.f32((FT(prog.step) + 1.0) * DT))
             elif m < AUXN - 1:
-                e = coef[AUX, m] * inc[0, m] - coef[AUX + 1, m] * (h - inc_h(m - 1))
+                e = aux_e_new(m, h, inc_h(m - 1))
             inc2[0, m] = e
         stages.append(aux_step)
     return stages

@@ -261,19 +261,29 @@ class Simulation:
                 "smaller grid")
         if self.update != "auto":
             return self.update == "fused"
-        need = self.grid.bytes_needed(2 * psi_cells + 6.75)
-        return self.ctx.info.kind != "cpu" and need <= 0.9 * self._largest_heap() \
-            and pair <= limit
+        return self.ctx.info.kind != "cpu" and pair <= limit \
+            and self._fits(self._extra_arrays(psi_cells, True))
+
+    @staticmethod
+    def _extra_arrays(psi_cells: float, fused: bool) -> float:
+        """Field-sized arrays beyond the six fields: ψ (`psi_cells` of them) and the three
+        material-index bytes (0.75); fused, the second halves of the fields and of ψ."""
+        return (6 + 2 * psi_cells if fused else psi_cells) + 0.75
 
     def _largest_heap(self) -> int:
         heaps = [h.size for h in self.ctx.info.heaps if h.device_local] or \
             [h.size for h in self.ctx.info.heaps]
         return max(heaps)
 
+    def _fits(self, n_arrays_equiv: float) -> bool:
+        """Whether the six fields and `n_arrays_equiv` more field-sized arrays fit 90 % of
+        the largest heap."""
+        return self.grid.bytes_needed(n_arrays_equiv) <= 0.9 * self._largest_heap()
+
     def _check_memory(self, n_arrays_equiv: float):
-        need = self.grid.bytes_needed(n_arrays_equiv)
-        have = self._largest_heap()
-        if need > 0.9 * have:
+        if not self._fits(n_arrays_equiv):
+            need = self.grid.bytes_needed(n_arrays_equiv)
+            have = self._largest_heap()
             raise vkp.OutOfDeviceMemory(
                 f"a {self.grid.shape} grid in {np.dtype(self.grid.dtype)} needs about "
                 f"{need / 2**30:.2f} GiB of device memory; {self.ctx.info.name} has "
@@ -289,7 +299,7 @@ class Simulation:
         pml = self._pml_layout()
         psi_cells = sum((pml["lo"][a] + pml["hi"][a]) / g.shape[a] * 4 for a in range(3))
         fused = self._fused(psi_cells)
-        self._check_memory(psi_cells + 0.75 + (6 + psi_cells if fused else 0))
+        self._check_memory(self._extra_arrays(psi_cells, fused))
         srcs = self._source_records()
         aux = self._aux_grid()
         prog = vkp.Program(self.ctx, name="fdtd3d")

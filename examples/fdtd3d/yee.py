@@ -58,11 +58,10 @@ class Yee:
     material and coefficient arrays, and where ψ is read from and stored to."""
 
     def __init__(self, consts, ids, coef, psi, psi_out):
-        (NX, NY, NZ, IDX, IDY, IDZ, DT, CH, PER, HAS_PML, PLO, PHI, ELO, FT, QX, QY, QZ,
-         SOURCES, TFSF, E_CORR_ALL, H_CORR, PROP, AUXN, AUX_WAVE) = consts
-        self.n, self.inv = (NX, NY, NZ), (IDX, IDY, IDZ)
-        self.per, self.has_pml, self.plo, self.phi = PER, HAS_PML, PLO, PHI
-        self.elo, self.q, self.ch, self.h_corr, self.prop = ELO, (QX, QY, QZ), CH, H_CORR, PROP
+        c = consts
+        self.n, self.inv, self.q = (c.NX, c.NY, c.NZ), (c.IDX, c.IDY, c.IDZ), (c.QX, c.QY, c.QZ)
+        self.per, self.has_pml, self.plo, self.phi = c.PER, c.HAS_PML, c.PLO, c.PHI
+        self.elo, self.ch, self.h_corr, self.prop = c.ELO, c.CH, c.H_CORR, c.PROP
         self.ids, self.coef, self.psi, self.psi_out = ids, coef, psi, psi_out
 
     def along(self, a, d):
