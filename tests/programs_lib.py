@@ -413,3 +413,19 @@ def skipped_barrier_reference(n, steps):
             y = np.roll(x, -5)
         z = z + x * np.float32(2)
     return x, y, z
+
+
+def jacobi_pair(ctx, n, alpha=0.1, seed=0):
+    """One 7-point heat sweep per step on an array pair (A -> A_next, swapped at the step
+    end): the pair's two names are one buffer and one binding."""
+    init = np.random.default_rng(seed).random((n, n, n)).astype(np.float32)
+    prog = vkp.Program(ctx, name=f"jacobi_pair{n}")
+    A, A_next = prog.array_pair("A", (n, n, n), init=init)
+    ctl = prog.controls(alpha=vkp.f32(alpha))
+
+    @prog.stage(domain=(n, n, n))
+    def sweep_pair(i, j, k):
+        sweep(A, A_next, ctl.alpha, i, j, k)
+
+    prog.loop(sweep_pair)
+    return prog, A, init

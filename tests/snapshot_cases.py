@@ -64,6 +64,7 @@ def _bfs(ctx):
 # name -> function of a Context returning (prog, ...): small, fixed sizes
 PROGRAMS = {
     "jacobi": lambda ctx: pl.jacobi(ctx, 8),
+    "jacobi_pair": lambda ctx: pl.jacobi_pair(ctx, 8),
     "counters": pl.counters,
     "long_loop": lambda ctx: pl.long_loop(ctx, 100),
     "slow": lambda ctx: pl.slow(ctx, 16, 10),

@@ -1,0 +1,224 @@
+#version 450
+#extension GL_KHR_memory_scope_semantics : require
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(std430, binding = 0) readonly buffer A_buffer { float A[]; };
+layout(std430, binding = 0) readonly buffer A_next_buffer { float A_next[]; };
+layout(std430, binding = 1) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
+layout(std430, binding = 2) buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+// the scheduler words of _vkp_sched (vkpersist/scheduler/_words.py)
+const uint _vkp_OCCUPANCY = 0u;   // occupancy discovery: participants that joined; bit 31: the poll closed
+const uint _vkp_STARTED = 1u;   // a step was prepared in this epoch
+const uint _vkp_ENDED = 2u;   // this epoch (batch) has ended
+const uint _vkp_DONE = 3u;   // steps completed in this epoch
+const uint _vkp_ITER_MAX = 4u;   // lavapipe: the most loop iterations any invocation has run
+const uint _vkp_ITER_PREV = 5u;   // lavapipe: ITER_MAX at the boundary before
+const uint _vkp_CUR = 6u;   // the fallback: the slot of the step being run
+const uint _vkp_STEP_STATE = 8u;   // slot s: the state of its step (+ 3s)
+const uint _vkp_STEP_FLAGS = 9u;   // slot s: which every()/when() stages run (+ 3s)
+const uint _vkp_STEP_NUMBER = 10u;   // slot s: the step's number (+ 3s)
+const uint _vkp_ARRIVED = 32u;   // arrivals at the grid barriers between stages
+const uint _vkp_ENDS = 64u;   // arrivals at the ends of steps
+const uint _vkp_STEPS_DONE = 96u;   // steps the program has completed (persists across epochs)
+const uint _vkp_SNAPSHOT = 128u;   // the host fields' snapshots, one per slot
+const uint _vkp_SOCKETS = 131u;   // per memsock and slot: its frame's ring slot and seq
+uint _vkp_step;       // the step being run, as stages see it
+uint _vkp_snap;       // where its snapshot of the host fields starts
+int _vkp_parity;    // the step's parity: which half of each array pair holds the state it reads
+
+// Prepares the step words in slot `p` for the next step (see the module's docs).
+void _vkp_boundary(uint p) {
+    uint ended = _vkp_sched[_vkp_ENDED];
+    uint head = _vkp_controls[3];
+    uint tail = _vkp_controls[52];
+    uint halt = _vkp_controls[1];
+    uint budget = _vkp_controls[2];
+    uint c0 = _vkp_controls[0];
+    uint step = _vkp_sched[_vkp_STEPS_DONE];
+    uint done = _vkp_sched[_vkp_DONE];
+    uint started = _vkp_sched[_vkp_STARTED];
+    if (ended != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
+        return;
+    }
+    if (started != 0u) {      // a step was prepared before
+        step += 1u;
+        done += 1u;
+        _vkp_sched[_vkp_STEPS_DONE] = step;
+        _vkp_sched[_vkp_DONE] = done;
+    }
+    _vkp_sched[_vkp_STARTED] = 1u;
+    if (head != tail) {
+        // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
+        {
+            uint _head = atomicLoad(_vkp_controls[3], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+            uint _tail = _vkp_controls[52];
+            while (_tail != _head) {
+                uint _e = 4u + (_tail % 16u) * 2u;
+                uint _word = atomicLoad(_vkp_controls[_e], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+                atomicStore(_vkp_controls[_word], atomicLoad(_vkp_controls[_e + 1u], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire), gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+                _tail += 1u;
+            }
+            _vkp_controls[52] = _tail;
+            atomicStore(_vkp_controls[53], 0xFFFFFFFFu, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);   // busy: the host retries
+            atomicStore(_vkp_controls[54], step, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+            atomicStore(_vkp_controls[53], _tail, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+        }
+        halt = _vkp_controls[1];
+        c0 = _vkp_controls[0];
+    }
+    _vkp_sched[_vkp_SNAPSHOT + 1u * p + 0u] = c0;
+    _vkp_controls[48] = step;       // the heartbeat
+    _vkp_controls[49] = done;
+    uint reason = 0u;
+    if (halt != 0u) reason = 2u;
+    else if (done >= budget) reason = 1u;
+    uint flags = 0u;
+    if (reason != 0u) {
+        _vkp_sched[_vkp_ENDED] = 1u;
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
+        _vkp_controls[50] = reason;
+        return;
+    }
+    _vkp_sched[_vkp_STEP_FLAGS + 3u * p] = flags;
+    _vkp_sched[_vkp_STEP_NUMBER + 3u * p] = step;
+    _vkp_sched[_vkp_STEP_STATE + 3u * p] = 1u;
+}
+
+// the step boundary of the fallback: one invocation, before each step
+void main() {
+    uint q = _vkp_sched[_vkp_CUR];   // the step before, now complete everywhere
+    uint p = q == 2u ? 0u : q + 1u;
+    _vkp_boundary(p);
+    _vkp_sched[_vkp_CUR] = p;
+}
+
+#version 450
+#extension GL_KHR_memory_scope_semantics : require
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(std430, binding = 0) readonly buffer A_buffer { float A[]; };
+layout(std430, binding = 0) buffer A_next_buffer { float A_next[]; };
+layout(std430, binding = 1) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
+layout(std430, binding = 2) buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+// the scheduler words of _vkp_sched (vkpersist/scheduler/_words.py)
+const uint _vkp_OCCUPANCY = 0u;   // occupancy discovery: participants that joined; bit 31: the poll closed
+const uint _vkp_STARTED = 1u;   // a step was prepared in this epoch
+const uint _vkp_ENDED = 2u;   // this epoch (batch) has ended
+const uint _vkp_DONE = 3u;   // steps completed in this epoch
+const uint _vkp_ITER_MAX = 4u;   // lavapipe: the most loop iterations any invocation has run
+const uint _vkp_ITER_PREV = 5u;   // lavapipe: ITER_MAX at the boundary before
+const uint _vkp_CUR = 6u;   // the fallback: the slot of the step being run
+const uint _vkp_STEP_STATE = 8u;   // slot s: the state of its step (+ 3s)
+const uint _vkp_STEP_FLAGS = 9u;   // slot s: which every()/when() stages run (+ 3s)
+const uint _vkp_STEP_NUMBER = 10u;   // slot s: the step's number (+ 3s)
+const uint _vkp_ARRIVED = 32u;   // arrivals at the grid barriers between stages
+const uint _vkp_ENDS = 64u;   // arrivals at the ends of steps
+const uint _vkp_STEPS_DONE = 96u;   // steps the program has completed (persists across epochs)
+const uint _vkp_SNAPSHOT = 128u;   // the host fields' snapshots, one per slot
+const uint _vkp_SOCKETS = 131u;   // per memsock and slot: its frame's ring slot and seq
+uint _vkp_step;       // the step being run, as stages see it
+uint _vkp_snap;       // where its snapshot of the host fields starts
+int _vkp_parity;    // the step's parity: which half of each array pair holds the state it reads
+uint _vkp_host_alpha;   // host field alpha in this step's snapshot
+
+// programs_lib.py:8: at
+float at_0(int i, int j, int k) {
+    int n;
+    // programs_lib.py:9
+    n = 8;
+    // programs_lib.py:10
+    if ((((((i < 0) || (j < 0)) || (k < 0)) || (i >= n)) || (j >= n)) || (k >= n)) {
+        // programs_lib.py:11
+        return 0.0;
+    }
+    // programs_lib.py:12
+    return A[_vkp_parity * 512 + ((i) * 8 + j) * 8 + k];
+}
+
+// programs_lib.py:16: sweep
+void sweep_0(float alpha, int i, int j, int k) {
+    float lap;
+    // programs_lib.py:17
+    lap = (((((at_0((i - 1), j, k) + at_0((i + 1), j, k)) + at_0(i, (j - 1), k)) + at_0(i, (j + 1), k)) + at_0(i, j, (k - 1))) + at_0(i, j, (k + 1))) - (6.0 * A[_vkp_parity * 512 + ((i) * 8 + j) * 8 + k]);
+    // programs_lib.py:20
+    A_next[(1 - _vkp_parity) * 512 + ((i) * 8 + j) * 8 + k] = A[_vkp_parity * 512 + ((i) * 8 + j) * 8 + k] + (alpha * lap);
+}
+
+// programs_lib.py:427: sweep_pair
+void stage_sweep_pair(int i, int j, int k) {
+    // programs_lib.py:428
+    sweep_0(uintBitsToFloat(_vkp_host_alpha), i, j, k);
+}
+
+// Prepares the step words in slot `p` for the next step (see the module's docs).
+void _vkp_boundary(uint p) {
+    uint ended = _vkp_sched[_vkp_ENDED];
+    uint head = _vkp_controls[3];
+    uint tail = _vkp_controls[52];
+    uint halt = _vkp_controls[1];
+    uint budget = _vkp_controls[2];
+    uint c0 = _vkp_controls[0];
+    uint step = _vkp_sched[_vkp_STEPS_DONE];
+    uint done = _vkp_sched[_vkp_DONE];
+    uint started = _vkp_sched[_vkp_STARTED];
+    if (ended != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
+        return;
+    }
+    if (started != 0u) {      // a step was prepared before
+        step += 1u;
+        done += 1u;
+        _vkp_sched[_vkp_STEPS_DONE] = step;
+        _vkp_sched[_vkp_DONE] = done;
+    }
+    _vkp_sched[_vkp_STARTED] = 1u;
+    if (head != tail) {
+        // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
+        {
+            uint _head = atomicLoad(_vkp_controls[3], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+            uint _tail = _vkp_controls[52];
+            while (_tail != _head) {
+                uint _e = 4u + (_tail % 16u) * 2u;
+                uint _word = atomicLoad(_vkp_controls[_e], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+                atomicStore(_vkp_controls[_word], atomicLoad(_vkp_controls[_e + 1u], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire), gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+                _tail += 1u;
+            }
+            _vkp_controls[52] = _tail;
+            atomicStore(_vkp_controls[53], 0xFFFFFFFFu, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);   // busy: the host retries
+            atomicStore(_vkp_controls[54], step, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+            atomicStore(_vkp_controls[53], _tail, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+        }
+        halt = _vkp_controls[1];
+        c0 = _vkp_controls[0];
+    }
+    _vkp_sched[_vkp_SNAPSHOT + 1u * p + 0u] = c0;
+    _vkp_controls[48] = step;       // the heartbeat
+    _vkp_controls[49] = done;
+    uint reason = 0u;
+    if (halt != 0u) reason = 2u;
+    else if (done >= budget) reason = 1u;
+    uint flags = 0u;
+    if (reason != 0u) {
+        _vkp_sched[_vkp_ENDED] = 1u;
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
+        _vkp_controls[50] = reason;
+        return;
+    }
+    _vkp_sched[_vkp_STEP_FLAGS + 3u * p] = flags;
+    _vkp_sched[_vkp_STEP_NUMBER + 3u * p] = step;
+    _vkp_sched[_vkp_STEP_STATE + 3u * p] = 1u;
+}
+
+// stage sweep_pair of the fallback: one invocation per index of (8, 8, 8)
+void main() {
+    uint p = _vkp_sched[_vkp_CUR];
+    if (_vkp_sched[_vkp_STEP_STATE + 3u * p] != 1u) return;   // the batch has ended
+    uint _i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationIndex;
+    if (_i >= 512u) return;
+    _vkp_step = _vkp_sched[_vkp_STEP_NUMBER + 3u * p];
+    _vkp_snap = _vkp_SNAPSHOT + 1u * p;
+    _vkp_parity = int(_vkp_step & 1u);
+    _vkp_host_alpha = _vkp_sched[_vkp_snap + 0u];
+    stage_sweep_pair(int(_i / 64u), int((_i / 8u) % 8u), int(_i % 8u));
+}

@@ -1,0 +1,261 @@
+#version 450
+#pragma use_vulkan_memory_model
+#extension GL_KHR_memory_scope_semantics : require
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+layout(std430, binding = 0) nonprivate buffer A_buffer { float A[]; };
+layout(std430, binding = 0) nonprivate readonly buffer _vkp_ro_A_buffer { float _vkp_ro_A[]; };
+layout(std430, binding = 0) nonprivate buffer A_next_buffer { float A_next[]; };
+layout(std430, binding = 1) coherent buffer _vkp_controls_buffer { uint _vkp_controls[]; };   // control words
+layout(std430, binding = 2) coherent buffer _vkp_sched_buffer { uint _vkp_sched[]; };
+// the scheduler words of _vkp_sched (vkpersist/scheduler/_words.py)
+const uint _vkp_OCCUPANCY = 0u;   // occupancy discovery: participants that joined; bit 31: the poll closed
+const uint _vkp_STARTED = 1u;   // a step was prepared in this epoch
+const uint _vkp_ENDED = 2u;   // this epoch (batch) has ended
+const uint _vkp_DONE = 3u;   // steps completed in this epoch
+const uint _vkp_ITER_MAX = 4u;   // lavapipe: the most loop iterations any invocation has run
+const uint _vkp_ITER_PREV = 5u;   // lavapipe: ITER_MAX at the boundary before
+const uint _vkp_CUR = 6u;   // the fallback: the slot of the step being run
+const uint _vkp_STEP_STATE = 8u;   // slot s: the state of its step (+ 3s)
+const uint _vkp_STEP_FLAGS = 9u;   // slot s: which every()/when() stages run (+ 3s)
+const uint _vkp_STEP_NUMBER = 10u;   // slot s: the step's number (+ 3s)
+const uint _vkp_ARRIVED = 32u;   // arrivals at the grid barriers between stages
+const uint _vkp_ENDS = 64u;   // arrivals at the ends of steps
+const uint _vkp_STEPS_DONE = 96u;   // steps the program has completed (persists across epochs)
+const uint _vkp_SNAPSHOT = 128u;   // the host fields' snapshots, one per slot
+const uint _vkp_SOCKETS = 131u;   // per memsock and slot: its frame's ring slot and seq
+// the running step's values: the shared copy of its words (_megakernel.py)
+#define _vkp_step _vkp_words[2]
+#define _vkp_snap (_vkp_SNAPSHOT + 1u * _vkp_words[3])
+#define _vkp_parity int(_vkp_words[2] & 1u)
+#define _vkp_host_alpha _vkp_words[4]
+shared uint _vkp_words[5];   // the running step's words
+
+// programs_lib.py:8: at
+float at_0(int i, int j, int k) {
+    int n;
+    // programs_lib.py:9
+    n = 8;
+    // programs_lib.py:10
+    if ((((((i < 0) || (j < 0)) || (k < 0)) || (i >= n)) || (j >= n)) || (k >= n)) {
+        // programs_lib.py:11
+        return 0.0;
+    }
+    // programs_lib.py:12
+    return _vkp_ro_A[_vkp_parity * 512 + ((i) * 8 + j) * 8 + k];
+}
+
+// programs_lib.py:16: sweep
+void sweep_0(float alpha, int i, int j, int k) {
+    float lap;
+    // programs_lib.py:17
+    lap = (((((at_0((i - 1), j, k) + at_0((i + 1), j, k)) + at_0(i, (j - 1), k)) + at_0(i, (j + 1), k)) + at_0(i, j, (k - 1))) + at_0(i, j, (k + 1))) - (6.0 * _vkp_ro_A[_vkp_parity * 512 + ((i) * 8 + j) * 8 + k]);
+    // programs_lib.py:20
+    A_next[(1 - _vkp_parity) * 512 + ((i) * 8 + j) * 8 + k] = _vkp_ro_A[_vkp_parity * 512 + ((i) * 8 + j) * 8 + k] + (alpha * lap);
+}
+
+// programs_lib.py:427: sweep_pair
+void stage_sweep_pair(int i, int j, int k) {
+    // programs_lib.py:428
+    sweep_0(uintBitsToFloat(_vkp_host_alpha), i, j, k);
+}
+
+// Prepares the step words in slot `p` for the next step (see the module's docs).
+void _vkp_boundary(uint p) {
+    uint ended = _vkp_sched[_vkp_ENDED];
+    uint head = _vkp_controls[3];
+    uint tail = _vkp_controls[52];
+    uint halt = _vkp_controls[1];
+    uint budget = _vkp_controls[2];
+    uint c0 = _vkp_controls[0];
+    uint step = _vkp_sched[_vkp_STEPS_DONE];
+    uint done = _vkp_sched[_vkp_DONE];
+    uint started = _vkp_sched[_vkp_STARTED];
+    if (ended != 0u) {      // this epoch (batch) has ended
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
+        return;
+    }
+    if (started != 0u) {      // a step was prepared before
+        step += 1u;
+        done += 1u;
+        _vkp_sched[_vkp_STEPS_DONE] = step;
+        _vkp_sched[_vkp_DONE] = done;
+    }
+    _vkp_sched[_vkp_STARTED] = 1u;
+    if (head != tail) {
+        // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
+        {
+            uint _head = atomicLoad(_vkp_controls[3], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+            uint _tail = _vkp_controls[52];
+            while (_tail != _head) {
+                uint _e = 4u + (_tail % 16u) * 2u;
+                uint _word = atomicLoad(_vkp_controls[_e], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+                atomicStore(_vkp_controls[_word], atomicLoad(_vkp_controls[_e + 1u], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire), gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+                _tail += 1u;
+            }
+            _vkp_controls[52] = _tail;
+            atomicStore(_vkp_controls[53], 0xFFFFFFFFu, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);   // busy: the host retries
+            atomicStore(_vkp_controls[54], step, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+            atomicStore(_vkp_controls[53], _tail, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+        }
+        halt = _vkp_controls[1];
+        c0 = _vkp_controls[0];
+    }
+    _vkp_sched[_vkp_SNAPSHOT + 1u * p + 0u] = c0;
+    uint lag = min(done, 2u);   // steps prepared, not yet complete
+    _vkp_controls[48] = step - lag;       // the heartbeat
+    _vkp_controls[49] = done - lag;
+    uint reason = 0u;
+    if (halt != 0u) reason = 2u;
+    else if (done >= budget) reason = 1u;
+    uint flags = 0u;
+    if (reason != 0u) {
+        _vkp_sched[_vkp_ENDED] = 1u;
+        _vkp_sched[_vkp_STEP_STATE + 3u * p] = 2u;
+        _vkp_controls[50] = reason;
+        return;
+    }
+    _vkp_sched[_vkp_STEP_FLAGS + 3u * p] = flags;
+    _vkp_sched[_vkp_STEP_NUMBER + 3u * p] = step;
+    _vkp_sched[_vkp_STEP_STATE + 3u * p] = 1u;
+}
+
+shared int _vkp_part_shared;
+shared uint _vkp_nparts_shared;
+int _vkp_part;          // this workgroup's participant index
+uint _vkp_nparts;       // participating workgroups
+int _vkp_worker;        // its index among those that run stages (-1: none)
+uint _vkp_workers;      // participating workgroups that run stages
+uint _vkp_target = 0u;  // arrivals that complete the current barrier between stages
+uint _vkp_end_target = 0u;   // arrivals that complete the current end of step
+uint _vkp_round = 0u;   // queue rounds so far: their words alternate by parity
+
+// Grid barriers: arrivals on monotonic counters; only participants (workgroups
+// known to be running) are ever waited for. Between stages: the workers.
+void _vkp_grid_sync() {
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+    if (gl_LocalInvocationIndex == 0u) {
+        atomicAdd(_vkp_sched[_vkp_ARRIVED], 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease | gl_SemanticsMakeAvailable);
+        _vkp_target += _vkp_workers;
+        while (true) {
+            if (atomicLoad(_vkp_sched[_vkp_ARRIVED], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_target) break;
+        }
+        memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire | gl_SemanticsMakeVisible);   // acquire what the others wrote
+    }
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+}
+
+void _vkp_end_sync(uint slot, bool ready) {
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+    if (gl_LocalInvocationIndex == 0u) {
+        uint _w0, _w1, _w2, _w3, _w4;
+        if (ready) {   // prepared a step ago: load them before the barrier
+            _w0 = _vkp_sched[_vkp_STEP_STATE + 3u * slot];
+            _w1 = _vkp_sched[_vkp_STEP_FLAGS + 3u * slot];
+            _w2 = _vkp_sched[_vkp_STEP_NUMBER + 3u * slot];
+            _w3 = slot;
+            _w4 = _vkp_sched[_vkp_SNAPSHOT + 1u * slot + 0u];
+        }
+        atomicAdd(_vkp_sched[_vkp_ENDS], 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease | gl_SemanticsMakeAvailable);
+        _vkp_end_target += _vkp_nparts;
+        while (true) {
+            if (atomicLoad(_vkp_sched[_vkp_ENDS], gl_ScopeDevice, gl_StorageSemanticsNone, gl_SemanticsRelaxed) >= _vkp_end_target) break;
+        }
+        memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire | gl_SemanticsMakeVisible);   // acquire what the others wrote
+        if (!ready) {
+            _w0 = _vkp_sched[_vkp_STEP_STATE + 3u * slot];
+            _w1 = _vkp_sched[_vkp_STEP_FLAGS + 3u * slot];
+            _w2 = _vkp_sched[_vkp_STEP_NUMBER + 3u * slot];
+            _w3 = slot;
+            _w4 = _vkp_sched[_vkp_SNAPSHOT + 1u * slot + 0u];
+        }
+        _vkp_words[0] = _w0;
+        _vkp_words[1] = _w1;
+        _vkp_words[2] = _w2;
+        _vkp_words[3] = _w3;
+        _vkp_words[4] = _w4;
+    }
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+}
+
+void main() {
+    // occupancy discovery: workgroups join while the poll is open; the first
+    // participant closes it once no one has joined for a while (or all have)
+    if (gl_LocalInvocationIndex == 0u) {
+        uint groups = gl_NumWorkGroups.x;
+        uint w = atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+        bool joined = false;
+        while ((w & 0x80000000u) == 0u && !joined) {
+            uint prev = atomicCompSwap(_vkp_sched[_vkp_OCCUPANCY], w, w + 1u);
+            if (prev == w) joined = true; else w = prev;
+        }
+        int part = joined ? int(w) : -1;
+        uint nparts = 0u;
+        if (part == 0) {
+            uint seen = 1u;
+            uint quiet = 0u;
+            while (seen < groups && quiet < 1024u) {
+                uint c = atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+                c = max(c, atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+                c = max(c, atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+                c = max(c, atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+                c = max(c, atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+                c = max(c, atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+                c = max(c, atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+                c = max(c, atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+                c &= 0x7FFFFFFFu;
+                if (c == seen) quiet += 1u; else { seen = c; quiet = 0u; }
+            }
+            nparts = atomicOr(_vkp_sched[_vkp_OCCUPANCY], 0x80000000u) & 0x7FFFFFFFu;
+            _vkp_controls[51] = nparts;
+        } else if (part > 0) {
+            uint v = atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+            while ((v & 0x80000000u) == 0u) {
+                v = atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
+                v = max(v, atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+                v = max(v, atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+                v = max(v, atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+                v = max(v, atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+                v = max(v, atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+                v = max(v, atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+                v = max(v, atomicLoad(_vkp_sched[_vkp_OCCUPANCY], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire));
+            }
+            nparts = v & 0x7FFFFFFFu;
+        }
+        _vkp_part_shared = part;
+        _vkp_nparts_shared = nparts;
+    }
+    barrier();
+    _vkp_part = _vkp_part_shared;
+    _vkp_nparts = _vkp_nparts_shared;
+    if (_vkp_part < 0) return;     // not running alongside the others: leave
+    uint w0 = (_vkp_nparts >= 16u ? 1u : 0u);   // 1: participant 0 only plans
+    _vkp_workers = _vkp_nparts - w0;
+    _vkp_worker = _vkp_part - int(w0);
+    uint _stride = _vkp_workers * gl_WorkGroupSize.x;
+    uint _first = uint(_vkp_worker) * gl_WorkGroupSize.x + gl_LocalInvocationIndex;
+    bool _planner = _vkp_part == 0 && gl_LocalInvocationIndex == 0u;
+    if (_planner) {      // the first 2 steps
+        _vkp_boundary(0u);
+        _vkp_boundary(1u);
+    }
+    _vkp_end_sync(0u, false);
+    uint s = 0u;          // the slot of the step being run
+    while (true) {
+        if (_vkp_words[0] != 1u) break;
+        uint _next = s == 2u ? 0u : s + 1u;
+        if (_vkp_worker >= 0) {
+            // stage sweep_pair over (8, 8, 8)
+            for (uint _i = _first; _i < 512u; _i += _stride) {
+                stage_sweep_pair(int(_i / 64u), int((_i / 8u) % 8u), int(_i % 8u));
+            }
+        }
+        if (_planner) _vkp_boundary((s + 2u) % 3u);   // prepare step + 2
+        _vkp_end_sync(_next, true);
+        s = _next;
+    }
+    if (_planner) {      // exact counts, now that the epoch's last step is complete
+        _vkp_controls[48] = _vkp_sched[_vkp_STEPS_DONE];
+        _vkp_controls[49] = _vkp_sched[_vkp_DONE];
+    }
+}
