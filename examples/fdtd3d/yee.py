@@ -174,7 +174,7 @@ class Yee:
                 for (a0, a1, b0, b1, c0, c1, weight, base, mul) in CORR:
                     if a0 <= i and i <= a1 and b0 <= j and j <= b1 and c0 <= k and k <= c1:
                         curl += weight * inc[0, base + mul * p]
-                v = H_C[i, j, k] - CH * curl
+                v = v - CH * curl
             return v
         return h_at
 
@@ -208,6 +208,6 @@ class Yee:
                 curl = d_c - d_b
                 curl += e_extra(c, i, j, k, pos(i, j, k), t)
                 m = ids[ROW + i, j, k]
-                v = coef[MAT, m] * E_c[i, j, k] + coef[MAT + 1, m] * curl
+                v = coef[MAT, m] * v + coef[MAT + 1, m] * curl
             return v
         return e_at
