@@ -11,10 +11,15 @@ two stages like an FDTD step (H then E). Rows, all measured in this run on one d
   pair           the same, double-buffered with an array pair (A, A_next): one sweep
                  stage per program step, two program steps per row step; what selecting
                  the halves by the step's parity costs against two explicit arrays
+  fused          both sweeps in one stage a step on an array pair, the first sweep's
+                 values at a cell's neighbours recomputed where the second reads them:
+                 one grid barrier a step instead of two, B never stored, seven
+                 evaluations of a sweep per cell (the FDTD's update="fused" for the stencil)
   launch         prog.run(steps, mode="launch"): the fallback, batches of recorded steps
   python loop    the same stencil as a @vkp.kernel, two launches per step from Python
   cuda graph     (when CuPy and a CUDA device are present) the same stencil as a CuPy
                  RawKernel, 100 steps captured in a CUDA graph, the graph launched repeatedly
+  cuda fused     (likewise) the fused row's step as one CUDA kernel, 100 in a graph
   cuda persist   (likewise) the megakernel's scheme written natively in CUDA: one kernel
                  per run, every block co-resident, a hand-written grid barrier (arrival
                  counter, release add and acquire polls) after each sweep; what grid
@@ -49,14 +54,36 @@ ALPHA = 0.1
 
 
 @vkp.func
-def sweep(src, dst, alpha, i, j, k):
-    """One cell of the Jacobi sweep, written as CUDA_SOURCE's sweep_cell (the same tests,
-    the same order of additions) so that every row computes the same arithmetic."""
+def relaxed(src, alpha, i, j, k):
+    """One cell of the Jacobi sweep, written as CUDA_SOURCE's relaxed (the same tests, the
+    same order of additions) so that every row computes the same arithmetic."""
     n = src.shape[0]
     c = src[i, j, k]
     s = ((src[i - 1, j, k] if i > 0 else 0.0) + (src[i + 1, j, k] if i < n - 1 else 0.0)
          + (src[i, j - 1, k] if j > 0 else 0.0) + (src[i, j + 1, k] if j < n - 1 else 0.0)
          + (src[i, j, k - 1] if k > 0 else 0.0) + (src[i, j, k + 1] if k < n - 1 else 0.0))
+    return c + alpha * (s - 6.0 * c)
+
+
+@vkp.func
+def sweep(src, dst, alpha, i, j, k):
+    dst[i, j, k] = relaxed(src, alpha, i, j, k)
+
+
+@vkp.func
+def two_sweeps(src, dst, alpha, i, j, k):
+    """Both sweeps of a step at one cell, from the step's start: the first sweep's value
+    at the cell and, again, at its six neighbours (what the second reads), then the
+    second's; the same arithmetic as sweep twice, so the same floats where the compiler
+    contracts alike (CUDA_SOURCE's two_sweeps)."""
+    n = src.shape[0]
+    c = relaxed(src, alpha, i, j, k)
+    s = ((relaxed(src, alpha, i - 1, j, k) if i > 0 else 0.0)
+         + (relaxed(src, alpha, i + 1, j, k) if i < n - 1 else 0.0)
+         + (relaxed(src, alpha, i, j - 1, k) if j > 0 else 0.0)
+         + (relaxed(src, alpha, i, j + 1, k) if j < n - 1 else 0.0)
+         + (relaxed(src, alpha, i, j, k - 1) if k > 0 else 0.0)
+         + (relaxed(src, alpha, i, j, k + 1) if k < n - 1 else 0.0))
     dst[i, j, k] = c + alpha * (s - 6.0 * c)
 
 
@@ -86,17 +113,26 @@ def make_program(ctx, n: int, init: np.ndarray) -> tuple[vkp.Program, object]:
     return prog, A
 
 
-def make_pair_program(ctx, n: int, init: np.ndarray) -> tuple[vkp.Program, object]:
-    prog = vkp.Program(ctx, name=f"jacobi_pair{n}")
+def make_pair_program(ctx, n: int, init: np.ndarray, step=sweep,
+                      name: str = "jacobi_pair") -> tuple[vkp.Program, object]:
+    """The stencil on an array pair (A, A_next), one stage a program step doing `step`:
+    one sweep (the pair row: two program steps a row step), or both sweeps (two_sweeps:
+    the fused row, one grid barrier a step instead of two and B never stored, at seven
+    evaluations of a sweep per cell, as the FDTD's update="fused")."""
+    prog = vkp.Program(ctx, name=f"{name}{n}")
     A, A_next = prog.array_pair("A", (n, n, n), init=init)
     ctl = prog.controls(alpha=vkp.f32(ALPHA))
 
     @prog.stage(domain=(n, n, n))
     def sweep_pair(i, j, k):
-        sweep(A, A_next, ctl.alpha, i, j, k)
+        step(A, A_next, ctl.alpha, i, j, k)
 
     prog.loop(sweep_pair)
     return prog, A
+
+
+def make_fused_program(ctx, n: int, init: np.ndarray) -> tuple[vkp.Program, object]:
+    return make_pair_program(ctx, n, init, two_sweeps, "jacobi_fused")
 
 
 def time_steps(run_steps, seconds: float) -> float:
@@ -171,18 +207,38 @@ def bench_python_loop(ctx, n, init, seconds):
 
 
 CUDA_SOURCE = r"""
-__device__ void sweep_cell(const float* src, float* dst, float alpha, int n, int g) {
+__device__ float relaxed(const float* src, float alpha, int n, int g) {
     int i = g / (n * n), j = (g / n) % n, k = g % n;
     float c = src[g];
     float s = (i > 0 ? src[g - n * n] : 0.f) + (i < n - 1 ? src[g + n * n] : 0.f)
             + (j > 0 ? src[g - n] : 0.f) + (j < n - 1 ? src[g + n] : 0.f)
             + (k > 0 ? src[g - 1] : 0.f) + (k < n - 1 ? src[g + 1] : 0.f);
-    dst[g] = c + alpha * (s - 6.f * c);
+    return c + alpha * (s - 6.f * c);
+}
+
+__device__ void sweep_cell(const float* src, float* dst, float alpha, int n, int g) {
+    dst[g] = relaxed(src, alpha, n, g);
 }
 
 extern "C" __global__ void sweep(const float* src, float* dst, float alpha, int n) {
     int g = blockIdx.x * blockDim.x + threadIdx.x;
     if (g < n * n * n) sweep_cell(src, dst, alpha, n, g);
+}
+
+// Both sweeps of a step in one kernel: the first sweep's value recomputed at the cell's
+// six neighbours (the fused row's two_sweeps, natively).
+extern "C" __global__ void two_sweeps(const float* src, float* dst, float alpha, int n) {
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= n * n * n) return;
+    int i = g / (n * n), j = (g / n) % n, k = g % n;
+    float c = relaxed(src, alpha, n, g);
+    float s = (i > 0 ? relaxed(src, alpha, n, g - n * n) : 0.f)
+            + (i < n - 1 ? relaxed(src, alpha, n, g + n * n) : 0.f)
+            + (j > 0 ? relaxed(src, alpha, n, g - n) : 0.f)
+            + (j < n - 1 ? relaxed(src, alpha, n, g + n) : 0.f)
+            + (k > 0 ? relaxed(src, alpha, n, g - 1) : 0.f)
+            + (k < n - 1 ? relaxed(src, alpha, n, g + 1) : 0.f);
+    dst[g] = c + alpha * (s - 6.f * c);
 }
 
 // A grid barrier by hand: every block co-resident (the launch is sized from the kernel's
@@ -226,18 +282,25 @@ def _cupy():
     return cp
 
 
-def bench_cuda_graph(cp, n, init, seconds):
-    """(steps/s, state after 100 steps) of the stencil as 100 steps of kernels in a graph."""
-    kern = cp.RawModule(code=CUDA_SOURCE).get_function("sweep")
+def bench_cuda_graph(cp, n, init, seconds, fused=False):
+    """(steps/s, state after 100 steps) of the stencil as 100 steps of kernels in a graph:
+    two sweep kernels a step, or with `fused` one two_sweeps kernel (a and b ping-ponged,
+    so after an even number of steps the state is in a either way)."""
+    kern = cp.RawModule(code=CUDA_SOURCE).get_function("two_sweeps" if fused else "sweep")
     a, b = cp.asarray(init), cp.zeros_like(cp.asarray(init))
     blocks = (n ** 3 + 127) // 128
     args_ab = (a, b, np.float32(ALPHA), np.int32(n))
     args_ba = (b, a, np.float32(ALPHA), np.int32(n))
     stream = cp.cuda.Stream(non_blocking=True)
+    parity = [0]
 
     def step():
-        kern((blocks,), (128,), args_ab)
-        kern((blocks,), (128,), args_ba)
+        if fused:
+            kern((blocks,), (128,), (args_ab, args_ba)[parity[0]])
+            parity[0] ^= 1
+        else:
+            kern((blocks,), (128,), args_ab)
+            kern((blocks,), (128,), args_ba)
     run = graph_runner(stream, step)
     rate = time_steps(run, seconds)
     a.set(init, stream=stream)     # on the graph's stream: a copy from pageable memory may
@@ -336,7 +399,8 @@ def main() -> None:
     ap.add_argument("--barriers", nargs="+", default=[], choices=["fence", "release"],
                     help="also measure the persistent row (and the floor) with each of "
                          "these grid-barrier orderings (Target.grid_barrier)")
-    rows = ["loop", "persistent", "pair", "launch", "graph", "cuda-persistent", "floor"]
+    rows = ["loop", "persistent", "pair", "fused", "launch", "graph", "cuda-fused",
+            "cuda-persistent", "floor"]
     ap.add_argument("--rows", nargs="+", default=rows, choices=rows,
                     help="which rows to measure (default: all)")
     args = ap.parse_args()
@@ -375,10 +439,18 @@ def main() -> None:
                 ctx, n, init, "persistent", args.seconds, args.groups, args.local,
                 make_pair_program, per=2)
             rows.append(("pair", rate, note))
+        if "fused" in args.rows:
+            rate, note, states["fused"] = bench_program(
+                ctx, n, init, "persistent", args.seconds, args.groups, args.local,
+                make_fused_program)
+            rows.append(("fused", rate, note))
         cuda_states = {}
         if cp is not None and "graph" in args.rows:
             graph, cuda_states["graph"] = bench_cuda_graph(cp, n, init, args.seconds)
             rows.append(("cuda graph", graph, "CuPy, 100 steps per graph"))
+        if cp is not None and "cuda-fused" in args.rows:
+            rate, cuda_states["fused"] = bench_cuda_graph(cp, n, init, args.seconds, True)
+            rows.append(("cuda fused", rate, "CuPy, two_sweeps: one kernel a step"))
         if cp is not None and "cuda-persistent" in args.rows:
             rate, note, cuda_states["persistent"] = bench_cuda_persistent(cp, n, init,
                                                                           args.seconds)
@@ -387,15 +459,16 @@ def main() -> None:
             cells = 2 * rate * n ** 3 / 1e9
             vs = f"{rate / loop:>7.1f}x" if loop is not None else f"{'-':>8}"
             print(f"{n:>4} {name:<12} {rate:>12,.0f} {vs} {cells:>15.2f}  {note}")
-        for other in ("launch", "pair", *[label for label, _ in variants]):
+        for other in ("launch", "pair", "fused", *[label for label, _ in variants]):
             if "persistent" in states and other in states:
                 same = np.array_equal(states["persistent"], states[other])
                 print(f"{n:>4} persistent and {other} states after 100 steps bit-identical: "
                       f"{'yes' if same else 'NO'}")
-        if len(cuda_states) == 2:
-            same = np.array_equal(cuda_states["persistent"], cuda_states["graph"])
-            print(f"{n:>4} cuda persistent and graph states after 100 steps bit-identical: "
-                  f"{'yes' if same else 'NO'}")
+        for other in ("persistent", "fused"):
+            if "graph" in cuda_states and other in cuda_states:
+                same = np.array_equal(cuda_states[other], cuda_states["graph"])
+                print(f"{n:>4} cuda {other} and graph states after 100 steps bit-identical: "
+                      f"{'yes' if same else 'NO'}")
         if "persistent" in states and "graph" in cuda_states:
             diff = np.abs(states["persistent"] - cuda_states["graph"]).max()
             print(f"{n:>4} persistent vs cuda graph after 100 steps: max |difference| "
