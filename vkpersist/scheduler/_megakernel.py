@@ -12,7 +12,7 @@ the loop.
 from __future__ import annotations
 
 from ._declare import Q_HEAD, Q_HI, Q_LO, Q_TAIL, period_text
-from ._words import SLOTS, STATE_RUNNING
+from ._words import CHUNKS, SLOTS, STATE_RUNNING
 
 QUIET_ROUNDS = 1024         # the first participant closes the poll after this many rounds of
                             # unrolled polls without a join (lavapipe's pool threads take
@@ -148,7 +148,12 @@ class MegakernelWriter:
         # with a dedicated planner, workgroup 0 runs no stages (vk/target.py says when)
         least = self.target.dedicated_planner_from
         w0 = "0u" if least is None else f"(_vkp_nparts >= {least}u ? 1u : 0u)"
+        self.any_ordered = any(self.ordered(i, self.plan.schedule[i][0])
+                               for i, _, _ in self.plan.segments)
         self.emit_all([
+            *(["shared uint _vkp_chunk_shared;   // the chunk the workgroup took",
+               "shared uint _vkp_chunk_base;     // invocation 0: grabs before this stage"]
+              if self.any_ordered else []),
             "shared int _vkp_part_shared;",
             "shared uint _vkp_nparts_shared;",
             *(["shared uint _vkp_group_iterations;"] if self.loop_guard else []),
@@ -217,6 +222,8 @@ class MegakernelWriter:
             "    uint _stride = _vkp_workers * gl_WorkGroupSize.x;",
             "    uint _first = uint(_vkp_worker) * gl_WorkGroupSize.x + gl_LocalInvocationIndex;",
             "    bool _planner = _vkp_part == 0 && gl_LocalInvocationIndex == 0u;",
+            *(["    if (gl_LocalInvocationIndex == 0u) _vkp_chunk_base = 0u;"]
+              if self.any_ordered else []),
             f"    if (_planner) {{      // the first {'step' if ahead == 1 else f'{ahead} steps'}",
             *[f"        _vkp_boundary({k}u);" for k in range(ahead)],
             "    }",
@@ -341,19 +348,59 @@ class MegakernelWriter:
             self.indent -= 1
             self.emit("}")
 
+    def ordered(self, index, stage) -> bool:
+        """Whether stage `index` hands out its indices in order (Target.ordered_from): a
+        large domain stage with a grid barrier on each side whenever it runs, so that no
+        barrier elided between it and another stage relies on both giving index i to the
+        same invocation, and no other stage's hand-out overlaps its own. A barrier counts
+        if it is the stage's own, or an unconditional neighbour's (a conditional one's runs
+        only with it), or a queue's, or a step's end."""
+        least = self.target.ordered_from
+        if not least or stage.consumes is not None or stage.size < least:
+            return False
+        segs = self.plan.segments
+        k = next(k for k, seg in enumerate(segs) if seg[0] == index)
+
+        def neighbour_syncs(j, side):       # segment j's barrier on `side` (1: before)
+            if j < 0 or j >= len(segs):
+                return True
+            st, bit = self.plan.schedule[segs[j][0]]
+            return bit is None and (st.consumes is not None or segs[j][side])
+        return (segs[k][1] or neighbour_syncs(k - 1, 2)) and \
+            (segs[k][2] or neighbour_syncs(k + 1, 1))
+
     def domain_segment(self, index, stage, fn, guard, before, after) -> None:
         if before:
             self.emit("_vkp_grid_sync();")
         self.emit(f"// stage {stage.name} over {stage.domain}")
         for g in guard:
             self.emit(g)
-        self.emit(f"for (uint _i = _first; _i < {stage.size}u; _i += _stride) {{")
-        self.indent += 1
-        for g in guard:
-            self.emit(g)
-        self.emit(f"{fn.name}({', '.join(self._unravel(stage.domain, '_i'))});")
-        self.indent -= 1
-        self.emit("}")
+        if self.ordered(index, stage):
+            chunks = f"(({stage.size}u + gl_WorkGroupSize.x - 1u) / gl_WorkGroupSize.x)"
+            self.emit_all([
+                "// indices in chunks of a workgroup, in order, from a counter",
+                "while (true) {",
+                *["    " + g for g in guard],
+                "    if (gl_LocalInvocationIndex == 0u) _vkp_chunk_shared = "
+                f"atomicAdd(_vkp_sched[{CHUNKS}u], 1u) - _vkp_chunk_base;",
+                "    barrier();",
+                "    uint _c = _vkp_chunk_shared;",
+                "    barrier();",
+                f"    if (_c >= {chunks}) break;",
+                "    uint _i = _c * gl_WorkGroupSize.x + gl_LocalInvocationIndex;",
+                f"    if (_i < {stage.size}u) "
+                f"{fn.name}({', '.join(self._unravel(stage.domain, '_i'))});",
+                "}",
+                "if (gl_LocalInvocationIndex == 0u) "
+                f"_vkp_chunk_base += {chunks} + _vkp_workers;   // one failed grab each"])
+        else:
+            self.emit(f"for (uint _i = _first; _i < {stage.size}u; _i += _stride) {{")
+            self.indent += 1
+            for g in guard:
+                self.emit(g)
+            self.emit(f"{fn.name}({', '.join(self._unravel(stage.domain, '_i'))});")
+            self.indent -= 1
+            self.emit("}")
         if after:
             self.emit("_vkp_grid_sync();")
         for k, (_, _, emitter) in enumerate(self.plan.sockets):

@@ -306,9 +306,10 @@ def conflicts(e: Entry, p: Entry) -> bool:
     barrier): a buffer one writes and the other reads or writes, unless both are domain
     stages over the same domain and touch that buffer only at their own index. The
     megakernel gives every stage's index i to the same invocation (one grid-stride loop
-    over the same domain), so then every element is read and written by one invocation,
-    in program order: the barrier is elided (both modes stay bit-identical; the fallback
-    runs each stage as its own dispatch anyway)."""
+    over the same domain; a stage that takes its indices in order, Target.ordered_from,
+    has a barrier on each side), so then every element is read and written by one
+    invocation, in program order: the barrier is elided (both modes stay bit-identical;
+    the fallback runs each stage as its own dispatch anyway)."""
     shared = (e.writes & (p.reads | p.writes)) | (e.reads & p.writes)
     if not shared:
         return False

@@ -71,6 +71,18 @@ The choices, and the measurements behind them (VULKAN_FACTS.md, docs/benchmarks.
   radix-2 against shared): 2**20: 312 against 530 ms; 16 rows of 2**16: 254 against
   394; 65 rows of 1000: 50 against 59; 64 rows of 1024: 15 against 15. On an H100:
   1.0-1.1 ms for 16,777 rows of 2048 complex64, where the 11 passes move 6 GB.
+- ordered_from: domain stages of at least this many indices, with a grid barrier on each
+  side, take their indices in chunks of a workgroup, in order, from an atomic counter,
+  instead of a fixed grid stride (scheduler/_megakernel.py, `ordered`); 0: never. Over the
+  hundreds of indices each invocation takes a step on a large grid, a grid-stride loop
+  lets workgroups drift apart, and the window of planes a stencil stage reads spreads out
+  of L2; handed out in order, they sweep the grid together, as a launch's workgroups do.
+  On an H200 (2026-12-06, scratch A/B in one call, the fused FDTD update,
+  bit-identical): 39,098 -> 48,036 Mcells/s at 384³ and 30,737 -> 48,007 at 512³, where
+  its launch mode made 42,137 and 41,632 (on an H100 the strided megakernel had fallen to
+  0.80x / 0.59x the CUDA graph there, from 0.97x at 320³). NVIDIA only, from 24 million
+  indices (~288³, where the strided megakernel began to fall behind): below that neither
+  the cost of the counter's atomics nor a gain was measured.
 - solve_group_max: np.linalg.solve/inv/det factor and solve matrices up to this size with
   one workgroup each, barriers instead of ~6 launches a column (a 256 x 256 solve was
   ~1,500 launches, 31.6 ms on an H100 against CuPy's 0.69). 0 on lavapipe, where one
@@ -86,6 +98,7 @@ from dataclasses import dataclass
 DRIVER_ID_LLVMPIPE = 13          # VK_DRIVER_ID_MESA_LLVMPIPE
 DRIVER_ID_NVIDIA = 4             # VK_DRIVER_ID_NVIDIA_PROPRIETARY
 LOOP_GUARD_LIMIT = 65000         # lavapipe stops every loop at ~65,535 iterations per invocation
+ORDERED_FROM = 24_000_000        # NVIDIA: stages of this many indices take them in order
 
 
 @dataclass(frozen=True)
@@ -109,6 +122,7 @@ class Target:
     fft_rows_in_shared: bool = True
     readonly_alias: bool = False
     solve_group_max: int = 256
+    ordered_from: int = 0
 
     @classmethod
     def for_device(cls, info) -> "Target":
@@ -125,7 +139,8 @@ class Target:
                    exact_division=lavapipe, atomic_int64_shared=info.atomic_int64_shared,
                    fft_rows_in_shared=not lavapipe,
                    solve_group_max=0 if lavapipe else 256,
-                   readonly_alias=info.driver_id == DRIVER_ID_NVIDIA and info.memory_model)
+                   readonly_alias=info.driver_id == DRIVER_ID_NVIDIA and info.memory_model,
+                   ordered_from=ORDERED_FROM if info.driver_id == DRIVER_ID_NVIDIA else 0)
 
     @classmethod
     def any_device(cls) -> "Target":
