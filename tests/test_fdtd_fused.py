@@ -170,12 +170,16 @@ def test_update_auto_is_fused_on_gpus_with_room_and_split_elsewhere_and_mode_fol
     with pytest.raises(vkp.UnsupportedError, match="maxStorageBufferRange.*update='split'"):
         sim._fused(0.0)
     sim.update = "auto"
-    # the fused update's megakernel falls behind its launch mode on large grids
-    sim.ctx, sim.fused = types.SimpleNamespace(info=_info("dgpu", need)), True
-    for nodes, mode, want in (((257,) * 3, "auto", "auto"), ((301,) * 3, "auto", "launch"),
-                              ((301,) * 3, "persistent", "persistent")):
-        sim.grid = types.SimpleNamespace(nodes=nodes)
-        assert sim._mode(mode) == want, (nodes, mode)
+    # the fused update's megakernel falls behind its launch mode on large grids unless
+    # its stage takes the indices in order (Target.ordered_from)
+    for ordered_from, large in ((0, "launch"), (20_000_000, "auto"), (30_000_000, "launch")):
+        sim.ctx = types.SimpleNamespace(info=_info("dgpu", need),
+                                        target=types.SimpleNamespace(ordered_from=ordered_from))
+        sim.fused = True
+        for nodes, mode, want in (((257,) * 3, "auto", "auto"), ((301,) * 3, "auto", large),
+                                  ((301,) * 3, "persistent", "persistent")):
+            sim.grid = types.SimpleNamespace(nodes=nodes)
+            assert sim._mode(mode) == want, (ordered_from, nodes, mode)
     sim.fused = False
     assert sim._mode("auto") == "auto"
     for update, fused in (("fused", True), ("split", False)):

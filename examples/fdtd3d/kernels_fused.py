@@ -21,7 +21,8 @@ What it costs: twice the field memory, and six more H evaluations per node (comp
 GPU had to spare: the FDTD step is bandwidth-bound). Measured on an H100 (2026-12-06,
 benchmarks/fdtd.py, the bench's PEC scene): 1.32x the CUDA graph of the two kernels at
 128³ and 1.19x at 256³, where the split update's megakernel made 1.03x and 1.04x
-(docs/fdtd.md; past 24 million nodes Simulation runs it as launches by default).
+(docs/fdtd.md; past 24 million nodes Simulation runs it as launches by default, unless
+the megakernel takes the stage's indices in order: Target.ordered_from).
 """
 from __future__ import annotations
 
