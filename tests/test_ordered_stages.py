@@ -1,6 +1,6 @@
 """Target.ordered_from: large domain stages of the megakernel hand out their indices in
 chunks of a workgroup, in order, from an atomic counter, instead of a fixed grid stride
-(scheduler/_megakernel.py, `ordered`). Only a stage with a grid barrier on each side may:
+(scheduler/_megakernel.py, `ordered_stages`). Only a stage with a grid barrier on each side may:
 a barrier elided between two pointwise stages relies on both giving index i to the same
 invocation. Forced on for every stage here, on every device, the programs must still
 compute what they compute with the stride (against NumPy, bit for bit), and the stages

@@ -31,7 +31,8 @@ UPDATES = ("auto", "fused", "split")
 # graph at 128³ / 256³ but 0.97x / 0.80x / 0.84x / 0.59x at 320³ / 384³ / 448³ / 512³,
 # while its launch mode made 1.15x / 1.13x / 1.13x / 1.07x there (a step of that size is
 # milliseconds, so launches cost nothing); the split update's megakernel stays at
-# 0.98-1.04x at every size.
+# 0.98-1.04x at every size. Not where the device's megakernel takes a stage that large's
+# indices in order (Target.ordered_from, NVIDIA): it then beats its launch mode (_mode).
 FUSED_PERSISTENT_NODES = 24_000_000
 
 

@@ -148,12 +148,11 @@ class MegakernelWriter:
         # with a dedicated planner, workgroup 0 runs no stages (vk/target.py says when)
         least = self.target.dedicated_planner_from
         w0 = "0u" if least is None else f"(_vkp_nparts >= {least}u ? 1u : 0u)"
-        self.any_ordered = any(self.ordered(i, self.plan.schedule[i][0])
-                               for i, _, _ in self.plan.segments)
+        self.ordered = self.ordered_stages()
         self.emit_all([
             *(["shared uint _vkp_chunk_shared;   // the chunk the workgroup took",
                "shared uint _vkp_chunk_base;     // invocation 0: grabs before this stage"]
-              if self.any_ordered else []),
+              if self.ordered else []),
             "shared int _vkp_part_shared;",
             "shared uint _vkp_nparts_shared;",
             *(["shared uint _vkp_group_iterations;"] if self.loop_guard else []),
@@ -223,7 +222,7 @@ class MegakernelWriter:
             "    uint _first = uint(_vkp_worker) * gl_WorkGroupSize.x + gl_LocalInvocationIndex;",
             "    bool _planner = _vkp_part == 0 && gl_LocalInvocationIndex == 0u;",
             *(["    if (gl_LocalInvocationIndex == 0u) _vkp_chunk_base = 0u;"]
-              if self.any_ordered else []),
+              if self.ordered else []),
             f"    if (_planner) {{      // the first {'step' if ahead == 1 else f'{ahead} steps'}",
             *[f"        _vkp_boundary({k}u);" for k in range(ahead)],
             "    }",
@@ -348,26 +347,31 @@ class MegakernelWriter:
             self.indent -= 1
             self.emit("}")
 
-    def ordered(self, index, stage) -> bool:
-        """Whether stage `index` hands out its indices in order (Target.ordered_from): a
-        large domain stage with a grid barrier on each side whenever it runs, so that no
-        barrier elided between it and another stage relies on both giving index i to the
-        same invocation, and no other stage's hand-out overlaps its own. A barrier counts
-        if it is the stage's own, or an unconditional neighbour's (a conditional one's runs
-        only with it), or a queue's, or a step's end."""
+    def ordered_stages(self) -> set:
+        """The schedule entries whose stages hand out their indices in order
+        (Target.ordered_from): large domain stages with a grid barrier on each side whenever
+        they run, so that no barrier elided between one and another stage relies on both
+        giving index i to the same invocation, and no other stage's hand-out overlaps its
+        own. A barrier counts if it is the stage's own, or an unconditional neighbour's (a
+        conditional one's runs only with it), or a queue's, or a step's end."""
         least = self.target.ordered_from
-        if not least or stage.consumes is not None or stage.size < least:
-            return False
         segs = self.plan.segments
-        k = next(k for k, seg in enumerate(segs) if seg[0] == index)
+        if not least:
+            return set()
 
         def neighbour_syncs(j, side):       # segment j's barrier on `side` (1: before)
             if j < 0 or j >= len(segs):
                 return True
             st, bit = self.plan.schedule[segs[j][0]]
             return bit is None and (st.consumes is not None or segs[j][side])
-        return (segs[k][1] or neighbour_syncs(k - 1, 2)) and \
-            (segs[k][2] or neighbour_syncs(k + 1, 1))
+        out = set()
+        for k, (index, before, after) in enumerate(segs):
+            stage = self.plan.schedule[index][0]
+            if stage.consumes is None and stage.size >= least \
+                    and (before or neighbour_syncs(k - 1, 2)) \
+                    and (after or neighbour_syncs(k + 1, 1)):
+                out.add(index)
+        return out
 
     def domain_segment(self, index, stage, fn, guard, before, after) -> None:
         if before:
@@ -375,7 +379,7 @@ class MegakernelWriter:
         self.emit(f"// stage {stage.name} over {stage.domain}")
         for g in guard:
             self.emit(g)
-        if self.ordered(index, stage):
+        if index in self.ordered:
             chunks = f"(({stage.size}u + gl_WorkGroupSize.x - 1u) / gl_WorkGroupSize.x)"
             self.emit_all([
                 "// indices in chunks of a workgroup, in order, from a counter",

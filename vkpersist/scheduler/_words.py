@@ -34,8 +34,9 @@ WORDS = (
 )
 W = {name: word for name, word, _ in WORDS}
 EPOCH_WORDS = 96           # zeroed before each epoch (batch)
-# Target.ordered_from's hand-out counter (_megakernel.py, `ordered`): zeroed with the epoch's
-# words; named in the GLSL only where a stage uses it, so other programs' code is unchanged
+# Target.ordered_from's hand-out counter (_megakernel.py, `ordered_stages`): zeroed with the
+# epoch's words; named in the GLSL only where a stage uses it, so other programs' code is
+# unchanged
 CHUNKS = 24
 
 

@@ -73,8 +73,8 @@ The choices, and the measurements behind them (VULKAN_FACTS.md, docs/benchmarks.
   1.0-1.1 ms for 16,777 rows of 2048 complex64, where the 11 passes move 6 GB.
 - ordered_from: domain stages of at least this many indices, with a grid barrier on each
   side, take their indices in chunks of a workgroup, in order, from an atomic counter,
-  instead of a fixed grid stride (scheduler/_megakernel.py, `ordered`); 0: never. Over the
-  hundreds of indices each invocation takes a step on a large grid, a grid-stride loop
+  instead of a fixed grid stride (scheduler/_megakernel.py, `ordered_stages`); 0: never.
+  Over the hundreds of indices each invocation takes a step on a large grid, a grid-stride loop
   lets workgroups drift apart, and the window of planes a stencil stage reads spreads out
   of L2; handed out in order, they sweep the grid together, as a launch's workgroups do.
   On an H200 (2026-12-06, scratch A/B in one call, the fused FDTD update,
