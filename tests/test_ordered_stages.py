@@ -11,10 +11,13 @@ import re
 import numpy as np
 import pytest
 
+import vkpersist as vkp
+
 import random_programs
 import test_megakernel_shapes as shapes
 from programs_lib import jacobi, skipped_barrier, skipped_barrier_reference
 from test_cached_loads import run_and_compare
+from vkpersist.scheduler import _megakernel
 
 ORDERED = "in order, from a counter"
 
@@ -25,6 +28,9 @@ def ordered(ctx, monkeypatch, request):
     with a GPU's (steps prepared two ahead, a planner workgroup that runs no stages: the
     hand-out counts only the workers' failed grabs)."""
     change = {"ordered_from": 1}
+    # the hand-out itself, in programs of many stages (the megakernel orders only a step's
+    # single large stage: test_only_a_single_large_stage_is_ordered)
+    monkeypatch.setattr(_megakernel, "ORDER_A_SINGLE_LARGE_STAGE", False)
     if request.param == "gpu shape":
         if not ctx.info.is_lavapipe:
             pytest.skip("a GPU has its own shape")
@@ -136,3 +142,35 @@ def test_nvidia_targets_order_only_large_stages(ctx):
     assert Target.for_device(nvidia).ordered_from == ORDERED_FROM
     other = dataclasses.replace(ctx.info, driver_id=13)
     assert Target.for_device(other).ordered_from == 0
+
+
+def test_only_a_single_large_stage_is_ordered(ctx, monkeypatch):
+    """By default a step orders its stage only where it is the step's one stage of
+    ordered_from indices or more (the two-stage stencil lost in order on an H100, the fused
+    FDTD update gained): the two sweeps of the stencil keep the stride, a program whose
+    other stages are smaller orders its large one, and it still computes what NumPy does."""
+    monkeypatch.setattr(ctx, "target", dataclasses.replace(ctx.target, ordered_from=1000))
+    prog = jacobi(ctx, 12)[0]             # two sweeps of 1,728 cells
+    assert _assert_ordered_only_between_barriers(prog.glsl()) == 0
+    prog.free()
+    prog = vkp.Program(ctx, name="one_large")
+    n = 1500
+    x = prog.array("x", (n,), init=np.arange(n, dtype=np.float32))
+    y = prog.array("y", (n,), np.float32)
+    total = prog.array("total", (1,), np.float32)
+
+    @prog.stage(domain=n)
+    def shift(i):
+        y[i] = x[(i + 7) % n] * 0.5
+
+    @prog.stage(domain=1)
+    def first(i):
+        total[0] = total[0] + y[0]
+
+    prog.loop(shift, first)
+    assert _assert_ordered_only_between_barriers(prog.glsl()) == 1
+    prog.run(5, mode="persistent", groups=2)
+    want = np.roll(np.arange(n, dtype=np.float32), -7) * np.float32(0.5)
+    assert np.array_equal(y.numpy(), want)
+    assert total.numpy()[0] == 5 * want[0]
+    prog.free()

@@ -14,6 +14,15 @@ from __future__ import annotations
 from ._declare import Q_HEAD, Q_HI, Q_LO, Q_TAIL, period_text
 from ._words import CHUNKS, SLOTS, STATE_RUNNING
 
+# Target.ordered_from applies only to a step with one stage of that many indices: on an H100
+# (2026-12-06, benchmarks/target_ab.py ordered_from=0 --fdtd 288 320 --stencil 320, two
+# calls) the fused FDTD update, one stage a step, made 43.8k / 43.4k Mcells/s in order
+# against 37.6k / 33.3k with the stride at 288³ / 320³ and the fused stencil the same either
+# way, but the two-stage stencil at 320³ (two sweeps of 33 million cells) 3,307 / 3,442
+# steps/s in order against 4,580 / 4,574 with the stride (not explained; a grab of the next
+# chunk while the current one runs did not help and cost the FDTD 12 %). Tests switch it off
+# to run the hand-out in programs of many stages.
+ORDER_A_SINGLE_LARGE_STAGE = True
 QUIET_ROUNDS = 1024         # the first participant closes the poll after this many rounds of
                             # unrolled polls without a join (lavapipe's pool threads take
                             # tens of µs to wake)
@@ -353,10 +362,14 @@ class MegakernelWriter:
         they run, so that no barrier elided between one and another stage relies on both
         giving index i to the same invocation, and no other stage's hand-out overlaps its
         own. A barrier counts if it is the stage's own, or an unconditional neighbour's (a
-        conditional one's runs only with it), or a queue's, or a step's end."""
+        conditional one's runs only with it), or a queue's, or a step's end. Only where the
+        step has one stage of ordered_from indices or more (ORDER_A_SINGLE_LARGE_STAGE)."""
         least = self.target.ordered_from
         segs = self.plan.segments
         if not least:
+            return set()
+        large = [st for st, _ in self.plan.schedule if st.consumes is None and st.size >= least]
+        if ORDER_A_SINGLE_LARGE_STAGE and len(large) > 1:
             return set()
 
         def neighbour_syncs(j, side):       # segment j's barrier on `side` (1: before)

@@ -80,9 +80,14 @@ The choices, and the measurements behind them (VULKAN_FACTS.md, docs/benchmarks.
   On an H200 (2026-12-06, scratch A/B in one call, the fused FDTD update,
   bit-identical): 39,098 -> 48,036 Mcells/s at 384³ and 30,737 -> 48,007 at 512³, where
   its launch mode made 42,137 and 41,632 (on an H100 the strided megakernel had fallen to
-  0.80x / 0.59x the CUDA graph there, from 0.97x at 320³). NVIDIA only, from 24 million
-  indices (~288³, where the strided megakernel began to fall behind): below that neither
-  the cost of the counter's atomics nor a gain was measured.
+  0.80x / 0.59x the CUDA graph there, from 0.97x at 320³); on an H100 (2026-12-06,
+  benchmarks/target_ab.py ordered_from=0) 43.8k / 43.4k against 37.6k / 33.3k at 288³ /
+  320³ (launch mode 37.2k / 38.4k). NVIDIA only, from 24 million indices (~288³, where the
+  strided megakernel began to fall behind), and only where the step has one stage that
+  large: the two-stage heat stencil at 320³ lost in order (3,307 against 4,580 steps/s,
+  H100, not explained; the fused stencil: the same either way). Below: forced on at 32³
+  the stencil ran 0.66x (two-stage) and 0.77x (fused) of the stride (H100): the counter's
+  round trip per workgroup of indices costs more than the order gains on small grids.
 - solve_group_max: np.linalg.solve/inv/det factor and solve matrices up to this size with
   one workgroup each, barriers instead of ~6 launches a column (a 256 x 256 solve was
   ~1,500 launches, 31.6 ms on an H100 against CuPy's 0.69). 0 on lavapipe, where one
