@@ -180,6 +180,13 @@ def test_update_auto_is_fused_on_gpus_with_room_and_split_elsewhere_and_mode_fol
                                   ((301,) * 3, "persistent", "persistent")):
             sim.grid = types.SimpleNamespace(nodes=nodes)
             assert sim._mode(mode) == want, (ordered_from, nodes, mode)
+    # with a monitor beside it the stage keeps the stride: launches past the threshold
+    sim.ctx = types.SimpleNamespace(info=_info("dgpu", need),
+                                    target=types.SimpleNamespace(ordered_from=20_000_000))
+    assert sim._mode("auto") == "auto"
+    sim.probes = [object()]
+    assert sim._mode("auto") == "launch" and sim._mode("persistent") == "persistent"
+    sim.probes = []
     sim.fused = False
     assert sim._mode("auto") == "auto"
     for update, fused in (("fused", True), ("split", False)):
