@@ -32,72 +32,69 @@ STENCILS = {"two-stage": P.make_program, "fused": P.make_fused_program}
 TRUE, FALSE = ("1", "true", "on", "yes"), ("0", "false", "off", "no")
 
 
-def parse_knob(text: str, target: Target) -> tuple[str, object]:
-    """`name=value` as (field, value of the field's type), or SystemExit naming the
-    choices."""
-    simple = [f.name for f in dataclasses.fields(Target)
-              if f.name != "name"
-              and isinstance(getattr(target, f.name), (bool, int, str, type(None)))]
+def parse_knob(text: str) -> tuple[str, object]:
+    """`name=value` as (field, value of the field's declared type), or SystemExit naming
+    the choices."""
+    kinds = {f.name: f.type for f in dataclasses.fields(Target)
+             if f.name != "name" and f.type in ("bool", "int", "str", "int | None")}
     name, sep, value = text.partition("=")
-    if not sep or name not in simple:
+    if not sep or name not in kinds:
         sys.exit(f"target_ab.py: {text!r} is not a knob; give name=value with a name among "
-                 f"{', '.join(simple)}")
-    current, low = getattr(target, name), value.strip().lower()
-    if low == "none" and (current is None or name == "dedicated_planner_from"):
-        return name, None
-    if isinstance(current, bool):
+                 f"{', '.join(kinds)}")
+    kind, low = kinds[name], value.strip().lower()
+    if kind == "bool":
         if low not in TRUE + FALSE:
             sys.exit(f"target_ab.py: {name} is a bool; give one of {', '.join(TRUE + FALSE)}")
         return name, low in TRUE
-    if isinstance(current, int) or current is None:
-        try:
-            return name, int(value.replace("_", ""))
-        except ValueError:
-            sys.exit(f"target_ab.py: {name} is an int; got {value!r}")
-    return name, value
+    if kind == "str":
+        return name, value
+    if low == "none" and kind == "int | None":
+        return name, None
+    try:
+        return name, int(value.replace("_", ""))
+    except ValueError:
+        sys.exit(f"target_ab.py: {name} is an int{' or none' if 'None' in kind else ''}; "
+                 f"got {value!r}")
+
+
+def alternate(ctx, targets, rounds, title, unit, bench):
+    """Runs `bench()` (rate, note, state) with each target in turn, `rounds` times; prints
+    each row, then the changed target's best over the default's and whether the two
+    states agree bit for bit."""
+    best, states = {}, {}
+    for r in range(rounds):
+        for label, target in targets.items():
+            ctx.target = target
+            rate, note, states[label] = bench()
+            best[label] = max(best.get(label, 0.0), rate)
+            print(f"{title}  {label:<8} round {r + 1}  {rate:>10,.0f} {unit}  {note}",
+                  flush=True)
+    ctx.target = targets["default"]
+    a, b = states["default"], states["changed"]
+    same = all(np.array_equal(a[k], b[k]) for k in a) if isinstance(a, dict) \
+        else np.array_equal(a, b)
+    print(f"{title}  changed / default {best['changed'] / best['default']:.3f}x"
+          f"  bit-identical: {'yes' if same else 'NO'}", flush=True)
 
 
 def fdtd_rows(ctx, targets, n, update, args) -> None:
-    best, states = {}, {}
-    for r in range(args.rounds):
-        for label, target in targets.items():
-            ctx.target = target
-            rate, states[label], sim, notes = F.bench_program(
-                ctx, n, "persistent", args.seconds, groups=args.groups, local=args.local,
-                update=update)
-            sim.prog.free()
-            best[label] = max(best.get(label, 0.0), rate)
-            print(f"fdtd {update:<6} {n:>4}  {label:<8} round {r + 1}  "
-                  f"{rate * n ** 3 / 1e6:>10,.0f} Mcells/s  {notes}", flush=True)
-    ctx.target = targets["default"]
-    if args.launch:
-        rate, _, sim, _ = F.bench_program(ctx, n, "launch", args.seconds, update=update)
+    title = f"fdtd {update:<6} {n:>4}"
+
+    def bench(mode="persistent"):
+        rate, state, sim, notes = F.bench_program(
+            ctx, n, mode, args.seconds, groups=args.groups, local=args.local, update=update)
         sim.prog.free()
-        print(f"fdtd {update:<6} {n:>4}  launch            {rate * n ** 3 / 1e6:>10,.0f} "
-              "Mcells/s", flush=True)
-    same = all(np.array_equal(states["default"][f], states["changed"][f])
-               for f in states["default"])
-    print(f"fdtd {update:<6} {n:>4}  changed / default {best['changed'] / best['default']:.3f}x"
-          f"  bit-identical: {'yes' if same else 'NO'}", flush=True)
+        return rate * n ** 3 / 1e6, notes, state
+    alternate(ctx, targets, args.rounds, title, "Mcells/s", bench)
+    if args.launch:
+        print(f"{title}  launch            {bench('launch')[0]:>10,.0f} Mcells/s", flush=True)
 
 
 def stencil_rows(ctx, targets, n, form, args) -> None:
     init = np.random.default_rng(0).random((n, n, n)).astype(np.float32)
-    best, states = {}, {}
-    for r in range(args.rounds):
-        for label, target in targets.items():
-            ctx.target = target
-            rate, note, states[label] = P.bench_program(
-                ctx, n, init, "persistent", args.seconds, args.groups, args.local,
-                STENCILS[form])
-            best[label] = max(best.get(label, 0.0), rate)
-            print(f"stencil {form:<9} {n:>4}  {label:<8} round {r + 1}  {rate:>10,.0f} steps/s"
-                  f"  {note}", flush=True)
-    ctx.target = targets["default"]
-    same = np.array_equal(states["default"], states["changed"])
-    print(f"stencil {form:<9} {n:>4}  changed / default "
-          f"{best['changed'] / best['default']:.3f}x  bit-identical: {'yes' if same else 'NO'}",
-          flush=True)
+    alternate(ctx, targets, args.rounds, f"stencil {form:<9} {n:>4}", "steps/s",
+              lambda: P.bench_program(ctx, n, init, "persistent", args.seconds, args.groups,
+                                      args.local, STENCILS[form]))
 
 
 def main() -> None:
@@ -116,7 +113,7 @@ def main() -> None:
     args = ap.parse_args()
     ctx = vkp.Context(selector(args.device))
     default = ctx.target
-    change = dict(parse_knob(k, default) for k in args.knobs)
+    change = dict(parse_knob(k) for k in args.knobs)
     targets = {"default": default, "changed": dataclasses.replace(default, **change)}
     print(f"device: {ctx.info.name}; changed: "
           f"{', '.join(f'{k}={v!r} (default {getattr(default, k)!r})' for k, v in change.items())}")
