@@ -174,3 +174,49 @@ def test_only_a_single_large_stage_is_ordered(ctx, monkeypatch):
     assert np.array_equal(y.numpy(), want)
     assert total.numpy()[0] == 5 * want[0]
     prog.free()
+
+
+@pytest.mark.parametrize("shape", ["own shape", "gpu shape"])
+def test_a_single_large_stage_is_ordered_between_unrelated_stages(ctx, monkeypatch, shape):
+    """The step's one large stage is ordered wherever it sits: no barrier on either side
+    here (its neighbours share no buffer with it), none elided that relies on its stride
+    (a pointwise partner would be as large), and the step's end separates its hand-out
+    from the next step's. As the fused FDTD update between its monitors' stages."""
+    change = {"ordered_from": 1000}
+    if shape == "gpu shape":
+        if not ctx.info.is_lavapipe:
+            pytest.skip("a GPU has its own shape")
+        change.update(steps_ahead=2, dedicated_planner_from=2)
+    monkeypatch.setattr(ctx, "target", dataclasses.replace(ctx.target, **change))
+    prog = vkp.Program(ctx, name="unrelated_neighbours")
+    n = 1500
+    x = prog.array("x", (n,), init=np.arange(n, dtype=np.float32))
+    y = prog.array("y", (n,), np.float32)
+    before = prog.array("before", (4,), np.float32)
+    after = prog.array("after", (4,), np.float32)
+
+    @prog.stage(domain=4)
+    def count(i):
+        before[i] = before[i] + x[i]
+
+    @prog.stage(domain=n)
+    def shift(i):
+        y[i] = y[i] + x[(i + 7) % n] * 0.5
+
+    @prog.stage(domain=4)
+    def tally(i):
+        after[i] = after[i] + 1.0
+
+    prog.loop(count, shift, tally)
+    src = prog.glsl()
+    assert src.count(ORDERED) == 1
+    for _, events in _runs(src):          # shift has no barrier on either side
+        k = events.index(("shift", True))
+        assert events[k - 1] == ("count", False) and events[k + 1] == ("tally", False)
+    steps = 7
+    prog.run(steps, mode="persistent", groups=2)
+    want = np.roll(np.arange(n, dtype=np.float32), -7) * np.float32(0.5)
+    assert np.array_equal(y.numpy(), sum(want for _ in range(steps)))
+    assert np.array_equal(before.numpy(), steps * np.arange(4, dtype=np.float32))
+    assert np.array_equal(after.numpy(), np.full(4, steps, np.float32))
+    prog.free()

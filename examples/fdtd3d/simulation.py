@@ -520,15 +520,14 @@ class Simulation:
         the device's megakernel hands a stage that large its indices in order
         (Target.ordered_from): strided, its workgroups drift apart and it fell behind its
         launch mode (H100: 0.59x the CUDA graph at 512³ against 1.07x); ordered, it beats
-        it (H200: 48,007 against 41,632 Mcells/s at 512³). With monitors it is not ordered:
-        their stages run next to it without a grid barrier between (a probe's E sample, a
-        slice every few steps), and the megakernel orders only a stage with one on each
-        side (vkpersist's scheduler/_megakernel.py, `ordered_stages`)."""
+        it (H200: 48,007 against 41,632 Mcells/s at 512³). With monitors too: it is the
+        step's one stage that large, which the megakernel orders wherever it sits
+        (vkpersist's scheduler/_megakernel.py, `ordered_stages`; the monitors' stages run
+        beside it without a grid barrier between)."""
         nodes = math.prod(self.grid.nodes)
-        monitored = bool(self.probes or self.slices or self.dfts or self.hot)
         if mode == "auto" and self.fused and self.ctx.info.kind != "cpu" \
                 and nodes > FUSED_PERSISTENT_NODES \
-                and (monitored or not 0 < self.ctx.target.ordered_from <= nodes):
+                and not 0 < self.ctx.target.ordered_from <= nodes:
             return "launch"
         return mode
 

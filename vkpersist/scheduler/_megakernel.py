@@ -358,12 +358,14 @@ class MegakernelWriter:
 
     def ordered_stages(self) -> set:
         """The schedule entries whose stages hand out their indices in order
-        (Target.ordered_from): large domain stages with a grid barrier on each side whenever
-        they run, so that no barrier elided between one and another stage relies on both
-        giving index i to the same invocation, and no other stage's hand-out overlaps its
-        own. A barrier counts if it is the stage's own, or an unconditional neighbour's (a
-        conditional one's runs only with it), or a queue's, or a step's end. Only where the
-        step has one stage of ordered_from indices or more (ORDER_A_SINGLE_LARGE_STAGE)."""
+        (Target.ordered_from): large domain stages that no elided barrier relies on (a
+        barrier elided between two pointwise stages of one domain relies on both giving
+        index i to the same invocation) and whose hand-outs cannot overlap. Where the step
+        has one such stage (always, with ORDER_A_SINGLE_LARGE_STAGE), both hold wherever it
+        sits: a pointwise partner would share its domain and so be as large, and the step's
+        end separates its hand-out from the next. Otherwise each needs a grid barrier on
+        each side whenever it runs (its own, or an unconditional neighbour's, a
+        conditional one's running only with it, or a queue's, or a step's end)."""
         least = self.target.ordered_from
         segs = self.plan.segments
         if not least:
@@ -381,8 +383,8 @@ class MegakernelWriter:
         for k, (index, before, after) in enumerate(segs):
             stage = self.plan.schedule[index][0]
             if stage.consumes is None and stage.size >= least \
-                    and (before or neighbour_syncs(k - 1, 2)) \
-                    and (after or neighbour_syncs(k + 1, 1)):
+                    and (len(large) == 1 or (before or neighbour_syncs(k - 1, 2))
+                         and (after or neighbour_syncs(k + 1, 1))):
                 out.add(index)
         return out
 

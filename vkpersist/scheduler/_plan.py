@@ -306,7 +306,8 @@ def conflicts(e: Entry, p: Entry) -> bool:
     barrier): a buffer one writes and the other reads or writes, unless both are domain
     stages over the same domain and touch that buffer only at their own index. The
     megakernel gives every stage's index i to the same invocation (one grid-stride loop
-    over the same domain; a stage that takes its indices in order, Target.ordered_from,
+    over the same domain; it hands a stage its indices in order, Target.ordered_from, only
+    where the stage is the step's one that large, so that no other shares its domain, or
     has a barrier on each side), so then every element is read and written by one
     invocation, in program order: the barrier is elided (both modes stay bit-identical;
     the fallback runs each stage as its own dispatch anyway)."""

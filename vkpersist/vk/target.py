@@ -71,9 +71,9 @@ The choices, and the measurements behind them (VULKAN_FACTS.md, docs/benchmarks.
   radix-2 against shared): 2**20: 312 against 530 ms; 16 rows of 2**16: 254 against
   394; 65 rows of 1000: 50 against 59; 64 rows of 1024: 15 against 15. On an H100:
   1.0-1.1 ms for 16,777 rows of 2048 complex64, where the 11 passes move 6 GB.
-- ordered_from: domain stages of at least this many indices, with a grid barrier on each
-  side, take their indices in chunks of a workgroup, in order, from an atomic counter,
-  instead of a fixed grid stride (scheduler/_megakernel.py, `ordered_stages`); 0: never.
+- ordered_from: a domain stage of at least this many indices, the step's only one, takes
+  its indices in chunks of a workgroup, in order, from an atomic counter, instead of a
+  fixed grid stride (scheduler/_megakernel.py, `ordered_stages`); 0: never.
   Over the hundreds of indices each invocation takes a step on a large grid, a grid-stride loop
   lets workgroups drift apart, and the window of planes a stencil stage reads spreads out
   of L2; handed out in order, they sweep the grid together, as a launch's workgroups do.
