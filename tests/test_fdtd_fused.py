@@ -178,28 +178,46 @@ def test_update_auto_is_fused_on_gpus_with_room_and_split_elsewhere_and_mode_fol
     with pytest.raises(vkp.UnsupportedError, match="maxStorageBufferRange.*update='split'"):
         sim._fused(0.0)
     sim.update = "auto"
-    # the fused update's megakernel falls behind its launch mode on large grids unless
-    # its stage takes the indices in order (Target.ordered_from)
-    for ordered_from, large in ((0, "launch"), (20_000_000, "auto"), (30_000_000, "launch")):
-        sim.ctx = types.SimpleNamespace(info=_info("dgpu", need),
-                                        target=types.SimpleNamespace(ordered_from=ordered_from))
-        sim.fused = True
-        for nodes, mode, want in (((257,) * 3, "auto", "auto"), ((301,) * 3, "auto", large),
-                                  ((301,) * 3, "persistent", "persistent")):
-            sim.grid = types.SimpleNamespace(nodes=nodes)
-            assert sim._mode(mode) == want, (ordered_from, nodes, mode)
-    # with monitors beside it the stage is ordered too (the every-monitor test above)
-    sim.ctx = types.SimpleNamespace(info=_info("dgpu", need),
-                                    target=types.SimpleNamespace(ordered_from=20_000_000))
-    sim.probes = [object()]
-    assert sim._mode("auto") == "auto"
-    sim.probes = []
-    sim.fused = False
-    assert sim._mode("auto") == "auto"
     for update, fused in (("fused", True), ("split", False)):
         s = fd.Simulation(shape=(8, 8, 8), spacing=MM, update=update, boundaries="pec",
                           ctx=ctx)
         assert s._fused(0.0) == fused
+
+
+def test_auto_launches_the_fused_update_past_the_threshold_unless_it_is_ordered(
+        ctx, monkeypatch):
+    """Simulation._mode reads the megakernel's own plan (prog.step_plan()): past
+    FUSED_PERSISTENT_NODES (lowered here to a small grid's) on a GPU, mode="auto" stays
+    the program's choice where the fused update takes its indices in order, monitors
+    beside it or not, and launches where it would keep the grid stride: no ordering on
+    the device, a threshold above the grid, or a slice as large as the update (a thin
+    grid: two stages that large, and the megakernel orders neither)."""
+    monkeypatch.setattr(fd.simulation, "FUSED_PERSISTENT_NODES", 100)
+    monkeypatch.setattr(ctx, "info", dataclasses.replace(ctx.info, kind="dgpu"))
+
+    def modes(ordered_from, shape=(8, 8, 8), monitors=(), update="fused"):
+        monkeypatch.setattr(ctx, "target",
+                            dataclasses.replace(ctx.target, ordered_from=ordered_from))
+        sim = fd.Simulation(shape=shape, spacing=MM, update=update, boundaries="pec", ctx=ctx)
+        if "probe" in monitors:
+            sim.add_probe((3 * MM, 3 * MM, 0.5 * MM), ("ez",))
+        if "slice" in monitors:
+            sim.add_slice("ez", "z", 0.5 * MM, every=5)
+        if "dft" in monitors:
+            sim.add_dft_plane("y", 4 * MM, (20e9,))
+        sim.build()
+        out = sim._mode("auto"), sim._mode("persistent")
+        sim.prog.free()
+        return out
+    # 9³ = 729 nodes
+    assert modes(500) == ("auto", "persistent")
+    assert modes(0) == ("launch", "persistent")
+    assert modes(1000) == ("launch", "persistent")
+    assert modes(500, monitors=("probe", "slice", "dft")) == ("auto", "persistent")
+    assert modes(0, update="split") == ("auto", "persistent")
+    # 41 x 41 x 3 nodes, a z slice of 41 x 41: past the threshold too
+    assert modes(1500, shape=(40, 40, 2)) == ("auto", "persistent")
+    assert modes(1500, shape=(40, 40, 2), monitors=("slice",)) == ("launch", "persistent")
 
 
 def test_an_unknown_update_is_refused_with_the_choices():

@@ -1,10 +1,11 @@
 """Target.ordered_from: large domain stages of the megakernel hand out their indices in
 chunks of a workgroup, in order, from an atomic counter, instead of a fixed grid stride
-(scheduler/_megakernel.py, `ordered_stages`). Only a stage with a grid barrier on each side may:
-a barrier elided between two pointwise stages relies on both giving index i to the same
-invocation. Forced on for every stage here, on every device, the programs must still
-compute what they compute with the stride (against NumPy, bit for bit), and the stages
-next to an elided barrier must keep the stride."""
+(scheduler/_plan.py, `place_ordered`). A step's only stage that large is ordered wherever
+it sits; with ORDER_A_SINGLE_LARGE_STAGE off (the `ordered` fixture), every large stage
+with a grid barrier on each side is: a barrier elided between two pointwise stages relies
+on both giving index i to the same invocation. Forced on for every stage here, on every
+device, the programs must still compute what they compute with the stride (against NumPy,
+bit for bit), and the stages next to an elided barrier must keep the stride."""
 import dataclasses
 import re
 
@@ -17,7 +18,7 @@ import random_programs
 import test_megakernel_shapes as shapes
 from programs_lib import jacobi, skipped_barrier, skipped_barrier_reference
 from test_cached_loads import run_and_compare
-from vkpersist.scheduler import _megakernel
+from vkpersist.scheduler import _plan
 
 ORDERED = "in order, from a counter"
 
@@ -30,7 +31,7 @@ def ordered(ctx, monkeypatch, request):
     change = {"ordered_from": 1}
     # the hand-out itself, in programs of many stages (the megakernel orders only a step's
     # single large stage: test_only_a_single_large_stage_is_ordered)
-    monkeypatch.setattr(_megakernel, "ORDER_A_SINGLE_LARGE_STAGE", False)
+    monkeypatch.setattr(_plan, "ORDER_A_SINGLE_LARGE_STAGE", False)
     if request.param == "gpu shape":
         if not ctx.info.is_lavapipe:
             pytest.skip("a GPU has its own shape")

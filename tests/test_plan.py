@@ -1,6 +1,8 @@
 """The step plan (scheduler/_plan.py) on its own: accesses with index offsets, memsock
 emitters and grid-barrier placement, for the programs of programs_lib.py. Building a plan
 compiles the stages and allocates the program's arrays; nothing is dispatched."""
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -135,3 +137,41 @@ def test_elided_barriers_keep_both_modes_bit_identical(ctx, groups):
         w = np.concatenate([v[:1], v[:-1]])
         x = w * w * np.float32(0.5)
     np.testing.assert_allclose(results["launch"][0], x, rtol=1e-6)
+
+
+def test_step_plan_shows_each_entry_as_the_megakernel_runs_it(ctx, monkeypatch):
+    """prog.step_plan(), the plan for users: every kind of entry (a queue stage, when(),
+    every(control), a memsock stage), the barriers, and which stage is ordered."""
+    prog = pl.combo(ctx)[0]
+    rows = prog.step_plan()
+    assert [(r.stage, r.indices, r.runs) for r in rows] == [
+        ("grow", 256, "every step"), ("count", None, "every step"),
+        ("when_hot", 1, "when(hot)"), ("emit", 256, "every(ctl.period)")]
+    entries = plan_of(prog).entries
+    assert [(r.barrier_before, r.barrier_after) for r in rows] == \
+        [(e.barrier_before, e.barrier_after) for e in entries]
+    assert rows[3].barrier_after                     # a frame is published after a barrier
+    assert not any(r.in_order for r in rows)
+    assert repr(rows[0]).startswith("vkpersist.lowlevel.PlannedStage(stage='grow', ")
+    prog.free()
+    # in order: a step's one stage of ordered_from indices or more, not two
+    monkeypatch.setattr(ctx, "target", dataclasses.replace(ctx.target, ordered_from=100))
+    prog = pl.combo(ctx)[0]                          # grow and emit: 256 indices each
+    assert not any(r.in_order for r in prog.step_plan())
+    prog.free()
+    prog = vkp.Program(ctx, name="one_large")
+    x = prog.array("x", (300,))
+    total = prog.array("total", (1,))
+
+    @prog.stage(domain=300)
+    def scale(i):
+        x[i] = x[i] * 0.5
+
+    @prog.stage(domain=1)
+    def add(i):
+        total[0] = total[0] + x[0]
+
+    prog.loop(scale, add)
+    assert [(r.stage, r.in_order, r.barrier_before) for r in prog.step_plan()] == [
+        ("scale", True, False), ("add", False, True)]
+    prog.free()

@@ -7,10 +7,12 @@
     info: lowlevel.DeviceInfo = vkp.list_devices()[0]
     target: lowlevel.Target = ctx.target              # what code is generated for a device
     prog.statistics()["megakernel"].registers         # lowlevel.ExecutableStatistics
+    prog.step_plan()                                  # [lowlevel.PlannedStage]: barriers
 
 Everything here is stable API, just not what a simulation usually needs; the names of
 `vkpersist` itself are the ones the tutorials use.
 """
+from .scheduler._plan import PlannedStage
 from .vk.array import SUPPORTED_DTYPES
 from .vk.buffer import host_array
 from .vk.devices import DeviceInfo
@@ -19,5 +21,5 @@ from .vk.glsl_kernel import GLSLKernel, glsl_kernel
 from .vk.memory import KINDS as MEMORY_KINDS
 from .vk.target import Target
 
-__all__ = ["DeviceInfo", "ExecutableStatistics", "GLSLKernel", "MEMORY_KINDS", "SUPPORTED_DTYPES", "Target",
-           "glsl_kernel", "host_array"]
+__all__ = ["DeviceInfo", "ExecutableStatistics", "GLSLKernel", "MEMORY_KINDS", "PlannedStage",
+           "SUPPORTED_DTYPES", "Target", "glsl_kernel", "host_array"]

@@ -516,18 +516,17 @@ class Simulation:
 
     def _mode(self, mode: str) -> str:
         """The run mode: `mode`, where "auto" is the program's choice (persistent on GPUs)
-        except for the fused update on grids past FUSED_PERSISTENT_NODES (launch), unless
-        the device's megakernel hands a stage that large its indices in order
-        (Target.ordered_from): strided, its workgroups drift apart and it fell behind its
-        launch mode (H100: 0.59x the CUDA graph at 512³ against 1.07x); ordered, it beats
-        it (H200: 48,007 against 41,632 Mcells/s at 512³). With monitors too: it is the
-        step's one stage that large, which the megakernel orders wherever it sits
-        (vkpersist's scheduler/_megakernel.py, `ordered_stages`; the monitors' stages run
-        beside it without a grid barrier between)."""
-        nodes = math.prod(self.grid.nodes)
+        except for the fused update on grids past FUSED_PERSISTENT_NODES where the
+        megakernel would not hand its stage the indices in order (Target.ordered_from;
+        `prog.step_plan()` says): strided, its workgroups drift apart and it fell behind
+        its launch mode (H100: 0.59x the CUDA graph at 512³ against 1.07x); ordered, it
+        beats it (H200: 48,007 against 41,632 Mcells/s at 512³). The megakernel orders a
+        step's only stage that large wherever it sits, the monitors' small stages beside
+        it; a slice or DFT plane of as many cells (a thin grid) would keep the stride."""
         if mode == "auto" and self.fused and self.ctx.info.kind != "cpu" \
-                and nodes > FUSED_PERSISTENT_NODES \
-                and not 0 < self.ctx.target.ordered_from <= nodes:
+                and math.prod(self.grid.nodes) > FUSED_PERSISTENT_NODES \
+                and not any(s.in_order for s in self.prog.step_plan()
+                            if s.stage == "update_fused"):
             return "launch"
         return mode
 

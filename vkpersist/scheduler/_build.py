@@ -52,6 +52,8 @@ class ShaderPlan:
     #                                                          elements per half)
     cached_loads: dict = dataclasses.field(default_factory=dict)   # function name: the
     #   buffers it loads through readonly aliases (_cached_loads)
+    ordered: frozenset = frozenset()   # megakernel: schedule indices of the stages that take
+    #   their indices in order (Entry.ordered)
 
 
 class _Shader:
@@ -145,6 +147,8 @@ class Build:
                    for name, sock in prog.sockets.items()]
         segments = [(e.index, e.barrier_before, e.barrier_after) for e in plan.entries] \
             if kind == "mega" else []
+        ordered = frozenset(e.index for e in plan.entries if e.ordered) \
+            if kind == "mega" else frozenset()
         writes = plan.writes_of(contained) | {self.sched_var.name}
         pairs = {self.resources[id(a)].name: (a.role, a.size)
                  for a in prog.arrays.values() if isinstance(a, PairHalf)}
@@ -155,7 +159,7 @@ class Build:
         cached = self._cached_loads(writes, conditions) if kind == "mega" else {}
         shader_plan = ShaderPlan(self.ctl_var, prog.schedule, prog.periods, stages, segments,
                                  queue_vars, sockets, conditions, prog.steps_field,
-                                 writes, contained, pairs, cached)
+                                 writes, contained, pairs, cached, ordered)
         params = []
         if isinstance(kind, tuple):             # a queue round's setup: which phase, and
             params = [ir.Var("_vkp_phase", T.u32, "scalar_param"),     # the consumer's

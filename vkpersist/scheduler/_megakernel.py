@@ -14,15 +14,6 @@ from __future__ import annotations
 from ._declare import Q_HEAD, Q_HI, Q_LO, Q_TAIL, period_text
 from ._words import CHUNKS, SLOTS, STATE_RUNNING
 
-# Target.ordered_from applies only to a step with one stage of that many indices: on an H100
-# (2026-12-06, benchmarks/target_ab.py ordered_from=0 --fdtd 288 320 --stencil 320, two
-# calls) the fused FDTD update, one stage a step, made 43.8k / 43.4k Mcells/s in order
-# against 37.6k / 33.3k with the stride at 288³ / 320³ and the fused stencil the same either
-# way, but the two-stage stencil at 320³ (two sweeps of 33 million cells) 3,307 / 3,442
-# steps/s in order against 4,580 / 4,574 with the stride (not explained; a grab of the next
-# chunk while the current one runs did not help and cost the FDTD 12 %). Tests switch it off
-# to run the hand-out in programs of many stages.
-ORDER_A_SINGLE_LARGE_STAGE = True
 QUIET_ROUNDS = 1024         # the first participant closes the poll after this many rounds of
                             # unrolled polls without a join (lavapipe's pool threads take
                             # tens of µs to wake)
@@ -157,7 +148,7 @@ class MegakernelWriter:
         # with a dedicated planner, workgroup 0 runs no stages (vk/target.py says when)
         least = self.target.dedicated_planner_from
         w0 = "0u" if least is None else f"(_vkp_nparts >= {least}u ? 1u : 0u)"
-        self.ordered = self.ordered_stages()
+        self.ordered = self.plan.ordered
         self.emit_all([
             *(["shared uint _vkp_chunk_shared;   // the chunk the workgroup took",
                "shared uint _vkp_chunk_base;     // invocation 0: grabs before this stage"]
@@ -355,38 +346,6 @@ class MegakernelWriter:
         if bit is not None:
             self.indent -= 1
             self.emit("}")
-
-    def ordered_stages(self) -> set:
-        """The schedule entries whose stages hand out their indices in order
-        (Target.ordered_from): large domain stages that no elided barrier relies on (a
-        barrier elided between two pointwise stages of one domain relies on both giving
-        index i to the same invocation) and whose hand-outs cannot overlap. Where the step
-        has one such stage (always, with ORDER_A_SINGLE_LARGE_STAGE), both hold wherever it
-        sits: a pointwise partner would share its domain and so be as large, and the step's
-        end separates its hand-out from the next. Otherwise each needs a grid barrier on
-        each side whenever it runs (its own, or an unconditional neighbour's, a
-        conditional one's running only with it, or a queue's, or a step's end)."""
-        least = self.target.ordered_from
-        segs = self.plan.segments
-        if not least:
-            return set()
-        large = [st for st, _ in self.plan.schedule if st.consumes is None and st.size >= least]
-        if ORDER_A_SINGLE_LARGE_STAGE and len(large) > 1:
-            return set()
-
-        def neighbour_syncs(j, side):       # segment j's barrier on `side` (1: before)
-            if j < 0 or j >= len(segs):
-                return True
-            st, bit = self.plan.schedule[segs[j][0]]
-            return bit is None and (st.consumes is not None or segs[j][side])
-        out = set()
-        for k, (index, before, after) in enumerate(segs):
-            stage = self.plan.schedule[index][0]
-            if stage.consumes is None and stage.size >= least \
-                    and (len(large) == 1 or (before or neighbour_syncs(k - 1, 2))
-                         and (after or neighbour_syncs(k + 1, 1))):
-                out.add(index)
-        return out
 
     def domain_segment(self, index, stage, fn, guard, before, after) -> None:
         if before:

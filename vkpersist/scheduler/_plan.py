@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from .._errors import BoundsError, VkPersistError
 from ..lang import ir
 from ..lang.builtins import accessed
-from ._declare import When
+from ._declare import When, period_text
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,7 @@ class Entry:
     emits: tuple = ()            # names of the memsocks whose frame it writes
     cached_reads: frozenset = frozenset()   # (megakernel) buffers it may load through a
     #                                         readonly alias: see place_cached_reads
+    ordered: bool = False        # (megakernel) its indices in order: see place_ordered
 
     @property
     def reads(self) -> frozenset:
@@ -68,12 +69,36 @@ class Entry:
         return frozenset(a.buffer for a in self.accesses if a.write)
 
 
+@dataclass(frozen=True)
+class PlannedStage:
+    """One entry of a program's step as the megakernel runs it (`Program.step_plan()`)."""
+    stage: str                   # the stage's name
+    indices: int | None          # its domain's size; None: a queue stage (a call per item)
+    runs: str                    # "every step", "every(20)", "every(ctl.n)", "when(fn)"
+    barrier_before: bool         # a grid barrier before it (only on steps it runs, if
+    barrier_after: bool          #   conditional) and after it
+    in_order: bool               # its indices handed out in order (Target.ordered_from),
+    #                              not by a grid stride
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{f.name}={getattr(self, f.name)!r}"
+                           for f in dataclasses.fields(self))
+        return f"vkpersist.lowlevel.PlannedStage({fields})"
+
+
 @dataclass
 class StepPlan:
     entries: list
     periods: list                # bit -> every's n (int or control field name) or When
     steps_field: str | None      # the control field with the total step count
     emitters: dict = field(default_factory=dict)   # memsock name -> entry index
+
+    def planned(self) -> list:
+        """The entries as PlannedStage records, for users (Program.step_plan)."""
+        return [PlannedStage(e.stage.name, e.stage.size if e.kind == "domain" else None,
+                             "every step" if e.bit is None else period_text(self.periods[e.bit]),
+                             e.barrier_before, e.barrier_after, e.ordered)
+                for e in self.entries]
 
     def writes_of(self, functions) -> frozenset:
         """The buffers `functions` (and their callees) write: a shader's non-readonly set."""
@@ -187,6 +212,7 @@ def plan_step(prog, functions: dict, resources: dict) -> StepPlan:
         entries[index].emits += (name,)
     place_barriers(plan)
     place_cached_reads(plan)
+    place_ordered(plan, prog.ctx.target.ordered_from)
     return plan
 
 
@@ -368,3 +394,42 @@ def place_cached_reads(plan: StepPlan) -> None:
             dirty = set() if e.barrier_after else seen | e.writes
         else:
             dirty = dirty | e.writes
+
+
+# Target.ordered_from applies only to a step with one stage of that many indices: on an H100
+# (2026-12-06, benchmarks/target_ab.py ordered_from=0 --fdtd 288 320 --stencil 320, two
+# calls) the fused FDTD update, one stage a step, made 43.8k / 43.4k Mcells/s in order
+# against 37.6k / 33.3k with the stride at 288³ / 320³ and the fused stencil the same either
+# way, but the two-stage stencil at 320³ (two sweeps of 33 million cells) 3,307 / 3,442
+# steps/s in order against 4,580 / 4,574 with the stride (not explained; a grab of the next
+# chunk while the current one runs did not help and cost the FDTD 12 %). Tests switch it off
+# to run the hand-out in programs of many stages.
+ORDER_A_SINGLE_LARGE_STAGE = True
+
+
+def place_ordered(plan: StepPlan, least: int) -> None:
+    """The megakernel's stages that hand out their indices in order (Target.ordered_from,
+    `least` indices or more; 0: none): large domain stages that no elided barrier relies
+    on (a barrier elided between two pointwise stages of one domain relies on both giving
+    index i to the same invocation) and whose hand-outs cannot overlap. Where the step has
+    one such stage (always, with ORDER_A_SINGLE_LARGE_STAGE), both hold wherever it sits:
+    a pointwise partner would share its domain and so be as large, and the step's end
+    separates its hand-out from the next. Otherwise each needs a grid barrier on each side
+    whenever it runs (its own, or an unconditional neighbour's, a conditional one's running
+    only with it, or a queue's, or a step's end)."""
+    entries = plan.entries
+    large = [e for e in entries if e.kind == "domain" and e.stage.size >= least]
+    if not least or (ORDER_A_SINGLE_LARGE_STAGE and len(large) > 1):
+        return
+
+    def neighbour_syncs(j, after):      # entry j's barrier after it (or before it)
+        if j < 0 or j >= len(entries):
+            return True
+        n = entries[j]
+        return n.bit is None and (n.kind == "queue" or
+                                  (n.barrier_after if after else n.barrier_before))
+    for e in large:
+        k = e.index
+        e.ordered = len(large) == 1 or (
+            (e.barrier_before or neighbour_syncs(k - 1, True))
+            and (e.barrier_after or neighbour_syncs(k + 1, False)))

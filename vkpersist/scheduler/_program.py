@@ -358,6 +358,21 @@ class Program:
         return build_for(self, mode).source
 
     @user_frames_only
+    def step_plan(self) -> list:
+        """One step as the megakernel runs it: a `vkpersist.lowlevel.PlannedStage` per
+        schedule entry, in order, saying when it runs, whether a grid barrier comes before
+        and after it, and whether it takes its indices in order instead of by a grid
+        stride (Target.ordered_from). The scheduler puts a barrier between two stages only
+        where one writes what the other reads or writes, except at the stages' own index
+        when both run over one domain (docs/programs.md); the end of a step is always one.
+        Launch mode runs each entry as a dispatch of its own, ordered after the one
+        before."""
+        self._usable("plan its step")
+        build = self._builds.get("persistent") or self._builds.get("launch") \
+            or build_for(self, "persistent")
+        return build.plan.planned()
+
+    @user_frames_only
     def statistics(self, mode: str = "persistent", *, local: int | None = None) -> dict:
         """What the driver reports about the compiled shaders of `mode` (registers per
         invocation, code size; the names are the driver's): {"megakernel": stats} in

@@ -34,7 +34,7 @@ WORDS = (
 )
 W = {name: word for name, word, _ in WORDS}
 EPOCH_WORDS = 96           # zeroed before each epoch (batch)
-# Target.ordered_from's hand-out counter (_megakernel.py, `ordered_stages`): zeroed with the
+# Target.ordered_from's hand-out counter (_plan.py, `place_ordered`): zeroed with the
 # epoch's words; named in the GLSL only where a stage uses it, so other programs' code is
 # unchanged
 CHUNKS = 24

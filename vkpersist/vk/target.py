@@ -73,7 +73,7 @@ The choices, and the measurements behind them (VULKAN_FACTS.md, docs/benchmarks.
   1.0-1.1 ms for 16,777 rows of 2048 complex64, where the 11 passes move 6 GB.
 - ordered_from: a domain stage of at least this many indices, the step's only one, takes
   its indices in chunks of a workgroup, in order, from an atomic counter, instead of a
-  fixed grid stride (scheduler/_megakernel.py, `ordered_stages`); 0: never.
+  fixed grid stride (scheduler/_plan.py, `place_ordered`); 0: never.
   Over the hundreds of indices each invocation takes a step on a large grid, a grid-stride loop
   lets workgroups drift apart, and the window of planes a stencil stage reads spreads out
   of L2; handed out in order, they sweep the grid together, as a launch's workgroups do.
