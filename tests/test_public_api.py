@@ -18,7 +18,8 @@ TOP = {
     "OccupancyWarning",
     "Ack", "ControlBuffer", "ControlField", "Controls", "MemSock", "Frame", "Socket",
     "SharedPages", "Relay", "lowlevel", "cuda"}
-LOWLEVEL = {"DeviceInfo", "ExecutableStatistics", "GLSLKernel", "MEMORY_KINDS", "SUPPORTED_DTYPES", "Target",
+LOWLEVEL = {"DeviceInfo", "ExecutableStatistics", "GLSLKernel", "MEMORY_KINDS", "PlannedStage",
+            "SUPPORTED_DTYPES", "Target",
             "glsl_kernel", "host_array"}
 
 
