@@ -118,10 +118,12 @@ def fdtd_rows(ctx, arms, n, update, args, cp) -> None:
         sim.prog.free()
         return rate * n ** 3 / 1e6, notes, state
 
+    if cp:                    # the graph's scene (its grid, materials and fields) once
+        scene, init = F.scene(ctx, n, update="split")
+        scene.prog.free()
+
     def graph():
-        sim, init = F.scene(ctx, n, update="split")
-        rate, state = F.bench_cupy(cp, sim, init, args.seconds, graph=True)
-        sim.prog.free()
+        rate, state = F.bench_cupy(cp, scene, init, args.seconds, graph=True)
         return rate * n ** 3 / 1e6, state
     alternate(ctx, arms, args.rounds, title, "Mcells/s", bench, graph if cp else None)
     if args.launch:

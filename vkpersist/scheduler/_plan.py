@@ -417,9 +417,11 @@ def place_ordered(plan: StepPlan, least: int) -> None:
     separates its hand-out from the next. Otherwise each needs a grid barrier on each side
     whenever it runs (its own, or an unconditional neighbour's, a conditional one's running
     only with it, or a queue's, or a step's end)."""
+    if not least:
+        return
     entries = plan.entries
     large = [e for e in entries if e.kind == "domain" and e.stage.size >= least]
-    if not least or (ORDER_A_SINGLE_LARGE_STAGE and len(large) > 1):
+    if ORDER_A_SINGLE_LARGE_STAGE and len(large) > 1:
         return
 
     def neighbour_syncs(j, after):      # entry j's barrier after it (or before it)
