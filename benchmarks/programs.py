@@ -15,6 +15,12 @@ two stages like an FDTD step (H then E). Rows, all measured in this run on one d
                  values at a cell's neighbours recomputed where the second reads them:
                  one grid barrier a step instead of two, B never stored, seven
                  evaluations of a sweep per cell (the FDTD's update="fused" for the stencil)
+  shift          not the stencil: one stage a step on an array pair whose cells each load
+                 one neighbour's value and store it (A_next[i, j, k] = A[i, j, k - 1]),
+                 run persistent like the rows above: about the least work a step over
+                 these cells can do and still depend on the step before, so about the
+                 most steps/s a formulation with one grid barrier a step can make (the
+                 fused row's ceiling; the two-stage rows have two barriers a step)
   launch         prog.run(steps, mode="launch"): the fallback, batches of recorded steps
   python loop    the same stencil as a @vkp.kernel, two launches per step from Python
   cuda graph     (when CuPy and a CUDA device are present) the same stencil as a CuPy
@@ -133,6 +139,16 @@ def make_pair_program(ctx, n: int, init: np.ndarray, step=sweep,
 
 def make_fused_program(ctx, n: int, init: np.ndarray) -> tuple[vkp.Program, object]:
     return make_pair_program(ctx, n, init, two_sweeps, "jacobi_fused")
+
+
+@vkp.func
+def shift(src, dst, alpha, i, j, k):
+    """The shift row's cell: one neighbour's value, no arithmetic (alpha unused)."""
+    dst[i, j, k] = src[i, j, k - 1] if k > 0 else 0.0
+
+
+def make_shift_program(ctx, n: int, init: np.ndarray) -> tuple[vkp.Program, object]:
+    return make_pair_program(ctx, n, init, shift, "shift")
 
 
 def time_steps(run_steps, seconds: float) -> float:
@@ -399,7 +415,7 @@ def main() -> None:
     ap.add_argument("--barriers", nargs="+", default=[], choices=["fence", "release"],
                     help="also measure the persistent row (and the floor) with each of "
                          "these grid-barrier orderings (Target.grid_barrier)")
-    rows = ["loop", "persistent", "pair", "fused", "launch", "graph", "cuda-fused",
+    rows = ["loop", "persistent", "pair", "fused", "shift", "launch", "graph", "cuda-fused",
             "cuda-persistent", "floor"]
     ap.add_argument("--rows", nargs="+", default=rows, choices=rows,
                     help="which rows to measure (default: all)")
@@ -444,6 +460,10 @@ def main() -> None:
                 ctx, n, init, "persistent", args.seconds, args.groups, args.local,
                 make_fused_program)
             rows.append(("fused", rate, note))
+        if "shift" in args.rows:      # not the stencil: no state to compare
+            rate, note, _ = bench_program(ctx, n, init, "persistent", args.seconds,
+                                          args.groups, args.local, make_shift_program)
+            rows.append(("shift", rate, note))
         cuda_states = {}
         if cp is not None and "graph" in args.rows:
             graph, cuda_states["graph"] = bench_cuda_graph(cp, n, init, args.seconds)
@@ -456,7 +476,7 @@ def main() -> None:
                                                                           args.seconds)
             rows.append(("cuda persist", rate, note))
         for name, rate, note in rows:
-            cells = 2 * rate * n ** 3 / 1e9
+            cells = (1 if name == "shift" else 2) * rate * n ** 3 / 1e9
             vs = f"{rate / loop:>7.1f}x" if loop is not None else f"{'-':>8}"
             print(f"{n:>4} {name:<12} {rate:>12,.0f} {vs} {cells:>15.2f}  {note}")
         for other in ("launch", "pair", "fused", *[label for label, _ in variants]):
