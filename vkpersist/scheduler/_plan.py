@@ -401,9 +401,10 @@ def place_cached_reads(plan: StepPlan) -> None:
 # calls) the fused FDTD update, one stage a step, made 43.8k / 43.4k Mcells/s in order
 # against 37.6k / 33.3k with the stride at 288³ / 320³ and the fused stencil the same either
 # way, but the two-stage stencil at 320³ (two sweeps of 33 million cells) 3,307 / 3,442
-# steps/s in order against 4,580 / 4,574 with the stride (not explained; a grab of the next
-# chunk while the current one runs did not help and cost the FDTD 12 %). Tests switch it off
-# to run the hand-out in programs of many stages.
+# steps/s in order against 4,580 / 4,574 with the stride. Why (H100, 2026-12-07): the
+# workgroup barriers around each grab; eight chunks a grab brought it to 0.97x of the
+# stride, never past it, and cost the fused FDTD 22 % (docs/benchmarks.md, seventeenth
+# session). Tests switch it off to run the hand-out in programs of many stages.
 ORDER_A_SINGLE_LARGE_STAGE = True
 
 

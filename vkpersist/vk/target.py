@@ -85,9 +85,11 @@ The choices, and the measurements behind them (VULKAN_FACTS.md, docs/benchmarks.
   320³ (launch mode 37.2k / 38.4k). NVIDIA only, from 24 million indices (~288³, where the
   strided megakernel began to fall behind), and only where the step has one stage that
   large: the two-stage heat stencil at 320³ lost in order (3,307 against 4,580 steps/s,
-  H100, not explained; the fused stencil: the same either way). Below: forced on at 32³
-  the stencil ran 0.66x (two-stage) and 0.77x (fused) of the stride (H100): the counter's
-  round trip per workgroup of indices costs more than the order gains on small grids.
+  H100: the workgroup barriers around each grab; eight chunks a grab made it 0.97x of the
+  stride and the fused FDTD 0.78x; the fused stencil: the same either way). Below: forced
+  on at 32³ the stencil ran 0.66x (two-stage) and 0.77x (fused) of the stride (H100): the
+  counter's round trip per workgroup of indices costs more than the order gains on small
+  grids.
 - solve_group_max: np.linalg.solve/inv/det factor and solve matrices up to this size with
   one workgroup each, barriers instead of ~6 launches a column (a 256 x 256 solve was
   ~1,500 launches, 31.6 ms on an H100 against CuPy's 0.69). 0 on lavapipe, where one
