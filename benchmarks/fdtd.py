@@ -25,6 +25,10 @@ device:
                H its E update reads behind it, fields ping-ponged (51 bytes a cell moved
                instead of 75), 100 steps to a graph: whether fusing the half steps could
                pass the graph by more than the traffic floor allows
+  fused persist (CUDA)  --fused: that kernel's cell update persistent, one launch a run,
+               a grid-stride loop and a hand-written grid barrier a step (programs.py's
+               native persistent row's), at the best of several shapes: what the fused
+               formulation makes with one grid barrier a step without Vulkan in between
 
 GB/s counts the minimum traffic of a fused update: each step reads E and H twice, writes
 each once and reads the three material-index bytes (75 bytes per cell in float32). After
@@ -54,7 +58,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 import vkpersist as vkp                            # noqa: E402
 from _device import selector                       # noqa: E402  (benchmarks/_device.py)
 import examples.fdtd3d as fd                       # noqa: E402
-from programs import _cupy, graph_runner           # noqa: E402  (benchmarks/programs.py)
+from programs import (GRID_SYNC, _cupy, best_persistent,  # noqa: E402  (benchmarks/programs.py)
+                      graph_runner)
 
 BYTES_PER_CELL = 18 * 4 + 3
 
@@ -155,12 +160,18 @@ extern "C" __global__ void floor_e(float* ex, float* ey, float* ez, const float*
 # ping-pong between two sets. Each step then reads E, H and the material bytes once and
 # writes E and H once: 51 bytes a cell against the two kernels' 75 (the neighbours' reads
 # hit the caches). The same arithmetic per value as CUDA_SOURCE, so the same results.
-FUSED_SOURCE = H_NEW + r"""
-extern "C" __global__ void update_fused(const float* ex, const float* ey, const float* ez,
-        const float* hx, const float* hy, const float* hz, float* ex2, float* ey2,
-        float* ez2, float* hx2, float* hy2, float* hz2, const unsigned char* ids,
-        const float* ca, const float* cb, int n, float ch, float idx, float idy, float idz) {
-    CELL
+FUSED_SOURCE = H_NEW + GRID_SYNC + r"""
+#define FIELDS(q) const float* ex##q, const float* ey##q, const float* ez##q, \
+    const float* hx##q, const float* hy##q, const float* hz##q
+#define OUT_FIELDS(q) float* ex##q, float* ey##q, float* ez##q, float* hx##q, float* hy##q, \
+    float* hz##q
+#define COEFS const unsigned char* ids, const float* ca, const float* cb, int n, float ch, \
+    float idx, float idy, float idz
+__device__ __forceinline__ void fused_cell(FIELDS(), OUT_FIELDS(2), COEFS, long g) {
+    int N1 = n + 1;
+    long cells = (long)N1 * N1 * N1;
+    int i = g / (N1 * N1), j = (g / N1) % N1, k = g % N1;
+    long o = g, si = (long)N1 * N1, sj = N1;
     float Hx = hx_new(ey, ez, hx, o, i, j, k, n, si, sj, ch, idy, idz);
     float Hy = hy_new(ex, ez, hy, o, i, j, k, n, si, sj, ch, idx, idz);
     float Hz = hz_new(ex, ey, hz, o, i, j, k, n, si, sj, ch, idx, idy);
@@ -185,6 +196,29 @@ extern "C" __global__ void update_fused(const float* ex, const float* ey, const 
         Ez = ca[m] * Ez + cb[m] * c;
     }
     ex2[o] = Ex; ey2[o] = Ey; ez2[o] = Ez;
+}
+extern "C" __global__ void update_fused(FIELDS(), OUT_FIELDS(2), COEFS) {
+    long g = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (g < (long)(n + 1) * (n + 1) * (n + 1))
+        fused_cell(ex, ey, ez, hx, hy, hz, ex2, ey2, ez2, hx2, hy2, hz2, ids, ca, cb, n, ch,
+                   idx, idy, idz, g);
+}
+// The fused update persistent (issue 21's floor for the formulation, natively): every
+// block co-resident, a grid-stride loop over the cells, one grid barrier a step; the two
+// field sets swap roles every step (after an even count the state is in set a).
+extern "C" __global__ void persistent_fused(OUT_FIELDS(), OUT_FIELDS(2), COEFS, int steps,
+                                            unsigned int* arrived) {
+    long cells = (long)(n + 1) * (n + 1) * (n + 1), stride = (long)gridDim.x * blockDim.x;
+    unsigned int target = 0u;
+    for (int t = 0; t < steps; t++) {
+        bool odd = t & 1;
+        for (long g = (long)blockIdx.x * blockDim.x + threadIdx.x; g < cells; g += stride)
+            fused_cell(odd ? ex2 : ex, odd ? ey2 : ey, odd ? ez2 : ez, odd ? hx2 : hx,
+                       odd ? hy2 : hy, odd ? hz2 : hz, odd ? ex : ex2, odd ? ey : ey2,
+                       odd ? ez : ez2, odd ? hx : hx2, odd ? hy : hy2, odd ? hz : hz2, ids, ca,
+                       cb, n, ch, idx, idy, idz, g);
+        grid_sync(arrived, target += gridDim.x);
+    }
 }
 """
 
@@ -310,36 +344,64 @@ def bench_cupy(cp, sim, init, seconds, graph):
     return rate, {k: cp.asnumpy(f[k]) for k in ("ex", "ez", "hy")}
 
 
-def bench_fused(cp, sim, init, seconds):
-    """steps/s of FUSED_SOURCE (one kernel a step, fields ping-ponged), 100 steps to a
-    CUDA graph, and the fields after 100 steps."""
-    kern = cp.RawModule(code=FUSED_SOURCE).get_function("update_fused")
+FIELD_NAMES = ("ex", "ey", "ez", "hx", "hy", "hz")
+
+
+def fused_setup(cp, sim, init):
+    """The two field sets of the fused CUDA kernels (set 0 holding `init`) and the
+    arguments after them (materials, n, coefficients), as bench_cupy's."""
     g = sim.grid
-    n = g.shape[0]
-    names = ("ex", "ey", "ez", "hx", "hy", "hz")
-    sets = [[cp.asarray(init[k]) for k in names], [cp.empty_like(cp.asarray(init[k]))
-                                                  for k in names]]
+    sets = [[cp.asarray(init[k]) for k in FIELD_NAMES],
+            [cp.empty_like(cp.asarray(init[k])) for k in FIELD_NAMES]]
     ids = cp.asarray(np.concatenate([sim.materials.compact_ids()[c] for c in ("ex", "ey", "ez")]))
     coef = sim.materials.coefficients(g.dt, np.float32)
     ca, cb = cp.asarray(coef[:, 0].copy()), cp.asarray(coef[:, 1].copy())
     idx, idy, idz = (np.float32(1 / s) for s in g.spacing)
-    ch = np.float32(g.dt / fd.MU0)
-    blocks = ((n + 1) ** 3 + 255) // 256
     cp.cuda.Device().synchronize()
+    return sets, (ids, ca, cb, np.int32(g.shape[0]), np.float32(g.dt / fd.MU0), idx, idy, idz)
+
+
+def bench_fused(cp, sim, init, seconds):
+    """steps/s of FUSED_SOURCE (one kernel a step, fields ping-ponged), 100 steps to a
+    CUDA graph, and the fields after 100 steps."""
+    kern = cp.RawModule(code=FUSED_SOURCE).get_function("update_fused")
+    sets, rest = fused_setup(cp, sim, init)
+    blocks = ((sim.grid.shape[0] + 1) ** 3 + 255) // 256
     stream = cp.cuda.Stream(non_blocking=True)
     parity = [0]
 
     def step():                      # captured 100 times: an even count ends on set 0
         a, b = sets[parity[0]], sets[1 - parity[0]]
-        kern((blocks,), (256,), (*a, *b, ids, ca, cb, np.int32(n), ch, idx, idy, idz))
+        kern((blocks,), (256,), (*a, *b, *rest))
         parity[0] ^= 1
     run = graph_runner(stream, step)
     run(100)
     rate = time_steps(run, seconds)
-    for k, v in zip(names, sets[0]):
+    for k, v in zip(FIELD_NAMES, sets[0]):
         v.set(init[k], stream=stream)
     run(100)
-    return rate, {k: cp.asnumpy(sets[0][names.index(k)]) for k in ("ex", "ez", "hy")}
+    return rate, {k: cp.asnumpy(sets[0][FIELD_NAMES.index(k)]) for k in ("ex", "ez", "hy")}
+
+
+def bench_cuda_persistent_fused(cp, sim, init, seconds):
+    """(steps/s, note, the fields after 100 steps) of FUSED_SOURCE's persistent_fused: the
+    fused update as one CUDA kernel a run with a hand-written grid barrier a step, at the
+    best of programs.best_persistent's shapes."""
+    kern = cp.RawModule(code=FUSED_SOURCE).get_function("persistent_fused")
+    sets, rest = fused_setup(cp, sim, init)
+    arrived = cp.zeros(1, cp.uint32)
+
+    def launch(blocks, local, steps):
+        arrived.fill(0)
+        kern((blocks,), (local,), (*sets[0], *sets[1], *rest, np.int32(steps), arrived))
+        cp.cuda.Device().synchronize()
+    n = sim.grid.shape[0]
+    rate, best, note = best_persistent(cp, kern, (n + 1) ** 3, launch, seconds,
+                                       scale=n ** 3 / 1e6)     # Mcells/s, as the rows
+    for k, v in zip(FIELD_NAMES, sets[0]):
+        v.set(init[k])
+    launch(*best, 100)
+    return rate, note, {k: cp.asnumpy(sets[0][FIELD_NAMES.index(k)]) for k in ("ex", "ez", "hy")}
 
 
 def bench_floor(cp, n, seconds):
@@ -426,6 +488,9 @@ def main() -> None:
                 rate, states["fused"] = bench_fused(cp, sim, init, args.seconds)
                 rows.append(("fused (CUDA)", rate, "one kernel a step, H recomputed where E "
                              "reads it (CUDA graph)"))
+                rate, note, states["fused persistent"] = bench_cuda_persistent_fused(
+                    cp, sim, init, args.seconds)
+                rows.append(("fused persist (CUDA)", rate, note))
         for name, rate, notes in rows:
             mc = rate * n ** 3 / 1e6
             vs = f"{rate / ref:>7.2f}x" if ref else f"{'-':>8}"
@@ -440,10 +505,11 @@ def main() -> None:
                        for k in states["cupy"])
             scale = max(float(np.max(np.abs(states["cupy"][k]))) for k in states["cupy"])
             line += f"; max |{runs[0]} - cupy| = {diff:.3g} (fields up to {scale:.3g})"
-        if "fused" in states:
-            same = all(np.array_equal(states["fused"][k], states["cupy"][k])
-                       for k in states["cupy"])
-            line += f"; fused and cupy bit-identical: {'yes' if same else 'NO'}"
+        for other in ("fused", "fused persistent"):
+            if other in states:
+                same = all(np.array_equal(states[other][k], states["cupy"][k])
+                           for k in states["cupy"])
+                line += f"; {other} and cupy bit-identical: {'yes' if same else 'NO'}"
         print(line, flush=True)
 
 

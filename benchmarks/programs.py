@@ -32,6 +32,9 @@ two stages like an FDTD step (H then E). Rows, all measured in this run on one d
                  barriers cost without Vulkan. Timed at several shapes (one block per SM
                  of 256, 512, 1,024 threads; every resident block of 512): the best is
                  the row, the others in its note
+  cuda pers fu   (likewise) the fused row natively: cuda persist's kernel with both
+                 sweeps a step at each cell (cuda fused's arithmetic), one grid barrier a
+                 step; what the fused formulation makes without Vulkan
   persist/<o>    with --barriers: the persistent row again with the megakernel's grid
                  barriers ordered by <o> (Target.grid_barrier: fence, release)
 
@@ -222,7 +225,24 @@ def bench_python_loop(ctx, n, init, seconds):
     return time_steps(run, seconds)
 
 
-CUDA_SOURCE = r"""
+GRID_SYNC = r"""
+// A grid barrier by hand: every block co-resident (the launch is sized from the kernel's
+// occupancy), a monotonic arrival counter; one release add, acquire-load polls (the best
+// native ordering measured, VULKAN_FACTS.md section 11: 5-15 % over __threadfence).
+__device__ void grid_sync(unsigned int* arrived, unsigned int target) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        asm volatile("red.release.gpu.global.add.u32 [%0], %1;" :: "l"(arrived), "r"(1u)
+                     : "memory");
+        unsigned int v;
+        do { asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(arrived)
+                          : "memory"); } while (v < target);
+    }
+    __syncthreads();
+}
+"""
+
+CUDA_SOURCE = GRID_SYNC + r"""
 __device__ float relaxed(const float* src, float alpha, int n, int g) {
     int i = g / (n * n), j = (g / n) % n, k = g % n;
     float c = src[g];
@@ -241,11 +261,10 @@ extern "C" __global__ void sweep(const float* src, float* dst, float alpha, int 
     if (g < n * n * n) sweep_cell(src, dst, alpha, n, g);
 }
 
-// Both sweeps of a step in one kernel: the first sweep's value recomputed at the cell's
-// six neighbours (the fused row's two_sweeps, natively).
-extern "C" __global__ void two_sweeps(const float* src, float* dst, float alpha, int n) {
-    int g = blockIdx.x * blockDim.x + threadIdx.x;
-    if (g >= n * n * n) return;
+// Both sweeps of a step at one cell: the first sweep's value recomputed at the cell's six
+// neighbours (the fused row's two_sweeps, natively); in a kernel of its own a step, and
+// persistent with one grid barrier a step.
+__device__ void two_sweeps_cell(const float* src, float* dst, float alpha, int n, int g) {
     int i = g / (n * n), j = (g / n) % n, k = g % n;
     float c = relaxed(src, alpha, n, g);
     float s = (i > 0 ? relaxed(src, alpha, n, g - n * n) : 0.f)
@@ -257,19 +276,9 @@ extern "C" __global__ void two_sweeps(const float* src, float* dst, float alpha,
     dst[g] = c + alpha * (s - 6.f * c);
 }
 
-// A grid barrier by hand: every block co-resident (the launch is sized from the kernel's
-// occupancy), a monotonic arrival counter; one release add, acquire-load polls (the best
-// native ordering measured, VULKAN_FACTS.md section 11: 5-15 % over __threadfence).
-__device__ void grid_sync(unsigned int* arrived, unsigned int target) {
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        asm volatile("red.release.gpu.global.add.u32 [%0], %1;" :: "l"(arrived), "r"(1u)
-                     : "memory");
-        unsigned int v;
-        do { asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(arrived)
-                          : "memory"); } while (v < target);
-    }
-    __syncthreads();
+extern "C" __global__ void two_sweeps(const float* src, float* dst, float alpha, int n) {
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g < n * n * n) two_sweeps_cell(src, dst, alpha, n, g);
 }
 
 extern "C" __global__ void persistent(float* a, float* b, float alpha, int n, int steps,
@@ -281,6 +290,21 @@ extern "C" __global__ void persistent(float* a, float* b, float alpha, int n, in
         for (int g = first; g < cells; g += stride) sweep_cell(a, b, alpha, n, g);
         grid_sync(arrived, target += gridDim.x);
         for (int g = first; g < cells; g += stride) sweep_cell(b, a, alpha, n, g);
+        grid_sync(arrived, target += gridDim.x);
+    }
+}
+
+// The fused formulation persistent: a and b swap roles every step (after an even number
+// of steps the state is in a), one grid barrier a step.
+extern "C" __global__ void persistent_fused(float* a, float* b, float alpha, int n,
+                                            int steps, unsigned int* arrived) {
+    int cells = n * n * n, stride = gridDim.x * blockDim.x;
+    int first = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned int target = 0u;
+    for (int t = 0; t < steps; t++) {
+        const float* src = t % 2 ? b : a;
+        float* dst = t % 2 ? a : b;
+        for (int g = first; g < cells; g += stride) two_sweeps_cell(src, dst, alpha, n, g);
         grid_sync(arrived, target += gridDim.x);
     }
 }
@@ -356,8 +380,8 @@ def cuda_resident_blocks(cp, kern, local: int) -> int:
     return per_sm * props["multiProcessorCount"]
 
 
-def cuda_shapes(cp, kern, n: int) -> list:
-    """The launch shapes the native persistent row tries: one block per SM of 256, 512 or
+def cuda_shapes(cp, kern, cells: int) -> list:
+    """The launch shapes the native persistent rows try: one block per SM of 256, 512 or
     1,024 threads (the best shapes of ../shared/probes/barrier_sweep.py on the H200: 132 x
     256 at 32³, 132 x 1,024 at 64³ and 128³) and every resident block of 512, each
     capped at one thread per cell, all blocks co-resident."""
@@ -366,41 +390,49 @@ def cuda_shapes(cp, kern, n: int) -> list:
     shapes.append((cuda_resident_blocks(cp, kern, 512), 512))
     out = []
     for blocks, local in shapes:
-        blocks = min(blocks, -(-n ** 3 // local), cuda_resident_blocks(cp, kern, local))
+        blocks = min(blocks, -(-cells // local), cuda_resident_blocks(cp, kern, local))
         if blocks > 0 and (blocks, local) not in out:
             out.append((blocks, local))
     return out
 
 
-def bench_cuda_persistent(cp, n, init, seconds):
+def best_persistent(cp, kern, cells, launch, seconds, scale=1.0):
+    """(steps/s, shape, note) of a native persistent kernel timed at each of cuda_shapes():
+    `launch(blocks, local, steps)` runs `steps` steps as one launch of `kern` and waits.
+    The best shape is the row (issue 21 compares the megakernel with the best native
+    persistent scheme), the others in its note, in steps/s times `scale` (the row's
+    unit)."""
+    rates = {}
+    for shape in cuda_shapes(cp, kern, cells):
+        launch(*shape, 4)
+        rates[shape] = time_steps(lambda steps: launch(*shape, steps), seconds)
+    best = max(rates, key=rates.get)
+    others = ", ".join(f"{g} x {loc}: {r * scale:,.0f}" for (g, loc), r in rates.items()
+                       if (g, loc) != best)
+    return rates[best], best, (f"{best[0]} x {best[1]} threads, {cuda_registers(kern)} "
+                               f"registers{' (' + others + ')' if others else ''}")
+
+
+def bench_cuda_persistent(cp, n, init, seconds, fused=False):
     """(steps/s, note, state after 100 steps) of the stencil as one CUDA kernel per run
     with grid barriers between the sweeps: the megakernel's scheme written natively, the
-    measure of what a grid barrier costs on this GPU without Vulkan in between. Timed at
-    each of cuda_shapes(); the best one is the row (issue 21 compares the megakernel with
-    the best native persistent scheme), the others in its note."""
-    kern = cp.RawModule(code=CUDA_SOURCE).get_function("persistent")
+    measure of what a grid barrier costs on this GPU without Vulkan in between; with
+    `fused`, the fused row's formulation (both sweeps a step, one barrier). Timed at
+    best_persistent()'s shapes."""
+    kern = cp.RawModule(code=CUDA_SOURCE).get_function(
+        "persistent_fused" if fused else "persistent")
     a, b = cp.asarray(init), cp.zeros_like(cp.asarray(init))
     arrived = cp.zeros(1, cp.uint32)
 
-    def runner(blocks, local):
-        def run(steps):
-            arrived.fill(0)
-            kern((blocks,), (local,), (a, b, np.float32(ALPHA), np.int32(n),
-                                       np.int32(steps), arrived))
-            cp.cuda.Device().synchronize()
-        return run
-    rates = {}
-    for shape in cuda_shapes(cp, kern, n):
-        run = runner(*shape)
-        run(4)
-        rates[shape] = time_steps(run, seconds)
-    best = max(rates, key=rates.get)
+    def launch(blocks, local, steps):
+        arrived.fill(0)
+        kern((blocks,), (local,), (a, b, np.float32(ALPHA), np.int32(n), np.int32(steps),
+                                   arrived))
+        cp.cuda.Device().synchronize()
+    rate, best, note = best_persistent(cp, kern, n ** 3, launch, seconds)
     a.set(init)
-    runner(*best)(100)
-    others = ", ".join(f"{g} x {loc}: {r:,.0f}" for (g, loc), r in rates.items()
-                       if (g, loc) != best)
-    return rates[best], (f"{best[0]} x {best[1]} threads, {cuda_registers(kern)} registers"
-                         f"{' (' + others + ')' if others else ''}"), cp.asnumpy(a)
+    launch(*best, 100)
+    return rate, note, cp.asnumpy(a)
 
 
 def main() -> None:
@@ -416,7 +448,7 @@ def main() -> None:
                     help="also measure the persistent row (and the floor) with each of "
                          "these grid-barrier orderings (Target.grid_barrier)")
     rows = ["loop", "persistent", "pair", "fused", "shift", "launch", "graph", "cuda-fused",
-            "cuda-persistent", "floor"]
+            "cuda-persistent", "cuda-persistent-fused", "floor"]
     ap.add_argument("--rows", nargs="+", default=rows, choices=rows,
                     help="which rows to measure (default: all)")
     args = ap.parse_args()
@@ -475,6 +507,10 @@ def main() -> None:
             rate, note, cuda_states["persistent"] = bench_cuda_persistent(cp, n, init,
                                                                           args.seconds)
             rows.append(("cuda persist", rate, note))
+        if cp is not None and "cuda-persistent-fused" in args.rows:
+            rate, note, cuda_states["persistent fused"] = bench_cuda_persistent(
+                cp, n, init, args.seconds, fused=True)
+            rows.append(("cuda pers fu", rate, note))
         for name, rate, note in rows:
             cells = (1 if name == "shift" else 2) * rate * n ** 3 / 1e9
             vs = f"{rate / loop:>7.1f}x" if loop is not None else f"{'-':>8}"
@@ -484,7 +520,7 @@ def main() -> None:
                 same = np.array_equal(states["persistent"], states[other])
                 print(f"{n:>4} persistent and {other} states after 100 steps bit-identical: "
                       f"{'yes' if same else 'NO'}")
-        for other in ("persistent", "fused"):
+        for other in ("persistent", "fused", "persistent fused"):
             if "graph" in cuda_states and other in cuda_states:
                 same = np.array_equal(cuda_states[other], cuda_states["graph"])
                 print(f"{n:>4} cuda {other} and graph states after 100 steps bit-identical: "
