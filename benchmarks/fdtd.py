@@ -224,6 +224,7 @@ extern "C" __global__ void persistent_fused(OUT_FIELDS(), OUT_FIELDS(2), COEFS, 
 
 MONITORS = ("probe", "slices", "hot", "dft")
 HOT_THRESHOLD = None          # --hot-threshold; None: the 99.9th percentile at the start
+FUSED_OPTIONS = ()            # --cuda-registers: NVRTC options of the fused CUDA kernels
 
 
 def scene(ctx, n, monitors=(), update="auto"):
@@ -364,7 +365,7 @@ def fused_setup(cp, sim, init):
 def bench_fused(cp, sim, init, seconds):
     """steps/s of FUSED_SOURCE (one kernel a step, fields ping-ponged), 100 steps to a
     CUDA graph, and the fields after 100 steps."""
-    kern = cp.RawModule(code=FUSED_SOURCE).get_function("update_fused")
+    kern = cp.RawModule(code=FUSED_SOURCE, options=FUSED_OPTIONS).get_function("update_fused")
     sets, rest = fused_setup(cp, sim, init)
     blocks = ((sim.grid.shape[0] + 1) ** 3 + 255) // 256
     stream = cp.cuda.Stream(non_blocking=True)
@@ -387,7 +388,8 @@ def bench_cuda_persistent_fused(cp, sim, init, seconds):
     """(steps/s, note, the fields after 100 steps) of FUSED_SOURCE's persistent_fused: the
     fused update as one CUDA kernel a run with a hand-written grid barrier a step, at the
     best of programs.best_persistent's shapes."""
-    kern = cp.RawModule(code=FUSED_SOURCE).get_function("persistent_fused")
+    kern = cp.RawModule(code=FUSED_SOURCE, options=FUSED_OPTIONS).get_function(
+        "persistent_fused")
     sets, rest = fused_setup(cp, sim, init)
     arrived = cp.zeros(1, cp.uint32)
 
@@ -443,12 +445,17 @@ def main() -> None:
                     "(Simulation(update=...)) to run in both modes")
     ap.add_argument("--fused", action="store_true",
                     help="also the update fused into one CUDA kernel a step (FUSED_SOURCE)")
+    ap.add_argument("--cuda-registers", type=int, default=None,
+                    help="with --fused: cap the fused CUDA kernels' registers a thread "
+                         "(NVRTC --maxrregcount), e.g. at the megakernel's 32")
     ap.add_argument("--hot-threshold", type=float, default=None,
                     help="the hot-cell threshold in V/m (default: the 99.9th percentile of the "
                          "plane's |E| at the start)")
     args = ap.parse_args()
-    global HOT_THRESHOLD
+    global HOT_THRESHOLD, FUSED_OPTIONS
     HOT_THRESHOLD = args.hot_threshold
+    if args.cuda_registers is not None:
+        FUSED_OPTIONS = (f"--maxrregcount={args.cuda_registers}",)
     ctx = vkp.Context(selector(args.device))
     sizes = args.sizes or ([32, 64, 128, 256, 512] if ctx.info.kind != "cpu" else [32, 48])
     cp = _cupy()
