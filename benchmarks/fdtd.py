@@ -62,17 +62,21 @@ from programs import (GRID_SYNC, _cupy, best_persistent,  # noqa: E402  (benchma
                       graph_runner)
 
 BYTES_PER_CELL = 18 * 4 + 3
+FIELD_NAMES = ("ex", "ey", "ez", "hx", "hy", "hz")
+CHECKED = ("ex", "ez", "hy")     # the fields compared between rows after 100 steps
 
 # The new H components at a cell (the old value where the component is not updated)
 H_NEW = r"""
 #define IDX long o, int i, int j, int k
-#define CELL /* this thread's cell of the (n + 1)^3 grid; threads past it return */ \
+#define CELL_AT(g) /* cell g of the (n + 1)^3 grid: its indices, offset and strides */ \
     int N1 = n + 1; \
-    long g = (long)blockIdx.x * blockDim.x + threadIdx.x; \
     long cells = (long)N1 * N1 * N1; \
-    if (g >= cells) return; \
-    int i = g / (N1 * N1), j = (g / N1) % N1, k = g % N1; \
-    long o = g, si = (long)N1 * N1, sj = N1;
+    int i = (g) / (N1 * N1), j = ((g) / N1) % N1, k = (g) % N1; \
+    long o = (g), si = (long)N1 * N1, sj = N1;
+#define CELL /* this thread's cell; threads past the grid return */ \
+    long g = (long)blockIdx.x * blockDim.x + threadIdx.x; \
+    if (g >= (long)(n + 1) * (n + 1) * (n + 1)) return; \
+    CELL_AT(g)
 __device__ __forceinline__ float hx_new(const float* ey, const float* ez, const float* hx,
         IDX, int n, long si, long sj, float ch, float idy, float idz) {
     if (i <= n && j < n && k < n)
@@ -168,10 +172,7 @@ FUSED_SOURCE = H_NEW + GRID_SYNC + r"""
 #define COEFS const unsigned char* ids, const float* ca, const float* cb, int n, float ch, \
     float idx, float idy, float idz
 __device__ __forceinline__ void fused_cell(FIELDS(), OUT_FIELDS(2), COEFS, long g) {
-    int N1 = n + 1;
-    long cells = (long)N1 * N1 * N1;
-    int i = g / (N1 * N1), j = (g / N1) % N1, k = g % N1;
-    long o = g, si = (long)N1 * N1, sj = N1;
+    CELL_AT(g)
     float Hx = hx_new(ey, ez, hx, o, i, j, k, n, si, sj, ch, idy, idz);
     float Hy = hy_new(ex, ez, hy, o, i, j, k, n, si, sj, ch, idx, idz);
     float Hz = hz_new(ex, ey, hz, o, i, j, k, n, si, sj, ch, idx, idy);
@@ -289,7 +290,7 @@ def bench_program(ctx, n, mode, seconds, monitors=None, groups=None, local=None,
     sim.prog.free()
     sim2, _ = scene(ctx, n, update=update)
     sim2.prog.run(100, mode=mode, **launch)
-    return rate, {f: sim2.field(f) for f in ("ex", "ez", "hy")}, sim2, notes
+    return rate, {f: sim2.field(f) for f in CHECKED}, sim2, notes
 
 
 def occupancy(prog, mode) -> str:
@@ -313,16 +314,12 @@ def bench_cupy(cp, sim, init, seconds, graph):
     g = sim.grid
     n = g.shape[0]
     f = {k: cp.asarray(v) for k, v in init.items()}
-    ids = cp.asarray(np.concatenate([sim.materials.compact_ids()[c] for c in ("ex", "ey", "ez")]))
-    coef = sim.materials.coefficients(g.dt, np.float32)
-    ca, cb = cp.asarray(coef[:, 0].copy()), cp.asarray(coef[:, 1].copy())
-    idx, idy, idz = (np.float32(1 / s) for s in g.spacing)
-    ch = np.float32(g.dt / fd.MU0)
+    ids, ca, cb, n32, ch, idx, idy, idz = cuda_coefficients(cp, sim)
     cells = (n + 1) ** 3
     blocks = (cells + 255) // 256
-    args_h = (f["ex"], f["ey"], f["ez"], f["hx"], f["hy"], f["hz"], np.int32(n), ch, idx, idy, idz)
-    args_e = (f["ex"], f["ey"], f["ez"], f["hx"], f["hy"], f["hz"], ids, ca, cb, np.int32(n),
-              idx, idy, idz)
+    args_h = (f["ex"], f["ey"], f["ez"], f["hx"], f["hy"], f["hz"], n32, ch, idx, idy, idz)
+    args_e = (f["ex"], f["ey"], f["ez"], f["hx"], f["hy"], f["hz"], ids, ca, cb, n32, idx, idy,
+              idz)
     stream = cp.cuda.Stream(non_blocking=True)
 
     def step():
@@ -342,24 +339,33 @@ def bench_cupy(cp, sim, init, seconds, graph):
     for k, v in init.items():
         f[k].set(v, stream=stream)     # ordered before the non-blocking stream's steps
     run(100)
-    return rate, {k: cp.asnumpy(f[k]) for k in ("ex", "ez", "hy")}
+    return rate, checked(cp, f)
 
 
-FIELD_NAMES = ("ex", "ey", "ez", "hx", "hy", "hz")
+def checked(cp, fields: dict) -> dict:
+    """The CHECKED fields of a CUDA row's state, on the host."""
+    return {k: cp.asnumpy(fields[k]) for k in CHECKED}
 
 
-def fused_setup(cp, sim, init):
-    """The two field sets of the fused CUDA kernels (set 0 holding `init`) and the
-    arguments after them (materials, n, coefficients), as bench_cupy's."""
+def cuda_coefficients(cp, sim):
+    """What the CUDA kernels take after the fields: the E components' material ids, the
+    update coefficients' columns (ca, cb), n, dt / mu0 and the inverse spacings."""
     g = sim.grid
-    sets = [[cp.asarray(init[k]) for k in FIELD_NAMES],
-            [cp.empty_like(cp.asarray(init[k])) for k in FIELD_NAMES]]
     ids = cp.asarray(np.concatenate([sim.materials.compact_ids()[c] for c in ("ex", "ey", "ez")]))
     coef = sim.materials.coefficients(g.dt, np.float32)
     ca, cb = cp.asarray(coef[:, 0].copy()), cp.asarray(coef[:, 1].copy())
     idx, idy, idz = (np.float32(1 / s) for s in g.spacing)
+    return ids, ca, cb, np.int32(g.shape[0]), np.float32(g.dt / fd.MU0), idx, idy, idz
+
+
+def fused_setup(cp, sim, init):
+    """The two field sets of the fused CUDA kernels (dicts in FIELD_NAMES' order, set 0
+    holding `init`) and the arguments after them (cuda_coefficients)."""
+    sets = [{k: cp.asarray(init[k]) for k in FIELD_NAMES},
+            {k: cp.empty(init[k].shape, init[k].dtype) for k in FIELD_NAMES}]
+    rest = cuda_coefficients(cp, sim)
     cp.cuda.Device().synchronize()
-    return sets, (ids, ca, cb, np.int32(g.shape[0]), np.float32(g.dt / fd.MU0), idx, idy, idz)
+    return sets, rest
 
 
 def bench_fused(cp, sim, init, seconds):
@@ -373,15 +379,15 @@ def bench_fused(cp, sim, init, seconds):
 
     def step():                      # captured 100 times: an even count ends on set 0
         a, b = sets[parity[0]], sets[1 - parity[0]]
-        kern((blocks,), (256,), (*a, *b, *rest))
+        kern((blocks,), (256,), (*a.values(), *b.values(), *rest))
         parity[0] ^= 1
     run = graph_runner(stream, step)
     run(100)
     rate = time_steps(run, seconds)
-    for k, v in zip(FIELD_NAMES, sets[0]):
+    for k, v in sets[0].items():
         v.set(init[k], stream=stream)
     run(100)
-    return rate, {k: cp.asnumpy(sets[0][FIELD_NAMES.index(k)]) for k in ("ex", "ez", "hy")}
+    return rate, checked(cp, sets[0])
 
 
 def bench_cuda_persistent_fused(cp, sim, init, seconds):
@@ -395,15 +401,16 @@ def bench_cuda_persistent_fused(cp, sim, init, seconds):
 
     def launch(blocks, local, steps):
         arrived.fill(0)
-        kern((blocks,), (local,), (*sets[0], *sets[1], *rest, np.int32(steps), arrived))
+        kern((blocks,), (local,), (*sets[0].values(), *sets[1].values(), *rest,
+                                   np.int32(steps), arrived))
         cp.cuda.Device().synchronize()
     n = sim.grid.shape[0]
     rate, best, note = best_persistent(cp, kern, (n + 1) ** 3, launch, seconds,
                                        scale=n ** 3 / 1e6)     # Mcells/s, as the rows
-    for k, v in zip(FIELD_NAMES, sets[0]):
+    for k, v in sets[0].items():
         v.set(init[k])
     launch(*best, 100)
-    return rate, note, {k: cp.asnumpy(sets[0][FIELD_NAMES.index(k)]) for k in ("ex", "ez", "hy")}
+    return rate, note, checked(cp, sets[0])
 
 
 def bench_floor(cp, n, seconds):
