@@ -54,15 +54,11 @@ SPIN_CAP = 1 << 22      # polls before a barrier gives up and counts a failure, 
                         # loops run only where every workgroup is known to run at once
 LAVAPIPE_SPIN_CAP = 60000   # below the ~65,535 iterations after which lavapipe ends a loop
 
-GLSL = r"""
-#version 450
-#pragma use_vulkan_memory_model
-#extension GL_KHR_memory_scope_semantics : require
-layout(local_size_x_id = 0) in;
-layout(push_constant) uniform P { uint steps; uint groups; };
-layout(std430, binding = 0) coherent buffer S { uint sched[]; };   // [32]: arrivals, [64]: failures
-layout(std430, binding = 1) nonprivate buffer D { float data[]; };
-
+# The grid barrier, VARIANT (VARIANTS below) of its ordering at scope SCOPE: grid_sync() for
+# a shader that declares the push constant `groups` (workgroups launched) and the buffer
+# `sched` (sched[32]: arrivals, sched[64]: barriers that gave up after SPIN_CAP polls), with
+# the Vulkan memory model. fdtd_glsl.py's hand-written FDTD kernel takes it too.
+GRID_SYNC_GLSL = r"""
 #define DEV SCOPE
 #define BUF gl_StorageSemanticsBuffer
 #define GROUP_ORDERED controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, BUF | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible)
@@ -124,7 +120,17 @@ void grid_sync(inout uint target) {
     }
     GROUP_BARRIER;
 }
+"""
 
+GLSL = r"""
+#version 450
+#pragma use_vulkan_memory_model
+#extension GL_KHR_memory_scope_semantics : require
+layout(local_size_x_id = 0) in;
+layout(push_constant) uniform P { uint steps; uint groups; };
+layout(std430, binding = 0) coherent buffer S { uint sched[]; };   // [32]: arrivals, [64]: failures
+layout(std430, binding = 1) nonprivate buffer D { float data[]; };
+""" + GRID_SYNC_GLSL + r"""
 void main() {
     uint target = 0u;
     for (uint t = 0u; t < steps; t++) {

@@ -29,6 +29,11 @@ device:
                a grid-stride loop and a hand-written grid barrier a step (programs.py's
                native persistent row's), at the best of several shapes: what the fused
                formulation makes with one grid barrier a step without Vulkan in between
+  fused persist (GLSL)  --glsl (any Vulkan device): the same cell update and scheme
+               written by hand in GLSL, the megakernel's grid barrier a step (fdtd_glsl.py),
+               at the megakernel's shape or one workgroup of 256 / 512 / 1,024 per SM,
+               the best: what the fused formulation makes in Vulkan without vkpersist's
+               code generator and step boundary, the floor of the megakernel's fused row
 
 GB/s counts the minimum traffic of a fused update: each step reads E and H twice, writes
 each once and reads the three material-index bytes (75 bytes per cell in float32). After
@@ -60,6 +65,7 @@ from _device import selector                       # noqa: E402  (benchmarks/_de
 import examples.fdtd3d as fd                       # noqa: E402
 from programs import (GRID_SYNC, _cupy, best_persistent,  # noqa: E402  (benchmarks/programs.py)
                       graph_runner)
+import fdtd_glsl                                  # noqa: E402  (benchmarks/fdtd_glsl.py)
 
 BYTES_PER_CELL = 18 * 4 + 3
 FIELD_NAMES = ("ex", "ey", "ez", "hx", "hy", "hz")
@@ -452,6 +458,9 @@ def main() -> None:
                     "(Simulation(update=...)) to run in both modes")
     ap.add_argument("--fused", action="store_true",
                     help="also the update fused into one CUDA kernel a step (FUSED_SOURCE)")
+    ap.add_argument("--glsl", action="store_true",
+                    help="also the fused update as a hand-written persistent GLSL kernel "
+                         "(fdtd_glsl.py; any Vulkan device)")
     ap.add_argument("--cuda-registers", type=int, default=None,
                     help="with --fused: cap the fused CUDA kernels' registers a thread "
                          "(NVRTC --maxrregcount), e.g. at the megakernel's 32")
@@ -475,6 +484,15 @@ def main() -> None:
                 rate, states[f"{mode} {update}"], sim, notes = bench_program(
                     ctx, n, mode, args.seconds, update=update)
                 rows.append((f"{mode} {update}", rate, notes))
+                if (mode, update) == ("persistent", "fused"):     # its shape: --glsl's first
+                    mega = (sim.prog._runner.groups, sim.prog._runner.local)
+        if args.glsl:
+            if "fused" not in args.updates:
+                mega = (ctx.info.compute_units or 1, 64)
+            _, init = scene(ctx, n, update="fused")
+            rate, note, states["fused persist (GLSL)"] = fdtd_glsl.bench(
+                ctx, sim, init, args.seconds, fdtd_glsl.shapes(ctx, mega), CHECKED)
+            rows.append(("fused persist (GLSL)", rate, note))
         for gr in args.groups:
             rate, _, _, notes = bench_program(ctx, n, "persistent", args.seconds, groups=gr,
                                               local=args.local, update=args.updates[0])
@@ -519,6 +537,11 @@ def main() -> None:
                        for k in states["cupy"])
             scale = max(float(np.max(np.abs(states["cupy"][k]))) for k in states["cupy"])
             line += f"; max |{runs[0]} - cupy| = {diff:.3g} (fields up to {scale:.3g})"
+        if "fused persist (GLSL)" in states:
+            same = all(np.array_equal(states["fused persist (GLSL)"][k], first[k])
+                       for k in first)
+            line += (f"; fused persist (GLSL) and {runs[0]} bit-identical: "
+                     f"{'yes' if same else 'NO'}")
         for other in ("fused", "fused persistent"):
             if other in states:
                 same = all(np.array_equal(states[other][k], states["cupy"][k])
