@@ -163,9 +163,12 @@ def main() -> None:
         sys.exit("target_ab.py: --graph needs CuPy and a CUDA device; neither was found")
     default = ctx.target
     shape = change.pop("shape", None)
+    try:
+        changed = dataclasses.replace(default, **change)
+    except ValueError as exc:              # a value the field does not take (spirv_opt=...)
+        sys.exit(f"target_ab.py: {exc}")
     arms = {"default": Arm(default, args.groups, args.local),
-            "changed": Arm(dataclasses.replace(default, **change),
-                           *(shape or (args.groups, args.local)))}
+            "changed": Arm(changed, *(shape or (args.groups, args.local)))}
     described = [f"{k}={v!r} (default {getattr(default, k)!r})" for k, v in change.items()]
     if shape:
         described.append(f"shape={shape[0]}x{shape[1]} (default " + (

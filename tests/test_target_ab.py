@@ -14,7 +14,8 @@ def _run(*args, timeout=240):
 
 
 def test_a_knob_on_both_programs_is_bit_identical(ctx):
-    out = _run("ordered_from=1", "dedicated_planner_from=2", "--device", str(ctx.info.index),
+    out = _run("ordered_from=1", "dedicated_planner_from=2", "spirv_opt=none", "--device",
+               str(ctx.info.index),
                "--fdtd", "8", "--stencil", "7", "--stencils", "two-stage", "--rounds", "1",
                "--seconds", "0.02")
     assert out.returncode == 0, out.stderr
@@ -23,6 +24,7 @@ def test_a_knob_on_both_programs_is_bit_identical(ctx):
         out.stdout
     assert "ordered_from=1 (default " in out.stdout
     assert "dedicated_planner_from=2 (default " in out.stdout
+    assert "spirv_opt='none' (default 'inline-cse')" in out.stdout
 
 
 def test_a_wrong_knob_names_the_valid_ones():
@@ -32,6 +34,9 @@ def test_a_wrong_knob_names_the_valid_ones():
     assert "name," not in out.stderr.split("among")[1]          # not a knob
     out = _run("readonly_alias=maybe", timeout=60)
     assert "readonly_alias is a bool; give one of 1, true, on" in out.stderr
+    out = _run("spirv_opt=fast", timeout=60)
+    assert out.returncode != 0
+    assert "spirv_opt='fast'" in out.stderr and "'none', 'inline-cse', 'O'" in out.stderr
 
 
 def test_a_launch_shape_is_a_knob(ctx):

@@ -44,11 +44,11 @@ def register_channel(type_cls, glsl) -> None:
     _CHANNELS[type_cls] = glsl
 
 
-def compile_generated(source: str, label: str) -> GLSLKernel:
-    """GLSL this module wrote, compiled: a failure is a bug in vkpersist, never in the user's
-    code, and says so with the source attached."""
+def compile_generated(source: str, label: str, passes: tuple = ()) -> GLSLKernel:
+    """GLSL this module wrote, compiled (then through spirv-opt's `passes`): a failure is a
+    bug in vkpersist, never in the user's code, and says so with the source attached."""
     try:
-        return GLSLKernel(source, name=label)
+        return GLSLKernel(source, name=label, passes=passes)
     except CompileError as exc:
         raise internal_error(f"the generated GLSL of {label} did not compile",
                              f"{exc}\n--- GLSL ---\n{source}") from None

@@ -21,6 +21,7 @@ from ..lang.bounds import bounds_record
 from ..lang.compiler import Unit
 from ..vk.glsl_kernel import GLSLKernel, push_struct
 from ..lang.glsl import compile_generated
+from ..vk.target import SPIRV_OPT_PASSES
 from ..vk.sequence import DispatchSequence
 from ._codegen import PHASE_FINAL, PHASE_FIRST, PHASE_NEXT, ProgramWriter
 from ._words import EPOCH_WORDS, W, sched_words
@@ -174,7 +175,8 @@ class Build:
             label = f"{prog.name}:{prog.schedule[kind[1]][0].name} rounds"
         else:
             label = f"{prog.name}:{prog.schedule[kind][0].name}"
-        return _Shader(source, compile_generated(source, label), writer)
+        passes = SPIRV_OPT_PASSES[self.target.spirv_opt] if kind == "mega" else ()
+        return _Shader(source, compile_generated(source, label, passes), writer)
 
     def _cached_loads(self, writes, conditions) -> dict:
         """{function name: the arrays its loads may take through a readonly alias} for the

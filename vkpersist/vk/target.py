@@ -90,6 +90,19 @@ The choices, and the measurements behind them (VULKAN_FACTS.md, docs/benchmarks.
   on at 32³ the stencil ran 0.66x (two-stage) and 0.77x (fused) of the stride (H100): the
   counter's round trip per workgroup of indices costs more than the order gains on small
   grids.
+- spirv_opt: the spirv-opt passes (SPIRV_OPT_PASSES) the megakernel's SPIR-V goes through
+  before the driver: "inline-cse" inlines every function, promotes variables to SSA, then
+  propagates constants, eliminates common subexpressions and simplifies (no float
+  rewriting: the states stay bit-identical to the fallback's). On an H100 (2026-12-07,
+  benchmarks/target_ab.py spirv_opt=inline-cse, 4 rounds, best) the fused FDTD update
+  made 7,926 against 7,431 Mcells/s at 32³ (1.02x the CUDA graph, from 0.96x), 1.02x at
+  64³, 0.99x at 128³; the stencils 1.00-1.01x. The driver's code for the generated stage
+  was what lagged: the same stage lifted into a hand-written persistent loop ran 4.4 µs a
+  step against 3.7-3.9 for the update written by hand (benchmarks/fdtd_glsl.py), and the
+  hand kernel with each neighbour's index recomputed from (i, j, k), as generated code
+  does, lost 0.5 µs (H100, scratch A/B, docs/benchmarks.md). spirv-opt's full -O was no
+  better at 32³ and lost 5-8 % at 64³ / 128³. On every device, lavapipe included, so
+  that CI runs the path (the megakernel's compile costs ~8 % more there).
 - solve_group_max: np.linalg.solve/inv/det factor and solve matrices up to this size with
   one workgroup each, barriers instead of ~6 launches a column (a 256 x 256 solve was
   ~1,500 launches, 31.6 ms on an H100 against CuPy's 0.69). 0 on lavapipe, where one
@@ -106,6 +119,19 @@ DRIVER_ID_LLVMPIPE = 13          # VK_DRIVER_ID_MESA_LLVMPIPE
 DRIVER_ID_NVIDIA = 4             # VK_DRIVER_ID_NVIDIA_PROPRIETARY
 LOOP_GUARD_LIMIT = 65000         # lavapipe stops every loop at ~65,535 iterations per invocation
 ORDERED_FROM = 24_000_000        # NVIDIA: stages of this many indices take them in order
+# Target.spirv_opt: the spirv-opt options each name runs the megakernel's SPIR-V through
+_INLINE_CSE = ("wrap-opkill", "eliminate-dead-branches", "merge-return",
+               "inline-entry-points-exhaustive", "eliminate-dead-functions",
+               "eliminate-dead-code-aggressive", "private-to-local",
+               "eliminate-local-single-block", "eliminate-local-single-store",
+               "scalar-replacement=0", "convert-local-access-chains", "ssa-rewrite",
+               "eliminate-dead-code-aggressive", "ccp", "redundancy-elimination",
+               "combine-access-chains", "eliminate-dead-code-aggressive")
+SPIRV_OPT_PASSES = {
+    "none": (),
+    "inline-cse": tuple(f"--{p}" for p in _INLINE_CSE),
+    "O": ("-O",),        # spirv-opt's own -O: for comparison (benchmarks/target_ab.py)
+}
 
 
 @dataclass(frozen=True)
@@ -130,6 +156,12 @@ class Target:
     readonly_alias: bool = False
     solve_group_max: int = 256
     ordered_from: int = 0
+    spirv_opt: str = "inline-cse"
+
+    def __post_init__(self):
+        if self.spirv_opt not in SPIRV_OPT_PASSES:
+            raise ValueError(f"Target(spirv_opt={self.spirv_opt!r}): the choices are "
+                             f"{', '.join(map(repr, SPIRV_OPT_PASSES))}")
 
     @classmethod
     def for_device(cls, info) -> "Target":
