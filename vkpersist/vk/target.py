@@ -91,18 +91,20 @@ The choices, and the measurements behind them (VULKAN_FACTS.md, docs/benchmarks.
   counter's round trip per workgroup of indices costs more than the order gains on small
   grids.
 - spirv_opt: the spirv-opt passes (SPIRV_OPT_PASSES) the megakernel's SPIR-V goes through
-  before the driver: "inline-cse" inlines every function, promotes variables to SSA, then
-  propagates constants, eliminates common subexpressions and simplifies (no float
-  rewriting: the states stay bit-identical to the fallback's). On an H100 (2026-12-07,
-  benchmarks/target_ab.py spirv_opt=inline-cse, 4 rounds, best) the fused FDTD update
-  made 7,926 against 7,431 Mcells/s at 32³ (1.02x the CUDA graph, from 0.96x), 1.02x at
-  64³, 0.99x at 128³; the stencils 1.00-1.01x. The driver's code for the generated stage
-  was what lagged: the same stage lifted into a hand-written persistent loop ran 4.4 µs a
-  step against 3.7-3.9 for the update written by hand (benchmarks/fdtd_glsl.py), and the
-  hand kernel with each neighbour's index recomputed from (i, j, k), as generated code
-  does, lost 0.5 µs (H100, scratch A/B, docs/benchmarks.md). spirv-opt's full -O was no
-  better at 32³ and lost 5-8 % at 64³ / 128³. On every device, lavapipe included, so
-  that CI runs the path (the megakernel's compile costs ~8 % more there).
+  before the driver: "inline-cse" inlines every function, promotes variables to SSA,
+  propagates constants and eliminates common subexpressions. Not simplify-instructions
+  (nor -O, which runs it): it rewrites float arithmetic ((x * 3) * 5 -> x * 15), and the
+  states must stay bit-identical to the fallback's. On an H100 (2026-12-07,
+  benchmarks/target_ab.py spirv_opt=none, 4 rounds, best, two calls) the fused FDTD
+  update made 7,994 / 7,931 against 7,389 / 7,389 Mcells/s at 32³ (1.05x / 1.04x the CUDA
+  graph, from 0.97x), 0.99-1.01x as much at 64³, 0.99x at 128³; the stencils 0.99-1.01x.
+  The driver's code for the generated stage was what lagged: lifted into a hand-written
+  persistent loop it ran 4.4 µs a step against 3.7-3.9 for the update written by hand
+  (benchmarks/fdtd_glsl.py), and the hand-written stage with each neighbour's index
+  recomputed from (i, j, k), as the generated code does, lost 0.5 µs (H100, scratch A/B,
+  docs/benchmarks.md). -O: 1.08x at 32³, 0.95x / 0.93x at 64³ / 128³. On every device,
+  lavapipe included, so that CI runs the path: spirv-opt takes ~0.1 s a megakernel there
+  (58 in tests/test_programs.py and two more files: 5.5 of 37 s).
 - solve_group_max: np.linalg.solve/inv/det factor and solve matrices up to this size with
   one workgroup each, barriers instead of ~6 launches a column (a 256 x 256 solve was
   ~1,500 launches, 31.6 ms on an H100 against CuPy's 0.69). 0 on lavapipe, where one
