@@ -24,6 +24,8 @@ import examples.fdtd3d as fd          # the importer (fdtd.py, a test) puts the 
 import vkpersist as vkp
 from vkpersist import lowlevel
 
+from vkpersist.vk.target import LOOP_GUARD_LIMIT
+
 from barrier_floor import GRID_SYNC_GLSL, LAVAPIPE_SPIN_CAP, SPIN_CAP
 from programs import time_steps
 
@@ -35,7 +37,7 @@ GLSL = r"""
 #extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
 layout(local_size_x_id = 0) in;
 layout(push_constant) uniform P { float ch; float idx; float idy; float idz; uint steps;
-                                  uint groups; };
+                                  uint groups; uint first; };   // first: steps done before
 // sched[32]: arrivals at the grid barrier, sched[64]: barriers that gave up
 layout(std430, binding = 0) coherent buffer S { uint sched[]; };
 // each field's two halves (the state a step reads at half p = step & 1, the one it writes
@@ -103,7 +105,7 @@ void main() {
     uint target = 0u;
     int stride = int(gl_NumWorkGroups.x * gl_WorkGroupSize.x);
     for (uint t = 0u; t < steps; t++) {
-        int p = int(t & 1u);
+        int p = int((first + t) & 1u);
         for (int o = int(gl_GlobalInvocationID.x); o < CELLS; o += stride)
             fused_cell(p * CELLS, (1 - p) * CELLS, o);
         grid_sync(target);
@@ -125,8 +127,7 @@ class FusedKernel:
         self.kernel = lowlevel.glsl_kernel(GLSL, defines={"N": self.n, "VARIANT": 0,
                                                           "SPIN_CAP": f"{cap}u",
                                                           "SCOPE": "gl_ScopeDevice"},
-                                           name=f"fdtd_fused_glsl_{self.n}", ctx=ctx,
-                                           loop_guard=False)
+                                           name=f"fdtd_fused_glsl_{self.n}", ctx=ctx)
         self.init = init
         self.fields = {f: ctx.empty(2 * init[f].size, np.float32) for f in FIELDS}
         ids = np.concatenate([sim.materials.compact_ids()[c].reshape(-1)
@@ -147,15 +148,23 @@ class FusedKernel:
 
     def run(self, groups: int, local: int, steps: int) -> None:
         """`steps` steps as one dispatch of `groups` workgroups of `local`, waited for;
-        RuntimeError if a barrier gave up (not every workgroup ran at once)."""
-        self.sched.fill(0)
-        self.kernel[groups, local](self.sched, *self.fields.values(), *self.tables,
-                                   steps=steps, groups=groups, **self.consts)
-        self.ctx.synchronize()
-        failed = int(self.sched.numpy()[64])
-        if failed:
-            raise RuntimeError(f"{failed} grid barrier(s) gave up: not all {groups} "
-                               f"workgroups of {local} ran at once")
+        RuntimeError if a barrier gave up (not every workgroup ran at once). On lavapipe,
+        which ends every loop of an invocation silently after ~65,535 iterations in all
+        (the kernel's loop guard reports it), as dispatches of fewer steps."""
+        chunk = steps
+        if self.ctx.target.loop_guard:     # a step: the cell loop's rounds, a few polls
+            rounds = -(-(self.n + 1) ** 3 // (groups * local))
+            chunk = max(1, LOOP_GUARD_LIMIT // 2 // (rounds + 8))
+        for first in range(0, steps, chunk):
+            self.sched.fill(0)
+            self.kernel[groups, local](self.sched, *self.fields.values(), *self.tables,
+                                       steps=min(chunk, steps - first), groups=groups,
+                                       first=first, **self.consts)
+            self.ctx.synchronize()
+            failed = int(self.sched.numpy()[64])
+            if failed:
+                raise RuntimeError(f"{failed} grid barrier(s) gave up: not all {groups} "
+                                   f"workgroups of {local} ran at once")
 
     def state(self, names) -> dict:
         """The fields `names` now, as (n+1)³ arrays (after an even number of steps the

@@ -50,7 +50,8 @@ def compile_generated(source: str, label: str, passes: tuple = ()) -> GLSLKernel
     try:
         return GLSLKernel(source, name=label, passes=passes)
     except CompileError as exc:
-        raise internal_error(f"the generated GLSL of {label} did not compile",
+        raise internal_error(f"the generated GLSL of {label} did not compile"
+                             + (" (or spirv-opt failed on it)" if passes else ""),
                              f"{exc}\n--- GLSL ---\n{source}") from None
 
 

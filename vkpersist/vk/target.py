@@ -102,9 +102,11 @@ The choices, and the measurements behind them (VULKAN_FACTS.md, docs/benchmarks.
   persistent loop it ran 4.4 µs a step against 3.7-3.9 for the update written by hand
   (benchmarks/fdtd_glsl.py), and the hand-written stage with each neighbour's index
   recomputed from (i, j, k), as the generated code does, lost 0.5 µs (H100, scratch A/B,
-  docs/benchmarks.md). -O: 1.08x at 32³, 0.95x / 0.93x at 64³ / 128³. On every device,
-  lavapipe included, so that CI runs the path: spirv-opt takes ~0.1 s a megakernel there
-  (58 in tests/test_programs.py and two more files: 5.5 of 37 s).
+  docs/benchmarks.md). -O (not offered: it rewrites floats): 1.08x at 32³, 0.95x / 0.93x
+  at 64³ / 128³. The FDTD megakernel's SPIR-V is byte for byte the same under the list
+  measured (with wrap-opkill, scalar replacement unbounded) and the one kept. On every
+  device, lavapipe included, so that CI runs the path: spirv-opt takes ~0.1 s a
+  megakernel there (58 in tests/test_programs.py and two more files: 5.5 of 37 s).
 - solve_group_max: np.linalg.solve/inv/det factor and solve matrices up to this size with
   one workgroup each, barriers instead of ~6 launches a column (a 256 x 256 solve was
   ~1,500 launches, 31.6 ms on an H100 against CuPy's 0.69). 0 on lavapipe, where one
@@ -121,18 +123,25 @@ DRIVER_ID_LLVMPIPE = 13          # VK_DRIVER_ID_MESA_LLVMPIPE
 DRIVER_ID_NVIDIA = 4             # VK_DRIVER_ID_NVIDIA_PROPRIETARY
 LOOP_GUARD_LIMIT = 65000         # lavapipe stops every loop at ~65,535 iterations per invocation
 ORDERED_FROM = 24_000_000        # NVIDIA: stages of this many indices take them in order
-# Target.spirv_opt: the spirv-opt options each name runs the megakernel's SPIR-V through
-_INLINE_CSE = ("wrap-opkill", "eliminate-dead-branches", "merge-return",
-               "inline-entry-points-exhaustive", "eliminate-dead-functions",
-               "eliminate-dead-code-aggressive", "private-to-local",
+# Target.spirv_opt: the spirv-opt options each name runs the megakernel's SPIR-V through.
+# What keeps "inline-cse" sound for the megakernel (checked with glslang 13.1.1 and
+# SPIRV-Tools 2025.5, 2026-12-07): redundancy-elimination merges only loads it takes for
+# read-only, and glslang marks a `readonly` block's members NonWritable, never the block
+# variable, so the readonly aliases' loads are not merged across a grid barrier (with the
+# variable decorated they would be); aggressive dead-code elimination deletes an empty spin
+# loop on a plain load, even a volatile one, and every poll of the megakernel is an
+# atomicLoad, which it keeps. No pass rewrites float arithmetic (-O's simplify-instructions
+# would: (x * 3) * 5 -> x * 15; tests/test_spirv_opt.py). Scalar replacement stops at 100
+# elements, as in -O, so that a large local array is not split into as many variables.
+_INLINE_CSE = ("eliminate-dead-branches", "merge-return", "inline-entry-points-exhaustive",
+               "eliminate-dead-functions", "eliminate-dead-code-aggressive", "private-to-local",
                "eliminate-local-single-block", "eliminate-local-single-store",
-               "scalar-replacement=0", "convert-local-access-chains", "ssa-rewrite",
+               "scalar-replacement=100", "convert-local-access-chains", "ssa-rewrite",
                "eliminate-dead-code-aggressive", "ccp", "redundancy-elimination",
                "combine-access-chains", "eliminate-dead-code-aggressive")
 SPIRV_OPT_PASSES = {
     "none": (),
     "inline-cse": tuple(f"--{p}" for p in _INLINE_CSE),
-    "O": ("-O",),        # spirv-opt's own -O: for comparison (benchmarks/target_ab.py)
 }
 
 
