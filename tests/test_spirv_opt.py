@@ -115,3 +115,35 @@ def test_a_pass_set_that_does_not_exist_names_the_ones_that_do(ctx):
     assert Target.any_device().spirv_opt == "inline-cse"
     with pytest.raises(TypeError, match="tuple of spirv-opt options"):
         GLSLKernel(SHADER, passes="--ccp")
+
+
+ALIASED = """
+#version 450
+#pragma use_vulkan_memory_model
+#extension GL_KHR_memory_scope_semantics : require
+layout(local_size_x = 1) in;
+layout(std430, binding = 0) nonprivate buffer W { float w[]; };
+layout(std430, binding = 0) nonprivate readonly buffer R { float r[]; };
+void main() {
+    float before = r[0];
+    w[0] = before + 1.0;
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer,
+                   gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable
+                   | gl_SemanticsMakeVisible);
+    w[1] = r[0];
+}
+"""
+
+
+def test_a_readonly_alias_is_loaded_again_after_a_barrier(ctx):
+    """The megakernel loads arrays it also writes through `readonly` blocks on the same
+    binding (Target.readonly_alias), relying on the passes not to merge two such loads
+    across a grid barrier: redundancy-elimination merges loads it deems read-only, which it
+    would if glslang decorated the block variable NonWritable (it decorates the members).
+    A glslang or SPIRV-Tools that changed that would fail here."""
+    if not ctx.info.memory_model:
+        pytest.skip(f"{ctx.info.name} has no Vulkan memory model")
+    k = GLSLKernel(ALIASED, name="aliased", ctx=ctx, passes=SPIRV_OPT_PASSES["inline-cse"])
+    out = np.float32([2.0, 0.0])
+    k[1](out)
+    np.testing.assert_array_equal(out, [3.0, 3.0])
