@@ -355,13 +355,11 @@ def checked(cp, fields: dict) -> dict:
 
 def cuda_coefficients(cp, sim):
     """What the CUDA kernels take after the fields: the E components' material ids, the
-    update coefficients' columns (ca, cb), n, dt / mu0 and the inverse spacings."""
-    g = sim.grid
-    ids = cp.asarray(np.concatenate([sim.materials.compact_ids()[c] for c in ("ex", "ey", "ez")]))
-    coef = sim.materials.coefficients(g.dt, np.float32)
-    ca, cb = cp.asarray(coef[:, 0].copy()), cp.asarray(coef[:, 1].copy())
-    idx, idy, idz = (np.float32(1 / s) for s in g.spacing)
-    return ids, ca, cb, np.int32(g.shape[0]), np.float32(g.dt / fd.MU0), idx, idy, idz
+    update coefficients' columns (ca, cb), n, dt / mu0 and the inverse spacings
+    (fdtd_glsl.update_tables, on the device)."""
+    tables, (ch, idx, idy, idz) = fdtd_glsl.update_tables(sim)
+    ids, ca, cb = (cp.asarray(t) for t in tables)
+    return ids, ca, cb, np.int32(sim.grid.shape[0]), ch, idx, idy, idz
 
 
 def fused_setup(cp, sim, init):
@@ -486,10 +484,11 @@ def main() -> None:
                 rows.append((f"{mode} {update}", rate, notes))
                 if (mode, update) == ("persistent", "fused"):     # its shape: --glsl's first
                     mega = (sim.prog._runner.groups, sim.prog._runner.local)
+        # the fields' start, for the hand-written rows (the same for every update)
+        init = scene(ctx, n, update="fused")[1] if args.glsl or cp is not None else None
         if args.glsl:
             if "fused" not in args.updates:
                 mega = (ctx.info.compute_units or 1, 64)
-            _, init = scene(ctx, n, update="fused")
             rate, note, states["fused persist (GLSL)"] = fdtd_glsl.bench(
                 ctx, sim, init, args.seconds, fdtd_glsl.shapes(ctx, mega), CHECKED)
             rows.append(("fused persist (GLSL)", rate, note))
@@ -508,7 +507,6 @@ def main() -> None:
                     rows.append((name, rate, notes))
         ref = None
         if cp is not None:
-            _, init = scene(ctx, n, update="split")
             for graph in (False, True):
                 rate, st = bench_cupy(cp, sim, init, args.seconds, graph)
                 rows.append(("cupy graph" if graph else "cupy", rate, ""))

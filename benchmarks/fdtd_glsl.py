@@ -27,7 +27,7 @@ from vkpersist import lowlevel
 from vkpersist.vk.target import LOOP_GUARD_LIMIT
 
 from barrier_floor import GRID_SYNC_GLSL, LAVAPIPE_SPIN_CAP, SPIN_CAP
-from programs import time_steps
+from programs import best_shape
 
 GLSL = r"""
 #version 450
@@ -116,6 +116,18 @@ void main() {
 FIELDS = ("ex", "ey", "ez", "hx", "hy", "hz")
 
 
+def update_tables(sim) -> tuple[list, list]:
+    """What the hand-written updates (this kernel, fdtd.py's CUDA rows) take besides the
+    fields, in NumPy: ([the E components' material ids, flat, the update coefficients'
+    columns ca and cb], [dt / mu0 and the inverse spacings, as float32])."""
+    g = sim.grid
+    ids = np.concatenate([sim.materials.compact_ids()[c].reshape(-1)
+                          for c in ("ex", "ey", "ez")])
+    coef = sim.materials.coefficients(g.dt, np.float32)
+    return ([ids, coef[:, 0].copy(), coef[:, 1].copy()],
+            [np.float32(g.dt / fd.MU0), *(np.float32(1 / s) for s in g.spacing)])
+
+
 class FusedKernel:
     """The hand-written kernel for `sim` (an examples.fdtd3d Simulation of n³ cells, its
     update's coefficients), its fields started from `init` ({name: (n+1)³ array})."""
@@ -130,13 +142,9 @@ class FusedKernel:
                                            name=f"fdtd_fused_glsl_{self.n}", ctx=ctx)
         self.init = init
         self.fields = {f: ctx.empty(2 * init[f].size, np.float32) for f in FIELDS}
-        ids = np.concatenate([sim.materials.compact_ids()[c].reshape(-1)
-                              for c in ("ex", "ey", "ez")]).astype(np.uint8)
-        coef = sim.materials.coefficients(g.dt, np.float32)
-        self.tables = [ctx.asarray(ids), ctx.asarray(coef[:, 0].copy()),
-                       ctx.asarray(coef[:, 1].copy())]
-        self.consts = {"ch": np.float32(g.dt / fd.MU0),
-                       **{f"id{a}": np.float32(1 / s) for a, s in zip("xyz", g.spacing)}}
+        tables, scalars = update_tables(sim)
+        self.tables = [ctx.asarray(t) for t in tables]
+        self.consts = dict(zip(("ch", "idx", "idy", "idz"), scalars))
         self.sched = ctx.zeros(128, np.uint32)
         self.reset()
 
@@ -198,25 +206,8 @@ def bench(ctx, sim, init, seconds: float, shapes, checked) -> tuple[float, str, 
     the best of `shapes` ((groups, local) pairs; one whose workgroups do not all run at
     once is left out, named in the note)."""
     k = FusedKernel(ctx, sim, init)
-    rates, skipped = {}, []
-    for shape in dict.fromkeys(shapes):
-        try:
-            k.run(*shape, 4)
-        except RuntimeError:
-            skipped.append(shape)
-            continue
-        rates[shape] = time_steps(lambda steps, shape=shape: k.run(*shape, steps) or steps,
-                                  seconds)
-    if not rates:
-        raise RuntimeError(f"no shape of {list(shapes)} ran with every workgroup at once")
-    best = max(rates, key=rates.get)
-    cells = k.n ** 3 / 1e6
-    others = [f"{g} x {loc}: {r * cells:,.0f}" for (g, loc), r in rates.items()
-              if (g, loc) != best]
-    others += [f"{g} x {loc}: not co-resident" for g, loc in skipped]
-    regs = k.registers(best[1])
-    note = (f"{best[0]} x {best[1]} invocations" + (f", {regs} registers" if regs else "")
-            + (f" ({', '.join(others)})" if others else ""))
+    rate, best, note = best_shape(shapes, k.run, seconds, scale=k.n ** 3 / 1e6,
+                                  registers=k.registers, unit="invocations")
     k.reset()
     k.run(*best, 100)
-    return rates[best], note, k.state(checked)
+    return rate, note, k.state(checked)

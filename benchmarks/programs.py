@@ -396,21 +396,37 @@ def cuda_shapes(cp, kern, cells: int) -> list:
     return out
 
 
-def best_persistent(cp, kern, cells, launch, seconds, scale=1.0):
-    """(steps/s, shape, note) of a native persistent kernel timed at each of cuda_shapes():
-    `launch(blocks, local, steps)` runs `steps` steps as one launch of `kern` and waits.
-    The best shape is the row (issue 21 compares the megakernel with the best native
-    persistent scheme), the others in its note, in steps/s times `scale` (the row's
-    unit)."""
-    rates = {}
-    for shape in cuda_shapes(cp, kern, cells):
-        launch(*shape, 4)
+def best_shape(shapes, launch, seconds, scale=1.0, registers=None, unit="threads"):
+    """(steps/s, shape, note) of a persistent kernel timed at each of `shapes` ((workgroups,
+    local) pairs): `launch(groups, local, steps)` runs `steps` steps as one launch and
+    waits, raising RuntimeError where its workgroups did not all run at once (that shape is
+    left out, named in the note). The best shape is the row (issue 21 compares the
+    megakernel with the best persistent scheme), the others in its note, in steps/s times
+    `scale` (the row's unit); `registers(local)`: the kernel's registers a thread, or None."""
+    rates, skipped = {}, []
+    for shape in dict.fromkeys(shapes):
+        try:
+            launch(*shape, 4)
+        except RuntimeError:
+            skipped.append(shape)
+            continue
         rates[shape] = time_steps(lambda steps: launch(*shape, steps), seconds)
+    if not rates:
+        raise RuntimeError(f"no shape of {list(shapes)} ran with every workgroup at once")
     best = max(rates, key=rates.get)
-    others = ", ".join(f"{g} x {loc}: {r * scale:,.0f}" for (g, loc), r in rates.items()
-                       if (g, loc) != best)
-    return rates[best], best, (f"{best[0]} x {best[1]} threads, {cuda_registers(kern)} "
-                               f"registers{' (' + others + ')' if others else ''}")
+    others = [f"{g} x {loc}: {r * scale:,.0f}" for (g, loc), r in rates.items()
+              if (g, loc) != best]
+    others += [f"{g} x {loc}: not co-resident" for g, loc in skipped]
+    regs = registers(best[1]) if registers else None
+    return rates[best], best, (f"{best[0]} x {best[1]} {unit}"
+                               + (f", {regs} registers" if regs else "")
+                               + (f" ({', '.join(others)})" if others else ""))
+
+
+def best_persistent(cp, kern, cells, launch, seconds, scale=1.0):
+    """best_shape() of a native persistent CUDA kernel `kern` over cuda_shapes()."""
+    return best_shape(cuda_shapes(cp, kern, cells), launch, seconds, scale,
+                      lambda local: cuda_registers(kern))
 
 
 def bench_cuda_persistent(cp, n, init, seconds, fused=False):
