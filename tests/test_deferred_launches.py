@@ -11,6 +11,8 @@ import vkpersist as vkp
 from vkpersist.vk import _api, deferral
 
 N = 1 << 18
+SLOW_FLUSH_S = 2.0     # the flusher's timed wait in these tests (see `warm`): under the 5 s
+                       # within which closing must end the flusher
 
 
 @vkp.kernel
@@ -38,16 +40,58 @@ def _expected(ks, start=1):
     return v
 
 
+@vkp.kernel
+def gate(ctrl: vkp.Controls, limit: vkp.u32):
+    """Runs until the host sets ctrl.open (or `limit` polls: a test that dies leaves no
+    kernel running for long)."""
+    n = 0
+    while ctrl.open == 0 and n < limit:
+        n += 1
+
+
+_GATES = []          # gates of the running test, opened at its end whatever happens
+
+
 def _busy(ctx):
-    """Tens of milliseconds of work (a CPU device is ~1,000x slower per invocation)."""
-    src = ctx.zeros(N)
-    slow_copy.forall(N)(src, ctx.empty(N), 2000 if ctx.info.kind == "cpu" else 4_000_000, 1.0)
-    return src
+    """Keep the device busy until `_release()`, whatever the speed of the device and of
+    the host (on an H100 under 8 test workers, fixed work finished before the host made
+    its next launch): where loops may run long (GPUs), a kernel that waits for a control
+    word; it binds a ControlBuffer, so it is submitted at once. Under lavapipe's loop
+    guard, whose loops stop after ~65,000 iterations, work that keeps its CPU threads busy
+    for tens of milliseconds instead (there the device slows down with the host)."""
+    if ctx.target.loop_guard:
+        slow_copy.forall(N)(ctx.zeros(N), ctx.empty(N), 2000, 1.0)
+        return
+    ctrl = vkp.ControlBuffer(ctx, open=vkp.u32)
+    _GATES.append(ctrl)
+    gate[1, 1](ctrl, 1 << 24)
+
+
+def _release():
+    """Let the device go idle: the gates open (a control word, no vkpersist call that
+    would submit deferred launches itself)."""
+    for ctrl in _GATES:
+        ctrl["open"] = 1
+
+
+@pytest.fixture(autouse=True)
+def _gates_open_at_the_end():
+    yield
+    _release()
+    while _GATES:
+        ctrl = _GATES.pop()
+        if not ctrl.ctx.closed:
+            ctrl.ctx.synchronize()
+            ctrl.free()
 
 
 @pytest.fixture
-def warm(ctx):
-    """Both kernels compiled and the device idle."""
+def warm(ctx, monkeypatch):
+    """Both kernels compiled and the device idle. The flusher submits deferred launches
+    when the device goes idle or 32 wait, and only seconds later otherwise: what each test
+    counts must not depend on how fast the host makes its launches (a host slowed by 8
+    test workers took over _DEFER_WAIT_S between two launches)."""
+    monkeypatch.setattr(deferral, "_DEFER_WAIT_S", SLOW_FLUSH_S)
     x = ctx.asarray(np.ones(2, np.int64))
     step[1, 1](x, 0)
     slow_copy.forall(N)(ctx.zeros(N), ctx.empty(N), 1, 1.0)
@@ -82,6 +126,7 @@ def test_launches_made_while_busy_wait_and_run_in_order(ctx, warm, submissions):
     ks = list(range(1, 101))
     for k in ks:
         step[1, 1](warm, k)
+    _release()
     ctx.synchronize()
     assert warm.numpy()[0] == _expected([0] + ks)
     assert sum(submissions) == 100          # every launch went out deferred...
@@ -95,6 +140,7 @@ def test_deferred_launches_run_without_any_later_call(ctx, warm):
     _busy(ctx)
     step[1, 1](warm, 7)
     assert core.deferred, "the device should still be busy with the slow kernel"
+    _release()
     deadline = time.monotonic() + 30
     while core.deferred and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -111,6 +157,7 @@ def test_writes_and_reads_keep_their_place_behind_deferred_launches(ctx, warm):
     step[1, 1](warm, 2)                       # deferred
     warm[1:] = 40                             # a queued write: the launch goes first
     step[1, 1](warm, 3)
+    _release()
     assert warm.numpy().tolist() == [_expected([0, 2, 3]), 40]
     _busy(ctx)
     step[1, 1](warm, 4)
@@ -118,6 +165,7 @@ def test_writes_and_reads_keep_their_place_behind_deferred_launches(ctx, warm):
         assert not ctx._core.deferred         # ...and does not hold it back till its end
         step[1, 1](warm, 5)
         step[1, 1](warm, 6)
+    _release()
     assert warm.numpy()[0] == _expected([0, 2, 3, 4, 5, 6])
 
 
@@ -129,6 +177,7 @@ def test_a_failed_background_submission_is_raised_at_the_next_wait(ctx, warm, mo
     _busy(ctx)
     monkeypatch.setattr(deferral, "raw_submit", refused)
     step[1, 1](warm, 9)
+    _release()
     deadline = time.monotonic() + 30
     while core.flusher_error is None and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -159,6 +208,7 @@ def test_a_launch_that_raises_does_not_run_later(ctx, warm, monkeypatch):
         step[1, 1](warm, 32)                  # the 32nd: flushes, and fails
     assert len(core.deferred) == 31
     step[1, 1](warm, 33)
+    _release()
     ctx.synchronize()
     assert warm.numpy()[0] == _expected([0, *range(1, 32), 33])
 
@@ -176,11 +226,14 @@ def test_threads_launching_together_lose_nothing(ctx, warm):
         t.start()
     for t in threads:
         t.join(60)
+    _release()
     ctx.synchronize()
     assert [int(x.numpy()[0]) for x in arrays] == [_expected(ks)] * 4
 
 
-def test_closing_submits_deferred_launches_and_ends_the_flusher(device_info, submissions):
+def test_closing_submits_deferred_launches_and_ends_the_flusher(device_info, submissions,
+                                                               monkeypatch):
+    monkeypatch.setattr(deferral, "_DEFER_WAIT_S", SLOW_FLUSH_S)     # as in `warm`
     ctx = vkp.Context(device_info.index)
     core = ctx._core
     x = ctx.asarray(np.ones(2, np.int64))
@@ -193,6 +246,7 @@ def test_closing_submits_deferred_launches_and_ends_the_flusher(device_info, sub
         step[1, 1](x, k)
     flusher = core.flusher
     assert flusher is not None and core.deferred
+    _release()
     ctx.close()
     assert sum(submissions) == 5 and not core.deferred and not core.inflight
     flusher.join(5)
