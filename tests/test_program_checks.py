@@ -269,6 +269,60 @@ def test_in_place_stencil_is_refused_with_the_line(ctx):
     prog.free()
 
 
+@pytest.mark.parametrize("case", ["leading", "middle"])
+def test_an_offset_race_beside_constant_indices_is_refused(ctx, case):
+    """Constant index components (a plane of a higher-rank array) that are equal leave the
+    offsets on the other axes to race, on any rank (issue 47)."""
+    prog = vkp.Program(ctx, name="planes")
+    F = prog.array("F", (9, 8, 8))
+
+    @prog.stage(domain=(8, 8))
+    def shift(i, j):
+        if i > 0:
+            F[1, i, j] = F[1, i - 1, j]
+
+    @prog.stage(domain=(8, 8))
+    def middle(i, j):
+        if i > 0:
+            F[i, 2, j] = F[i - 1, 2, j] + 1.0
+
+    stage, index, read = (shift, "1, i, j", "1, i - 1, j") if case == "leading" else \
+        (middle, "i, 2, j", "i - 1, 2, j")
+    prog.loop(stage)
+    line = stage.fn.__code__.co_firstlineno + 3
+    with pytest.raises(vkp.VkPersistError,
+                       match=rf"planes: stage {stage.name} writes F\[{index}\] \(.*:{line}\) "
+                             rf"and reads F\[{read}\] \(.*:{line}\).*race"):
+        prog.run(1)
+    prog.free()
+
+
+def test_constant_indices_that_differ_or_match_exactly_are_accepted(ctx):
+    """Another plane (constants that differ) is other memory; the same plane at the same
+    offsets is each index's own element."""
+    init = np.random.default_rng(2).random((9, 8, 8)).astype(np.float32)
+    prog = vkp.Program(ctx, name="planes_fine")
+    F = prog.array("F", (9, 8, 8), np.float32, init=init)
+    G = prog.array("G", (9, 8, 8), np.float32, init=init)
+
+    @prog.stage(domain=(8, 8))
+    def planes(i, j):
+        if i > 0:
+            F[1, i, j] = F[2, i - 1, j] + 1.0
+            G[i, 3, j] = G[i - 1, 4, j]
+        F[5, i, j] = F[5, i, j] * 2.0
+
+    prog.loop(planes)
+    prog.run(1)
+    want, g = init.copy(), init.copy()
+    want[1, 1:] = init[2, :-1] + np.float32(1.0)
+    want[5] = init[5] * np.float32(2.0)
+    g[1:8, 3] = init[:7, 4]
+    np.testing.assert_array_equal(F.numpy(), want)
+    np.testing.assert_array_equal(G.numpy(), g)
+    prog.free()
+
+
 @pytest.mark.parametrize("case", ["read", "frame"])
 def test_an_index_out_of_range_for_every_run_is_refused(ctx, case):
     """An access that runs for every index of the domain (no branch before it) and is

@@ -26,11 +26,13 @@ class Access:
     """One load, store or atomic of a buffer in a stage (its callees included). `index`, per
     axis of the buffer: (stage axis, constant) where the index is the stage's index along
     that axis plus a constant (`T[i + 1, j]` in a stage of (i, j): ((0, 1), (1, 0))), None
-    where it is anything else; `index` is None for buffers not indexed that way (controls,
-    memsocks, queues)."""
+    where it is anything else; `constants`, per axis: the integer where the index is one
+    (`F[1, i, j]`: (1, None, None)), else None. Both are None for buffers not indexed that
+    way (controls, memsocks, queues)."""
     buffer: str
     write: bool
     index: tuple | None = None
+    constants: tuple | None = None
     atomic: bool = False         # an atomic read-modify-write (never a race with another)
     guarded: bool = False        # under a branch or loop, or after one: it may not run
     loc: object = field(default=None, compare=False)    # its Python line (ir.Loc)
@@ -42,6 +44,12 @@ class Access:
         if self.index is None or any(a is None or a[0] != k for k, a in enumerate(self.index)):
             return None
         return tuple(c for _, c in self.index)
+
+    @property
+    def axes(self) -> tuple:
+        """(index, constant) per axis of the buffer: one of them None, or both where the
+        index is neither the stage's index plus a constant nor a constant."""
+        return tuple(zip(self.index or (), self.constants or (None,) * len(self.index or ())))
 
 
 @dataclass
@@ -119,9 +127,12 @@ def function_accesses(fn: ir.Function) -> tuple:
 
 
 def _affine(e, env):
-    """(parameter axis, constant) if `e` is a parameter plus a constant under `env`."""
+    """(parameter axis, constant) if `e` is a parameter plus a constant under `env`; (None,
+    constant) if it is an integer constant."""
     if isinstance(e, ir.Cast):
         return _affine(e.value, env)
+    if isinstance(e, ir.Const) and type(e.value) is int:
+        return None, e.value
     if isinstance(e, ir.Ref):
         return env.get(e.var)
     if isinstance(e, ir.Binary) and e.op in ("+", "-"):
@@ -134,6 +145,13 @@ def _affine(e, env):
             if base is not None:
                 return base[0], base[1] + e.left.value
     return None
+
+
+def _indexed(indices, env) -> tuple:
+    """An Access's `index` and `constants` for the index expressions `indices`."""
+    parts = [_affine(i, env) for i in indices]
+    return (tuple(p if p and p[0] is not None else None for p in parts),
+            tuple(p[1] if p and p[0] is None else None for p in parts))
 
 
 _BRANCHES = {ir.If: "cond", ir.While: "cond", ir.Select: "cond", ir.Logical: "left"}
@@ -151,8 +169,7 @@ def _walk(node, env, out, seen, guarded=False) -> None:
         return
     if isinstance(node, (ir.Load, ir.Store)) and node.var.role not in ("local_array", "shared"):
         out.append(Access(node.var.name, isinstance(node, ir.Store),
-                          tuple(_affine(i, env) for i in node.index), loc=node.loc,
-                          guarded=guarded))
+                          *_indexed(node.index, env), loc=node.loc, guarded=guarded))
     elif isinstance(node, ir.Intrinsic):
         effect, var = accessed(node)
         if effect is not None:
@@ -160,8 +177,8 @@ def _walk(node, env, out, seen, guarded=False) -> None:
             atomic = isinstance(target, ir.Load)
             index = target.index if atomic else node.args[1] \
                 if node.name == "socket_store" else None      # a memsock frame's element
-            index = tuple(_affine(i, env) for i in index) if index is not None else None
-            out.append(Access(var.name, effect == "write", index, atomic=atomic,
+            index = _indexed(index, env) if index is not None else (None, None)
+            out.append(Access(var.name, effect == "write", *index, atomic=atomic,
                               loc=node.loc, guarded=guarded))
             if atomic:                           # the element itself is not a separate read
                 for value in node.args[1:]:
@@ -217,31 +234,44 @@ def plan_step(prog, functions: dict, resources: dict) -> StepPlan:
 
 
 def _overlap(a: Access, b: Access, domain: tuple) -> bool:
-    """Whether plain accesses `a` and `b` of one array, both the stage's index plus
-    constants along the same axes, touch one element from two different indices of
-    `domain`: their constants differ by less than the domain's extent on every axis."""
-    if a.index is None or b.index is None or None in a.index or None in b.index:
+    """Whether plain accesses `a` and `b` of one array provably touch one element from two
+    different indices of `domain`: along every axis of the array both are the same
+    constant (`F[1, i, j]` and `F[1, i - 1, j]`), or both the stage's index along one
+    axis (each axis once) plus constants that differ by less than the domain's extent
+    there, by something on at least one axis. A constant that differs (`F[2, i - 1, j]`:
+    another plane) proves they never meet; any other index is not judged."""
+    if a.index is None or b.index is None:
         return False
-    axes = [ax for ax, _ in a.index]
-    if axes != [ax for ax, _ in b.index] or len(set(axes)) != len(axes):
+    axes, d = [], []
+    for (ia, ca), (ib, cb) in zip(a.axes, b.axes):
+        if ca is not None and ca == cb:
+            continue
+        if ia is None or ib is None or ia[0] != ib[0]:
+            return False
+        axes.append(ia[0])
+        d.append(ia[1] - ib[1])
+    if len(set(axes)) != len(axes):
         return False
-    d = [ca - cb for (_, ca), (_, cb) in zip(a.index, b.index)]
     return any(d) and all(abs(x) < domain[ax] for x, ax in zip(d, axes))
 
 
 def _index_text(access: Access, params: list) -> str:
-    def axis(ax, c):
+    def axis(ix, const):
+        if ix is None:
+            return "..." if const is None else str(const)
+        ax, c = ix
         return params[ax] if c == 0 else f"{params[ax]} {'+' if c > 0 else '-'} {abs(c)}"
-    return ", ".join(axis(ax, c) if ix is not None else "..."
-                     for ix in access.index for ax, c in [ix or (0, 0)])
+    return ", ".join(axis(ix, const) for ix, const in access.axes)
 
 
 def refuse_races(prog, entry: Entry, arrays: dict) -> None:
     """A domain stage that writes an array at one offset from its index and reads (or
     writes) it at another, `A[i, j] = ... A[i + 1, j]`, races: invocations run in any
-    order, so one reads the element another writes before or after it did. Refused
-    (only where the offsets prove it: indices that are not the stage's index plus a
-    constant are not judged, and atomics never race)."""
+    order, so one reads the element another writes before or after it did; so does
+    `F[1, i, j] = F[1, i - 1, j]` (constant indices equal, `F[2, i - 1, j]` would be
+    another plane). Refused (only where the offsets prove it: indices that are neither
+    the stage's index plus a constant nor a constant are not judged, and atomics never
+    race)."""
     plain = [a for a in entry.accesses if a.buffer in arrays and not a.atomic]
     params = list(entry.stage.fn.__code__.co_varnames[:len(entry.stage.domain)])
     for w in plain:
