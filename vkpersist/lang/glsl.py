@@ -46,9 +46,10 @@ def register_channel(type_cls, glsl) -> None:
 
 def compile_generated(source: str, label: str, passes: tuple = ()) -> GLSLKernel:
     """GLSL this module wrote, compiled (then through spirv-opt's `passes`): a failure is a
-    bug in vkpersist, never in the user's code, and says so with the source attached."""
+    bug in vkpersist, never in the user's code, and says so with the source attached. Its
+    float arithmetic is evaluated as written (Target.float_as_written)."""
     try:
-        return GLSLKernel(source, name=label, passes=passes)
+        return GLSLKernel(source, name=label, passes=passes, as_written=True)
     except CompileError as exc:
         raise internal_error(f"the generated GLSL of {label} did not compile"
                              + (" (or spirv-opt failed on it)" if passes else ""),

@@ -40,7 +40,7 @@ from .context import Context, default_context
 from .glslang import compile_glsl, preprocess
 from .loop_guard import loop_status_array, register_kernel_name
 from .pipeline import Pipeline
-from .spirv import glsl_scalar_name, preserve_float_specials, reflect
+from .spirv import annotate, glsl_scalar_name, preserve_float_specials, reflect
 from .target import LOOP_GUARD_LIMIT
 
 _AXES = "xyz"
@@ -82,10 +82,15 @@ class GLSLKernel:
     DeviceLimitError at the next synchronize instead of returning truncated results. False
     turns that off: only for a shader known to stay far below the limit, whose results
     would otherwise be silently wrong. `passes`: spirv-opt passes the module goes through
-    before the driver gets it (vkpersist's own programs: Target.spirv_opt)."""
+    before the driver gets it (vkpersist's own programs: Target.spirv_opt). `as_written`:
+    every float operation is evaluated as written, never fused or reassociated, where the
+    target says so (Target.float_as_written; vk/spirv.py `annotate`): for the GLSL
+    vkpersist generates from Python, whose arithmetic is Python's; GLSL written by hand
+    keeps GLSL's rules (`precise` where the order matters)."""
 
     def __init__(self, source: str, *, defines: dict | None = None, name: str | None = None,
-                 ctx: Context | None = None, loop_guard: bool = True, passes: tuple = ()):
+                 ctx: Context | None = None, loop_guard: bool = True, passes: tuple = (),
+                 as_written: bool = False):
         if not isinstance(source, str):
             raise TypeError(f"glsl_kernel() takes GLSL source text, got {type(source).__name__}")
         if not isinstance(loop_guard, bool):
@@ -98,6 +103,7 @@ class GLSLKernel:
             raise TypeError(f"GLSLKernel(passes=) takes a tuple of spirv-opt options such as "
                             f"('--ccp',), got {passes!r}")
         self.passes = tuple(passes)
+        self.as_written = as_written
         self._ctx = ctx
         # Compile now so errors point at the definition, not at the first launch.
         self.reflection = reflect(self.spirv())
@@ -147,11 +153,13 @@ class GLSLKernel:
                 if spec_id is not None:
                     spec[spec_id] = size
         per_core = self._pipelines.setdefault(core, {})
-        key = tuple(sorted(spec.items()))
+        as_written = self.as_written and ctx.target.float_as_written
+        key = (tuple(sorted(spec.items())), as_written)
         if key not in per_core:
             api = tuple(int(p) for p in ctx.info.vulkan_version.split(".")[:2])
             code = self.spirv("vulkan1.2" if api >= (1, 2) else "vulkan1.1")
             code = preserve_float_specials(code, ctx.target.float_preserve)
+            code = annotate(code, as_written=as_written)
             per_core[key] = Pipeline(core, code, self.reflection, spec, label=self.name)
         return per_core[key]
 
@@ -168,7 +176,8 @@ class GLSLKernel:
             else:
                 try:
                     self._guarded = GLSLKernel(text, name=self.name, ctx=self._ctx,
-                                               loop_guard=False, passes=self.passes)
+                                               loop_guard=False, passes=self.passes,
+                                               as_written=self.as_written)
                 except CompileError as exc:
                     raise VkPersistError(
                         f"{self.name}: vkpersist could not add its loop-limit check to this "

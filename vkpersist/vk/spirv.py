@@ -250,3 +250,73 @@ def preserve_float_specials(code: bytes, widths) -> bytes:
     if not have_cap:
         out[insert_cap:insert_cap] = [(2 << 16) | _OpCapability, _CapSignedZeroInfNanPreserve]
     return struct.pack(f"<{len(out)}I", *out)
+
+
+# Annotations the language's shaders need that GLSL cannot say (see `annotate`)
+_NoContraction, _Aliased = 42, 20
+_OpDecorationGroup, _OpGroupDecorate, _OpGroupMemberDecorate, _OpDecorateId = 73, 74, 75, 332
+_ANNOTATIONS = {_OpDecorate, _OpMemberDecorate, _OpDecorationGroup, _OpGroupDecorate,
+                _OpGroupMemberDecorate, _OpDecorateId, 5632, 5633}
+# float arithmetic: OpFNegate, OpFAdd, OpFSub, OpFMul, OpFDiv, OpFRem, OpFMod,
+# OpVectorTimesScalar, OpMatrixTimesScalar, OpVectorTimesMatrix, OpMatrixTimesVector,
+# OpMatrixTimesMatrix, OpOuterProduct, OpDot
+_FLOAT_ARITHMETIC = {127, 129, 131, 133, 136, 140, 141, 142, 143, 144, 145, 146, 147, 148}
+
+
+def annotate(code: bytes, *, as_written: bool = False) -> bytes:
+    """`code` with two kinds of decorations glslang does not write:
+
+    - Aliased on every storage-buffer variable that shares its (set, binding) with another
+      (the language's readonly aliases, lang/glsl.py: `readonly_alias`). SPIR-V lets a
+      driver assume that two variables never alias unless they say so; GLSL does not
+      decorate them, and NVIDIA's driver (580.159, H100) then served a load through the
+      readonly block from before the invocation's own store through the other
+      (tests/test_spirv_opt.py).
+    - with `as_written`, NoContraction on every float arithmetic instruction (GLSL's
+      `precise` on every expression): without it Vulkan lets a driver fuse a * b + c and
+      reassociate, and NVIDIA's folded (x * 3) * 5 into x * 15 once spirv-opt had inlined
+      the function around it. So the language's arithmetic is Python's and NumPy's, in
+      both run modes alike; `vkp.fma` fuses where a kernel asks for it."""
+    words = list(struct.unpack(f"<{len(code) // 4}I", code))
+    if words[0] != MAGIC:
+        raise VkPersistError("not a SPIR-V module (bad magic number)")
+    bindings: dict[int, list[int]] = {}       # variable id -> [set, binding]
+    decorated: dict[int, set] = {}
+    buffers = set()
+    pointers: dict[int, int] = {}             # pointer type id -> storage class
+    results, insert = [], None
+    pos = 5
+    while pos < len(words):
+        count, op = words[pos] >> 16, words[pos] & 0xFFFF
+        if count == 0:
+            raise VkPersistError("malformed SPIR-V (an instruction of length 0)")
+        inst = words[pos:pos + count]
+        if op in _ANNOTATIONS:
+            insert = pos + count
+            if op == _OpDecorate:
+                decorated.setdefault(inst[1], set()).add(inst[2])
+                if inst[2] in (_DescriptorSet, _Binding):
+                    pair = bindings.setdefault(inst[1], [0, 0])
+                    pair[inst[2] == _Binding] = inst[3]
+        elif op == _OpTypePointer:
+            pointers[inst[1]] = inst[2]
+        elif op == _OpVariable and pointers.get(inst[1]) in (_StorageBuffer, _Uniform) \
+                and inst[3] in (_StorageBuffer, _Uniform):
+            buffers.add(inst[2])
+        elif as_written and op in _FLOAT_ARITHMETIC:
+            results.append(inst[2])
+        pos += count
+    if insert is None:
+        raise VkPersistError("malformed SPIR-V (no decorations)")
+    places: dict[tuple, list[int]] = {}
+    for var in buffers:
+        if var in bindings:
+            places.setdefault(tuple(bindings[var]), []).append(var)
+    new = [(var, _Aliased) for group in places.values() if len(group) > 1 for var in group]
+    new += [(r, _NoContraction) for r in results]
+    extra = [w for target, dec in new if dec not in decorated.get(target, ())
+             for w in ((3 << 16) | _OpDecorate, target, dec)]
+    if not extra:
+        return code
+    words[insert:insert] = extra
+    return struct.pack(f"<{len(words)}I", *words)

@@ -61,7 +61,18 @@ The choices, and the measurements behind them (VULKAN_FACTS.md, docs/benchmarks.
   the invocation's own earlier stores (a stage that stored a[i] and loaded it back read
   the old value: tests/test_cached_loads.py holds that program), hence the rule; loads
   after a grid barrier saw every store. NVIDIA's driver only (driver_id 4): elsewhere not
-  measured.
+  measured. The two blocks are declared Aliased (vk/spirv.py `annotate`): SPIR-V lets a
+  driver assume that two variables never alias unless they say so, and without it
+  NVIDIA's (580.159, H100) loaded the readonly block's value from before the invocation's
+  own store through the other, across a barrier (tests/test_spirv_opt.py).
+- float_as_written: every float operation of the code the language generates is
+  decorated NoContraction (GLSL's `precise`): evaluated as written, never fused into an
+  fma or reassociated. Vulkan lets a driver do both where the decoration is missing, and
+  NVIDIA's did: with spirv-opt's inlining it folded (x * 3) * 5 into x * 15, every
+  element an ulp off NumPy's and off the fallback's (H100, 580.159, 2026-12-07). So a
+  kernel computes Python's and NumPy's arithmetic, and the persistent and launch modes
+  stay bit-identical by the specification, not by luck. `vkp.fma` still fuses where a
+  kernel asks. GLSL written by hand (`glsl_kernel`) keeps GLSL's rules.
 - fft_rows_in_shared: the FFT's shared-memory kernels (vkpersist/_fft_kernels.py): rows
   of up to 16 KB transformed whole by one workgroup (one read and one write of the row
   instead of one each per radix-2 pass: 11 for the rows of 2048 that Bluestein's n = 1000
@@ -168,6 +179,7 @@ class Target:
     solve_group_max: int = 256
     ordered_from: int = 0
     spirv_opt: str = "inline-cse"
+    float_as_written: bool = True
 
     def __post_init__(self):
         if self.spirv_opt not in SPIRV_OPT_PASSES:
