@@ -331,6 +331,10 @@ class _Plan:
         # element offset and strides follow: a view, see ArrayType.strided)
         self.array_slots = [(i, getattr(t, "ndim", 0), getattr(t, "strided", False))
                             for i, t in enumerate(types) if isinstance(t, bound_types)]
+        # a launch that binds a channel is watched through memory (a frame, a status word),
+        # not through the queue: it goes out at once instead of waiting for later launches
+        # (vk/deferral.py), or a reader spinning on its frame would wait for the flusher
+        self.defer = not any(isinstance(t, (T.ControlsType, T.SocketType)) for t in types)
         written = {v.name for v in self.compiled.array_params if v.written}
         self.copy_back = {i for i, _, _ in self.array_slots
                           if glsl_name(kern.param_names[i]) in written}
@@ -402,7 +406,8 @@ class _Plan:
         if self.printer is not None:      # bound after the debug record, as the GLSL declares
             buffers.append(self.printer.buffer)
         self.pipeline.launch(buffers, groups, push,
-                             (self.pipeline, [in_flight(b) for b in buffers]), defer=True)
+                             (self.pipeline, [in_flight(b) for b in buffers]),
+                             defer=self.defer)
         if self.bounds is not None:       # debug: raise at the launch that went out of range
             ctx.synchronize()
         if host_copies:

@@ -48,6 +48,10 @@ LOOP_BUDGET = LOOP_GUARD_LIMIT - 20000    # lavapipe: end the epoch well before 
 #                                             ms runs thousands of iterations within one step
 PHASE_FIRST, PHASE_NEXT, PHASE_FINAL = 0, 1, 2    # fallback queue rounds (setup kernels)
 BLOCK_POLLS = 64            # policy "block": polls for the reader before the epoch ends
+BLOCK_POLLS_GPU = 1 << 14   # the same on GPUs: a reader that takes the GIL to release a
+#                             frame can need milliseconds (the 5 ms switch interval), and each
+#                             epoch ended there cost a relaunch and a driver wake-up
+#                             (lavapipe's polls count towards its loop limit: 64 there)
 
 
 class ProgramWriter(MegakernelWriter, BoundsChecks, Writer):
@@ -421,8 +425,11 @@ class ProgramWriter(MegakernelWriter, BoundsChecks, Writer):
 
     def blocked_checks(self) -> list[str]:
         """Boundary code: a full memsock with policy "block" ends the epoch before the step
-        (after a short wait); the host waits for its reader and starts the next epoch."""
+        (after a wait, cut short by a halt); the host waits for its reader and starts the
+        next epoch."""
         out = []
+        polls = BLOCK_POLLS if self.loop_guard else BLOCK_POLLS_GPU
+        halt = self.atomic_load(self.ctl('_halt'))
         for var, sock, index in self.plan.sockets:
             if sock.policy != "block" or index is None:
                 continue
@@ -431,9 +438,10 @@ class ProgramWriter(MegakernelWriter, BoundsChecks, Writer):
                     f"// memsock {var.name} must have room",
                     "    bool room = false;",
                     *(["    " + self.guard_line()] if self.loop_guard else []),
-                    f"    for (uint w = 0u; w < {BLOCK_POLLS}u && !room; w++) {{",
+                    f"    for (uint w = 0u; w < {polls}u && !room; w++) {{",
                     *(["        " + self.guard_line()] if self.loop_guard else []),
                     f"        room = {free};",
+                    f"        if ({halt} != 0u) break;",
                     "    }",
                     f"    if (!room) reason = {REASON_BLOCKED}u;",
                     "}"]

@@ -315,19 +315,20 @@ class Runner:
                 f"released within {limit:g} s; read and release its frames (frame.release(), "
                 "or `with frame:`) while the program runs, e.g. from a trio task")
 
-    def wait_epoch(self, limit: float) -> None:
+    def wait_epoch(self, limit: float, spin: float) -> None:
         """Until the epoch has completed (DeviceTimeout when its heartbeat stops for
-        `limit` s): spinning briefly on a GPU (a blocking wait costs a thread wake-up),
-        then in blocking waits of WAIT_SLICE_S, the heartbeat checked between them. Not
-        in short sleeps: the session driver runs this on its own thread, and each
-        wake-up has to take the GIL back from the body's thread (`core.wait_idle`)."""
-        spin_until = time.perf_counter() + self.spin
+        `limit` s): spinning for `spin` s (a blocking wait costs a thread wake-up), then in
+        blocking waits of WAIT_SLICE_S, the heartbeat checked between them. Not in short
+        sleeps: the session driver runs this on its own thread, and each wake-up has to
+        take the GIL back from the body's thread (`core.wait_idle`); for the same reason
+        the driver does not spin (Session._drive_thread)."""
+        spin_until = time.perf_counter() + spin
         while not self.finished(limit):
             if time.perf_counter() >= spin_until:
                 self.core.wait_idle(WAIT_SLICE_S)
 
     def wait_for_readers(self, limit: float) -> None:
-        poll_until(self._room, limit, lambda: self._no_room(limit))
+        poll_until(self._room, limit, lambda: self._no_room(limit), spin=self.spin)
 
     def _stop_interrupted(self, limit: float) -> None:
         """After Ctrl-C: halt the epoch at its next step boundary and count the steps it
@@ -336,7 +337,7 @@ class Runner:
         self.halt()
         while self.running:
             try:
-                self.wait_epoch(limit)
+                self.wait_epoch(limit, self.spin)
                 self.finish()
             except KeyboardInterrupt:
                 continue
@@ -366,7 +367,7 @@ class Runner:
             while left > 0 and reason != REASON_DONE:
                 self.start(min(left, 2**31))
                 try:
-                    self.wait_epoch(limit)
+                    self.wait_epoch(limit, self.spin)
                     done, reason = self.finish()
                 except KeyboardInterrupt:     # Ctrl-C: stop the device too, then give up
                     self._stop_interrupted(limit)

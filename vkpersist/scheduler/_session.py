@@ -220,7 +220,7 @@ class Session:
                     while not resumed.wait(PARK_CHECK_S):
                         pass                # resume() and stop() both set it
                     continue
-                runner.wait_epoch(limit)
+                runner.wait_epoch(limit, spin=0.0)
                 with self._lock:
                     done, reason = runner.finish()
                     self._left -= done
@@ -242,7 +242,9 @@ class Session:
         naming the full memsocks). A command ends the wait because a body that awaits its
         acknowledgement reads no frames meanwhile: the next epoch applies it at its first
         step boundary (acknowledged with the step that waits for room) and ends there
-        again, blocked."""
+        again, blocked. Without spinning, as in the epoch's wait: the room comes from a
+        reader on the body's thread, which needs the GIL that a spinning driver holds (up
+        to the 5 ms switch interval at a time)."""
         ctl = self.prog.ctl
         head, tail = (ctl._fields[f].word for f in ("_cmd_head", "_cmd_tail"))
 
@@ -250,7 +252,7 @@ class Session:
             if self._want != "run" or ctl._words[head] != ctl._words[tail]:
                 return True
             return self.runner._room()
-        poll_until(room, limit, lambda: self.runner._no_room(limit))
+        poll_until(room, limit, lambda: self.runner._no_room(limit), spin=0.0)
 
     def _halt_now(self, limit: float) -> None:
         """End the running epoch at its next step boundary and collect it (bounded)."""

@@ -21,9 +21,12 @@ The policy (`launch`):
   numba.cuda promises.
 Every flush carries a fence, so one fence query tells whether the device is idle.
 
-Only launches of `@vkp.kernel` functions (array operations are such kernels) are
-deferred: `glsl_kernel` launches and programs are submitted at once, since their users
-watch device memory (a memsock, a control word) rather than the queue.
+Only launches of `@vkp.kernel` functions (array operations are such kernels) that bind no
+channel are deferred: `glsl_kernel` launches, programs and kernels that take a MemSock or
+a ControlBuffer are submitted at once, since their users watch device memory (a frame, a
+control word) rather than the queue. A reader spinning on a frame holds the GIL the
+flusher thread needs: on an H100 per-launch MemSock frames fell from 7,323 to 2,700 a
+second while their launches were deferred (benchmarks/channels.py, docs/benchmarks.md).
 """
 from __future__ import annotations
 

@@ -78,8 +78,9 @@ void _vkp_boundary(uint p) {
       if (n != 0u && step % n == 0u) flags |= 1u; }
     if (reason == 0u && (flags & 1u) != 0u) {   // memsock snap must have room
         bool room = false;
-        for (uint w = 0u; w < 64u && !room; w++) {
+        for (uint w = 0u; w < 16384u && !room; w++) {
             room = (snap_cursor[1] - atomicLoad(snap_cursor[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire) < 4u);
+            if (atomicLoad(_vkp_controls[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire) != 0u) break;
         }
         if (!room) reason = 4u;
     }
@@ -203,8 +204,9 @@ void _vkp_boundary(uint p) {
       if (n != 0u && step % n == 0u) flags |= 1u; }
     if (reason == 0u && (flags & 1u) != 0u) {   // memsock snap must have room
         bool room = false;
-        for (uint w = 0u; w < 64u && !room; w++) {
+        for (uint w = 0u; w < 16384u && !room; w++) {
             room = (snap_cursor[1] - atomicLoad(snap_cursor[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire) < 4u);
+            if (atomicLoad(_vkp_controls[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire) != 0u) break;
         }
         if (!room) reason = 4u;
     }
@@ -335,8 +337,9 @@ void _vkp_boundary(uint p) {
       if (n != 0u && step % n == 0u) flags |= 1u; }
     if (reason == 0u && (flags & 1u) != 0u) {   // memsock snap must have room
         bool room = false;
-        for (uint w = 0u; w < 64u && !room; w++) {
+        for (uint w = 0u; w < 16384u && !room; w++) {
             room = (snap_cursor[1] - atomicLoad(snap_cursor[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire) < 4u);
+            if (atomicLoad(_vkp_controls[0], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire) != 0u) break;
         }
         if (!room) reason = 4u;
     }

@@ -85,6 +85,7 @@ void _vkp_boundary(uint p) {
         for (uint w = 0u; w < 64u && !room; w++) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1108782589u);
             room = (snap_cursor[1] - atomicAdd(snap_cursor[0], 0u) < 4u);
+            if (atomicAdd(_vkp_controls[0], 0u) != 0u) break;
         }
         if (!room) reason = 4u;
     }
@@ -215,6 +216,7 @@ void _vkp_boundary(uint p) {
         for (uint w = 0u; w < 64u && !room; w++) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1108782589u);
             room = (snap_cursor[1] - atomicAdd(snap_cursor[0], 0u) < 4u);
+            if (atomicAdd(_vkp_controls[0], 0u) != 0u) break;
         }
         if (!room) reason = 4u;
     }
@@ -352,6 +354,7 @@ void _vkp_boundary(uint p) {
         for (uint w = 0u; w < 64u && !room; w++) {
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1108782589u);
             room = (snap_cursor[1] - atomicAdd(snap_cursor[0], 0u) < 4u);
+            if (atomicAdd(_vkp_controls[0], 0u) != 0u) break;
         }
         if (!room) reason = 4u;
     }
