@@ -9,8 +9,15 @@ from examples.fdtd3d.scenes import mie_reference, mie_sphere, scattering_cross_s
 pytestmark = pytest.mark.slow
 
 
+def _needs_miepython():
+    """The Mie series comes from miepython, which `make test` installs; the GPU machine
+    cannot carry it (it needs numba), so there these checks are skipped, not failed."""
+    pytest.importorskip("miepython")
+
+
 @pytest.fixture(scope="module")
 def mie_runs(ctx):
+    _needs_miepython()
     out = {}
     for smoothing in (False, True):
         sim = mie_sphere(52, smoothing=smoothing, ctx=ctx)
@@ -55,6 +62,7 @@ def test_scattered_energy_balances_with_the_field_behind(mie_runs):
 
 
 def test_headless_cli_writes_its_pictures_and_results(tmp_path):
+    _needs_miepython()
     from examples.fdtd3d.__main__ import main
     import h5py
     assert main(["--headless", "--size", "48", "--radius", "6", "--steps", "300",
