@@ -146,6 +146,8 @@ def device_line() -> str:
 
 def commit() -> str:
     status, out, _ = run(["git", "rev-parse", "--short", "HEAD"], 10)
+    if status != 0 and (ROOT / "COMMIT").exists():      # a `git archive` copy (scratch)
+        return (ROOT / "COMMIT").read_text().strip()
     if status != 0:
         return "unknown commit"
     _, dirty, _ = run(["git", "status", "--porcelain", "--untracked-files=no"], 10)
