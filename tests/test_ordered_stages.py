@@ -41,7 +41,7 @@ def ordered(ctx, monkeypatch, request):
 
 def _step_loop(src: str) -> list:
     """The megakernel's step loop as (indent, text) lines."""
-    loop = src[src.index("uint s = 0u;"):src.index("_vkp_end_sync(_next")]
+    loop = src[src.index("uint s = "):src.index("_vkp_end_sync(_next")]
     return [(len(line) - len(line.lstrip()), line.strip()) for line in loop.splitlines()
             if line.strip()]
 
@@ -63,7 +63,7 @@ def _runs(src: str):
             if m := re.match(r"if \(\(_vkp_words\[1\] & (\d+)u\)", text):
                 if int(m.group(1)) not in flags:
                     skip = indent
-            elif text == "_vkp_grid_sync();" or text.startswith("_vkp_queue_sync_"):
+            elif "_vkp_grid_sync(" in text or "_vkp_queue_sync_" in text:
                 events.append("sync")
             elif ORDERED in text:
                 pending = True

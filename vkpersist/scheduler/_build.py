@@ -216,6 +216,16 @@ class Build:
             self.sched_words[W["STEPS_DONE"]] = steps
             self.device_steps = steps
 
+    def loop_limit_reported(self) -> bool:
+        """Whether one of this build's shaders reported lavapipe's loop limit (its loops may
+        have been cut short): read before the synchronize whose check raises and clears it."""
+        return self.status is not None and \
+            int(self.status.buffer.host_view().view(np.uint32)[0]) == self.kernel_id
+
+    def word(self, name: str) -> int:
+        """Scheduler word `name` (_words.py), read back from the device."""
+        return int(self.sched_words.numpy()[W[name]])
+
     def buffers(self) -> list:
         out = [a.array.buffer for a in self.prog.arrays.values()      # a pair binds once
                if not (isinstance(a, PairHalf) and a.role == 1)]

@@ -21,8 +21,8 @@ the workgroup's shared copy (_megakernel.py). With enough participants, particip
 runs no stages: it only prepares steps, while the others compute (a workgroup in a
 hundred costs ~1% of the throughput, and takes the boundary off the path from one step
 to the next). On lavapipe (loop guard) steps are prepared one ahead
-(AHEAD = 1) by participant 0 after its share of the step, because the loop-iteration budget
-must be checked before each step on the iterations the steps before it used.
+(AHEAD = 1) by participant 0 after its share of the step; there every grid barrier also
+keeps to lavapipe's loop budget (_budget.py).
 
 Two grid barrier counters: ARRIVED for the barriers between stages (the participants that
 run stages), ENDS for the end of each step (every participant). The scheduler words and
@@ -35,17 +35,12 @@ from ..lang import types as T
 from ..lang.bounds import BoundsChecks
 from ..lang.glsl import Writer, glsl_type
 from ..memsock._device import frame_type
-from ..vk.target import LOOP_GUARD_LIMIT
 from ._megakernel import MegakernelWriter
-from ._words import SLOTS, STATE_ENDED, STATE_RUNNING, glsl_constants, snapshot_words
+from ._words import (REASON_BLOCKED, REASON_BUDGET, REASON_DONE, REASON_HALT, SLOTS,
+                     STATE_ENDED, STATE_RUNNING, glsl_constants, snapshot_words)
 from ._declare import (C_DROPPED, C_HEAD, C_RELEASED, Q_ARGS, Q_DROPPED, Q_HEAD, Q_HI, Q_LO,
                        Q_TAIL, Q_UNDRAINED)
 
-# why an epoch (batch) ended, published in the `_reason` status word
-REASON_BUDGET, REASON_HALT, REASON_LOOP_LIMIT, REASON_BLOCKED, REASON_DONE = 1, 2, 3, 4, 5
-LOOP_BUDGET = LOOP_GUARD_LIMIT - 20000    # lavapipe: end the epoch well before any loop is cut:
-#                                             a spin whose peer thread is descheduled for tens of
-#                                             ms runs thousands of iterations within one step
 PHASE_FIRST, PHASE_NEXT, PHASE_FINAL = 0, 1, 2    # fallback queue rounds (setup kernels)
 BLOCK_POLLS = 64            # policy "block": polls for the reader before the epoch ends
 BLOCK_POLLS_GPU = 1 << 14   # the same on GPUs: a reader that takes the GIL to release a
@@ -68,6 +63,7 @@ class ProgramWriter(MegakernelWriter, BoundsChecks, Writer):
         self.globals += ["// the scheduler words of _vkp_sched (vkpersist/scheduler/_words.py)",
                          *glsl_constants(plan.ctl_var.type)]
         self.host_scalars: dict[str, int] = {}   # scalar host fields stages read: word
+        self.loops_of: dict[str, int] = {}       # function: the loops a pass meets (_budget.py)
         # the scheduler's own names in the user's namespace, used inside stages by a
         # memsock's frame writes: a stage's local or parameter of the same name is renamed
         self.reserved_names |= {f"{var.name}_{what}" for var, _, _ in plan.sockets
@@ -247,9 +243,13 @@ class ProgramWriter(MegakernelWriter, BoundsChecks, Writer):
     # ---- main -------------------------------------------------------------------------
     def function(self, fn: ir.Function) -> None:
         if not fn.is_kernel:
+            start = len(self.lines)
             super().function(fn)
+            self.count_loops(fn.name, self.lines[start:])
             return
+        start = len(self.lines)
         self.boundary_function()
+        self.count_loops("_vkp_boundary", self.lines[start:])
         if self.kind == "mega":
             self.megakernel()
         elif self.kind == "boundary":
@@ -262,6 +262,9 @@ class ProgramWriter(MegakernelWriter, BoundsChecks, Writer):
                 *([f"    if ({self.step_word(0, 'q')} == {STATE_RUNNING}u) {{",
                    *["        " + line for line in publish], "    }"] if publish else []),
                 "    _vkp_boundary(p);",
+                *([f"    if ({self.atomic_load('_vkp_status[0]')} == 0u) "
+                   f"{self.sched('SAFE')} = {self.sched('DONE')};   // no loop cut short so far"]
+                  if self.loop_guard else []),
                 *([f"    if ({self.step_word(0, 'p')} == {STATE_RUNNING}u) {{",
                    *["        " + line for line in self.begin_step("p")],
                    *["        " + line for line in self.evaluate_conditions()],
@@ -330,16 +333,6 @@ class ProgramWriter(MegakernelWriter, BoundsChecks, Writer):
             f = plan.ctl_var.type.field(plan.steps_field)
             self.emit(f"    else if (step >= uint(c{f.word})) reason = {REASON_DONE}u;   "
                       f"// loop(steps={plan.steps_field!r})")
-        if self.kind == "mega" and self.loop_guard:
-            self.emit_all([
-                "    else {   // lavapipe: end the epoch before any invocation nears the loop limit",
-                f"        uint used = {self.sched('ITER_MAX')};",
-                f"        uint grown = used - {self.sched('ITER_PREV')};",
-                f"        {self.sched('ITER_PREV')} = used;",
-                f"        if (used + {3 + self.ahead}u * grown + 1000u >= {LOOP_BUDGET}u) "
-                f"reason = {REASON_LOOP_LIMIT}u;",
-                "    }",
-            ])
         self.emit("    uint flags = 0u;")
         for bit, period in enumerate(plan.periods):
             if bit in plan.conditions or not isinstance(period, (int, str)):
@@ -412,11 +405,11 @@ class ProgramWriter(MegakernelWriter, BoundsChecks, Writer):
         return (f"if ({slot} >= 0) "
                 f"{self.atomic_store(f'{n}_header[{slot}]', self.channel(var).published(self, seq))};")
 
-    def _socket_runs(self, index) -> str:
+    def _socket_runs(self, index, flags: str = "flags") -> str:
         if index is None:
             return "false"
         bit = self.plan.schedule[index][1]
-        return "true" if bit is None else f"(flags & {1 << bit}u) != 0u"
+        return "true" if bit is None else f"({flags} & {1 << bit}u) != 0u"
 
     def _socket_free(self, var, sock) -> str:
         n = var.name

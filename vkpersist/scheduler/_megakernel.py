@@ -7,24 +7,26 @@ Grid barriers are arrivals on monotonic counters (ARRIVED between stages, ENDS a
 each step); only participants, workgroups known to be running, are ever waited for, so no
 occupancy can deadlock it. Polls are unrolled (the target says how many per loop
 iteration) and, under the Vulkan memory model, relaxed loads with one acquire fence after
-the loop.
+the loop. On lavapipe every barrier also keeps the loop budget, and may end the epoch there
+(_budget.py).
 """
 from __future__ import annotations
 
-from ._declare import Q_HEAD, Q_HI, Q_LO, Q_TAIL, period_text
-from ._words import CHUNKS, SLOTS, STATE_RUNNING
+from ._budget import CUT, NO_CUT, LoopBudget
+from ._declare import Q_HI, Q_LO, period_text
+from ._words import (CHUNKS, SLOTS, STATE_RUNNING, W_FLAGS, W_SLOT, W_SOCKETS, W_STATE,
+                     W_STEP)
 
 QUIET_ROUNDS = 1024         # the first participant closes the poll after this many rounds of
                             # unrolled polls without a join (lavapipe's pool threads take
                             # tens of µs to wake)
 QUIET_UNROLL = 8            # polls per round at least: the window of 8,192 polls GPUs were
                             # measured with stays when barriers poll once per iteration
-# the running step's words in the workgroup's shared copy `_vkp_words`: state, flags, number,
-# slot, then each memsock's frame slot and sequence number, then the host scalars stages read
-W_STATE, W_FLAGS, W_STEP, W_SLOT, W_SOCKETS = range(5)
+QUIET_UNROLL_GUARDED = 64   # lavapipe: the window of 65,536 polls (~1.5 ms) it was measured
+                            # with when its barriers polled 64 times an iteration
 
 
-class MegakernelWriter:
+class MegakernelWriter(LoopBudget):
     def poll_load(self, word: str) -> str:
         """A load of a barrier counter in a spin loop: with the memory model a relaxed
         load, and one acquire fence once the loop ends (`poll_acquire`). Measured on the
@@ -72,8 +74,9 @@ class MegakernelWriter:
         polls the device-scope visibility the workgroup barrier then passes on."""
         return self.vulkan_memory_model and self.target.grid_barrier == "release"
 
-    def arrive(self, word: str) -> str:
-        """An arrival on a grid-barrier counter (returns the count before it)."""
+    def arrive(self, counter: str) -> str:
+        """An arrival on grid-barrier counter `counter` (returns the count before it)."""
+        word = self.sched(counter)
         if self.release_arrivals:
             return (f"atomicAdd({word}, 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, "
                     "gl_SemanticsRelease | gl_SemanticsMakeAvailable)")
@@ -120,7 +123,7 @@ class MegakernelWriter:
         step early (the first step's are not) and loaded before the arrival."""
         sources = self.step_word_sources("slot")
         early = self.ahead > 1
-        arrive = [f"{self.arrive(self.sched('ENDS'))};", "_vkp_end_target += _vkp_nparts;"]
+        arrive = [f"{self.arrive('ENDS')};", "_vkp_end_target += _vkp_nparts;"]
         if early:
             loads = [f"_w{i} = {src};" for i, src in enumerate(sources)]
             arrive = [f"uint {', '.join(f'_w{i}' for i in range(len(sources)))};",
@@ -134,28 +137,81 @@ class MegakernelWriter:
                             "step's words")
         return self.sync_function(
             f"_vkp_end_sync(uint slot{', bool ready' if early else ''})", arrive, "ENDS",
-            "_vkp_end_target", guard, after)
+            "_vkp_end_target", guard, after, self.end_cut("slot") if self.loop_guard else None,
+            "_vkp_end_target + _vkp_nparts")
 
     def end_sync(self, slot: str, ready: bool) -> str:
         return f"_vkp_end_sync({slot}{(', ' + str(ready).lower()) if self.ahead > 1 else ''});"
 
     def megakernel(self) -> None:
         load = self.atomic_load
-        guard = [self.guard_line()] if self.loop_guard else []
+        lg = self.loop_guard
+        guard = [self.guard_line()] if lg else []
         occ = self.sched('OCCUPANCY')
-        unroll = max(self.spin_unroll, QUIET_UNROLL)     # occupancy discovery's
+        # occupancy discovery's polls a round
+        unroll = max(self.spin_unroll, QUIET_UNROLL_GUARDED if lg else QUIET_UNROLL)
         ahead = self.ahead
         # with a dedicated planner, workgroup 0 runs no stages (vk/target.py says when)
         least = self.target.dedicated_planner_from
         w0 = "0u" if least is None else f"(_vkp_nparts >= {least}u ? 1u : 0u)"
         self.ordered = self.plan.ordered
+        joined = "0x3FFFFFFFu" if lg else "0x7FFFFFFFu"   # lavapipe: bit 30 abandons the epoch
+        if lg:
+            close = ["uint closed = atomicOr(" + occ + ", 0x80000000u);",
+                     f"nparts = closed & {joined};", *self.abandoned()]
+            abandon = [f"if ((v & 0xC0000000u) == 0u && _vkp_iterations >= "
+                       f"{self.target.loop_budget // 2}u) atomicCompSwap({occ}, v, v | {CUT:#x}u);"
+                       "   // waited half the budget: abandon the epoch"]
+        else:
+            close, abandon = [f"nparts = atomicOr({occ}, 0x80000000u) & {joined};"], []
+        discovery = [
+            "if (gl_LocalInvocationIndex == 0u) {",
+            "    uint groups = gl_NumWorkGroups.x;",
+            f"    uint w = {load(occ)};",
+            "    bool joined = false;",
+            *["    " + g for g in guard],
+            "    while ((w & 0x80000000u) == 0u && !joined) {",
+            *["        " + g for g in guard],
+            f"        uint prev = atomicCompSwap({occ}, w, w + 1u);",
+            "        if (prev == w) joined = true; else w = prev;",
+            "    }",
+            "    int part = joined ? int(w) : -1;",
+            "    uint nparts = 0u;",
+            "    if (part == 0) {",
+            "        uint seen = 1u;",
+            "        uint quiet = 0u;",
+            *["        " + g for g in guard],
+            f"        while (seen < groups && quiet < {QUIET_ROUNDS}u) {{",
+            *["            " + g for g in guard],
+            *_polled_max("            ", "uint c", load(occ), unroll),
+            "            c &= 0x7FFFFFFFu;",
+            "            if (c == seen) quiet += 1u; else { seen = c; quiet = 0u; }",
+            "        }",
+            *["        " + line for line in close],
+            f"        {self.ctl('_parts')} = nparts;",
+            "    } else if (part > 0) {",
+            f"        uint v = {load(occ)};",
+            *["        " + g for g in guard],
+            f"        while ((v & {'0xC0000000u' if lg else '0x80000000u'}) == 0u) {{",
+            *["            " + g for g in guard],
+            *_polled_max("            ", "v", load(occ), unroll),
+            *["            " + line for line in abandon],
+            "        }",
+            f"        nparts = v & {joined};",
+            *([f"        if ((v & {CUT:#x}u) != 0u) part = -1;"] if lg else []),
+            "    }",
+            "    _vkp_part_shared = part;",
+            "    _vkp_nparts_shared = nparts;",
+            *(["    _vkp_group_iterations = 0u;",
+               *["    " + line for line in self.budget_discovery("nparts")]] if lg else []),
+            "}"]
         self.emit_all([
             *(["shared uint _vkp_chunk_shared;   // the chunk the workgroup took",
                "shared uint _vkp_chunk_base;     // invocation 0: grabs before this stage"]
               if self.ordered else []),
             "shared int _vkp_part_shared;",
             "shared uint _vkp_nparts_shared;",
-            *(["shared uint _vkp_group_iterations;"] if self.loop_guard else []),
+            *(["shared uint _vkp_group_iterations;", *self.budget_globals()] if lg else []),
             "int _vkp_part;          // this workgroup's participant index",
             "uint _vkp_nparts;       // participating workgroups",
             "int _vkp_worker;        // its index among those that run stages (-1: none)",
@@ -164,56 +220,62 @@ class MegakernelWriter:
             "uint _vkp_end_target = 0u;   // arrivals that complete the current end of step",
             "uint _vkp_round = 0u;   // queue rounds so far: their words alternate by parity",
             "",
+            *(self.budget_helpers() + self.unprepare_function() if lg else []),
             "// Grid barriers: arrivals on monotonic counters; only participants (workgroups",
             "// known to be running) are ever waited for. Between stages: the workers.",
-            *self.sync_function("_vkp_grid_sync()", [
-                f"{self.arrive(self.sched('ARRIVED'))};",
-                "_vkp_target += _vkp_workers;"], "ARRIVED", "_vkp_target", guard),
+            *self.sync_function("_vkp_grid_sync(uint point)" if lg else "_vkp_grid_sync()", [
+                f"{self.arrive('ARRIVED')};",
+                "_vkp_target += _vkp_workers;"], "ARRIVED", "_vkp_target", guard,
+                cut=self.mid_cut() if lg else None, joins="_vkp_target + _vkp_workers"),
             *self.end_sync_function(guard),
-            *self.queue_syncs(guard),
+            *self.queue_syncs(guard)])
+        # the step's body first: under the loop budget its resume points decide how an
+        # epoch starts (resume_start)
+        self.point = 0
+        self.consume_points: dict[int, str] = {}
+        mark, self.indent = len(self.lines), 3
+        if self.plan.conditions:     # every worker evaluates them, then all wait so
+            self.emit_all([          # no stage changes their data before all have
+                *self.gated([*self.evaluate_conditions(),
+                             "if (gl_LocalInvocationIndex == 0u) "
+                             f"{self.shared_word(W_FLAGS)} |= _whens;"]),
+                self.barrier_call()])
+        for segment in self.plan.segments:
+            self.segment(segment, guard)
+        self.indent = 0
+        body, self.lines[mark:] = self.lines[mark:], []
+        planner = "the planner's loops, in the others"
+        boundary = self.count_line([f"_vkp_boundary({k}u);" for k in range(ahead)],
+                                   planner) if lg else []
+        next_boundary = self.count_line(["_vkp_boundary(0u);"], planner) if lg else []
+        if lg:
+            start = [
+                f"{self.sched('FIRST')} = {self.sched('STEPS_DONE')};",
+                "if (_vkp_resume != 0u) {   // the epoch before was cut within this step",
+                *["    " + line for line in self.resume_start()],
+                "} else {",
+                *[f"    _vkp_boundary({k}u);" for k in range(ahead)],
+                "}"]
+            first = [f"uint s = _vkp_resume != 0u ? {self.sched('RESUME_SLOT')} : 0u;   // the "
+                     "slot of the step being run",
+                     "_vkp_counted = _vkp_iterations - _vkp_spins;",
+                     self.end_sync("s", False),
+                     f"if (_planner && !_vkp_end_cut) {self.ctl('_resume')} = 0u;   // resumed"]
+        else:
+            start = [f"_vkp_boundary({k}u);" for k in range(ahead)]
+            first = [self.end_sync("0u", False),
+                     "uint s = 0u;          // the slot of the step being run"]
+        self.emit_all([
             "void main() {",
             "    // occupancy discovery: workgroups join while the poll is open; the first",
             "    // participant closes it once no one has joined for a while (or all have)",
-            "    if (gl_LocalInvocationIndex == 0u) {",
-            "        uint groups = gl_NumWorkGroups.x;",
-            f"        uint w = {load(occ)};",
-            "        bool joined = false;",
-            *["        " + g for g in guard],
-            "        while ((w & 0x80000000u) == 0u && !joined) {",
-            *["            " + g for g in guard],
-            f"            uint prev = atomicCompSwap({occ}, w, w + 1u);",
-            "            if (prev == w) joined = true; else w = prev;",
-            "        }",
-            "        int part = joined ? int(w) : -1;",
-            "        uint nparts = 0u;",
-            "        if (part == 0) {",
-            "            uint seen = 1u;",
-            "            uint quiet = 0u;",
-            *["            " + g for g in guard],
-            f"            while (seen < groups && quiet < {QUIET_ROUNDS}u) {{",
-            *["                " + g for g in guard],
-            *_polled_max("                ", "uint c", load(occ), unroll),
-            "                c &= 0x7FFFFFFFu;",
-            "                if (c == seen) quiet += 1u; else { seen = c; quiet = 0u; }",
-            "            }",
-            f"            nparts = atomicOr({occ}, 0x80000000u) & 0x7FFFFFFFu;",
-            f"            {self.ctl('_parts')} = nparts;",
-            "        } else if (part > 0) {",
-            f"            uint v = {load(occ)};",
-            *["            " + g for g in guard],
-            "            while ((v & 0x80000000u) == 0u) {",
-            *["                " + g for g in guard],
-            *_polled_max("                ", "v", load(occ), unroll),
-            "            }",
-            "            nparts = v & 0x7FFFFFFFu;",
-            "        }",
-            "        _vkp_part_shared = part;",
-            "        _vkp_nparts_shared = nparts;",
-            *(["        _vkp_group_iterations = 0u;"] if self.loop_guard else []),
-            "    }",
+            *(["    " + line for line in self.count_line(discovery, "invocation 0's loops, "
+                                                            "in the others")] if lg else []),
+            *["    " + line for line in discovery],
             "    barrier();",
             "    _vkp_part = _vkp_part_shared;",
             "    _vkp_nparts = _vkp_nparts_shared;",
+            *(["    _vkp_resume = _vkp_resume_shared;"] if lg else []),
             "    if (_vkp_part < 0) return;     // not running alongside the others: leave",
             f"    uint w0 = {w0};   // 1: participant 0 only plans",
             "    _vkp_workers = _vkp_nparts - w0;",
@@ -223,37 +285,40 @@ class MegakernelWriter:
             "    bool _planner = _vkp_part == 0 && gl_LocalInvocationIndex == 0u;",
             *(["    if (gl_LocalInvocationIndex == 0u) _vkp_chunk_base = 0u;"]
               if self.ordered else []),
+            *["    " + line for line in boundary],
             f"    if (_planner) {{      // the first {'step' if ahead == 1 else f'{ahead} steps'}",
-            *[f"        _vkp_boundary({k}u);" for k in range(ahead)],
+            *["        " + line for line in start],
             "    }",
-            f"    {self.end_sync('0u', False)}",
-            "    uint s = 0u;          // the slot of the step being run",
+            *["    " + line for line in first],
             "    while (true) {",
             *["        " + g for g in guard],      # the step loop counts too
             f"        if ({self.shared_word(W_STATE)} != {STATE_RUNNING}u) break;",
             f"        uint _next = s == {SLOTS - 1}u ? 0u : s + 1u;",
-            "        if (_vkp_worker >= 0) {"])
-        if self.plan.conditions:     # every worker evaluates them, then all wait so
-            self.emit_all([          # no stage changes their data before all have
-                *["            " + line for line in self.evaluate_conditions()],
-                "            if (gl_LocalInvocationIndex == 0u) "
-                f"{self.shared_word(W_FLAGS)} |= _whens;",
-                "            _vkp_grid_sync();"])
-        self.indent = 3
-        for segment in self.plan.segments:
-            self.segment(segment, guard)
-        self.indent = 0
-        self.emit_all([
+            "        if (_vkp_worker >= 0) {",
+            *body,
             "        }",
+            *([f"        if (_vkp_worker < 0) {line}" for line in self.count_line(
+                body, "a planner that runs no stages meets their loops")]
+              if lg and least is not None else []),
+            *([f"        if (_vkp_stop != {NO_CUT:#x}u) break;   // cut within the step"]
+              if lg else []),
+            *["        " + line for line in next_boundary],
             f"        if (_planner) _vkp_boundary((s + {ahead}u) % {SLOTS}u);   "
             f"// prepare step + {ahead}",
             f"        {self.end_sync('_next', True)}",
+            *([f"        if (_planner && !_vkp_end_cut && {load('_vkp_status[0]')} == 0u)   "
+               "// no loop cut short",
+               f"            {self.sched('SAFE')} = {self.step_word(2, 's')} + 1u - "
+               f"{self.sched('FIRST')};"] if lg else []),
             "        s = _next;",
+            *(["        _vkp_resume = 0u;"] if lg else []),
             "    }",
-            "    if (_planner) {      // exact counts, now that the epoch's last step is complete",
-            f"        {self.ctl('_step')} = {self.sched('STEPS_DONE')};",
-            f"        {self.ctl('_done')} = {self.sched('DONE')};",
-            "    }",
+            *(["    " + line for line in self.budget_exit()] if lg else [
+                "    if (_planner) {      // exact counts, now that the epoch's last step is "
+                "complete",
+                f"        {self.ctl('_step')} = {self.sched('STEPS_DONE')};",
+                f"        {self.ctl('_done')} = {self.sched('DONE')};",
+                "    }"]),
             "}"])
 
     def queue_syncs(self, guard: list) -> list[str]:
@@ -264,40 +329,41 @@ class MegakernelWriter:
         for qname in sorted({st.consumes.name for st, _ in self.plan.schedule
                              if st.consumes is not None}):
             n = self.plan.queue_vars[qname].name
-            out += self.sync_function(f"_vkp_queue_sync_{n}(uint s, bool after_round)", [
+            point = ", uint point" if self.loop_guard else ""
+            out += self.sync_function(f"_vkp_queue_sync_{n}(uint s, bool after_round{point})", [
                 "_vkp_target += _vkp_workers;",
-                f"if ({self.arrive(self.sched('ARRIVED'))} + 1u == _vkp_target) {{",
-                f"    if (after_round) {n}_q[{Q_HEAD}] = {n}_q[{Q_HI} + 2u * (s ^ 1u)];",
-                f"    {n}_q[{Q_LO} + 2u * s] = {n}_q[{Q_HEAD}];",
-                f"    {n}_q[{Q_HI} + 2u * s] = atomicAdd({n}_q[{Q_TAIL}], 0u);",
+                f"if ({self.arrive('ARRIVED')} + 1u == _vkp_target) {{",
+                *["    " + line for line in self.queue_round_setup(n, "s", "after_round")],
                 "    memoryBarrierBuffer();",
-                f"    {self.arrive(self.sched('ARRIVED'))};",
+                f"    {self.arrive('ARRIVED')};",
                 "}",
-                "_vkp_target += 1u;"], "ARRIVED", "_vkp_target", guard)
+                "_vkp_target += 1u;"], "ARRIVED", "_vkp_target", guard,
+                cut=self.mid_cut(queue=True) if self.loop_guard else None,
+                joins="_vkp_target + _vkp_workers + 1u")
         return out
 
     def sync_function(self, signature: str, arrive: list, counter: str, target: str,
-                      guard: list, after: list = ()) -> list:
+                      guard: list, after: list = (), cut: list | None = None,
+                      joins: str = "") -> list:
         """A grid barrier function: every invocation's writes are fenced, invocation 0
         runs `arrive` (counting itself and advancing `target`), spins until the counter
-        reaches the target, then runs `after`; lavapipe's loop counts travel along."""
+        reaches the target, then runs `after`. Under the loop guard, the budget's form
+        (_budget.py), with `cut` where the barrier is cut and `joins`, the target once
+        `arrive` has run."""
+        if self.loop_guard:
+            return self.budget_sync(signature, arrive, counter, target, guard, after,
+                                    counter == "ENDS", cut, joins)
         poll = f"{self.poll_load(self.sched(counter))} >= {target}"
         arrived = [f"            if ({poll}"] + \
             [f"                    || {poll}" for _ in range(self.spin_unroll - 1)]
         arrived[-1] += ") break;"
         return [
             f"void {signature} {{",
-            *(["    atomicMax(_vkp_group_iterations, _vkp_iterations);"]
-              if self.loop_guard else []),
             *([] if self.vulkan_memory_model else ["    memoryBarrierBuffer();"]),
             *["    " + line for line in self.group_barrier],
             "    if (gl_LocalInvocationIndex == 0u) {",
-            *([f"        atomicMax({self.sched('ITER_MAX')}, _vkp_group_iterations);"]
-              if self.loop_guard else []),
             *["        " + line for line in arrive],
-            *["        " + g for g in guard],
             "        while (true) {",
-            *["            " + g for g in guard],
             *arrived,     # polls unrolled (the target says how many), one per line
             "        }",
             *["        " + line for line in self.poll_acquire],
@@ -310,13 +376,26 @@ class MegakernelWriter:
     def consume_segment(self, stage, fn, guard) -> None:
         n = self.plan.queue_vars[stage.consumes.name].name
         cap = stage.consumes.capacity
-        self.emit_all([
+        first = f"_vkp_queue_sync_{n}(_vkp_round & 1u, false);"
+        again = f"_vkp_queue_sync_{n}(_vkp_round & 1u, true);"
+        cut = []
+        if self.loop_guard:       # a resume point: its round barriers may be cut
+            self.point += 1
+            p = self.point
+            self.consume_points[p] = n
+            first = (f"if (_vkp_resume == {p}u) _vkp_round = "
+                     f"{self.sched('RESUME_ROUND')} & {CUT - 1:#x}u;   // resumed in a round\n"
+                     f"else _vkp_queue_sync_{n}(_vkp_round & 1u, false, {p}u);")
+            again = f"_vkp_queue_sync_{n}(_vkp_round & 1u, true, {p}u);"
+            cut = [f"    if (_vkp_stop != {NO_CUT:#x}u) break;   // cut at a round's barrier"]
+        lines = [
             f"// stage {stage.name}: one call per item of queue {stage.consumes.name}, in "
             "rounds, until a round finds it empty",
-            f"_vkp_queue_sync_{n}(_vkp_round & 1u, false);",
+            *first.split("\n"),
             *guard,
             "while (true) {",
             *["    " + g for g in guard],
+            *cut,
             f"    uint lo = {n}_q[{Q_LO} + 2u * (_vkp_round & 1u)];",
             f"    uint count = {n}_q[{Q_HI} + 2u * (_vkp_round & 1u)] - lo;",
             "    if (count == 0u) break;",
@@ -326,9 +405,10 @@ class MegakernelWriter:
             f"        {fn.name}({n}_items[(lo + _k) % {cap}u]);",
             "    }",
             "    _vkp_round += 1u;",
-            f"    _vkp_queue_sync_{n}(_vkp_round & 1u, true);",
+            f"    {again}",
             "}",
-        ])
+        ]
+        self.emit_all(self.gated(lines))
 
     def segment(self, segment, guard) -> None:
         """One schedule entry: (stage index, barrier before it, barrier after it)."""
@@ -339,23 +419,25 @@ class MegakernelWriter:
             self.emit(f"if (({self.shared_word(W_FLAGS)} & {1 << bit}u) != 0u) {{   "
                       f"// {period_text(self.plan.periods[bit])}")
             self.indent += 1
+        start = len(self.lines)
         if stage.consumes is not None:
             self.consume_segment(stage, fn, guard)
         else:
             self.domain_segment(index, stage, fn, guard, before, after)
         if bit is not None:
+            skipped = self.lines[start:]
             self.indent -= 1
             self.emit("}")
+            if self.loop_guard:
+                self.emit_all(self.count_line(skipped, "the loops above, where they do not run"))
 
     def domain_segment(self, index, stage, fn, guard, before, after) -> None:
         if before:
-            self.emit("_vkp_grid_sync();")
-        self.emit(f"// stage {stage.name} over {stage.domain}")
-        for g in guard:
-            self.emit(g)
+            self.emit(self.barrier_call())
+        lines = [f"// stage {stage.name} over {stage.domain}", *guard]
         if index in self.ordered:
             chunks = f"(({stage.size}u + gl_WorkGroupSize.x - 1u) / gl_WorkGroupSize.x)"
-            self.emit_all([
+            lines += [
                 "// indices in chunks of a workgroup, in order, from a counter",
                 "while (true) {",
                 *["    " + g for g in guard],
@@ -370,23 +452,19 @@ class MegakernelWriter:
                 f"{fn.name}({', '.join(self._unravel(stage.domain, '_i'))});",
                 "}",
                 "if (gl_LocalInvocationIndex == 0u) "
-                f"_vkp_chunk_base += {chunks} + _vkp_workers;   // one failed grab each"])
+                f"_vkp_chunk_base += {chunks} + _vkp_workers;   // one failed grab each"]
         else:
-            self.emit(f"for (uint _i = _first; _i < {stage.size}u; _i += _stride) {{")
-            self.indent += 1
-            for g in guard:
-                self.emit(g)
-            self.emit(f"{fn.name}({', '.join(self._unravel(stage.domain, '_i'))});")
-            self.indent -= 1
-            self.emit("}")
+            lines += [f"for (uint _i = _first; _i < {stage.size}u; _i += _stride) {{",
+                      *["    " + g for g in guard],
+                      f"    {fn.name}({', '.join(self._unravel(stage.domain, '_i'))});",
+                      "}"]
+        self.emit_all(self.gated(lines))
         if after:
-            self.emit("_vkp_grid_sync();")
-        for k, (_, _, emitter) in enumerate(self.plan.sockets):
-            if emitter == index:       # written everywhere now: publish the frame
-                self.emit("if (_vkp_worker == 0 && gl_LocalInvocationIndex == 0u) "
-                          f"{{ {self.publish(k)} }}")
-
-
+            self.emit(self.barrier_call())
+        publish = [f"if (_vkp_worker == 0 && gl_LocalInvocationIndex == 0u) {{ {self.publish(k)} }}"
+                   for k, (_, _, emitter) in enumerate(self.plan.sockets) if emitter == index]
+        if publish:                # written everywhere now: publish the frame
+            self.emit_all(self.gated(publish))
 
 
 def _polled_max(indent: str, target: str, load: str, unroll: int) -> list[str]:

@@ -82,6 +82,7 @@ class Program:
         self._session = None
         self._builds: dict = {}
         self._freed = False
+        self._cut: str | None = None     # why it refuses to run (_refuse())
 
     def __repr__(self) -> str:
         return (f"<vkpersist.Program {self.name!r}: {len(self.arrays)} arrays, {len(self.stages)} stages, "
@@ -110,6 +111,11 @@ class Program:
                 or not 0 <= step < 2**32:
             raise ValueError(f"{self.name}: reset_step(step) takes an int from 0 to 2**32 - 1 "
                              f"(the step the program runs next), got {step!r}")
+        if self._cut is not None:      # the state it refused to run on is the caller's now
+            self._cut = None
+            if self._runner is not None:
+                self._runner.resume = 0
+            self.ctl["_resume"] = 0    # a half-done step is not resumed
         if (self.steps_done ^ int(step)) & 1:      # the halves' meaning would flip
             for a in self.arrays.values():
                 if isinstance(a, PairHalf) and a.role == 0:
@@ -269,7 +275,8 @@ class Program:
         ctl = ControlBuffer(self.ctx, commands=max(commands, 1), status=status,
                             _internal={"_halt": T.u32, "_budget": T.u32},
                             _internal_status={"_step": T.u32, "_done": T.u32,
-                                              "_reason": T.u32, "_parts": T.u32}, **fields)
+                                              "_reason": T.u32, "_parts": T.u32,
+                                              "_resume": T.u32}, **fields)
         ctl._owner = f"the controls of program {self.name!r}"
         return ctl
 
@@ -417,6 +424,17 @@ class Program:
         program (also when the body raises)."""
         self._usable("open a session")
         return open_session(runner_for(self, mode, groups, local), steps, timeout)
+
+    def _refuse(self, why: str) -> None:
+        """Refuse runs and sessions from now on, until reset_step(): `why`, an error left
+        part of a step in the arrays (scheduler/_runner.py)."""
+        self._cut = why
+
+    def _refuse_if_cut(self) -> None:
+        if self._cut is not None:
+            raise VkPersistError(
+                f"{self.name}: {self._cut}. It runs again once you set its arrays to a known "
+                "state (A.set(data)) and say which step they hold: prog.reset_step(n)")
 
     def _require_idle(self, what: str) -> None:
         self._usable(what)

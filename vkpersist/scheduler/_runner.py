@@ -9,7 +9,16 @@ that stops moving for `timeout` seconds raises DeviceTimeout instead of waiting 
 Epoch sizes adapt: the megakernel aims at ~0.25 s per epoch (short enough for driver
 watchdogs and prompt pause/stop, long enough that relaunching costs nothing), the fallback
 at ~50 ms per batch of at most 256 recorded steps. On lavapipe the megakernel itself ends
-each epoch before any invocation nears the loop limit (VULKAN_FACTS.md §5).
+each epoch before any invocation nears the loop limit (VULKAN_FACTS.md §5), at a grid
+barrier, within a step if need be (_budget.py): the runner then launches the epoch that
+finishes that step before anything else (a pause, a stop, Ctrl-C), so the host never sees
+a step half done.
+
+An error that leaves one half done all the same (lavapipe's loop guard reports that a loop
+was cut short, a queue stage of the fallback was not drained, or the runner is interrupted
+while a step waits for its second half) marks the program: `prog.steps_done` is the last
+step known complete, and runs and sessions refuse until the arrays are set again and
+`prog.reset_step()` says which step they hold (Program._refuse_if_cut).
 """
 from __future__ import annotations
 
@@ -20,8 +29,9 @@ import warnings
 
 from .._errors import DeviceLimitError, DeviceTimeout, VkPersistError, internal_error
 from .._polling import SPIN_S, check_timeout, poll_until
+from ._budget import MARGIN_PART, OPENING
 from ._build import FALLBACK_ROUNDS, build_for
-from ._codegen import REASON_BLOCKED, REASON_BUDGET, REASON_DONE, REASON_LOOP_LIMIT
+from ._words import REASON_BLOCKED, REASON_BUDGET, REASON_CUT, REASON_DONE, REASON_LOOP_LIMIT
 from ._declare import Q_UNDRAINED, RunReport
 from ._progress import Bar, wants_bar
 
@@ -58,6 +68,10 @@ MAX_BATCH = 256
 WAIT_SLICE_S = 0.05           # an epoch's wait blocks this long at most between heartbeat
                               # checks (Ctrl-C is seen then too)
 SHORT_EPOCHS_REPORTED_S = 1.0    # report_occupancy() warns from this much time on
+STALLED_EPOCHS = 16           # lavapipe: epochs in a row that end before a step's next grid
+                              # barrier (the loop budget) before the runner gives up; fewer
+                              # participants than usual (one of 2 pool threads late: half
+                              # the epochs on a loaded 2-core machine) can be the cause
 
 
 def choose_mode(prog: Program, mode: str) -> str:
@@ -180,6 +194,8 @@ class Runner:
                 f"({self.at_once})", OccupancyWarning, stacklevel=5)
         self._started = self._last_beat = 0.0
         self._last_step = None
+        self.resume = 0              # a step the last epoch cut: resumed after this barrier
+        self._stalled = 0            # epochs in a row that made no progress (lavapipe)
         # on a CPU device (lavapipe) a host spinning on the result takes a core from the
         # device's own threads (and kept the megakernel to one participant on 2 cores)
         self.spin = 0.0 if info.kind == "cpu" else SPIN_S
@@ -228,15 +244,27 @@ class Runner:
 
     def finish(self) -> tuple[int, int]:
         """(steps run, why the epoch ended) of the completed epoch."""
+        cut_short = self.build.loop_limit_reported()    # before the synchronize clears it
+        error = None
         try:
             self.core.synchronize()   # instant; runs the loop-limit check on lavapipe
-        finally:
-            elapsed = time.perf_counter() - self._started
-            done, reason = int(self.ctl["_done"]), int(self.ctl["_reason"])
-            self.epochs += 1
-            self.prog.steps_done += done
-            self.build.device_steps = self.prog.steps_done & 0xFFFFFFFF
-            self.running = False      # with the count: Ctrl-C cannot come in between
+        except Exception as exc:      # counted first, raised below
+            error = exc
+        elapsed = time.perf_counter() - self._started
+        done, reason = int(self.ctl["_done"]), int(self.ctl["_reason"])
+        if cut_short:                 # the steps known complete before any loop was cut
+            done = self.build.word("SAFE")
+        resume = int(self.ctl["_resume"]) if self.mode == "persistent" else 0
+        progress = done > 0 or resume > self.resume
+        self.epochs += 1
+        self.prog.steps_done += done
+        self.build.device_steps = -1 if cut_short else self.prog.steps_done & 0xFFFFFFFF
+        self.resume = resume
+        self.running = False          # with the count: Ctrl-C cannot come in between
+        if cut_short:
+            raise self.cut_short(str(error)) from error
+        if error is not None:
+            raise error
         if self.mode == "persistent":
             self.participants = int(self.ctl["_parts"])
             if self.at_once is not None:
@@ -247,17 +275,53 @@ class Runner:
                     self._fewest = min(self._fewest or self.participants, self.participants)
         self.ctl["_halt"] = 0          # whoever asked for the halt decides what comes next
         self._check_queues()
-        if reason == REASON_LOOP_LIMIT and done == 0:
-            raise DeviceLimitError(
-                f"{self.prog.name}: one step needs more loop iterations per invocation than "
-                f"{self.prog.ctx.info.name} runs before silently cutting loops short "
-                "(~65,535); run it with mode='launch', or with more groups/local size")
+        self._stalled = 0 if progress or reason not in (REASON_LOOP_LIMIT, REASON_CUT) \
+            else self._stalled + 1
+        if self._stalled >= STALLED_EPOCHS:
+            self._stalled = 0
+            raise self._stalled_error()
         if done and reason == REASON_BUDGET:        # a full epoch: size the next one
             target = EPOCH_TARGET_S if self.mode == "persistent" else BATCH_TARGET_S
             rate = done / max(elapsed, 1e-6)
             limit = 1 << 30 if self.mode == "persistent" else MAX_BATCH
             self.epoch_steps = int(max(1, min(limit, rate * target, 4 * self.epoch_steps)))
         return done, reason
+
+    def cut_short(self, report: str) -> DeviceLimitError:
+        """The error of an epoch (batch) in which lavapipe's loop guard reported a loop of
+        this program's cut short (`report`): the steps after prog.steps_done may be half
+        done, so the program refuses to run on until its state is set again."""
+        step = self.prog.steps_done
+        self.prog._refuse(
+            f"its run in mode {self.mode!r} was cut short within step {step} (an invocation "
+            f"reached {self.prog.ctx.info.name}'s loop limit), so its arrays may hold part of "
+            "that step or of later ones")
+        return DeviceLimitError(
+            f"{report}\n{self.prog.name}: the run was cut short within step {step} "
+            f"(prog.steps_done = {step}: steps before it are complete); its arrays may hold "
+            "part of that step or of later ones, so the program runs no more until you set "
+            "its arrays (A.set(data)) and say which step they hold (prog.reset_step(n))")
+
+    def _stalled_error(self) -> DeviceLimitError:
+        """STALLED_EPOCHS epochs in a row ended before a step could go on (_budget.py)."""
+        parts = self.participants or 1
+        raw, norm = self.build.word("WORK_RAW"), self.build.word("WORK_NORM")
+        worst = max(raw, -(-norm // parts))
+        budget = self.build.target.loop_budget
+        need = worst + worst // 8 + budget // MARGIN_PART      # as the megakernel reckons
+        if self.resume:
+            self.prog._refuse(f"a step was left half done at step {self.prog.steps_done}")
+        why = (f"a step needs ~{need:,} loop iterations per invocation (the most one took "
+               f"so far, with {parts} participating workgroup(s)), past the {budget:,} an "
+               f"epoch may use on {self.prog.ctx.info.name}, which cuts every loop short "
+               "after ~65,535 per invocation; run it with mode='launch', or with a larger "
+               "local size (local=) so that each invocation does less"
+               if need + OPENING >= budget else
+               "their workgroups spent the loop budget waiting at the first grid barrier "
+               "for others whose CPU threads did not run (a heavily loaded machine); run it "
+               "with mode='launch', which does not depend on that")
+        return DeviceLimitError(f"{self.prog.name}: {STALLED_EPOCHS} epochs in a row ended "
+                                f"before a step could go on: {why}")
 
     def report_occupancy(self, stacklevel: int = 5) -> None:
         """Warn once per run or session if epochs ran on fewer workgroups than a CPU
@@ -297,11 +361,15 @@ class Runner:
                 q._dropped_seen = dropped
             if q._words[Q_UNDRAINED]:
                 q._words[Q_UNDRAINED] = 0
+                self.prog._refuse(f"a stage consuming queue {q.name!r} left items unconsumed "
+                                 f"in a step before step {self.prog.steps_done}")
                 raise DeviceLimitError(
                     f"{self.prog.name}: a stage consuming queue {q.name!r} still had items "
                     f"after {FALLBACK_ROUNDS} rounds in one step (mode 'launch' records that "
-                    "many); the step's results are incomplete. Use mode='persistent', or push "
-                    "fewer rounds of work per step")
+                    "many); the step's results are incomplete, and the program runs no more "
+                    "until you set its arrays and queues again and say which step they hold "
+                    "(prog.reset_step(n)). Use mode='persistent', or push fewer rounds of "
+                    "work per step")
 
     def _room(self):
         """True when every memsock with policy "block" can take a frame, else None."""
@@ -335,12 +403,21 @@ class Runner:
         ran, so prog.steps_done says what the device did. Further Ctrl-Cs meanwhile are
         absorbed (the epoch ends within a step; the heartbeat timeout bounds the wait)."""
         self.halt()
-        while self.running:
+        while self.running or self.resume:
             try:
+                if not self.running:
+                    self.start(1)       # the rest of a step the epoch left half done
                 self.wait_epoch(limit, self.spin)
                 self.finish()
             except KeyboardInterrupt:
                 continue
+
+    def abandon_step(self) -> None:
+        """An error ends the run while a step waits for the epoch that finishes it: the
+        program keeps it half done, and says so."""
+        if self.resume:
+            self.prog._refuse(f"an error ended its run with step {self.prog.steps_done} half "
+                             "done")
 
     def halt(self) -> None:
         """End the running epoch at its next step boundary (no-op when none runs)."""
@@ -376,6 +453,9 @@ class Runner:
                 bar.update(steps - left)
                 if reason == REASON_BLOCKED and left > 0:
                     self.wait_for_readers(limit)
+        except BaseException:
+            self.abandon_step()
+            raise
         finally:
             bar.close()
         self.report_occupancy()
@@ -392,6 +472,7 @@ def runner_for(prog: Program, mode: str, groups, local) -> Runner:
         raise ValueError(f"groups={groups:,} is more workgroups than {prog.ctx.info.name} "
                          f"dispatches at once ({most:,}, maxComputeWorkGroupCount[0]); a "
                          "persistent program runs best on the default (what runs at once)")
+    prog._refuse_if_cut()
     r = prog._runner
     want = choose_mode(prog, mode)
     session = prog._session

@@ -40,7 +40,7 @@ import trio
 from .._errors import DeviceTimeout, VkPersistError
 from .._polling import check_timeout, poll_until
 from ..control import Ack
-from ._codegen import REASON_BLOCKED, REASON_DONE
+from ._words import REASON_BLOCKED, REASON_DONE
 from ._progress import Meter, Progress
 
 PARK_CHECK_S = 0.05          # a parked driver looks for stop this often
@@ -204,14 +204,16 @@ class Session:
     def _drive_thread(self) -> None:
         runner = self.runner
         limit = self.timeout
-        stalled = False
         try:
             while True:
                 with self._lock:
                     want = self._want
-                    if want == "stop" or self._left <= 0:
+                    if runner.resume:      # an epoch left a step half done: finish it first
+                        runner.start(int(min(self._left, 1 << 31)) if want == "run" else 1)
+                        want = "run"
+                    elif want == "stop" or self._left <= 0:
                         return
-                    if want == "run":
+                    elif want == "run":
                         runner.start(int(min(self._left, 1 << 31)))
                     else:
                         parked, resumed = self._parked, self._resumed
@@ -229,12 +231,11 @@ class Session:
                     return
                 if reason == REASON_BLOCKED and self._left > 0:
                     self._wait_for_readers(limit)
-        except DeviceTimeout:
-            stalled = True
+        except BaseException as exc:
+            if runner.running and not isinstance(exc, DeviceTimeout):   # ended by an error
+                self._halt_now(limit)                                   # mid-epoch: stop it
+            runner.abandon_step()
             raise
-        finally:
-            if runner.running and not stalled:   # ended by an error mid-epoch: stop the device
-                self._halt_now(limit)
 
     def _wait_for_readers(self, limit: float) -> None:
         """Until every "block" memsock has room (the reader released a frame), the body

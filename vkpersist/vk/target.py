@@ -41,13 +41,25 @@ The choices, and the measurements behind them (VULKAN_FACTS.md, docs/benchmarks.
   268k / 152k / 41k steps/s at 32³ / 64³ / 128³ against 234k / 127k / 38k with "fence",
   the step floor 1.58 / 2.67 µs against 1.79 / 3.40 (one / two stages), bit-identical.
   (lavapipe has no usable memory model: neither applies there.)
-- spin_unroll: polls per spin-loop iteration: 1 on GPUs; 64 under the loop guard, which
-  counts iterations, not time (a waiter whose peer thread is descheduled for 10 ms must
-  stay far below the limit). On an H100 (2026-12-06, two rounds in one call, steps/s at
-  32³ / 64³ / 128³) 8 polls made 262k / 160k / 42k and 258k / 159k / 42k, one poll 270k /
+- spin_unroll: polls per spin-loop iteration: 1 on GPUs; 16 under the loop guard, which
+  counts iterations, not time (a poll costs ~23 ns on lavapipe, so 16 make an iteration of
+  ~0.4 µs). A waiter's iterations no longer threaten the limit (every grid barrier keeps
+  lavapipe's loop budget: scheduler/_budget.py), only end epochs sooner under load, while
+  each poll of every inlined barrier costs the driver's compiler: on 2 cores (2026-12-07,
+  Mesa shader cache off) the `combo` test program's megakernel took 13.2 s to build with
+  64 polls, 6.1 s with 32, 3.4 s with 16 (the FDTD megakernel ~40 s with 64), and with 2
+  workgroups the 8³ two-stage stencil ran 10.2k / 12.8k / 17.8k steps/s, D2Q9 at 129²
+  512 / 677 / 648 (medians of 3: a barrier that completes is left up to a whole
+  iteration later). On an H100 (2026-12-06, two rounds in one call, steps/s at 32³ /
+  64³ / 128³) 8 polls made 262k / 160k / 42k and 258k / 159k / 42k, one poll 270k /
   162k / 42k twice; the step floor 1.56-1.61 / 3.00 µs against 1.49 / 2.85 (one / two
   stages; benchmarks/barrier_floor.py: -0.04 to -0.09 µs a barrier at 65 to 257
   workgroups).
+- loop_budget: under the loop guard, the loop iterations an invocation of the megakernel
+  may reach before its epoch ends (scheduler/_budget.py: every grid barrier keeps to it,
+  waits included): LOOP_BUDGET, 1,000 below the guard's report and 1,535 below lavapipe's
+  cut, for the loop passes the guard cannot see (a resumed step's skipped stages). Tests
+  shrink it to make epochs end at barriers often.
 - readonly_alias: the megakernel loads an array it also writes through a second block
   declared `readonly` on the same binding, where no store to that array can have happened
   since the last grid barrier (scheduler/_plan.py: place_cached_reads). On NVIDIA a
@@ -133,6 +145,7 @@ from dataclasses import dataclass
 DRIVER_ID_LLVMPIPE = 13          # VK_DRIVER_ID_MESA_LLVMPIPE
 DRIVER_ID_NVIDIA = 4             # VK_DRIVER_ID_NVIDIA_PROPRIETARY
 LOOP_GUARD_LIMIT = 65000         # lavapipe stops every loop at ~65,535 iterations per invocation
+LOOP_BUDGET = LOOP_GUARD_LIMIT - 1000   # Target.loop_budget on lavapipe
 ORDERED_FROM = 24_000_000        # NVIDIA: stages of this many indices take them in order
 # Target.spirv_opt: the spirv-opt options each name runs the megakernel's SPIR-V through.
 # What keeps "inline-cse" sound for the megakernel (checked with glslang 13.1.1 and
@@ -177,6 +190,7 @@ class Target:
     fft_rows_in_shared: bool = True
     readonly_alias: bool = False
     solve_group_max: int = 256
+    loop_budget: int = 0                      # under the loop guard: see the module docs
     ordered_from: int = 0
     spirv_opt: str = "inline-cse"
     float_as_written: bool = True
@@ -193,7 +207,7 @@ class Target:
         return cls(name=info.name, memory_model=info.memory_model and not lavapipe,
                    loop_guard=lavapipe, steps_ahead=1 if lavapipe else 2,
                    dedicated_planner_from=None if lavapipe else 16,
-                   spin_unroll=64 if lavapipe else 1,
+                   spin_unroll=16 if lavapipe else 1,
                    workgroups_at_once=_pool_threads() if lavapipe else None,
                    int64=info.int64, float64=info.float64,
                    atomic_int64=info.atomic_int64, atomic_float=info.atomic_float,
@@ -201,6 +215,7 @@ class Target:
                    exact_division=lavapipe, atomic_int64_shared=info.atomic_int64_shared,
                    fft_rows_in_shared=not lavapipe,
                    solve_group_max=0 if lavapipe else 256,
+                   loop_budget=LOOP_BUDGET if lavapipe else 0,
                    readonly_alias=info.driver_id == DRIVER_ID_NVIDIA and info.memory_model,
                    ordered_from=ORDERED_FROM if info.driver_id == DRIVER_ID_NVIDIA else 0)
 

@@ -12,15 +12,25 @@ const uint _vkp_OCCUPANCY = 0u;   // occupancy discovery: participants that join
 const uint _vkp_STARTED = 1u;   // a step was prepared in this epoch
 const uint _vkp_ENDED = 2u;   // this epoch (batch) has ended
 const uint _vkp_DONE = 3u;   // steps completed in this epoch
-const uint _vkp_ITER_MAX = 4u;   // lavapipe: the most loop iterations any invocation has run
-const uint _vkp_ITER_PREV = 5u;   // lavapipe: ITER_MAX at the boundary before
+const uint _vkp_SAFE = 4u;   // lavapipe: steps of this epoch (batch) complete before any loop-guard report
+const uint _vkp_CUT_AT = 5u;   // lavapipe: the grid barrier within a step at which this epoch was cut
 const uint _vkp_CUR = 6u;   // the fallback: the slot of the step being run
+const uint _vkp_END_CUT = 7u;   // lavapipe: 1 + the slot loaded at a step's end that was cut (bit 31: kept)
 const uint _vkp_STEP_STATE = 8u;   // slot s: the state of its step (+ 3s)
 const uint _vkp_STEP_FLAGS = 9u;   // slot s: which every()/when() stages run (+ 3s)
 const uint _vkp_STEP_NUMBER = 10u;   // slot s: the step's number (+ 3s)
+const uint _vkp_FIRST = 17u;   // lavapipe: the step this epoch started with
+const uint _vkp_EXITS = 18u;   // lavapipe: participants that have left the megakernel
+const uint _vkp_ARRIVED_CUT = 19u;   // lavapipe: the target of the barrier between stages that was cut
+const uint _vkp_ENDS_CUT = 20u;   // lavapipe: the target of the step's end that was cut
 const uint _vkp_ARRIVED = 32u;   // arrivals at the grid barriers between stages
 const uint _vkp_ENDS = 64u;   // arrivals at the ends of steps
 const uint _vkp_STEPS_DONE = 96u;   // steps the program has completed (persists across epochs)
+const uint _vkp_WORK_RAW = 97u;   // lavapipe: the most loop iterations one step cost an invocation
+const uint _vkp_WORK_NORM = 98u;   // lavapipe: the most of such a cost times that epoch's participants
+const uint _vkp_RESUME_SLOT = 99u;   // lavapipe: the slot of the step a cut epoch left half done
+const uint _vkp_RESUME_FLAGS = 100u;   // lavapipe: that step's every()/when() flags
+const uint _vkp_RESUME_ROUND = 101u;   // lavapipe: its queue round at the cut (bit 31: after a round)
 const uint _vkp_SNAPSHOT = 128u;   // the host fields' snapshots, one per slot
 const uint _vkp_SOCKETS = 131u;   // per memsock and slot: its frame's ring slot and seq
 // the running step's values: the shared copy of its words (_megakernel.py)
@@ -51,7 +61,7 @@ bool when_reached_0() {
 void _vkp_boundary(uint p) {
     uint ended = _vkp_sched[_vkp_ENDED];
     uint head = _vkp_controls[3];
-    uint tail = _vkp_controls[52];
+    uint tail = _vkp_controls[53];
     uint halt = _vkp_controls[1];
     uint budget = _vkp_controls[2];
     uint c0 = _vkp_controls[0];
@@ -73,17 +83,17 @@ void _vkp_boundary(uint p) {
         // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
         {
             uint _head = atomicLoad(_vkp_controls[3], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
-            uint _tail = _vkp_controls[52];
+            uint _tail = _vkp_controls[53];
             while (_tail != _head) {
                 uint _e = 4u + (_tail % 16u) * 2u;
                 uint _word = atomicLoad(_vkp_controls[_e], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire);
                 atomicStore(_vkp_controls[_word], atomicLoad(_vkp_controls[_e + 1u], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquire), gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
                 _tail += 1u;
             }
-            _vkp_controls[52] = _tail;
-            atomicStore(_vkp_controls[53], 0xFFFFFFFFu, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);   // busy: the host retries
-            atomicStore(_vkp_controls[54], step, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
-            atomicStore(_vkp_controls[53], _tail, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+            _vkp_controls[53] = _tail;
+            atomicStore(_vkp_controls[54], 0xFFFFFFFFu, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);   // busy: the host retries
+            atomicStore(_vkp_controls[55], step, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+            atomicStore(_vkp_controls[54], _tail, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
         }
         halt = _vkp_controls[1];
         c0 = _vkp_controls[0];

@@ -9,15 +9,25 @@ const uint _vkp_OCCUPANCY = 0u;   // occupancy discovery: participants that join
 const uint _vkp_STARTED = 1u;   // a step was prepared in this epoch
 const uint _vkp_ENDED = 2u;   // this epoch (batch) has ended
 const uint _vkp_DONE = 3u;   // steps completed in this epoch
-const uint _vkp_ITER_MAX = 4u;   // lavapipe: the most loop iterations any invocation has run
-const uint _vkp_ITER_PREV = 5u;   // lavapipe: ITER_MAX at the boundary before
+const uint _vkp_SAFE = 4u;   // lavapipe: steps of this epoch (batch) complete before any loop-guard report
+const uint _vkp_CUT_AT = 5u;   // lavapipe: the grid barrier within a step at which this epoch was cut
 const uint _vkp_CUR = 6u;   // the fallback: the slot of the step being run
+const uint _vkp_END_CUT = 7u;   // lavapipe: 1 + the slot loaded at a step's end that was cut (bit 31: kept)
 const uint _vkp_STEP_STATE = 8u;   // slot s: the state of its step (+ 3s)
 const uint _vkp_STEP_FLAGS = 9u;   // slot s: which every()/when() stages run (+ 3s)
 const uint _vkp_STEP_NUMBER = 10u;   // slot s: the step's number (+ 3s)
+const uint _vkp_FIRST = 17u;   // lavapipe: the step this epoch started with
+const uint _vkp_EXITS = 18u;   // lavapipe: participants that have left the megakernel
+const uint _vkp_ARRIVED_CUT = 19u;   // lavapipe: the target of the barrier between stages that was cut
+const uint _vkp_ENDS_CUT = 20u;   // lavapipe: the target of the step's end that was cut
 const uint _vkp_ARRIVED = 32u;   // arrivals at the grid barriers between stages
 const uint _vkp_ENDS = 64u;   // arrivals at the ends of steps
 const uint _vkp_STEPS_DONE = 96u;   // steps the program has completed (persists across epochs)
+const uint _vkp_WORK_RAW = 97u;   // lavapipe: the most loop iterations one step cost an invocation
+const uint _vkp_WORK_NORM = 98u;   // lavapipe: the most of such a cost times that epoch's participants
+const uint _vkp_RESUME_SLOT = 99u;   // lavapipe: the slot of the step a cut epoch left half done
+const uint _vkp_RESUME_FLAGS = 100u;   // lavapipe: that step's every()/when() flags
+const uint _vkp_RESUME_ROUND = 101u;   // lavapipe: its queue round at the cut (bit 31: after a round)
 const uint _vkp_SNAPSHOT = 128u;   // the host fields' snapshots, one per slot
 const uint _vkp_SOCKETS = 128u;   // per memsock and slot: its frame's ring slot and seq
 uint _vkp_step;       // the step being run, as stages see it
@@ -29,7 +39,7 @@ uint _vkp_iterations = 0u;
 void _vkp_boundary(uint p) {
     uint ended = _vkp_sched[_vkp_ENDED];
     uint head = _vkp_controls[2];
-    uint tail = _vkp_controls[52];
+    uint tail = _vkp_controls[53];
     uint halt = _vkp_controls[0];
     uint budget = _vkp_controls[1];
     uint step = _vkp_sched[_vkp_STEPS_DONE];
@@ -50,7 +60,7 @@ void _vkp_boundary(uint p) {
         // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
         {
             uint _head = atomicAdd(_vkp_controls[2], 0u);
-            uint _tail = _vkp_controls[52];
+            uint _tail = _vkp_controls[53];
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 2076043519u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 2076043519u);
@@ -59,10 +69,10 @@ void _vkp_boundary(uint p) {
                 atomicExchange(_vkp_controls[_word], atomicAdd(_vkp_controls[_e + 1u], 0u));
                 _tail += 1u;
             }
-            _vkp_controls[52] = _tail;
-            atomicExchange(_vkp_controls[53], 0xFFFFFFFFu);   // busy: the host retries
-            atomicExchange(_vkp_controls[54], step);
-            atomicExchange(_vkp_controls[53], _tail);
+            _vkp_controls[53] = _tail;
+            atomicExchange(_vkp_controls[54], 0xFFFFFFFFu);   // busy: the host retries
+            atomicExchange(_vkp_controls[55], step);
+            atomicExchange(_vkp_controls[54], _tail);
         }
         halt = _vkp_controls[0];
     }
@@ -88,6 +98,7 @@ void main() {
     uint q = _vkp_sched[_vkp_CUR];   // the step before, now complete everywhere
     uint p = q == 2u ? 0u : q + 1u;
     _vkp_boundary(p);
+    if (atomicAdd(_vkp_status[0], 0u) == 0u) _vkp_sched[_vkp_SAFE] = _vkp_sched[_vkp_DONE];   // no loop cut short so far
     _vkp_sched[_vkp_CUR] = p;
 }
 
@@ -102,15 +113,25 @@ const uint _vkp_OCCUPANCY = 0u;   // occupancy discovery: participants that join
 const uint _vkp_STARTED = 1u;   // a step was prepared in this epoch
 const uint _vkp_ENDED = 2u;   // this epoch (batch) has ended
 const uint _vkp_DONE = 3u;   // steps completed in this epoch
-const uint _vkp_ITER_MAX = 4u;   // lavapipe: the most loop iterations any invocation has run
-const uint _vkp_ITER_PREV = 5u;   // lavapipe: ITER_MAX at the boundary before
+const uint _vkp_SAFE = 4u;   // lavapipe: steps of this epoch (batch) complete before any loop-guard report
+const uint _vkp_CUT_AT = 5u;   // lavapipe: the grid barrier within a step at which this epoch was cut
 const uint _vkp_CUR = 6u;   // the fallback: the slot of the step being run
+const uint _vkp_END_CUT = 7u;   // lavapipe: 1 + the slot loaded at a step's end that was cut (bit 31: kept)
 const uint _vkp_STEP_STATE = 8u;   // slot s: the state of its step (+ 3s)
 const uint _vkp_STEP_FLAGS = 9u;   // slot s: which every()/when() stages run (+ 3s)
 const uint _vkp_STEP_NUMBER = 10u;   // slot s: the step's number (+ 3s)
+const uint _vkp_FIRST = 17u;   // lavapipe: the step this epoch started with
+const uint _vkp_EXITS = 18u;   // lavapipe: participants that have left the megakernel
+const uint _vkp_ARRIVED_CUT = 19u;   // lavapipe: the target of the barrier between stages that was cut
+const uint _vkp_ENDS_CUT = 20u;   // lavapipe: the target of the step's end that was cut
 const uint _vkp_ARRIVED = 32u;   // arrivals at the grid barriers between stages
 const uint _vkp_ENDS = 64u;   // arrivals at the ends of steps
 const uint _vkp_STEPS_DONE = 96u;   // steps the program has completed (persists across epochs)
+const uint _vkp_WORK_RAW = 97u;   // lavapipe: the most loop iterations one step cost an invocation
+const uint _vkp_WORK_NORM = 98u;   // lavapipe: the most of such a cost times that epoch's participants
+const uint _vkp_RESUME_SLOT = 99u;   // lavapipe: the slot of the step a cut epoch left half done
+const uint _vkp_RESUME_FLAGS = 100u;   // lavapipe: that step's every()/when() flags
+const uint _vkp_RESUME_ROUND = 101u;   // lavapipe: its queue round at the cut (bit 31: after a round)
 const uint _vkp_SNAPSHOT = 128u;   // the host fields' snapshots, one per slot
 const uint _vkp_SOCKETS = 128u;   // per memsock and slot: its frame's ring slot and seq
 uint _vkp_step;       // the step being run, as stages see it
@@ -320,7 +341,7 @@ void stage_work(int i) {
 void _vkp_boundary(uint p) {
     uint ended = _vkp_sched[_vkp_ENDED];
     uint head = _vkp_controls[2];
-    uint tail = _vkp_controls[52];
+    uint tail = _vkp_controls[53];
     uint halt = _vkp_controls[0];
     uint budget = _vkp_controls[1];
     uint step = _vkp_sched[_vkp_STEPS_DONE];
@@ -341,7 +362,7 @@ void _vkp_boundary(uint p) {
         // _vkp_controls.apply(step): queued host commands, in order, then the acknowledgement
         {
             uint _head = atomicAdd(_vkp_controls[2], 0u);
-            uint _tail = _vkp_controls[52];
+            uint _tail = _vkp_controls[53];
             if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 2076043519u);
             while (_tail != _head) {
                 if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 2076043519u);
@@ -350,10 +371,10 @@ void _vkp_boundary(uint p) {
                 atomicExchange(_vkp_controls[_word], atomicAdd(_vkp_controls[_e + 1u], 0u));
                 _tail += 1u;
             }
-            _vkp_controls[52] = _tail;
-            atomicExchange(_vkp_controls[53], 0xFFFFFFFFu);   // busy: the host retries
-            atomicExchange(_vkp_controls[54], step);
-            atomicExchange(_vkp_controls[53], _tail);
+            _vkp_controls[53] = _tail;
+            atomicExchange(_vkp_controls[54], 0xFFFFFFFFu);   // busy: the host retries
+            atomicExchange(_vkp_controls[55], step);
+            atomicExchange(_vkp_controls[54], _tail);
         }
         halt = _vkp_controls[0];
     }
