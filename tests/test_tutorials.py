@@ -160,7 +160,7 @@ def test_09_persistent_program_decays_at_the_schemes_rate(device_info, tmp_path)
     assert "void main()" in (tmp_path / "09_megakernel.glsl").read_text()
     glsl = run(device_info, tmp_path,
                f"-m vkpersist emit-glsl {LESSONS / '09_persistent_program.py'}:prog")
-    assert glsl.count("void main()") == 1 and "_vkp_grid_sync();" in glsl
+    assert glsl.count("void main()") == 1 and "_vkp_grid_sync(" in glsl   # (1u) under lavapipe's loop budget
 
 
 @pytest.mark.slow
