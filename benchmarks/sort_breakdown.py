@@ -2,7 +2,7 @@
 
     python benchmarks/sort_breakdown.py [--device SELECTOR] [--size N] [--repeats R]
 
-`np.sort` / `np.argsort` of a 1-d float32 device array is vkpersist/_radix_sort.py: a
+`np.sort` / `np.argsort` of a 1-d float32 device array is vkpersist/_sorting/radix.py: a
 `prepare` kernel (keys from floats), eight 4-bit passes of `count` (per-tile digit
 counts), `scan_segments` and `scan` (their exclusive prefix sums) and `scatter` (each
 tile's keys to their sorted places), then `values` (floats from keys). Normally one
@@ -22,7 +22,7 @@ import statistics
 import numpy as np
 
 import vkpersist as vkp
-from vkpersist import _radix_sort
+from vkpersist._sorting import radix as _radix_sort
 from vkpersist.vk.timestamps import Timestamp, elapsed_ms
 from _device import selector                  # benchmarks/_device.py
 from numpy_functions import _median_ms        # benchmarks/numpy_functions.py

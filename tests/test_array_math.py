@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import vkpersist as vkp
-from vkpersist import _elementwise, _recipe
+from vkpersist._core import elementwise as _elementwise, recipe as _recipe
 
 RNG = np.random.default_rng(15)
 

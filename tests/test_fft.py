@@ -92,14 +92,14 @@ def test_shifts_and_round_trip(ctx):
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
 def test_rows_in_shared_memory_equal_the_radix2_passes(ctx, dtype, monkeypatch):
     """Rows of 64 up to ROW_BYTES bytes are transformed whole by one workgroup in shared
-    memory (vkpersist/_fft.py; on GPUs, forced here): the same butterflies and twiddles as
+    memory (vkpersist/fft/_fft.py; on GPUs, forced here): the same butterflies and twiddles as
     the radix-2 passes in another order, so the same bits on lavapipe (a GPU compiler may
     contract differently: a few ulp there); with 3 workgroups a launch, each takes several
     rows."""
     if np.dtype(dtype) == np.complex128 and not ctx.info.float64:
         pytest.skip("no float64 on this device")
     import dataclasses
-    from vkpersist import _fft, _fft_kernels
+    from vkpersist.fft import _fft, _kernels as _fft_kernels
     monkeypatch.setattr(_fft, "ROW_GROUPS", 3)
     monkeypatch.setattr(ctx, "target", dataclasses.replace(ctx.target, fft_rows_in_shared=True))
     for n in (64, 256, _fft_kernels.room(dtype)):
@@ -122,14 +122,14 @@ def test_rows_in_shared_memory_equal_the_radix2_passes(ctx, dtype, monkeypatch):
 def test_large_radix_passes_and_fused_bluestein_rows(ctx, dtype, monkeypatch):
     """Rows longer than shared memory take Stockham passes of radix up to 256 (three at
     2**24 complex64), and Bluestein lengths whose padded rows fit run whole in one kernel
-    (vkpersist/_fft_kernels.py; GPUs only, forced here). Shared memory is shrunk to 1 KB
+    (vkpersist/fft/_kernels.py; GPUs only, forced here). Shared memory is shrunk to 1 KB
     so that small rows take 2-4 passes of radix 8 or 16 (both ways of writing a pass's
     results: sub-transforms shorter and longer than a workgroup's block), and 3
     workgroups each take several blocks."""
     if np.dtype(dtype) == np.complex128 and not ctx.info.float64:
         pytest.skip("no float64 on this device")
     import dataclasses
-    from vkpersist import _fft, _fft_kernels
+    from vkpersist.fft import _fft, _kernels as _fft_kernels
     monkeypatch.setattr(_fft, "ROW_GROUPS", 3)
     monkeypatch.setattr(_fft_kernels, "ROW_BYTES", 1024)
     monkeypatch.setattr(ctx, "target", dataclasses.replace(ctx.target, fft_rows_in_shared=True))

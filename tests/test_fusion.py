@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import vkpersist as vkp
-from vkpersist import _elementwise, _recipe
+from vkpersist._core import elementwise as _elementwise, recipe as _recipe
 
 
 def _count_launches(monkeypatch):

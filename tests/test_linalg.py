@@ -132,7 +132,7 @@ def test_the_blocked_matmul_is_the_tiled_one(ctx, dtype, micro, monkeypatch):
     invocation; 8 x 8 for larger ones, here for all): the same sums in the same order
     as the 16 x 16 kernel, so the same bits, over ragged edges, views (transposed,
     strided), stacks with a broadcast matrix and K shorter than a tile."""
-    from vkpersist import _linalg_kernels as lk
+    from vkpersist.linalg import _kernels as lk
     if dtype == np.float64 and not ctx.info.float64:
         pytest.skip(f"{ctx.info.name} has no float64")
     if lk.blocked_shared_bytes(dtype, micro) > ctx.info.max_shared_memory:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import vkpersist as vkp
-from vkpersist import reductions
+from vkpersist._core import reduction as reductions
 
 EPS32 = np.finfo(np.float32).eps
 
@@ -387,7 +387,7 @@ def test_a_repeated_whole_array_reduction_resubmits_its_plan(ctx, monkeypatch):
     handled."""
     if not ctx.info.subgroup_arithmetic:
         pytest.skip(f"{ctx.info.name} has no subgroup arithmetic")
-    from vkpersist import _reduce_subgroup as sg
+    from vkpersist._core import reduce_subgroup as sg
     monkeypatch.setattr(sg, "_SLABS", type(sg._SLABS)())
     fronts = []
     real = reductions._reduce_all_ways
@@ -443,7 +443,7 @@ def test_the_last_workgroup_finishes_a_whole_array_reduction(ctx):
     Exact integer sums, one to many workgroups, results slots and `out=` interleaved."""
     if not ctx.info.subgroup_arithmetic:
         pytest.skip(f"{ctx.info.name} has no subgroup arithmetic")
-    from vkpersist import _reduce_subgroup as sg
+    from vkpersist._core import reduce_subgroup as sg
     rng = np.random.default_rng(11)
     out = ctx.empty((), np.int32)
     got, want = [], []
@@ -465,7 +465,7 @@ def test_a_plan_is_never_another_threads_batch(ctx, monkeypatch):
     if not ctx.info.subgroup_arithmetic:
         pytest.skip(f"{ctx.info.name} has no subgroup arithmetic")
     import threading
-    from vkpersist import _reduce_subgroup as sg
+    from vkpersist._core import reduce_subgroup as sg
     from vkpersist.vk import sequence
     n = 1 << 16
     x = ctx.asarray(np.ones(n, np.float32))

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import vkpersist as vkp
-from vkpersist import reductions
+from vkpersist._core import reduction as reductions
 
 DTYPES = pytest.mark.parametrize("dtype", [np.complex64, np.complex128], ids=["c64", "c128"])
 POOL = np.array([-2.0, -1.0, -0.0, 0.0, 1.0, 1.0, 2.0, np.inf, -np.inf])

@@ -69,7 +69,7 @@ def test_one_workgroup_a_matrix_takes_the_launch_paths_steps(ctx, dtype, monkeyp
     differently per kernel).
     Stacks, ties of magnitude, a NaN pivot, a singular matrix, and a matrix taller than a
     workgroup (two rows an invocation in the pivot search and the updates)."""
-    from vkpersist import _solve
+    from vkpersist.linalg import _solve
     if np.dtype(dtype) == np.float64 and not ctx.info.float64:
         pytest.skip("no float64 on this device")
     target = ctx.target

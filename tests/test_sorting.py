@@ -42,11 +42,11 @@ def test_sort_many_rows_and_long_rows(ctx):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.int32, np.uint32])
 def test_the_radix_sort_is_numpys_stable_sort(ctx, dtype, monkeypatch):
-    """Long 1-d rows of 32-bit keys take the radix sort (vkpersist/_radix_sort.py): every
+    """Long 1-d rows of 32-bit keys take the radix sort (vkpersist/_sorting/radix.py): every
     size around a tile's edge, ties, NaNs of both signs, signed zeros, infinities and the
     extremes, strided and offset views; with 3 workgroups a grid axis here, so the 2-d grid
     and the grid-stride loops of large arrays run too."""
-    from vkpersist import _radix_sort as radix
+    from vkpersist._sorting import radix
     monkeypatch.setattr(radix, "RADIX_MIN", 1)
     monkeypatch.setattr(radix, "MAX_X", 3)
     info = np.iinfo(dtype) if np.dtype(dtype).kind in "iu" else None
@@ -96,7 +96,7 @@ def test_the_radix_sorts_prepare_flags_what_its_keys_lose(ctx):
     """np.sort's values are its keys turned back unless `prepare` flagged a NaN or a -0.0
     (then the input is gathered): the flag itself, for clean inputs, each of the two, an
     input of NaNs only, and argsort, which asks for no values and leaves it alone."""
-    from vkpersist import _radix_sort as radix
+    from vkpersist._sorting import radix
     from vkpersist.vk.array import Array
     n = 5 * radix.TILE + 3
     clean = (RNG.standard_normal(n) * 1e3).astype(np.float32)
@@ -114,8 +114,8 @@ def test_the_radix_sorts_prepare_flags_what_its_keys_lose(ctx):
 
 def test_the_radix_sort_carries_across_scan_segments(ctx):
     """Past SEG digit counts (more than 256 tiles) the counts are scanned in segments whose
-    totals carry into the next (vkpersist/_radix_sort.py)."""
-    from vkpersist import _radix_sort as radix
+    totals carry into the next (vkpersist/_sorting/radix.py)."""
+    from vkpersist._sorting import radix
     n = radix.SEG * radix.TILE // 16 + 5000
     x = RNG.integers(0, 100, n).astype(np.int32)              # every digit, many ties
     np.testing.assert_array_equal(np.argsort(ctx.asarray(x)).numpy(),
@@ -126,7 +126,7 @@ def test_the_radix_sort_launched_one_kernel_at_a_time_reports_each(ctx):
     """`sort_row(..., after=)` (benchmarks/sort_breakdown.py's hook) submits the kernels
     one by one, calling `after` with each kernel's name in launch order, and sorts the
     same."""
-    from vkpersist import _radix_sort as radix
+    from vkpersist._sorting import radix
     x = RNG.standard_normal(radix.RADIX_MIN).astype(np.float32)
     names = []
     values, _ = radix.sort_row(ctx.asarray(x), values=True, indices=False, after=names.append)
@@ -141,7 +141,7 @@ def test_a_repeated_radix_sort_allocates_nothing(ctx, monkeypatch):
     values); the buffer pool kept four of a size, so every call allocated the fifth anew
     (on an H100 a 2**24 float32 sort took 8.6 ms against argsort's 5.6, docs/benchmarks.md).
     From its second call on, a sort (and an argsort) creates no buffer."""
-    from vkpersist import _radix_sort
+    from vkpersist._sorting import radix as _radix_sort
     from vkpersist.vk import buffer
     x = ctx.asarray(RNG.standard_normal(_radix_sort.RADIX_MIN).astype(np.float32))
     created = []
@@ -232,7 +232,7 @@ def test_bincount_counts_in_shared_memory_up_to_its_limit(ctx):
     """Up to SHARED_BINS bins each workgroup counts in shared memory and adds its totals
     once; past it the atomics go to the counts themselves. Both, at the edge, with many
     values a workgroup (grid-stride) and most of them in one bin."""
-    from vkpersist import _counting
+    from vkpersist._statistics import histogram as _counting
     n = _counting.SHARED_GROUPS * 256 * 3 + 17
     for top in (_counting.SHARED_BINS, _counting.SHARED_BINS + 1):
         x = np.where(RNG.random(n) < 0.5, 3, RNG.integers(0, top, n)).astype(np.int32)

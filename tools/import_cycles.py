@@ -1,6 +1,9 @@
-"""Lists import cycles among vkpersist's modules, counting imports inside functions too (a
-lazy import hides a cycle from Python, not from the reader), not those only type checkers
-see (`if TYPE_CHECKING:`). Exit status 1 if any."""
+"""Lists import cycles among vkpersist's modules. It sees what Python runs: relative and
+absolute imports (`import vkpersist`, `from vkpersist.lang import ir`), imports inside
+functions (a lazy import hides a cycle from Python, not from the reader), and a package's
+`__init__` as a module of its own (`from . import X` of a name defined there, or
+`import vkpersist`, runs the package). Imports only type checkers see (`if TYPE_CHECKING:`)
+do not count. Exit status 1 if any."""
 from __future__ import annotations
 
 import ast
@@ -10,23 +13,45 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "vkpersist"
 
 
-def module_graph() -> dict:
-    mods = {".".join(p.relative_to(ROOT.parent).with_suffix("").parts): p
-            for p in ROOT.rglob("*.py")}
-    graph = {name: set() for name in mods}
-    for name, path in mods.items():
-        package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
-        tree = ast.parse(path.read_text())
-        typing_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
-                       and ast.unparse(block.test) == "TYPE_CHECKING" for n in ast.walk(block)}
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.level and id(node) not in typing_only:
+def modules(root: pathlib.Path = ROOT) -> dict:
+    """Dotted name -> path; a package is named by its `__init__.py`."""
+    out = {}
+    for p in root.rglob("*.py"):
+        parts = p.relative_to(root.parent).with_suffix("").parts
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = p
+    return out
+
+
+def imports(name: str, path: pathlib.Path, mods: dict) -> set:
+    """The vkpersist modules `name` (at `path`) imports."""
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    tree = ast.parse(path.read_text())
+    typing_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
+                   and ast.unparse(block.test) == "TYPE_CHECKING" for n in ast.walk(block)}
+    out = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if a.name in mods)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
                 parts = package.split(".")
-                base = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
-                for target in [base] + [f"{base}.{a.name}" for a in node.names]:
-                    if target in mods and target != name:
-                        graph[name].add(target)
-    return graph
+                base = ".".join(parts[:len(parts) - node.level + 1]
+                                + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            subs = [f"{base}.{a.name}" for a in node.names if f"{base}.{a.name}" in mods]
+            out.update(subs)
+            if base in mods and len(subs) < len(node.names):   # a name defined in base
+                out.add(base)
+    out.discard(name)
+    return out
+
+
+def module_graph(root: pathlib.Path = ROOT) -> dict:
+    mods = modules(root)
+    return {name: imports(name, path, mods) for name, path in mods.items()}
 
 
 def cycles(graph: dict) -> list:

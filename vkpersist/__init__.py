@@ -6,6 +6,9 @@
     print(x.numpy())
 """
 import inspect
+import sys as _sys
+
+import numpy as _np
 
 from ._errors import (CompileError, DeviceLimitError, DeviceLost, DeviceNotFound, DeviceTimeout,
                       OutOfDeviceMemory, UnsupportedError, VkPersistError, VulkanUnavailable)
@@ -17,34 +20,31 @@ from .control import Ack, ControlBuffer, ControlField
 from .memsock import Frame, MemSock, Relay
 from .vk.shared_pages import SharedPages
 from ._kernel import Kernel, func, kernel
-from . import _copies  # noqa: F401  (device-side copies for views and astype)
-from . import _advanced_index  # noqa: F401  (x[idx], x[mask], np.nonzero on the device)
-from . import _manipulation  # noqa: F401  (np.concatenate, np.zeros_like, ... on the device)
-from . import _sorting  # noqa: F401  (np.sort, argsort, searchsorted, unique on the device)
-from . import _counting  # noqa: F401  (np.bincount, np.histogram on the device)
-from . import _order_statistics  # noqa: F401  (np.median, quantile, isclose, ... on the device)
-from . import _fft  # noqa: F401  (np.fft.* on the device)
-from . import _ufunc_methods  # noqa: F401  (np.add.reduce, np.add.at, ... on the device)
-from . import _calculus  # noqa: F401  (np.interp, gradient, trapezoid, convolve, ... on the device)
-from . import _einsum  # noqa: F401  (np.einsum, np.tensordot on the device)
-from . import _solve  # noqa: F401  (np.linalg.solve, inv, det, slogdet on the device)
+# the array layer: importing its chapters registers their NumPy functions for device arrays
+from ._core import copies as _copies, indexing as _indexing, ufunc_methods as _ufunc_methods  # noqa: F401
+from . import _manipulation  # noqa: F401
+from ._math import calculus as _calculus  # noqa: F401
+from ._sorting import sort as _sort  # noqa: F401
+from ._statistics import histogram as _histogram, order as _order  # noqa: F401
+from . import fft  # noqa: F401
+from .linalg import _einsum, _solve  # noqa: F401
 from ._creation import (arange, asarray, asnumpy, empty, eye, full, identity, linspace, ones,
                         zeros)
-from ._array_math import FUNCTIONS as _F, angle, clip, imag, real, where
-from ._fusion import jit
-from ._vectorize import vectorize
-from ._guvectorize import guvectorize
-from .lang.source import compile_source
+from ._core.ufunc import FUNCTIONS as _F, angle, clip, imag, real, where
+from ._core.fusion import jit
+from ._core.vectorize import vectorize
+from ._core.gufunc import guvectorize
+from .lang import source as _source
 from .scheduler import OccupancyWarning, Program, QueueOverflow, every, when
 from ._render import render_in_thread
 from . import lowlevel
 from . import cuda
-from .reductions import amax, amin, argmax, argmin, mean, prod
+from ._core.reduction import amax, amin, argmax, argmin, mean, prod
 # vkp.sum/any/all: not in __all__, so `import *` keeps Python's own (vkp.min/vkp.max stay
 # the kernel builtins; vkp.amin/vkp.amax, np.min(x) and x.min() are the reductions)
-from .reductions import all, any, sum  # noqa: F401
-from .statistics import (nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar, std,
-                         var)
+from ._core.reduction import all, any, sum  # noqa: F401
+from ._statistics.meanvar import (nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar,
+                                  std, var)
 from . import random  # vkp.random: Philox4x32-10 generators and device functions
 from .linalg import cumsum, matmul  # vkp.dot stays the kernel builtin; np.dot(x, y) is this
 from .lang.builtins import (acos, acosh, asin, asinh, atan, atan2, atanh, atomic, barrier, ceil,
@@ -134,6 +134,17 @@ def to_device(data, ctx: Context | None = None, *, memory: str = "device") -> Ar
     """A device copy of `data` (anything NumPy accepts), numba.cuda style: on `ctx`, else
     the default context. The same as `ctx.asarray(data, memory=memory)`."""
     return (ctx if ctx is not None else default_context()).asarray(data, memory=memory)
+
+
+def compile_source(source: str, name: str = "source", namespace: dict | None = None) -> dict:
+    """Run Python source text that defines kernels, device functions or programs, and return
+    its namespace: `vkp.compile_source(text)["saxpy"]` is a kernel like one from a file.
+    The text is kept in the line cache under `<vkpersist:NAME:N>` (as IPython keeps its
+    cells), so kernels compile from it and errors point at its lines. `namespace`: the
+    globals the text runs in (default: a fresh one with `vkp` and `np` imported)."""
+    if namespace is None:
+        namespace = {"vkp": _sys.modules[__name__], "np": _np}
+    return _source.compile_source(source, name, namespace)
 
 
 def _public_names() -> None:

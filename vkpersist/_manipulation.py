@@ -7,7 +7,7 @@ constructors, copies between layouts, views (`np.expand_dims`, `np.squeeze`,
 
 A user's NumPy or CuPy code calls these between the math; without them `np.zeros_like(dx)`
 raised a TypeError and the code had to copy to the host. Views cost nothing; every copy is
-the element-wise kernel of vkpersist/_recipe.py (any layout in, any layout out, NumPy's
+the element-wise kernel of vkpersist/_core/recipe.py (any layout in, any layout out, NumPy's
 broadcasting and casting), which is also what `Array.copy_from` and slice assignment use
 between device arrays of different layouts (`Array._assign`), instead of a host round
 trip.
@@ -19,9 +19,9 @@ import operator
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
-from ._array_math import run
+from ._core.ufunc import run
 from ._errors import VkPersistError
-from ._numpy_table import implements
+from ._core.dispatch import implements
 from .vk.array import Array
 
 
@@ -113,7 +113,7 @@ def copyto(dst, src, casting="same_kind", where=True):
     if where is True:
         assign(src, dst, casting)
         return
-    from ._array_math import _select
+    from ._core.ufunc import _select
     value = converted(src, dst.dtype, casting)
     _select(where, value, dst, dst, "copyto")
 

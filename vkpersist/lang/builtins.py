@@ -34,7 +34,7 @@ class Builtin:
         self.__name__ = name.rsplit(".", 1)[-1]
 
     # (name, args, kwargs) -> result or NotImplemented: the array operation a call outside
-    # a kernel means (`vkp.sin(x)` of an array); set by vkpersist/_array_math.py, above
+    # a kernel means (`vkp.sin(x)` of an array); set by vkpersist/_core/ufunc.py, above
     # this layer
     host_call = None
 

@@ -105,12 +105,12 @@ def describe_expr(node) -> str:
 _sources = itertools.count(1)
 
 
-def compile_source(source: str, name: str = "source", namespace: dict | None = None) -> dict:
-    """Run Python source text that defines kernels, device functions or programs, and return
-    its namespace: `vkp.compile_source(text)["saxpy"]` is a kernel like one from a file.
-    The text is kept in the line cache under `<vkpersist:NAME:N>` (as IPython keeps its
-    cells), so kernels compile from it and errors point at its lines. `namespace`: the
-    globals the text runs in (default: a fresh one with `vkp` and `np` imported)."""
+def compile_source(source: str, name: str, namespace: dict) -> dict:
+    """Run Python source text that defines kernels, device functions or programs in
+    `namespace` (its globals), and return the namespace. The text is kept in the line cache
+    under `<vkpersist:NAME:N>` (as IPython keeps its cells), so kernels compile from it and
+    errors point at its lines. `vkp.compile_source` is this with `vkp` and `np` as the
+    default namespace."""
     if not isinstance(source, str):
         raise TypeError(f"compile_source() takes the source text as a str, got "
                         f"{type(source).__name__}")
@@ -120,11 +120,6 @@ def compile_source(source: str, name: str = "source", namespace: dict | None = N
         text += "\n"
     # (size, mtime, lines, name): mtime None keeps the entry through linecache.checkcache
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    if namespace is None:
-        import numpy as np
-
-        import vkpersist as vkp
-        namespace = {"vkp": vkp, "np": np}
     namespace.setdefault("__name__", f"vkpersist_source_{name}")
     code = compile(text, filename, "exec")      # a SyntaxError names the line, as usual
     exec(code, namespace)

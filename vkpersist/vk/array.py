@@ -21,7 +21,7 @@ import warnings
 import numpy as np
 
 from .._errors import UnsupportedError, VkPersistError
-from .._numpy_table import HANDLED
+from .._core.dispatch import HANDLED
 from . import commands
 from . import indexing
 from .buffer import Window, in_flight
@@ -144,9 +144,9 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
     _kernel_copy = None
     # (ufunc, method, inputs, kwargs) -> result or NotImplemented: NumPy ufuncs and the
     # operators (`x + 1`, `np.sin(x)`, from NumPy's operator mixin) on the device; set by
-    # vkpersist/_array_math.py, above this layer
+    # vkpersist/_core/ufunc.py, above this layer
     _ufunc = None
-    _advanced = None     # index arrays and masks (vkpersist/_advanced_index.py)
+    _advanced = None     # index arrays and masks (vkpersist/_core/indexing.py)
     # (src, dst view): dst[...] = src on the device in any layouts, broadcast and converted
     # (vkpersist/_manipulation.py); None: through the host
     _assign = None
@@ -222,7 +222,7 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         return out if dtype is None else out.astype(dtype, copy=False)
 
     def __array_function__(self, func, types, args, kwargs):
-        """NEP 18: `np.sum(dx)` and the other NumPy functions in vkpersist/_numpy_table.py
+        """NEP 18: `np.sum(dx)` and the other NumPy functions in vkpersist/_core/dispatch.py
         run on the device. Any other NumPy function is refused by name rather than run on a
         silent host copy (`np.asarray(dx)` is the explicit copy)."""
         if not all(issubclass(t, (Array, np.ndarray)) for t in types):
@@ -570,7 +570,7 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
                                    f"{self._offset} and strides {self.strides}; pass "
                                    "view.copy() (a contiguous copy) instead")
 
-    # ---- NumPy's method spellings of the reductions and products (vkpersist/reductions.py,
+    # ---- NumPy's method spellings of the reductions and products (vkpersist/_core/reduction.py,
     # linalg.py), through the table of NumPy functions ---------------------------------
     def sum(self, axis=None, dtype=None, out=None, keepdims=False):
         return np.sum(self, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
@@ -591,7 +591,7 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         return np.repeat(self, repeats, axis=axis)
 
     def sort(self, axis=-1, kind=None, order=None) -> None:
-        """Sort in place along `axis`, as NumPy's method (vkpersist/_sorting.py)."""
+        """Sort in place along `axis`, as NumPy's method (vkpersist/_sorting/sort.py)."""
         self[...] = np.sort(self, axis=axis, kind=kind, order=order)
 
     def argsort(self, axis=-1, kind=None, order=None) -> "Array":

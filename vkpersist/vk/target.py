@@ -85,7 +85,7 @@ The choices, and the measurements behind them (VULKAN_FACTS.md, docs/benchmarks.
   kernel computes Python's and NumPy's arithmetic, and the persistent and launch modes
   stay bit-identical by the specification, not by luck. `vkp.fma` still fuses where a
   kernel asks. GLSL written by hand (`glsl_kernel`) keeps GLSL's rules.
-- fft_rows_in_shared: the FFT's shared-memory kernels (vkpersist/_fft_kernels.py): rows
+- fft_rows_in_shared: the FFT's shared-memory kernels (vkpersist/fft/_kernels.py): rows
   of up to 16 KB transformed whole by one workgroup (one read and one write of the row
   instead of one each per radix-2 pass: 11 for the rows of 2048 that Bluestein's n = 1000
   takes), longer rows in passes of radix up to 256, and Bluestein lengths whose padded
