@@ -5,7 +5,7 @@
     x = ctx.asarray(np.arange(8, dtype=np.float32))
     print(x.numpy())
 """
-import inspect
+import inspect as _inspect
 import sys as _sys
 
 import numpy as _np
@@ -20,33 +20,52 @@ from .control import Ack, ControlBuffer, ControlField
 from .memsock import Frame, MemSock, Relay
 from .vk.shared_pages import SharedPages
 from ._kernel import Kernel, func, kernel
-# the array layer: importing its chapters registers their NumPy functions for device arrays
-from ._core import copies as _copies, indexing as _indexing, ufunc_methods as _ufunc_methods  # noqa: F401
-from . import _manipulation  # noqa: F401
-from ._math import calculus as _calculus  # noqa: F401
-from ._sorting import sort as _sort  # noqa: F401
-from ._statistics import histogram as _histogram, order as _order  # noqa: F401
-from . import fft  # noqa: F401
-from .linalg import _einsum, _solve  # noqa: F401
-from ._creation import (arange, asarray, asnumpy, empty, eye, full, identity, linspace, ones,
-                        zeros)
-from ._core.ufunc import FUNCTIONS as _F, angle, clip, imag, real, where
-from ._core.fusion import jit
-from ._core.vectorize import vectorize
-from ._core.gufunc import guvectorize
 from .lang import source as _source
 from .scheduler import OccupancyWarning, Program, QueueOverflow, every, when
 from ._render import render_in_thread
 from . import lowlevel
 from . import cuda
+
+# ---- the array layer: `vkp.f` wherever NumPy's `np.f(dx)` runs on the device ------------
+from ._creation import (arange, asarray, asnumpy, empty, eye, full, identity, linspace, ones,
+                        zeros)
+from ._core.ufunc import (absolute, add, angle, arccos, arccosh,
+                          arcsin, arcsinh, arctan, arctan2, arctanh, around, bitwise_and,
+                          bitwise_or, bitwise_xor, cbrt, clip, conj, conjugate, deg2rad,
+                          degrees, divide, equal, float_power, floor_divide, fmax, fmin, fmod,
+                          greater, greater_equal, heaviside, imag, invert, isfinite, ldexp,
+                          left_shift, less, less_equal, logaddexp, logaddexp2, logical_and,
+                          logical_not, logical_or, logical_xor, maximum, minimum, mod, multiply,
+                          negative, not_equal, positive, power, rad2deg, radians, real,
+                          reciprocal, remainder, right_shift, rint, signbit, square, subtract,
+                          true_divide, where)
+from ._core.ufunc import round  # noqa: F401,A004  (not in __all__: Python's own stays)
+from ._core.fusion import jit
+from ._core.vectorize import vectorize
+from ._core.gufunc import guvectorize
+from ._core.indexing import argwhere, count_nonzero, flatnonzero, nonzero
 from ._core.reduction import amax, amin, argmax, argmin, mean, prod
 # vkp.sum/any/all: not in __all__, so `import *` keeps Python's own (vkp.min/vkp.max stay
 # the kernel builtins; vkp.amin/vkp.amax, np.min(x) and x.min() are the reductions)
-from ._core.reduction import all, any, sum  # noqa: F401
+from ._core.reduction import all, any, sum  # noqa: F401,A004
+from ._manipulation import (broadcast_to, column_stack, concatenate, copy, copyto, diag,
+                            diagonal, diff, empty_like, expand_dims, flip, fliplr, flipud,
+                            full_like, hstack, meshgrid, moveaxis, ndim, ones_like, pad, ravel,
+                            repeat, reshape, roll, shape, size, squeeze, stack, swapaxes, take,
+                            tile, trace, transpose, tril, triu, vstack, zeros_like)
+from ._math.calculus import convolve, correlate, gradient, interp, trapezoid
+from ._sorting.sort import argsort, searchsorted, sort, unique
+from ._statistics.histogram import bincount, histogram
 from ._statistics.meanvar import (nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar,
                                   std, var)
-from . import random  # vkp.random: Philox4x32-10 generators and device functions
-from .linalg import cumsum, matmul  # vkp.dot stays the kernel builtin; np.dot(x, y) is this
+from ._statistics.order import (allclose, array_equal, average, isclose, median, percentile,
+                                ptp, quantile)
+from .linalg._product import cumprod, cumsum, inner, matmul, outer, vdot
+from .linalg._einsum import einsum, tensordot
+from . import fft, linalg, random
+from ._core import install as _install, ufunc_methods as _ufunc_methods  # noqa: F401
+# vkp.dot and vkp.cross stay the kernel builtins (of vectors, also on arrays); np.dot(x, y)
+# and np.cross(a, b) are the array functions
 from .lang.builtins import (acos, acosh, asin, asinh, atan, atan2, atanh, atomic, barrier, ceil,
                             clamp, copysign, cos, cosh, cross, distance, dot, exp, exp2, expm1,
                             fabs,
@@ -67,18 +86,6 @@ from .lang.subgroups import (subgroup_add, subgroup_all, subgroup_all_equal, sub
                              subgroup_shuffle, subgroup_shuffle_down, subgroup_shuffle_up,
                              subgroup_shuffle_xor, subgroup_size)
 
-# NumPy-named element-wise functions on arrays (docs/arrays.md); the kernel builtins above
-# (vkp.sin, vkp.atan2, ...) do the same when called on arrays outside a kernel
-_ARRAY_FUNCTIONS = (
-    "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "remainder", "mod",
-    "power", "negative", "positive", "absolute", "square", "reciprocal", "arcsin", "arccos",
-    "arctan", "arctan2", "arcsinh", "arccosh", "arctanh", "deg2rad", "rad2deg", "degrees",
-    "radians", "minimum", "maximum", "fmin", "fmax", "isfinite", "equal", "not_equal", "less",
-    "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_xor",
-    "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift",
-    "right_shift", "conjugate", "conj", "rint", "cbrt", "fmod", "ldexp", "logaddexp",
-    "logaddexp2", "heaviside", "signbit", "float_power")
-globals().update({_n: _F[_n] for _n in _ARRAY_FUNCTIONS})
 float16, float32, float64 = f16, f32, f64
 complex64, complex128 = c64, c128
 int8, int16, int32, int64, uint8, uint16, uint32, uint64 = i8, i16, i32, i64, u8, u16, u32, u64
@@ -117,9 +124,29 @@ __all__ = [
     "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh",
     "atanh", "floor", "ceil", "trunc", "fabs", "clamp", "mix", "fma", "isnan", "isinf",
     "copysign", "hypot", "sign", "select", "dot", "cross", "length", "normalize", "distance",
-    # arrays: element-wise math (docs/arrays.md)
-    "jit", "vectorize", "guvectorize", "where", "clip", "real", "imag", "angle",
-    *_ARRAY_FUNCTIONS,
+    # arrays: element-wise math and its fusion (docs/arrays.md)
+    "jit", "vectorize", "guvectorize", "where", "clip", "real", "imag", "angle", "around",
+    "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "remainder", "mod",
+    "power", "negative", "positive", "absolute", "square", "reciprocal", "arcsin", "arccos",
+    "arctan", "arctan2", "arcsinh", "arccosh", "arctanh", "deg2rad", "rad2deg", "degrees",
+    "radians", "minimum", "maximum", "fmin", "fmax", "isfinite", "equal", "not_equal", "less",
+    "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_xor",
+    "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift",
+    "right_shift", "conjugate", "conj", "rint", "cbrt", "fmod", "ldexp", "logaddexp",
+    "logaddexp2", "heaviside", "signbit", "float_power",
+    # NumPy's functions on device arrays, by NumPy's chapters (docs/arrays.md)
+    "argwhere", "count_nonzero", "flatnonzero", "nonzero",
+    "broadcast_to", "column_stack", "concatenate", "copy", "copyto", "diag", "diagonal",
+    "diff", "empty_like", "expand_dims", "flip", "fliplr", "flipud", "full_like", "hstack",
+    "meshgrid", "moveaxis", "ndim", "ones_like", "pad", "ravel", "repeat", "reshape", "roll",
+    "shape", "size", "squeeze", "stack", "swapaxes", "take", "tile", "trace", "transpose",
+    "tril", "triu", "vstack", "zeros_like",
+    "convolve", "correlate", "gradient", "interp", "trapezoid", "argsort", "searchsorted",
+    "sort", "unique", "bincount", "histogram",
+    "allclose", "array_equal", "average", "isclose", "median", "percentile", "ptp", "quantile",
+    "cumprod", "inner", "outer", "vdot", "einsum", "tensordot",
+    # NumPy's namespaces of the same names: vkp.linalg.solve, vkp.fft.fft
+    "fft", "linalg",
     # the layer underneath: raw GLSL kernels, host pages, device details
     "lowlevel",
     # numba.cuda's API (`from vkpersist import cuda`, docs/cuda.md)
@@ -154,9 +181,20 @@ def _public_names() -> None:
                                      (lowlevel.__name__, vars(lowlevel), lowlevel.__all__)):
         for name in names:
             obj = namespace[name]
-            if (isinstance(obj, type) or inspect.isfunction(obj)) \
+            if (isinstance(obj, type) or _inspect.isfunction(obj)) \
                     and obj.__module__.startswith("vkpersist."):
                 obj.__module__ = module
 
 
 _public_names()
+_install(_sys.modules[__name__])
+
+# outside __all__ so that `import *` keeps Python's own; vkp.min/max/abs/pow are the kernel
+# builtins (on arrays too), vkp.sum/any/all/round NumPy's
+_PYTHON_NAMES = ["abs", "all", "any", "max", "min", "pow", "round", "sum"]
+
+
+def __dir__() -> list[str]:
+    """The public names only: not the private modules, nor the layers' packages that
+    importing them leaves behind (vkp.vk, vkp.lang, vkp.scheduler, ...)."""
+    return sorted([*__all__, *_PYTHON_NAMES, "__version__"])

@@ -9,7 +9,7 @@ A user's NumPy or CuPy code calls these between the math; without them `np.zeros
 raised a TypeError and the code had to copy to the host. Views cost nothing; every copy is
 the element-wise kernel of vkpersist/_core/recipe.py (any layout in, any layout out, NumPy's
 broadcasting and casting), which is also what `Array.copy_from` and slice assignment use
-between device arrays of different layouts (`Array._assign`), instead of a host round
+between device arrays of different layouts (vkpersist/_core/copies.py), instead of a host round
 trip.
 """
 from __future__ import annotations
@@ -19,31 +19,10 @@ import operator
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
+from ._core.copies import assign, converted
 from ._core.ufunc import run
 from ._errors import VkPersistError
-from ._core.dispatch import implements
 from .vk.array import Array
-
-
-def converted(src, dtype: np.dtype, casting: str):
-    """`src` (a device array, NumPy data or a number) in `dtype`, if `casting` allows it,
-    with NumPy's TypeError otherwise."""
-    have = src.dtype if isinstance(src, (Array, np.ndarray)) else np.asarray(src).dtype
-    if have == dtype:
-        return src
-    if not np.can_cast(have, dtype, casting):
-        raise TypeError(f"Cannot cast array data from dtype('{have}') to "
-                        f"dtype('{dtype}') according to the rule '{casting}'")
-    return src.astype(dtype) if isinstance(src, Array) else np.asarray(src).astype(dtype)
-
-
-def assign(src, dst: Array, casting: str = "unsafe") -> None:
-    """dst[...] = src on the device: broadcast, converted with `casting` (assignment is
-    NumPy's unsafe casting; np.copyto's default is same_kind)."""
-    run("copy", lambda x: x, (converted(src, dst.dtype, casting),), dst, "copy")
-
-
-Array._assign = staticmethod(assign)
 
 
 def device_operand(ctx, x, what: str) -> Array:
@@ -58,12 +37,15 @@ def device_operand(ctx, x, what: str) -> Array:
 
 
 # ---- shape queries ---------------------------------------------------------------------
-implements(np.shape)(lambda a: tuple(a.shape))
-implements(np.ndim)(lambda a: a.ndim)
+def shape(a):
+    return tuple(a.shape)
 
 
-@implements(np.size)
-def _size(a, axis=None):
+def ndim(a):
+    return a.ndim
+
+
+def size(a, axis=None):
     return a.size if axis is None else a.shape[normalize_axis_index(axis, a.ndim)]
 
 
@@ -76,22 +58,18 @@ def _like(a: Array, dtype, shape, what: str, order="K", subok=True) -> Array:
     return Array(a.ctx, shape, a.dtype if dtype is None else np.dtype(dtype), a.memory)
 
 
-@implements(np.empty_like)
 def empty_like(prototype, dtype=None, order="K", subok=True, shape=None):
     return _like(prototype, dtype, shape, "empty_like", order)
 
 
-@implements(np.zeros_like)
 def zeros_like(a, dtype=None, order="K", subok=True, shape=None):
     return _like(a, dtype, shape, "zeros_like", order).fill(0)
 
 
-@implements(np.ones_like)
 def ones_like(a, dtype=None, order="K", subok=True, shape=None):
     return _like(a, dtype, shape, "ones_like", order).fill(1)
 
 
-@implements(np.full_like)
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None):
     out = _like(a, dtype, shape, "full_like", order)
     if isinstance(fill_value, Array) or np.ndim(fill_value):
@@ -100,12 +78,10 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None):
     return out.fill(fill_value)
 
 
-@implements(np.copy)
 def copy(a, order="K", subok=False):
     return a.copy()
 
 
-@implements(np.copyto)
 def copyto(dst, src, casting="same_kind", where=True):
     if not isinstance(dst, Array):
         raise TypeError("np.copyto into a NumPy array from a vkpersist array: copy the "
@@ -119,7 +95,6 @@ def copyto(dst, src, casting="same_kind", where=True):
 
 
 # ---- views ---------------------------------------------------------------------------------
-@implements(np.reshape)
 def reshape(a, *args, **kwargs):
     shape = kwargs.pop("shape", kwargs.pop("newshape", None))
     if shape is None:
@@ -130,12 +105,14 @@ def reshape(a, *args, **kwargs):
     return a.reshape(shape, order=order)
 
 
-implements(np.ravel)(lambda a, order="C": a.reshape(-1, order=order))
-implements(np.transpose)(lambda a, axes=None: a.transpose() if axes is None
-                         else a.transpose(*axes))
+def ravel(a, order="C"):
+    return a.reshape(-1, order=order)
 
 
-@implements(np.swapaxes)
+def transpose(a, axes=None):
+    return a.transpose() if axes is None else a.transpose(*axes)
+
+
 def swapaxes(a, axis1, axis2):
     axes = list(range(a.ndim))
     i, j = normalize_axis_index(axis1, a.ndim), normalize_axis_index(axis2, a.ndim)
@@ -143,7 +120,6 @@ def swapaxes(a, axis1, axis2):
     return a.transpose(*axes)
 
 
-@implements(np.moveaxis)
 def moveaxis(a, source, destination):
     src = normalize_axis_tuple(source, a.ndim, "source")
     dst = normalize_axis_tuple(destination, a.ndim, "destination")
@@ -156,14 +132,12 @@ def moveaxis(a, source, destination):
     return a.transpose(*order)
 
 
-@implements(np.expand_dims)
 def expand_dims(a, axis):
     nd = a.ndim + (len(axis) if isinstance(axis, (tuple, list)) else 1)
     axes = normalize_axis_tuple(axis, nd)
     return a[tuple(None if k in axes else slice(None) for k in range(nd))]
 
 
-@implements(np.squeeze)
 def squeeze(a, axis=None):
     if axis is None:
         axes = tuple(k for k, n in enumerate(a.shape) if n == 1)
@@ -176,18 +150,20 @@ def squeeze(a, axis=None):
     return a[tuple(0 if k in axes else slice(None) for k in range(a.ndim))]
 
 
-@implements(np.flip)
 def flip(m, axis=None):
     axes = range(m.ndim) if axis is None else normalize_axis_tuple(axis, m.ndim)
     return m[tuple(slice(None, None, -1) if k in axes else slice(None)
                    for k in range(m.ndim))]
 
 
-implements(np.flipud)(lambda m: flip(m, 0))
-implements(np.fliplr)(lambda m: flip(m, 1))
+def flipud(m):
+    return flip(m, 0)
 
 
-@implements(np.broadcast_to)
+def fliplr(m):
+    return flip(m, 1)
+
+
 def broadcast_to(array, shape, subok=False):
     """A view with stride 0 along the broadcast axes (as CuPy's, it can be written through:
     every element of a broadcast axis is the same memory)."""
@@ -214,7 +190,6 @@ def _device_arrays(arrays, what: str) -> list:
     return [device_operand(ctx, a, f"np.{what}") for a in arrays]
 
 
-@implements(np.concatenate)
 def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
     arrays = _device_arrays(arrays, "concatenate")
     if axis is None:
@@ -252,7 +227,6 @@ def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
     return out
 
 
-@implements(np.stack)
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     arrays = _device_arrays(arrays, "stack")
     shapes = {tuple(a.shape) for a in arrays}
@@ -262,26 +236,22 @@ def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     return concatenate([expand_dims(a, axis) for a in arrays], axis, out, dtype, casting)
 
 
-@implements(np.vstack)
 def vstack(tup, *, dtype=None, casting="same_kind"):
     arrays = [a.reshape(1, -1) if a.ndim == 1 else a for a in _device_arrays(tup, "vstack")]
     return concatenate(arrays, 0, dtype=dtype, casting=casting)
 
 
-@implements(np.hstack)
 def hstack(tup, *, dtype=None, casting="same_kind"):
     arrays = _device_arrays(tup, "hstack")
     return concatenate(arrays, 0 if arrays[0].ndim == 1 else 1, dtype=dtype, casting=casting)
 
 
-@implements(np.column_stack)
 def column_stack(tup):
     arrays = [a.reshape(-1, 1) if a.ndim == 1 else a
               for a in _device_arrays(tup, "column_stack")]
     return concatenate(arrays, 1)
 
 
-@implements(np.diff)
 def diff(a, n=1, axis=-1, prepend=None, append=None):
     if prepend is not None or append is not None:
         raise TypeError("np.diff: prepend= and append= are not supported on vkpersist "
@@ -297,7 +267,6 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     return a
 
 
-@implements(np.roll)
 def roll(a, shift, axis=None):
     if axis is None:
         return roll(a.reshape(-1), shift, 0).reshape(a.shape)
@@ -321,7 +290,6 @@ def roll(a, shift, axis=None):
     return out
 
 
-@implements(np.take)
 def take(a, indices, axis=None, out=None, mode="raise"):
     if mode != "raise":
         raise TypeError(f"np.take(mode={mode!r}) is not supported on vkpersist arrays; "
@@ -337,7 +305,6 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     return result
 
 
-@implements(np.repeat)
 def repeat(a, repeats, axis=None):
     if axis is None:
         a, axis = a.reshape(-1), 0
@@ -358,7 +325,6 @@ def _pad_widths(pad_width, ndim: int):
     return [tuple(int(v) for v in w) for w in widths]
 
 
-@implements(np.pad)
 def pad(array, pad_width, mode="constant", **kwargs):
     """np.pad with modes constant (constant_values=), edge, wrap, reflect and symmetric
     (the last three with pads no wider than the axis: NumPy repeats the pattern beyond)."""
@@ -418,7 +384,6 @@ def pad(array, pad_width, mode="constant", **kwargs):
     return out
 
 
-@implements(np.tile)
 def tile(A, reps):
     """np.tile: the array repeated `reps` times along each axis (one broadcast copy)."""
     reps = (reps,) if isinstance(reps, int) else tuple(reps)
@@ -432,7 +397,6 @@ def tile(A, reps):
     return out
 
 
-@implements(np.meshgrid)
 def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     if indexing not in ("xy", "ij"):
         raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
@@ -449,7 +413,6 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
                  for g in grids)
 
 
-@implements(np.diagonal)
 def diagonal(a, offset=0, axis1=0, axis2=1):
     """A view of the diagonal (the two axes replaced by a last one), as NumPy's."""
     i, j = normalize_axis_index(axis1, a.ndim), normalize_axis_index(axis2, a.ndim)
@@ -464,12 +427,10 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     return a._view(shape, strides, start)
 
 
-@implements(np.trace)
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     return np.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype, out=out)
 
 
-@implements(np.diag)
 def diag(v, k=0):
     """Of a 1-d array the square matrix with it on diagonal `k`; of a 2-d one a copy of
     that diagonal."""
@@ -490,5 +451,9 @@ def _triangle(m, k, lower: bool):
     return np.where(keep, m, np.zeros((), m.dtype))
 
 
-implements(np.tril)(lambda m, k=0: _triangle(m, k, True))
-implements(np.triu)(lambda m, k=0: _triangle(m, k, False))
+def tril(m, k=0):
+    return _triangle(m, k, True)
+
+
+def triu(m, k=0):
+    return _triangle(m, k, False)

@@ -1,7 +1,8 @@
-"""Device-side copies that need a kernel: a strided view made contiguous, and dtype
-conversions (`Array.copy()`, `Array.astype()`, `Array.reshape()` of a view that is not
-contiguous). The runtime layer below (vk/array.py) cannot compile kernels, so this module
-installs itself as its `Array._kernel_copy`.
+"""Copies on the device: a strided view made contiguous and dtype conversions through a
+kernel (`Array.copy()`, `Array.astype()`, `Array.reshape()` of a view that is not
+contiguous), and `dst[...] = src` between any layouts, broadcast and converted
+(`Array.copy_from`, slice assignment, np.copyto). The runtime layer below (vk/array.py)
+cannot compile kernels; vkpersist/_core's install() gives it these.
 
 The kernels are ordinary vkpersist kernels, specialised per dtype pair and per layout
 like any other: the source takes the view through its strides, the store converts as the
@@ -11,7 +12,10 @@ size with at most 65,535 workgroups.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .elementwise import LOCAL, bindable_parts, groups_for
+from .ufunc import run
 from .._kernel import kernel
 from ..lang.builtins import global_id, global_size
 from ..vk.array import Array
@@ -60,4 +64,19 @@ def kernel_copy(src: Array, dst: Array) -> None:
         _BY_NDIM[src.ndim][groups_for(part[0].size), LOCAL](*part)
 
 
-Array._kernel_copy = staticmethod(kernel_copy)
+def converted(src, dtype: np.dtype, casting: str):
+    """`src` (a device array, NumPy data or a number) in `dtype`, if `casting` allows it,
+    with NumPy's TypeError otherwise."""
+    have = src.dtype if isinstance(src, (Array, np.ndarray)) else np.asarray(src).dtype
+    if have == dtype:
+        return src
+    if not np.can_cast(have, dtype, casting):
+        raise TypeError(f"Cannot cast array data from dtype('{have}') to "
+                        f"dtype('{dtype}') according to the rule '{casting}'")
+    return src.astype(dtype) if isinstance(src, Array) else np.asarray(src).astype(dtype)
+
+
+def assign(src, dst: Array, casting: str = "unsafe") -> None:
+    """dst[...] = src on the device: broadcast, converted with `casting` (assignment is
+    NumPy's unsafe casting; np.copyto's default is same_kind)."""
+    run("copy", lambda x: x, (converted(src, dst.dtype, casting),), dst, "copy")

@@ -10,8 +10,8 @@ boolean masks select and assign; and the functions built on the same compaction
     y = x[i, j]           # several index arrays: broadcast together, one gather
     y = x[2, :, idx]      # integers count as index arrays then (NumPy's rule)
 
-The runtime layer below (vk/array.py) cannot compile kernels, so this module installs
-itself as `Array._advanced`. Every form is one or two kernels of the kernel language
+The runtime layer below (vk/array.py) cannot compile kernels; vkpersist/_core's install()
+gives it these. Every form is one or two kernels of the kernel language
 over a (P, n, Q) view of the source: P the axes before the indexed one, Q those after.
 Several index arrays (masks among them become their `nonzero` arrays, integers 0-d arrays)
 are one flat index over the indexed axes, merged into one: adjacent indexed axes stay where
@@ -31,9 +31,9 @@ import weakref
 
 import numpy as np
 
+from .copies import assign
 from .elementwise import LOCAL, groups_for
 from .._kernel import kernel
-from .dispatch import implements
 from ..lang.builtins import global_id, global_size
 from ..vk.array import Array
 
@@ -303,7 +303,7 @@ def _flat_index(ctx, index, dims, axes, ishape) -> Array:
         for i, n, axis in zip(index, dims, axes):
             _check_bounds(i.numpy() if isinstance(i, Array) else np.asarray(i), n, axis)
     full = Array(ctx, tuple(ishape), intp)
-    Array._assign(flat, full)                     # broadcast to the index shape
+    assign(flat, full)                     # broadcast to the index shape
     return full.reshape(-1)
 
 
@@ -423,7 +423,7 @@ def broadcast_values(a: Array, value, shape) -> Array:
             raise ValueError(f"shape mismatch: value array of shape {value.shape} could not "
                              f"be broadcast to indexing result of shape {tuple(shape)}") from None
         out = Array(a.ctx, tuple(shape), a.dtype)
-        Array._assign(value, out)             # broadcast and converted on the device
+        assign(value, out)             # broadcast and converted on the device
         return out
     host = np.asarray(value)
     try:
@@ -493,29 +493,3 @@ def count_nonzero(a, axis=None, *, keepdims=False):
     if axis is None and not keepdims:
         return int(counted)
     return counted.astype(np.intp) if isinstance(counted, Array) else counted
-
-
-def _where(condition, x=None, y=None):
-    from .ufunc import where
-    if x is None and y is None:
-        return nonzero(condition)
-    if x is None or y is None:
-        raise ValueError("either both or neither of x and y should be given")
-    return where(condition, x, y)
-
-
-implements(np.nonzero)(nonzero)
-implements(np.flatnonzero)(flatnonzero)
-implements(np.argwhere)(argwhere)
-implements(np.count_nonzero)(count_nonzero)
-implements(np.where)(_where)
-
-
-class _Advanced:
-    """What vk/array.py calls for keys with index arrays."""
-    is_advanced = staticmethod(is_advanced)
-    get = staticmethod(getitem)
-    set = staticmethod(setitem)
-
-
-Array._advanced = _Advanced

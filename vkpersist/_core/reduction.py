@@ -30,7 +30,6 @@ import numpy as np
 from . import reduce_kernels as rk
 from . import reduce_subgroup as sg
 from .._errors import UnsupportedError
-from .dispatch import implements
 from ..vk.array import Array, window_room
 from ..vk.context import default_context
 from ..vk.sequence import batched
@@ -413,21 +412,18 @@ def _check_dtype_on_device(ctx, dtype, name):
                                "(e.g. dtype=np.int32, dtype=np.float32)") from None
 
 
-@implements(np.sum)
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """The sum over `axis` (None: all), as np.sum; float sums in tree order (docs)."""
     _check_unsupported("sum", initial=initial, where=where)
     return _reduce("sum", a, axis, dtype, out, keepdims)
 
 
-@implements(np.prod)
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """The product over `axis`, as np.prod."""
     _check_unsupported("prod", initial=initial, where=where)
     return _reduce("prod", a, axis, dtype, out, keepdims)
 
 
-@implements(np.min, np.amin)
 def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """The minimum over `axis`, as np.min (NaN propagates; empty raises ValueError;
     complex values in NumPy's lexicographic order)."""
@@ -435,7 +431,6 @@ def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     return _reduce("min", a, axis, None, out, keepdims)
 
 
-@implements(np.max, np.amax)
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """The maximum over `axis`, as np.max (NaN propagates; empty raises ValueError;
     complex values in NumPy's lexicographic order)."""
@@ -443,7 +438,6 @@ def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     return _reduce("max", a, axis, None, out, keepdims)
 
 
-@implements(np.mean)
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     """The mean over `axis`, as np.mean: the sum in the accumulator dtype (float64 for
     integers, float32 for float32), divided by the count on the device."""
@@ -451,14 +445,12 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     return _reduce("sum", a, axis, dtype, out, keepdims, divide=True, name="mean")
 
 
-@implements(np.any)
 def any(a, axis=None, out=None, keepdims=False, where=None):
     """Whether any element is nonzero (NaN counts as nonzero), as np.any."""
     _check_unsupported("any", where=where)
     return _reduce("any", a, axis, None, out, keepdims)
 
 
-@implements(np.all)
 def all(a, axis=None, out=None, keepdims=False, where=None):
     """Whether every element is nonzero, as np.all."""
     _check_unsupported("all", where=where)
@@ -488,7 +480,6 @@ def _int_axis(op, axis):
                         "(NumPy takes one axis here)")
 
 
-@implements(np.argmin)
 def argmin(a, axis=None, out=None, *, keepdims=False):
     """Indices of the minima along `axis` (None: into the flattened array); the first
     occurrence wins, as NumPy's (a NaN over any number: the first NaN; complex values by
@@ -498,7 +489,6 @@ def argmin(a, axis=None, out=None, *, keepdims=False):
     return _arg("argmin", a, axis, out, keepdims)
 
 
-@implements(np.argmax)
 def argmax(a, axis=None, out=None, *, keepdims=False):
     """Indices of the maxima along `axis`, as np.argmax (first occurrence wins)."""
     _int_axis("argmax", axis)

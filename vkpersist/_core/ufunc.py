@@ -3,8 +3,9 @@ NumPy ufuncs on device arrays (`x + 1`, `np.sin(x)`), and the kernel builtins ca
 arrays outside a kernel (`vkp.sin(x)`): all build an element-wise tree and run it
 (vkpersist/_core/elementwise.py), or, while `vkp.jit` traces, return the tree.
 
-The layers below cannot import this one: it installs itself as `Array._ufunc` (NumPy's
-`__array_ufunc__` and the operators of NumPy's mixin) and `Builtin.host_call`.
+The layers below cannot import this one: vkpersist/_core's install() gives them
+`array_ufunc` (NumPy's `__array_ufunc__` and the operators of NumPy's mixin) and
+`host_call` (a kernel builtin called on arrays).
 """
 from __future__ import annotations
 
@@ -12,11 +13,8 @@ import operator
 
 import numpy as np
 
-from ..linalg import _product as linalg
-from . import reduction as reductions
 from .elementwise import Node, as_node
 from .recipe import call
-from .dispatch import HANDLED, implements
 from .ufunc_table import ALIASES, BY_UFUNC, EMIT
 from ..lang import builtins as B
 from ..vk.array import Array
@@ -73,9 +71,13 @@ class UFunc:
         return f"<vkpersist.ufunc {self.__name__!r}>"
 
 
-def where(condition, x, y, /):
-    """`x` where `condition` is true, else `y`, broadcast together (NumPy's np.where with
-    three arguments; the one-argument form, np.nonzero, is not supported)."""
+def where(condition, x=None, y=None, /):
+    """`x` where `condition` is true, else `y`, broadcast together; with `condition` alone,
+    np.nonzero(condition) (NumPy's np.where)."""
+    if x is None and y is None:
+        return np.nonzero(condition)
+    if x is None or y is None:
+        raise ValueError("either both or neither of x and y should be given")
     return _select(condition, x, y, None, "where")
 
 
@@ -85,8 +87,10 @@ def _select(condition, x, y, out, name: str):
                name)
 
 
-def clip(a, a_min, a_max, out=None):
+def clip(a, a_min=None, a_max=None, out=None, **kwargs):
     """`a` limited to [a_min, a_max] (either may be None), as np.clip: NaN stays NaN."""
+    if kwargs:
+        _refuse_kwargs("clip", kwargs)
     if a_min is None and a_max is None:
         raise ValueError("clip(): one of a_min or a_max must be given")
     bounds = [b for b in (a_min, a_max) if b is not None]
@@ -99,10 +103,6 @@ def clip(a, a_min, a_max, out=None):
             node = Node("minimum", [node, limits.pop(0)])
         return node
     return run(("clip", a_min is None, a_max is None), build, (a, *bounds), out, "clip")
-
-
-implements(np.clip)(lambda a, a_min=None, a_max=None, out=None, **kw:
-                    clip(a, a_min, a_max, out=out) if not kw else _refuse_kwargs("clip", kw))
 
 
 def around(a, decimals=0, out=None):
@@ -140,7 +140,7 @@ def around(a, decimals=0, out=None):
     return rounded if out is None else run("copy", lambda x: x, (rounded,), out, "round")
 
 
-implements(np.round, np.around)(around)
+round = around     # noqa: A001  (np.round's name; vkp.round is not in __all__)
 
 
 def real(val):
@@ -169,9 +169,6 @@ def angle(z, deg=False):
     return run(("angle", bool(deg)), build, (z,), None, "angle")
 
 
-implements(np.real)(real)
-implements(np.imag)(imag)
-implements(np.angle)(angle)
 
 
 def _masked(name, args, out, where):
@@ -200,7 +197,7 @@ def _refuse_kwargs(name, kwargs):
 UFUNC_METHODS: dict = {}
 
 
-def _array_ufunc(ufunc, method, inputs, kwargs):
+def array_ufunc(ufunc, method, inputs, kwargs):
     """Array.__array_ufunc__: NumPy's ufuncs and operators on device arrays."""
     if not all(isinstance(x, _OPERANDS) for x in inputs):
         return NotImplemented
@@ -213,8 +210,10 @@ def _array_ufunc(ufunc, method, inputs, kwargs):
         return _masked(name, inputs, out, where_)
     if method == "__call__" and ufunc is np.divmod and not kwargs:
         return apply("floor_divide", inputs), apply("remainder", inputs)
-    if method == "__call__" and ufunc in HANDLED:
-        return HANDLED[ufunc](*inputs, **kwargs)
+    if method == "__call__":            # one vkpersist has by name: np.matmul is vkp.matmul
+        impl = Array._numpy.function(ufunc, next(x for x in inputs if isinstance(x, Array)))
+        if impl is not None:
+            return impl(*inputs, **kwargs)
     if method in UFUNC_METHODS:
         return UFUNC_METHODS[method](ufunc, *inputs, **kwargs)
     spelled = f"numpy.{name}" + ("" if method == "__call__" else f".{method}")
@@ -223,11 +222,28 @@ def _array_ufunc(ufunc, method, inputs, kwargs):
                     "what runs on the device")
 
 
-Array._ufunc = staticmethod(_array_ufunc)
 
 # NumPy-named functions (vkp.arctan2, ...) next to the kernel builtins (vkp.atan2)
 NAMES = sorted(set(EMIT) | set(ALIASES))
 FUNCTIONS = {name: UFunc(name) for name in NAMES}
+# the NumPy-named functions that are not also kernel builtins (vkp.sin is the builtin, which
+# calls the same function on arrays): vkp.add, vkp.arctan2, ...
+ARRAY_FUNCTIONS = ("add", "subtract", "multiply", "divide", "true_divide", "floor_divide",
+    "remainder", "mod", "power", "negative", "positive", "absolute", "square", "reciprocal",
+    "arcsin", "arccos", "arctan", "arctan2", "arcsinh", "arccosh", "arctanh", "deg2rad",
+    "rad2deg", "degrees", "radians", "minimum", "maximum", "fmin", "fmax", "isfinite", "equal",
+    "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
+    "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "invert",
+    "left_shift", "right_shift", "conjugate", "conj", "rint", "cbrt", "fmod", "ldexp",
+    "logaddexp", "logaddexp2", "heaviside", "signbit", "float_power")
+(add, subtract, multiply, divide, true_divide, floor_divide, remainder, mod, power,
+ negative, positive, absolute, square, reciprocal, arcsin, arccos, arctan, arctan2, arcsinh,
+ arccosh, arctanh, deg2rad, rad2deg, degrees, radians, minimum, maximum, fmin, fmax,
+ isfinite, equal, not_equal, less, less_equal, greater, greater_equal, logical_and,
+ logical_or, logical_xor, logical_not, bitwise_and, bitwise_or, bitwise_xor, invert,
+ left_shift, right_shift, conjugate, conj, rint, cbrt, fmod, ldexp, logaddexp, logaddexp2,
+ heaviside, signbit, float_power) = \
+    (FUNCTIONS[_n] for _n in ARRAY_FUNCTIONS)
 # those that mean exactly a kernel builtin work inside kernels too
 for _name, _builtin in (("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan"),
                         ("arctan2", "atan2"), ("arcsinh", "asinh"), ("arccosh", "acosh"),
@@ -243,14 +259,14 @@ _BUILTIN_UFUNC = {n: n for n in EMIT} | {
     "abs": "absolute"}
 
 
-def _host_call(name, args, kwargs):
+def host_call(name, args, kwargs):
     """Builtin.host_call: `vkp.sin(x)`, `vkp.atan2(y, x)`, `vkp.min(a, b, c)`,
     `vkp.clamp(x, lo, hi)` outside a kernel, on arrays or numbers; `vkp.min(x)`,
     `vkp.max(x, axis=0)` of one array are the reductions, `vkp.dot(a, b)` the product."""
     if name in ("min", "max") and len(args) == 1:
-        return getattr(reductions, name)(*args, **kwargs)
+        return getattr(np, name)(*args, **kwargs)     # the reduction, np.min(x)
     if name == "dot" and len(args) == 2:
-        return linalg.dot(*args, **kwargs)
+        return np.dot(*args, **kwargs)
     if not args or set(kwargs) - {"out", "where"} or (
             name not in _BUILTIN_UFUNC and name not in ("min", "max", "clamp", "rsqrt")):
         return NotImplemented
@@ -274,6 +290,3 @@ def _host_call(name, args, kwargs):
     if op is None or getattr(np, op).nin != len(args):
         return NotImplemented
     return _masked(op, args, out, kwargs.get("where", True))
-
-
-B.Builtin.host_call = staticmethod(_host_call)

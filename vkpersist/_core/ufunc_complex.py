@@ -48,8 +48,8 @@ _PIO2 = 1.5707963267948966
 _LOG2E = 1.4426950408889634
 
 
-def _helpers(C):
-    """The device functions for complex type `C` (vkp.c64 or vkp.c128)."""
+def _arithmetic(C):
+    """Division, reciprocals, sign and power for complex type `C`: NumPy's npy_math."""
 
     @func
     def div(a, b):
@@ -160,6 +160,12 @@ def _helpers(C):
             return acc
         return cmath.exp(b * cmath.log(a))
 
+    return {k: v for k, v in locals().items() if k not in ("C", "part") and not k.isupper()}
+
+
+def _elementary(C):
+    """The exponentials, logarithms and trigonometric functions for complex type `C`."""
+
     @func
     def csinh(z):
         x = z.real
@@ -244,6 +250,11 @@ def _helpers(C):
     def clog10(z):
         return cmath.log10(z)
 
+    return {k: v for k, v in locals().items() if k not in ("C", "part") and not k.isupper()}
+
+
+def _inverse(C):
+    """The inverse trigonometric and hyperbolic functions for complex type `C`."""
     # ---- the inverse functions: Hull, Fairgrieve & Tang's algorithm (ACM TOMS 23, 1997)
     # as FreeBSD's catrig.c arranges it, which NumPy's npy_casinh ... npy_catanh follow;
     # its thresholds are the part type's (EPS, RECIP_EPS, ...: float32's for complex64)
@@ -446,6 +457,11 @@ def _helpers(C):
         return C(complex(w.imag, w.real))
 
     return {k: v for k, v in locals().items() if k not in ("C", "part") and not k.isupper()}
+
+
+def _helpers(C):
+    """The device functions for complex type `C` (vkp.c64 or vkp.c128)."""
+    return {**_arithmetic(C), **_elementary(C), **_inverse(C)}
 
 
 _SETS: dict = {}

@@ -22,7 +22,6 @@ from .._core.elementwise import LOCAL, groups_for
 from .._kernel import kernel
 from .._core.indexing import take_within
 from .._manipulation import device_operand
-from .._core.dispatch import implements
 from .._core.reduction import inexact
 from ..lang.builtins import global_id, global_size
 from ..vk.array import Array
@@ -50,7 +49,6 @@ def _dev(ctx, x, what: str = "vkpersist"):
     return device_operand(ctx, x, what)
 
 
-@implements(np.interp)
 def interp(x, xp, fp, left=None, right=None, period=None):
     """np.interp in float64 (complex128 for complex fp), NumPy's formula and NaN rules."""
     if period is not None:
@@ -100,7 +98,6 @@ def _along(d, axis, ndim):
     return d.reshape((1,) * axis + (-1,) + (1,) * (ndim - axis - 1))
 
 
-@implements(np.gradient)
 def gradient(f, *varargs, axis=None, edge_order=1):
     """np.gradient: second-order central differences inside, `edge_order` (1 or 2)
     one-sided at the ends; spacings as scalars or coordinate arrays."""
@@ -175,7 +172,6 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     return out[0] if len(out) == 1 else tuple(out)
 
 
-@implements(np.trapezoid)
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     """The trapezoidal rule along `axis`: sum(d * (y[1:] + y[:-1]) / 2)."""
     axis = normalize_axis_index(axis, y.ndim)
@@ -190,7 +186,6 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     return np.sum(d * (hi + lo) / 2.0, axis=axis)
 
 
-@implements(np.cross)
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """Cross products of 3-vectors (and the z component for 2-vectors) along the axis."""
     if axis is not None:
@@ -258,13 +253,11 @@ def _operands_1d(a, v, name):
     return a, v
 
 
-@implements(np.convolve)
 def convolve(a, v, mode="full"):
     a, v = _operands_1d(a, v, "convolve")
     return _mode(_full_correlation(a, v[::-1]), a.size, v.size, mode)
 
 
-@implements(np.correlate)
 def correlate(a, v, mode="valid"):
     """np.correlate: z[k] = sum_n a[n + k] conj(v[n])."""
     a, v = _operands_1d(a, v, "correlate")

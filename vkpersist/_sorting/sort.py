@@ -25,7 +25,6 @@ from . import radix as _radix
 from .._core.elementwise import LOCAL, groups_for
 from .._kernel import kernel
 from .._manipulation import device_operand
-from .._core.dispatch import implements
 from ..lang.builtins import global_id, global_size, isnan
 from ..vk.array import Array
 
@@ -168,7 +167,6 @@ def _check_kind(kind, what):
                          f"'stable', got {kind!r}")
 
 
-@implements(np.sort)
 def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     """np.sort on the device: stable whatever `kind` says (module docstring)."""
     _check_kind(kind, "sort")
@@ -182,7 +180,6 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     return _finish(keys, shape, axis, a.dtype)
 
 
-@implements(np.argsort)
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     """np.argsort on the device (int64 indices): stable whatever `kind` says."""
     _check_kind(kind, "argsort")
@@ -194,7 +191,6 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     return _finish(idx, shape, axis, np.dtype(np.int64) if a.ctx.info.int64 else None)
 
 
-@implements(np.searchsorted)
 def searchsorted(a, v, side="left", sorter=None):
     """np.searchsorted: insertion points of `v` in the sorted 1-d `a` (NaN last), int64."""
     if side not in ("left", "right"):
@@ -217,7 +213,6 @@ def searchsorted(a, v, side="left", sorter=None):
     return out.reshape(vv.shape) if vv.ndim else out.reshape(())
 
 
-@implements(np.unique)
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
            *, equal_nan=True, sorted=True):
     """np.unique of the flattened array (axis=None) on the device, with NumPy's optional

@@ -26,7 +26,6 @@ import numpy as np
 from .._core.elementwise import LOCAL, groups_for
 from .._kernel import kernel
 from .._manipulation import device_operand
-from .._core.dispatch import implements
 from ..lang.builtins import atomic, barrier, global_id, global_size, local_id, local_size, shared
 from ..vk.array import Array
 
@@ -65,7 +64,6 @@ def _count_shared(x, counts):
 
 
 
-@implements(np.bincount)
 def bincount(x, weights=None, minlength=0):
     """np.bincount of a 1-d array of non-negative integers, on the device."""
     from .._core import reduction as reductions
@@ -139,7 +137,6 @@ def _outer_edges(a: Array, range_):
     return first, last
 
 
-@implements(np.histogram)
 def histogram(a, bins=10, range=None, density=None, weights=None):
     """np.histogram on the device: counts (int64) or weighted sums (float64), and the edges
     (a NumPy array, as NumPy computes them)."""

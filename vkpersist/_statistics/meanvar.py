@@ -23,7 +23,6 @@ import numpy as np
 from .._core import reduction as R
 from .._core.ufunc import FUNCTIONS as F, where
 from .._errors import UnsupportedError
-from .._core.dispatch import implements
 from ..vk.array import Array
 
 
@@ -75,7 +74,6 @@ def _variance(x: Array, axis, dtype, ddof, keepdims) -> Array:
         return F["true_divide"](s, acc.type(max(dof, 0)))
 
 
-@implements(np.var)
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         mean=None, correction=None):
     """The variance over `axis`, as np.var: mean((x - x.mean())**2) * n / (n - ddof)."""
@@ -85,7 +83,6 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     return _deliver(v, out, host)
 
 
-@implements(np.std)
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         mean=None, correction=None):
     """The standard deviation over `axis`, as np.std: the square root of var."""
@@ -103,7 +100,6 @@ def _has_nan(x: Array) -> bool:
     return x.dtype.kind == "f"
 
 
-@implements(np.nansum)
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """The sum over `axis` with NaN counted as zero, as np.nansum."""
     R._check_unsupported("nansum", initial=initial)
@@ -112,7 +108,6 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
     return _deliver(R.sum(y, axis=axis, dtype=dtype, keepdims=keepdims), out, host)
 
 
-@implements(np.nanprod)
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """The product over `axis` with NaN counted as one, as np.nanprod."""
     R._check_unsupported("nanprod", initial=initial)
@@ -135,13 +130,11 @@ def _nan_extreme(op, name, a, axis, out, keepdims, initial, where_):
     return _deliver(result, out, host)
 
 
-@implements(np.nanmin)
 def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """The minimum over `axis` ignoring NaN, as np.nanmin (NaN where a slice is all NaN)."""
     return _nan_extreme(R.amin, "nanmin", a, axis, out, keepdims, initial, where)
 
 
-@implements(np.nanmax)
 def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """The maximum over `axis` ignoring NaN, as np.nanmax (NaN where a slice is all NaN)."""
     return _nan_extreme(R.amax, "nanmax", a, axis, out, keepdims, initial, where)
@@ -151,7 +144,6 @@ def _nan_count(x: Array, axis, keepdims, acc) -> Array:
     return R.sum(F["logical_not"](F["isnan"](x)), axis=axis, dtype=acc, keepdims=keepdims)
 
 
-@implements(np.nanmean)
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """The mean over `axis` of the non-NaN elements, as np.nanmean (NaN for a slice with
     none, with NumPy's RuntimeWarning)."""
@@ -187,7 +179,6 @@ def _nan_variance(name, a, axis, dtype, out, ddof, keepdims, where_, root):
     return _deliver(F["sqrt"](v) if root else v, out, host)
 
 
-@implements(np.nanvar)
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
            mean=None, correction=None):
     """The variance over `axis` of the non-NaN elements, as np.nanvar."""
@@ -195,7 +186,6 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     return _nan_variance("nanvar", a, axis, dtype, out, ddof, keepdims, where, root=False)
 
 
-@implements(np.nanstd)
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
            mean=None, correction=None):
     """The standard deviation over `axis` of the non-NaN elements, as np.nanstd."""

@@ -14,7 +14,6 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
-from .._core.dispatch import implements
 from .._core.reduction import inexact
 from ..vk.array import Array
 
@@ -54,7 +53,6 @@ def _check(name, a, out):
         raise TypeError(f"vkpersist: {name} of complex arrays is not supported")
 
 
-@implements(np.median)
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     _check("median", a, out)
     s, ax = _sorted_last(inexact(a), axis)
@@ -66,7 +64,6 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     return _keep(_nan_where_any(s, value), a, ax, keepdims)
 
 
-@implements(np.quantile)
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, weights=None, interpolation=None):
     """np.quantile with NumPy's default method ("linear"); q a number or an array of
@@ -98,7 +95,6 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     return np.stack(results).reshape(qs.shape + results[0].shape)
 
 
-@implements(np.percentile)
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, weights=None, interpolation=None):
     qs = np.asarray(q.numpy() if isinstance(q, Array) else q, dtype=np.float64)
@@ -108,14 +104,12 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
                     weights=weights, interpolation=interpolation)
 
 
-@implements(np.ptp)
 def ptp(a, axis=None, out=None, keepdims=False):
     """max - min along `axis`, as np.ptp."""
     return np.subtract(np.max(a, axis=axis, keepdims=keepdims),
                        np.min(a, axis=axis, keepdims=keepdims), out=out)
 
 
-@implements(np.average)
 def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     """np.average: the mean, or sum(a * w) / sum(w) with weights (broadcast along `axis`
     when 1-d, as NumPy's)."""
@@ -142,7 +136,6 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     return (avg, np.broadcast_to(total, avg.shape).copy()) if returned else avg
 
 
-@implements(np.isclose)
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """|a - b| <= atol + rtol |b|, infinities equal only to themselves, as np.isclose."""
     finite = np.isfinite(a) & np.isfinite(b)
@@ -153,12 +146,10 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return result
 
 
-@implements(np.allclose)
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
     return bool(np.all(isclose(a, b, rtol, atol, equal_nan)))
 
 
-@implements(np.array_equal)
 def array_equal(a1, a2, equal_nan=False) -> bool:
     if np.shape(a1) != np.shape(a2):
         return False

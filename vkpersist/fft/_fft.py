@@ -30,7 +30,6 @@ from numpy.lib.array_utils import normalize_axis_index
 
 from .._core.elementwise import LOCAL, groups_for
 from .._kernel import kernel
-from .._core.dispatch import implements
 from . import _kernels as K
 from ..lang.builtins import global_id, global_size
 from ..vk.array import Array
@@ -215,13 +214,11 @@ def _c2c(a, n, axis, norm, inverse, name):
     return np.moveaxis(out.reshape(lead + (n,)), -1, axis).copy()
 
 
-@implements(np.fft.fft)
 def fft(a, n=None, axis=-1, norm=None, out=None):
     _no_out(out, "fft")
     return _c2c(a, n, axis, norm, False, "fft")
 
 
-@implements(np.fft.ifft)
 def ifft(a, n=None, axis=-1, norm=None, out=None):
     _no_out(out, "ifft")
     return _c2c(a, n, axis, norm, True, "ifft")
@@ -250,17 +247,28 @@ def _cnd(a, s, axes, norm, inverse):
     return a
 
 
-implements(np.fft.fftn)(lambda a, s=None, axes=None, norm=None, out=None:
-                        _cnd(a, s, axes, norm, False))
-implements(np.fft.ifftn)(lambda a, s=None, axes=None, norm=None, out=None:
-                         _cnd(a, s, axes, norm, True))
-implements(np.fft.fft2)(lambda a, s=None, axes=(-2, -1), norm=None, out=None:
-                        _cnd(a, s, axes, norm, False))
-implements(np.fft.ifft2)(lambda a, s=None, axes=(-2, -1), norm=None, out=None:
-                         _cnd(a, s, axes, norm, True))
+def fftn(a, s=None, axes=None, norm=None, out=None):
+    _no_out(out, "fftn")
+    return _cnd(a, s, axes, norm, False)
 
 
-@implements(np.fft.rfft)
+def ifftn(a, s=None, axes=None, norm=None, out=None):
+    _no_out(out, "ifftn")
+    return _cnd(a, s, axes, norm, True)
+
+
+def fft2(a, s=None, axes=(-2, -1), norm=None, out=None):
+    _no_out(out, "fft2")
+    return _cnd(a, s, axes, norm, False)
+
+
+def ifft2(a, s=None, axes=(-2, -1), norm=None, out=None):
+    _no_out(out, "ifft2")
+    return _cnd(a, s, axes, norm, True)
+
+
+
+
 def rfft(a, n=None, axis=-1, norm=None, out=None):
     _no_out(out, "rfft")
     if a.dtype.kind == "c":
@@ -272,7 +280,6 @@ def rfft(a, n=None, axis=-1, norm=None, out=None):
     return full[(slice(None),) * axis + (slice(0, keep),)].copy()
 
 
-@implements(np.fft.irfft)
 def irfft(a, n=None, axis=-1, norm=None, out=None):
     """The real inverse of a half spectrum: the Hermitian spectrum rebuilt (terms beyond
     the first n // 2 + 1 from their conjugates), inverted, the real part kept."""
@@ -310,14 +317,26 @@ def _rnd(a, s, axes, norm, inverse):
     return irfft(a, sizes[-1], axes[-1], norm)
 
 
-implements(np.fft.rfftn)(lambda a, s=None, axes=None, norm=None, out=None:
-                         _rnd(a, s, axes, norm, False))
-implements(np.fft.irfftn)(lambda a, s=None, axes=None, norm=None, out=None:
-                          _rnd(a, s, axes, norm, True))
-implements(np.fft.rfft2)(lambda a, s=None, axes=(-2, -1), norm=None, out=None:
-                         _rnd(a, s, axes, norm, False))
-implements(np.fft.irfft2)(lambda a, s=None, axes=(-2, -1), norm=None, out=None:
-                          _rnd(a, s, axes, norm, True))
+def rfftn(a, s=None, axes=None, norm=None, out=None):
+    _no_out(out, "rfftn")
+    return _rnd(a, s, axes, norm, False)
+
+
+def irfftn(a, s=None, axes=None, norm=None, out=None):
+    _no_out(out, "irfftn")
+    return _rnd(a, s, axes, norm, True)
+
+
+def rfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
+    _no_out(out, "rfft2")
+    return _rnd(a, s, axes, norm, False)
+
+
+def irfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
+    _no_out(out, "irfft2")
+    return _rnd(a, s, axes, norm, True)
+
+
 
 
 def _shift(x, axes, inverse):
@@ -327,5 +346,9 @@ def _shift(x, axes, inverse):
     return np.roll(x, shifts, axes)
 
 
-implements(np.fft.fftshift)(lambda x, axes=None: _shift(x, axes, False))
-implements(np.fft.ifftshift)(lambda x, axes=None: _shift(x, axes, True))
+def fftshift(x, axes=None):
+    return _shift(x, axes, False)
+
+
+def ifftshift(x, axes=None):
+    return _shift(x, axes, True)

@@ -34,8 +34,8 @@ class Builtin:
         self.__name__ = name.rsplit(".", 1)[-1]
 
     # (name, args, kwargs) -> result or NotImplemented: the array operation a call outside
-    # a kernel means (`vkp.sin(x)` of an array); set by vkpersist/_core/ufunc.py, above
-    # this layer
+    # a kernel means (`vkp.sin(x)` of an array); installed by the array layer above
+    # this one (vkpersist/_core)
     host_call = None
 
     def __call__(self, *args, **kwargs):

@@ -18,7 +18,6 @@ import numpy as np
 from numpy.lib.array_utils import normalize_axis_tuple
 
 from .._manipulation import device_operand
-from .._core.dispatch import implements
 from ..vk.array import Array
 
 
@@ -26,7 +25,6 @@ def _device(ctx, x):
     return device_operand(ctx, x, "np.einsum/np.tensordot")
 
 
-@implements(np.tensordot)
 def tensordot(a, b, axes=2):
     """np.tensordot: the sum over `axes` (N: a's last N with b's first N; or two
     sequences of axes)."""
@@ -125,7 +123,6 @@ def _pair(a: Array, la: str, b: Array, lb: str, keep: set):
     return z, "".join(batch + left + right)
 
 
-@implements(np.einsum)
 def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe",
            optimize=False):
     """np.einsum with explicit or implicit output, any number of operands (no '...')."""

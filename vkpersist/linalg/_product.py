@@ -19,7 +19,6 @@ import numpy as np
 
 from . import _kernels as lk
 from .._errors import UnsupportedError, VkPersistError
-from .._core.dispatch import implements
 from .._core.reduction import (_acc_dtype, _device, _result_dtype, normalize_axis_tuple,
                                reduce_rows, rows_view)
 from ..vk.array import Array
@@ -89,7 +88,6 @@ def _shape_text(shape) -> str:
     return "(" + ",".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
-@implements(np.matmul)
 def matmul(a, b, out=None):
     """a @ b as np.matmul: 1-d operands are vectors (the result drops their axis), and
     operands of 3 or more dimensions are stacks of matrices, their leading axes broadcast
@@ -182,7 +180,6 @@ def _as_stack(z: Array, batch: tuple) -> Array:
     return z._view((count, *z.shape[-2:]), (merged, *z._estrides[-2:]), z._offset)
 
 
-@implements(np.dot)
 def dot(a, b, out=None):
     """np.dot: the inner product of vectors, matrix-vector and matrix-matrix products, and
     for N-d operands the sum over a's last axis and b's second-to-last (NumPy's rule), as
@@ -226,14 +223,12 @@ def _scan_rows(src: Array, acc, op: str = "sum") -> Array:
     return dst
 
 
-@implements(np.cumsum)
 def cumsum(a, axis=None, dtype=None, out=None):
     """The cumulative sum along `axis` (None: of the flattened array), as np.cumsum, with
     NumPy's result dtype (int32 gives int64). Float sums are in scan order (docs)."""
     return _scan("sum", a, axis, dtype, out)
 
 
-@implements(np.cumprod)
 def cumprod(a, axis=None, dtype=None, out=None):
     """The cumulative product along `axis`, as np.cumprod (products in scan order)."""
     return _scan("prod", a, axis, dtype, out)
@@ -271,7 +266,6 @@ def _scan(op: str, a, axis, dtype, out):
     return _finish(res, out, host)
 
 
-@implements(np.inner)
 def inner(a, b):
     """np.inner: the sum over the last axes; of 1-d operands a 0-d dot product."""
     x, y, dtype, host = _operands("inner", a, b)
@@ -287,7 +281,6 @@ def inner(a, b):
     return _finish(result, None, host)
 
 
-@implements(np.vdot)
 def vdot(a, b):
     """np.vdot: the flattened dot product, the first operand conjugated."""
     x, y, _, host = _operands("vdot", a, b)
@@ -299,7 +292,6 @@ def vdot(a, b):
     return _finish(result, None, host)
 
 
-@implements(np.outer)
 def outer(a, b, out=None):
     """np.outer: a.ravel()[:, None] * b.ravel()[None, :]."""
     x, y, _, host = _operands("outer", a, b)
@@ -307,7 +299,6 @@ def outer(a, b, out=None):
     return result if out is not None else _finish(result, None, host)
 
 
-@implements(np.linalg.norm)
 def norm(x, ord=None, axis=None, keepdims=False):
     """np.linalg.norm of vectors (ord None/2, 1, inf, -inf, 0, any p) and the Frobenius
     norm of matrices; sums in the reductions' tree order. Matrix norms that need singular

@@ -22,7 +22,6 @@ import numpy as np
 from .._core.elementwise import LOCAL, groups_for
 from .._kernel import func, kernel
 from .._manipulation import device_operand
-from .._core.dispatch import implements
 from ..lang.builtins import barrier, global_id, global_size, group_id, local_id, num_groups, shared
 from ..vk.array import Array
 
@@ -331,7 +330,6 @@ def _substitute(work: Array, piv: Array, rhs: Array) -> Array:
     return x
 
 
-@implements(np.linalg.solve)
 def solve(a, b):
     """np.linalg.solve: x with a @ x = b, for a matrix or a stack of them; b a vector or
     matrix (NumPy 2's rule: b is a vector only when it is 1-d)."""
@@ -357,7 +355,6 @@ def solve(a, b):
     return x.reshape(batch + (n,)) if vector else x.reshape(batch + rhs.shape[-2:])
 
 
-@implements(np.linalg.inv)
 def inv(a):
     """np.linalg.inv: the solution for the identity."""
     work = _square_stack(a, "inv")
@@ -378,7 +375,6 @@ def _factored(a: Array, what: str):
     return np.diagonal(work, 0, 1, 2), (1 - 2 * (swaps % 2)).astype(work.dtype)
 
 
-@implements(np.linalg.slogdet)
 def slogdet(a):
     """np.linalg.slogdet: (sign, log|det|) from the pivots' product, as LAPACK's users do."""
     diagonal, parity = _factored(a, "slogdet")
@@ -392,7 +388,6 @@ def slogdet(a):
     return sign.reshape(batch), logdet.reshape(batch)
 
 
-@implements(np.linalg.det)
 def det(a):
     """np.linalg.det: the product of U's diagonal, signed by the row swaps."""
     diagonal, parity = _factored(a, "det")

@@ -12,16 +12,16 @@ the smallest byte range of the buffer that holds it, after the context's pending
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 import operator
-
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 
 from .._errors import UnsupportedError, VkPersistError
-from .._core.dispatch import HANDLED
 from . import commands
 from . import indexing
 from .buffer import Window, in_flight
@@ -129,6 +129,24 @@ def window_room(info) -> int:
     return info.max_storage_buffer_range - max(info.storage_offset_alignment, 16)
 
 
+@dataclasses.dataclass(frozen=True)
+class NumPyBehaviour:
+    """What a device array asks the array layer above this one for (`Array._numpy`): the
+    runtime declares it, vkpersist/_core fills it in, once, at import."""
+    # (numpy function, the array it was called on) -> the device implementation, or None
+    function: Callable
+    # (ufunc, method, inputs, kwargs) -> result or NotImplemented: NumPy's ufuncs and the
+    # operators (`x + 1`, `np.sin(x)`, from NumPy's operator mixin)
+    ufunc: Callable
+    # (src view, dst contiguous Array) -> None: a copy through a kernel, for views too
+    # strided for a buffer copy and for dtype conversions
+    kernel_copy: Callable
+    # (src, dst view) -> None: dst[...] = src in any layouts, broadcast and converted
+    assign: Callable
+    # index arrays and masks: .is_advanced(key), .get(array, key), .set(array, key, value)
+    indexing: object
+
+
 class Array(np.lib.mixins.NDArrayOperatorsMixin):
     """A typed N-d array in device memory. Create with `ctx.asarray`, `ctx.empty`,
     `ctx.zeros`, `ctx.full` or `vkp.to_device`. The class is the kernel annotation too:
@@ -138,18 +156,11 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
     # Array[elem, ndim] -> the kernel type it names: set by the kernel language
     # (lang/types.py), which sits above this runtime layer
     _annotation = None
-    # (src view, dst contiguous Array) -> None: a device-side copy through a kernel, for
-    # views too strided for a buffer copy and for dtype conversions; set by vkpersist/
-    # _copies.py, above this layer. None: go through the host.
-    _kernel_copy = None
-    # (ufunc, method, inputs, kwargs) -> result or NotImplemented: NumPy ufuncs and the
-    # operators (`x + 1`, `np.sin(x)`, from NumPy's operator mixin) on the device; set by
-    # vkpersist/_core/ufunc.py, above this layer
-    _ufunc = None
-    _advanced = None     # index arrays and masks (vkpersist/_core/indexing.py)
-    # (src, dst view): dst[...] = src on the device in any layouts, broadcast and converted
-    # (vkpersist/_manipulation.py); None: through the host
-    _assign = None
+    # NumPy's behaviour on device arrays (ufuncs and operators, NumPy functions, kernel
+    # copies, assignment between layouts, index arrays): a NumPyBehaviour installed by the
+    # array layer above this one (vkpersist/_core). None: a bare runtime, where copies and
+    # assignments go through the host and NumPy's functions are refused.
+    _numpy = None
     # arrays stay hashable by identity although `==` is element-wise (it returns an array)
     __hash__ = object.__hash__
     # what the kernel language recognises a device array by, without importing this layer:
@@ -222,12 +233,13 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         return out if dtype is None else out.astype(dtype, copy=False)
 
     def __array_function__(self, func, types, args, kwargs):
-        """NEP 18: `np.sum(dx)` and the other NumPy functions in vkpersist/_core/dispatch.py
-        run on the device. Any other NumPy function is refused by name rather than run on a
-        silent host copy (`np.asarray(dx)` is the explicit copy)."""
+        """NEP 18: `np.sum(dx)` runs `vkp.sum` on the device, every NumPy function that
+        vkpersist has under the same name likewise (vkpersist/_core/dispatch.py). Any other
+        NumPy function is refused by name rather than run on a silent host copy
+        (`np.asarray(dx)` is the explicit copy)."""
         if not all(issubclass(t, (Array, np.ndarray)) for t in types):
             return NotImplemented
-        impl = HANDLED.get(func)
+        impl = Array._numpy.function(func, self) if Array._numpy is not None else None
         if impl is None:
             name = f"{func.__module__}.{func.__name__}".replace("numpy.core.", "numpy.") \
                 if hasattr(func, "__name__") else repr(func)
@@ -237,9 +249,9 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         return impl(*args, **kwargs)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        if Array._ufunc is None:
+        if Array._numpy is None:
             return NotImplemented
-        return Array._ufunc(ufunc, method, inputs, kwargs)
+        return Array._numpy.ufunc(ufunc, method, inputs, kwargs)
 
     # ---- reading ---------------------------------------------------------------------
     def numpy(self) -> np.ndarray:
@@ -335,8 +347,8 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
                 raise ValueError(f"copy_from(): source is {src.shape} {src.dtype}, this array is "
                                  f"{self.shape} {self.dtype}; they must match")
             if not (src._contiguous and self._contiguous):
-                if Array._assign is not None:
-                    Array._assign(src, self)
+                if Array._numpy is not None:
+                    Array._numpy.assign(src, self)
                     return self
                 return self.copy_from(src.numpy())
             n, so, do = self.nbytes, src._byte_span()[0], self._byte_span()[0]
@@ -437,25 +449,25 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         """Basic indexing as NumPy's (integers, slices, ..., None): a view, never a copy;
         a full integer index gives a 0-d view (`float(a[3])`, `a[3].item()` read it)."""
         self._check_alive()
-        if Array._advanced is not None and Array._advanced.is_advanced(key):
-            return Array._advanced.get(self, key)      # index arrays and masks: a gather
+        if Array._numpy is not None and Array._numpy.indexing.is_advanced(key):
+            return Array._numpy.indexing.get(self, key)      # index arrays and masks: a gather
         shape, strides, offset = indexing.index(self.shape, self._estrides, self._offset, key)
         return self._view(shape, strides, offset)
 
     def __setitem__(self, key, value) -> None:
         """`a[key] = value` with NumPy's broadcasting and casting (NumPy's rules for what
         converts: `int_array[0] = 1.7` stores 1, 300 into uint8 raises OverflowError)."""
-        if Array._advanced is not None and Array._advanced.is_advanced(key):
+        if Array._numpy is not None and Array._numpy.indexing.is_advanced(key):
             self._check_alive()
-            Array._advanced.set(self, key, value)      # index arrays and masks: a scatter
+            Array._numpy.indexing.set(self, key, value)      # index arrays and masks: a scatter
             return
         view = self[key]
         if isinstance(value, Array) and value.ctx is self.ctx and value.shape == view.shape \
                 and value.dtype == view.dtype:
             view.copy_from(value)
             return
-        if isinstance(value, Array) and value.ctx is self.ctx and Array._assign is not None:
-            Array._assign(value, view)       # broadcast and converted on the device
+        if isinstance(value, Array) and value.ctx is self.ctx and Array._numpy is not None:
+            Array._numpy.assign(value, view)       # broadcast and converted on the device
             return
         data = value.numpy() if isinstance(value, Array) else value
         host = np.empty(view.shape, view.dtype)
@@ -508,9 +520,9 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         out = Array(self.ctx, self.shape, dtype, self.memory)
         if dtype == self.dtype and self._contiguous:
             out.copy_from(self)
-        elif self.size and Array._kernel_copy is not None and 1 <= self.ndim <= 3 \
+        elif self.size and Array._numpy is not None and 1 <= self.ndim <= 3 \
                 and self.buffer.nbytes < 2**31 * self.dtype.itemsize:
-            Array._kernel_copy(self, out)
+            Array._numpy.kernel_copy(self, out)
         else:
             out.copy_from(self.numpy().astype(dtype))
         return out
@@ -679,10 +691,10 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         return np.dot(self, b, out=out)
 
     def __matmul__(self, other):
-        return HANDLED[np.matmul](self, other)
+        return np.matmul(self, other)
 
     def __rmatmul__(self, other):
-        return HANDLED[np.matmul](other, self)
+        return np.matmul(other, self)
 
     # ---- lifetime --------------------------------------------------------------------
     def free(self) -> None:

@@ -4,7 +4,7 @@ and offsets count elements, not bytes (kernels index elements). Nothing here tou
 memory, so device arrays get views without a copy.
 
 Advanced indexing (integer arrays, boolean masks) gathers, which is a kernel, not a view:
-vkpersist/_core/indexing.py does it above this layer (Array._advanced); without it (this
+vkpersist/_core/indexing.py does it above this layer (Array._numpy); without it (this
 layer alone) such keys are refused with the way to do it instead.
 """
 from __future__ import annotations
