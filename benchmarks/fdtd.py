@@ -252,7 +252,7 @@ def scene(ctx, n, monitors=(), update="auto"):
     if "hot" in monitors:
         # a threshold that picks the hottest 0.1 % of the plane's cells at the start, a
         # few % once the fields settle (as a user marks hot spots; 2 % of a 256² plane is
-        # 1,300 cells, within the capacity): --hot-threshold sets another (docs/benchmarks.md)
+        # 1,300 cells, within the capacity): --hot-threshold sets another (docs/measurements-log.md)
         k = n // 2
         e = np.sqrt(sum(init[f][:, :, k].astype(np.float64) ** 2 for f in ("ex", "ey", "ez")))
         threshold = HOT_THRESHOLD or float(np.quantile(e, 0.999))

@@ -14,7 +14,7 @@ fdtd.py's FUSED_SOURCE cell update, value for value, so its state after 100 step
 compared with the megakernel's bit for bit. What it makes is what a Vulkan persistent
 kernel of this formulation makes on the device; the megakernel's gap to it is vkpersist's
 own. On an H100 (2026-12-07, two runs) it made 1.14x the CUDA graph at 32³ with 32
-registers, the megakernel then 0.97x (docs/benchmarks.md, the FDTD section).
+registers, the megakernel then 0.97x (docs/measurements-log.md, the FDTD section).
 """
 from __future__ import annotations
 

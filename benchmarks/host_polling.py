@@ -8,7 +8,7 @@ program memsock in a loop that never sleeps (`await trio.sleep(0)`). The cause w
 GIL: the session driver's thread gave it up in every Vulkan call and had to win it back
 from that loop each time (a dump: the driver recording a batch, no heartbeat poll in
 4.5 s). Short calls now keep the GIL, and the driver waits once per batch; this measures
-what a tight-polling body still costs, per read and per mode (docs/benchmarks.md).
+what a tight-polling body still costs, per read and per mode (docs/measurements-log.md).
 
 The test's program (tests/programs_lib.py `ticker`: one memsock frame per step, capacity
 4, policy "drop") runs unbounded in a session while its trio body, for `--seconds` each,

@@ -21,7 +21,7 @@ the consumer keeps up on average (`--work` < `--every` / steps/s; else "block" m
 device wait, by design). "render" competes for the CPU on a CPU device (lavapipe) and is
 reported, not targeted there. The device driver runs in a thread of its own
 (vkpersist/scheduler/_session.py); before, with it in the event loop, "sleep" ran at
-0.50x in launch mode on lavapipe (128², --every 150, --work 0.3; docs/benchmarks.md).
+0.50x in launch mode on lavapipe (128², --every 150, --work 0.3; docs/measurements-log.md).
 """
 from __future__ import annotations
 

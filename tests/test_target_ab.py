@@ -1,4 +1,4 @@
-"""benchmarks/target_ab.py, the A/B of device-target knobs that docs/benchmarks.md cites:
+"""benchmarks/target_ab.py, the A/B of device-target knobs that docs/measurements-log.md cites:
 it runs both targets on the device under test and reports whether their states agree bit
 for bit, and it names the valid knobs when given another."""
 import pathlib

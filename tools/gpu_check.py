@@ -194,7 +194,7 @@ def page(device: str, when: str, rev: str, tests: dict | None, benches: dict,
     lines = ["# Performance: the current figures", "",
              "Written by the GPU gate (`tools/gpu_check.py`, DEVELOPERS.md) on the GPU machine; "
              "not edited by hand. Each figure is from one run; the history of every "
-             "measurement, with the reasons behind the choices, is docs/benchmarks.md.", "",
+             "measurement, with the reasons behind the choices, is docs/measurements-log.md.", "",
              f"- device: {device}", f"- date: {when}", f"- commit: {rev}",
              f"- command: `{command}`", ""]
     if tests is not None:
