@@ -63,7 +63,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 import vkpersist as vkp                            # noqa: E402
 from _device import selector                       # noqa: E402  (benchmarks/_device.py)
 import examples.fdtd3d as fd                       # noqa: E402
-from programs import (GRID_SYNC, _cupy, best_persistent,  # noqa: E402  (benchmarks/programs.py)
+from _common import cupy_or_none                   # noqa: E402  (benchmarks/_common.py)
+from programs import (GRID_SYNC, best_persistent,  # noqa: E402  (benchmarks/programs.py)
                       graph_runner)
 import fdtd_glsl                                  # noqa: E402  (benchmarks/fdtd_glsl.py)
 
@@ -472,7 +473,7 @@ def main() -> None:
         FUSED_OPTIONS = (f"--maxrregcount={args.cuda_registers}",)
     ctx = vkp.Context(selector(args.device))
     sizes = args.sizes or ([32, 64, 128, 256, 512] if ctx.info.kind != "cpu" else [32, 48])
-    cp = _cupy()
+    cp = cupy_or_none()
     print(f"device: {ctx.info.name}; {BYTES_PER_CELL} bytes per cell-step counted")
     print(f"{'n':>4} {'row':<20} {'Mcells/s':>10} {'GB/s':>8} {'vs cupy':>8}  participants")
     for n in sizes:

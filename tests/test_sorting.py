@@ -123,7 +123,7 @@ def test_the_radix_sort_carries_across_scan_segments(ctx):
 
 
 def test_the_radix_sort_launched_one_kernel_at_a_time_reports_each(ctx):
-    """`sort_row(..., after=)` (benchmarks/sort_breakdown.py's hook) submits the kernels
+    """`sort_row(..., after=)` (benchmarks/probes/sort_breakdown.py's hook) submits the kernels
     one by one, calling `after` with each kernel's name in launch order, and sorts the
     same."""
     from vkpersist import _radix_sort as radix

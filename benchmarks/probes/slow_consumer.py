@@ -2,7 +2,7 @@
 works for a while on every frame, against the same program whose frames are released at
 once.
 
-    python benchmarks/slow_consumer.py [--size 256] [--steps 3000] [--every 150]
+    python benchmarks/probes/slow_consumer.py [--size 256] [--steps 3000] [--every 150]
         [--work 0.3] [--repeat 3] [--modes persistent,launch] [--device SELECTOR]
 
 examples/grayscott.py, `--size`² cells, one frame of V every `--every` steps into a ring
@@ -34,7 +34,8 @@ import time
 
 import trio
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))    # the root: examples/
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))    # benchmarks/
 
 import vkpersist as vkp                                     # noqa: E402
 from _device import selector                       # noqa: E402  (benchmarks/_device.py)

@@ -1,6 +1,6 @@
 """A host that polls mapped memory in a tight loop: does the device slow down?
 
-    python3 benchmarks/host_polling.py [--device SELECTOR] [--seconds 1.5]
+    python3 benchmarks/probes/host_polling.py [--device SELECTOR] [--seconds 1.5]
                                        [--modes launch persistent]
 
 Why: tests/test_frame_integrity.py's launch-mode case stalled on GPUs. Its reader polls a
@@ -30,8 +30,9 @@ import time
 
 import trio
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))    # the root: vkpersist
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))    # benchmarks/
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tests"))
 import vkpersist as vkp                            # noqa: E402
 from _device import selector                       # noqa: E402  (benchmarks/_device.py)
 from programs_lib import ticker                    # noqa: E402  (the stalled test's program)
