@@ -63,7 +63,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 import vkpersist as vkp                            # noqa: E402
 from _device import selector                       # noqa: E402  (benchmarks/_device.py)
 import examples.fdtd3d as fd                       # noqa: E402
-from programs import (GRID_SYNC, _cupy, best_persistent,  # noqa: E402  (benchmarks/programs.py)
+from _common import cupy_or_none                   # noqa: E402  (benchmarks/_common.py)
+from programs import (GRID_SYNC, best_persistent,  # noqa: E402  (benchmarks/programs.py)
                       graph_runner)
 import fdtd_glsl                                  # noqa: E402  (benchmarks/fdtd_glsl.py)
 
@@ -252,7 +253,7 @@ def scene(ctx, n, monitors=(), update="auto"):
     if "hot" in monitors:
         # a threshold that picks the hottest 0.1 % of the plane's cells at the start, a
         # few % once the fields settle (as a user marks hot spots; 2 % of a 256² plane is
-        # 1,300 cells, within the capacity): --hot-threshold sets another (docs/benchmarks.md)
+        # 1,300 cells, within the capacity): --hot-threshold sets another (docs/measurements-log.md)
         k = n // 2
         e = np.sqrt(sum(init[f][:, :, k].astype(np.float64) ** 2 for f in ("ex", "ey", "ez")))
         threshold = HOT_THRESHOLD or float(np.quantile(e, 0.999))
@@ -472,7 +473,7 @@ def main() -> None:
         FUSED_OPTIONS = (f"--maxrregcount={args.cuda_registers}",)
     ctx = vkp.Context(selector(args.device))
     sizes = args.sizes or ([32, 64, 128, 256, 512] if ctx.info.kind != "cpu" else [32, 48])
-    cp = _cupy()
+    cp = cupy_or_none()
     print(f"device: {ctx.info.name}; {BYTES_PER_CELL} bytes per cell-step counted")
     print(f"{'n':>4} {'row':<20} {'Mcells/s':>10} {'GB/s':>8} {'vs cupy':>8}  participants")
     for n in sizes:

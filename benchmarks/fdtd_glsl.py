@@ -8,13 +8,13 @@ holds 72 registers a thread where the NVIDIA Vulkan driver gives the megakernel 
 row separates vkpersist from the driver: the same scheme as the megakernel runs it on
 NVIDIA, written as directly as Vulkan allows (one dispatch a run, a grid-stride loop over
 the cells, fields ping-ponged between two halves, loads of the half a step reads through
-readonly aliases, the megakernel's grid barrier from barrier_floor.py a step) and nothing
+readonly aliases, the megakernel's grid barrier, _common.py's GRID_SYNC_GLSL, a step) and nothing
 of vkpersist's code generator, step boundary or scheduler words. Its arithmetic is
 fdtd.py's FUSED_SOURCE cell update, value for value, so its state after 100 steps is
 compared with the megakernel's bit for bit. What it makes is what a Vulkan persistent
 kernel of this formulation makes on the device; the megakernel's gap to it is vkpersist's
 own. On an H100 (2026-12-07, two runs) it made 1.14x the CUDA graph at 32³ with 32
-registers, the megakernel then 0.97x (docs/benchmarks.md, the FDTD section).
+registers, the megakernel then 0.97x (docs/measurements-log.md, the FDTD section).
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from vkpersist import lowlevel
 
 from vkpersist.vk.target import LOOP_GUARD_LIMIT
 
-from barrier_floor import GRID_SYNC_GLSL, LAVAPIPE_SPIN_CAP, SPIN_CAP
+from _common import GRID_SYNC_GLSL, LAVAPIPE_SPIN_CAP, SPIN_CAP
 from programs import best_shape
 
 GLSL = r"""
@@ -193,7 +193,7 @@ def shapes(ctx, mega: tuple[int, int]) -> list:
     """The launch shapes the row tries: the megakernel's own at this size (`mega`, whose
     workgroups all joined it) and one workgroup of 256 / 512 / 1,024 per SM where the
     driver reports SMs (VK_NV_shader_sm_builtins). On lavapipe one workgroup: its pool's
-    threads need not run at once (barrier_floor.py), and a barrier would give up."""
+    threads need not run at once (probes/barrier_floor.py), and a barrier would give up."""
     if ctx.target.workgroups_at_once:
         return [(1, mega[1])]
     units = ctx.info.compute_units

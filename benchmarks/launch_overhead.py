@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 
 import numpy as np
 
 import vkpersist as vkp
 from vkpersist.vk.baseline import prerecorded_submit_wait_us
 from _device import selector                  # benchmarks/_device.py
+from _common import cupy_launch_rows, per_launch_us   # benchmarks/_common.py
 
 
 @vkp.kernel
@@ -42,44 +42,6 @@ layout(push_constant) uniform P { float by; };
 layout(std430, binding = 0) buffer X { float x[]; };
 void main() { x[gl_GlobalInvocationID.x] += by; }
 """
-
-
-def _median_us(fn, iterations: int, repeats: int = 5) -> float:
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn(iterations)
-        times.append((time.perf_counter() - t) / iterations * 1e6)
-    return statistics.median(times)
-
-
-CUPY_BUMP = r'''extern "C" __global__ void bump(float* x, float by) {
-    x[blockIdx.x * blockDim.x + threadIdx.x] += by;
-}'''
-
-
-def _cupy_rows(n: int) -> list:
-    try:
-        import cupy as cp
-        cp.cuda.runtime.getDeviceCount()
-    except Exception:          # no CuPy or no CUDA device: no baseline row
-        return []
-    k = cp.RawKernel(CUPY_BUMP, "bump")
-    x = cp.zeros(64, cp.float32)
-    k((1,), (64,), (x, cp.float32(1.0)))
-    cp.cuda.Device().synchronize()
-
-    def sync(m):
-        for _ in range(m):
-            k((1,), (64,), (x, cp.float32(1.0)))
-            cp.cuda.Device().synchronize()
-
-    def asyn(m):
-        for _ in range(m):
-            k((1,), (64,), (x, cp.float32(1.0)))
-        cp.cuda.Device().synchronize()
-    return [("CuPy RawKernel sync", _median_us(sync, n)),
-            ("CuPy RawKernel async (per launch)", _median_us(asyn, n))]
 
 
 def main() -> None:
@@ -136,13 +98,13 @@ def main() -> None:
                                          plan.packer.pack(1.0, 64))
     raw = statistics.median(prerecorded_submit_wait_us(ctx, ready, n) for _ in range(5))
     rows = [("raw Vulkan (pre-recorded, binding calls)", raw),
-            ("kernel sync (launch + synchronize)", _median_us(kernel_sync, n)),
-            ("kernel async (per launch)", _median_us(kernel_async, n)),
-            ("kernel sync, a new scalar each launch", _median_us(kernel_sync_varying, n)),
-            ("kernel async, a new scalar each launch", _median_us(kernel_async_varying, n)),
-            ("kernel async inside ctx.batched()", _median_us(kernel_batched, n)),
-            ("glsl_kernel sync", _median_us(glsl_sync, n))]
-    rows += _cupy_rows(n)
+            ("kernel sync (launch + synchronize)", per_launch_us(kernel_sync, n)),
+            ("kernel async (per launch)", per_launch_us(kernel_async, n)),
+            ("kernel sync, a new scalar each launch", per_launch_us(kernel_sync_varying, n)),
+            ("kernel async, a new scalar each launch", per_launch_us(kernel_async_varying, n)),
+            ("kernel async inside ctx.batched()", per_launch_us(kernel_batched, n)),
+            ("glsl_kernel sync", per_launch_us(glsl_sync, n))]
+    rows += cupy_launch_rows(n)
     expected = x.numpy()[0]
     assert expected > 0 and np.all(x.numpy() == expected), "launches lost updates"
     print(f"launch overhead on {ctx.name} ({ctx.info.driver_info or ctx.info.driver}), "

@@ -23,14 +23,7 @@ import numpy as np
 
 import vkpersist as vkp
 from _device import selector                       # benchmarks/_device.py
-from programs import _cupy                   # benchmarks/programs.py
-from reductions import _median_us          # benchmarks/reductions.py
-
-
-def _median_ms(fn, sync, repeats: int, warm_s: float = 0.3) -> float:
-    """The median of `repeats` calls of fn followed by sync, in ms (reductions.py's timer),
-    after `warm_s` of calls (the GPU's clocks)."""
-    return _median_us(lambda: (fn(), sync()), repeats, warm_s) / 1e3
+from _common import cupy_or_none, median_ms   # benchmarks/_common.py
 
 
 def cases(n: int, rng):
@@ -85,7 +78,7 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", default=None)
     args = parser.parse_args()
     ctx = vkp.Context(selector(args.device))
-    cp = _cupy()
+    cp = cupy_or_none()
     rng = np.random.default_rng(0)
     print(f"device: {ctx.info.name}; size {args.size}; medians of {args.repeats} in ms")
     print(f"{'row':<10} {'numpy':>9} {'vkpersist':>10} {'cupy':>9} {'vkp/cupy':>9}")
@@ -95,12 +88,12 @@ def main() -> None:
         want = fn(np, *inputs)
         dev = [ctx.asarray(v) for v in inputs]
         _check(name, fn(np, *dev), want, tol)
-        t_np = _median_ms(lambda: fn(np, *inputs), lambda: None, args.repeats, warm_s=0)
-        t_vk = _median_ms(lambda: fn(np, *dev), ctx.synchronize, args.repeats)
+        t_np = median_ms(lambda: fn(np, *inputs), lambda: None, args.repeats, warm_s=0)
+        t_vk = median_ms(lambda: fn(np, *dev), ctx.synchronize, args.repeats)
         line = f"{name:<10} {t_np:>9.2f} {t_vk:>10.2f}"
         if cp is not None:
             cin = [cp.asarray(v) for v in inputs]
-            t_cp = _median_ms(lambda: fn(cp, *cin), cp.cuda.Device().synchronize, args.repeats)
+            t_cp = median_ms(lambda: fn(cp, *cin), cp.cuda.Device().synchronize, args.repeats)
             line += f" {t_cp:>9.2f} {t_vk / t_cp:>8.2f}x"
         print(line, flush=True)
 

@@ -58,6 +58,7 @@ import numpy as np
 
 import vkpersist as vkp
 from _device import selector                       # benchmarks/_device.py
+from _common import cupy_or_none                   # benchmarks/_common.py
 
 ALPHA = 0.1
 
@@ -311,17 +312,6 @@ extern "C" __global__ void persistent_fused(float* a, float* b, float alpha, int
 """
 
 
-def _cupy():
-    """CuPy when it and a CUDA device are present, else None."""
-    try:
-        import cupy as cp
-        if cp.cuda.runtime.getDeviceCount() == 0:
-            return None
-    except Exception:
-        return None
-    return cp
-
-
 def bench_cuda_graph(cp, n, init, seconds, fused=False):
     """(steps/s, state after 100 steps) of the stencil as 100 steps of kernels in a graph:
     two sweep kernels a step, or with `fused` one two_sweeps kernel (a and b ping-ponged,
@@ -469,7 +459,7 @@ def main() -> None:
                     help="which rows to measure (default: all)")
     args = ap.parse_args()
     ctx = vkp.Context(selector(args.device))
-    cp = _cupy()
+    cp = cupy_or_none()
     print(f"device: {ctx.info.name}")
     default = ctx.target
     if "floor" in args.rows:

@@ -17,30 +17,12 @@ from __future__ import annotations
 
 import argparse
 import math
-import statistics
-import time
 
 import numpy as np
 
 import vkpersist as vkp
 from _device import selector                  # benchmarks/_device.py
-from programs import _cupy                   # benchmarks/programs.py
-
-
-def _median_us(fn, repeats: int, warm_s: float = 0.0) -> float:
-    """The median of `repeats` timed calls after a warm-up call (it compiles and
-    allocates) and, with `warm_s`, calls for that long first (a GPU starting from idle
-    clocks ran the first row of numpy_functions.py 3x slow: sort 26-28 ms, 5.6 ms warm)."""
-    fn()
-    end = time.perf_counter() + warm_s
-    while time.perf_counter() < end:
-        fn()
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times) * 1e6
+from _common import cupy_or_none, median_us  # benchmarks/_common.py
 
 
 def _check(name, got, x, exact):
@@ -58,21 +40,21 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=20)
     args = parser.parse_args()
     ctx = vkp.Context(selector(args.device))
-    cupy = _cupy()
+    cupy = cupy_or_none()
     print(f"device: {ctx.info.name}; cupy: {'yes' if cupy else 'no'}; "
           f"median of {args.repeats} calls, µs")
     print(f"{'n':>12} {'row':<10} {'µs':>10} {'GB/s':>8} {'vs numpy':>9} {'vs cupy':>8}")
     for n in (int(float(s)) for s in args.sizes.split(",")):
         x = np.random.default_rng(1).random(n, dtype=np.float32)
         exact = float(np.sum(x, dtype=np.float64))
-        rows = {"numpy": _median_us(lambda: np.sum(x), args.repeats)}
+        rows = {"numpy": median_us(lambda: np.sum(x), args.repeats)}
         _check("numpy", np.sum(x), x, exact)
         dx = ctx.asarray(x)
 
         def device_sum():
             vkp.sum(dx)
             ctx.synchronize()
-        rows["vkpersist"] = _median_us(device_sum, args.repeats)
+        rows["vkpersist"] = median_us(device_sum, args.repeats)
         _check("vkpersist", vkp.sum(dx), x, exact)
         if cupy is not None:
             cx = cupy.asarray(x)
@@ -80,7 +62,7 @@ def main() -> None:
             def cupy_sum():
                 cupy.sum(cx)
                 cupy.cuda.Device().synchronize()
-            rows["cupy"] = _median_us(cupy_sum, args.repeats)
+            rows["cupy"] = median_us(cupy_sum, args.repeats)
             _check("cupy", cupy.sum(cx).get(), x, exact)
         for name, us in rows.items():
             vs_cupy = f"{us / rows['cupy']:.2f}x" if "cupy" in rows else "-"

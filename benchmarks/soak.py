@@ -1,7 +1,7 @@
 """Soak: a persistent program steered for a long time, every frame and every acknowledgement
 checked, host and device memory watched.
 
-    python benchmarks/soak.py --minutes 30           # the record in docs/benchmarks.md
+    python benchmarks/soak.py --minutes 30           # the record in docs/measurements-log.md
 
 The program updates a field every step and emits one frame per step holding the control
 `gain` in effect and the step number. A trio task sends a new gain every 10 ms; each

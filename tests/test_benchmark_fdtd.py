@@ -1,5 +1,5 @@
 """benchmarks/fdtd.py --glsl, the hand-written GLSL kernel of the fused FDTD update
-(benchmarks/fdtd_glsl.py) that docs/benchmarks.md measures the megakernel against: it must
+(benchmarks/fdtd_glsl.py) that docs/measurements-log.md measures the megakernel against: it must
 compute what the megakernel computes, bit for bit, or its speed says nothing."""
 import pathlib
 import subprocess

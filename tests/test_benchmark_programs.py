@@ -1,4 +1,4 @@
-"""benchmarks/programs.py's shift row, which docs/benchmarks.md cites as the ceiling of a step
+"""benchmarks/programs.py's shift row, which docs/measurements-log.md cites as the ceiling of a step
 with one grid barrier: its program must do what the row says (each cell one neighbour's
 value a step, zero at the k = 0 face), in both modes, and the row must run from the command
 line."""

@@ -59,7 +59,7 @@ def test_the_memory_model_shape_is_what_is_generated(ctx, monkeypatch):
     """GPUs with the Vulkan memory model get a megakernel whose written arrays are
     `nonprivate` (their loads may use L1) and whose grid barriers make those writes
     available and visible; lavapipe (no usable memory model) keeps `coherent` arrays. The
-    text is checked here and compiled by glslang; the H200 runs it (docs/benchmarks.md)."""
+    text is checked here and compiled by glslang; the H200 runs it (docs/measurements-log.md)."""
     gpu = dataclasses.replace(ctx.info, driver_id=4, memory_model=True)  # NVIDIA's id
     monkeypatch.setattr(ctx, "target", dataclasses.replace(Target.for_device(gpu),
                                                            grid_barrier="fence"))

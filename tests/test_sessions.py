@@ -2,7 +2,7 @@
 device, memsock policies decide what a slow consumer costs, errors on either side end the
 session cleanly, rendering off the event loop, progress numbers, occupancy reports.
 
-The mechanism is checked, not a speed ratio (benchmarks/slow_consumer.py measures that):
+The mechanism is checked, not a speed ratio (benchmarks/probes/slow_consumer.py measures that):
 the driver completes epochs while the body blocks the event loop."""
 import dataclasses
 import os

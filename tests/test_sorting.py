@@ -123,7 +123,7 @@ def test_the_radix_sort_carries_across_scan_segments(ctx):
 
 
 def test_the_radix_sort_launched_one_kernel_at_a_time_reports_each(ctx):
-    """`sort_row(..., after=)` (benchmarks/sort_breakdown.py's hook) submits the kernels
+    """`sort_row(..., after=)` (benchmarks/probes/sort_breakdown.py's hook) submits the kernels
     one by one, calling `after` with each kernel's name in launch order, and sorts the
     same."""
     from vkpersist._sorting import radix
@@ -139,7 +139,7 @@ def test_the_radix_sort_launched_one_kernel_at_a_time_reports_each(ctx):
 def test_a_repeated_radix_sort_allocates_nothing(ctx, monkeypatch):
     """A long np.sort takes five buffers of its row's size (keys and indices twice, the
     values); the buffer pool kept four of a size, so every call allocated the fifth anew
-    (on an H100 a 2**24 float32 sort took 8.6 ms against argsort's 5.6, docs/benchmarks.md).
+    (on an H100 a 2**24 float32 sort took 8.6 ms against argsort's 5.6, docs/measurements-log.md).
     From its second call on, a sort (and an argsort) creates no buffer."""
     from vkpersist._sorting import radix as _radix_sort
     from vkpersist.vk import buffer

@@ -1,11 +1,11 @@
-"""benchmarks/target_ab.py, the A/B of device-target knobs that docs/benchmarks.md cites:
+"""benchmarks/probes/target_ab.py, the A/B of device-target knobs that docs/measurements-log.md cites:
 it runs both targets on the device under test and reports whether their states agree bit
 for bit, and it names the valid knobs when given another."""
 import pathlib
 import subprocess
 import sys
 
-SCRIPT = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "target_ab.py"
+SCRIPT = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "probes" / "target_ab.py"
 
 
 def _run(*args, timeout=240):

@@ -51,6 +51,41 @@ BENCHMARKS = {
 }
 SCRIPTS = {"fdtd-monitors": "fdtd"}
 
+# name -> (what its headline rows are, what the ratios of its output are against): the
+# page's "What the figures are" table, beside each benchmark's command; every benchmark of
+# BENCHMARKS has one (benchmarks/README.md describes every benchmark).
+ABOUT = {
+    "programs": ("steps/s of a 3-d heat stencil (two Jacobi sweeps a step) at n³: persistent "
+                 "(one megakernel), launch (recorded batches), fused (both sweeps in one "
+                 "stage a step), cuda graph (the same stencil in CuPy, 100 steps a graph)",
+                 "the cuda graph row (issue 21's target: persistent passes it); the output's "
+                 "`vs loop` is against the Python loop, a row not run here"),
+    "fdtd": ("Mcells/s (cells x steps / s) of examples/fdtd3d's Yee update fused into one "
+             "stage a step, at n³: persistent fused, launch fused, cupy graph (the same "
+             "update as CuPy RawKernels, 100 steps a graph)",
+             "`vs cupy`: the same update as CuPy RawKernels launched from Python; the "
+             "traffic floor row bounds any scheme"),
+    "fdtd-monitors": ("Mcells/s of that update at 256³ run as a session (frames streamed to "
+                      "the host): alone, with each monitor (a probe, two slices, the hot "
+                      "cells, a DFT plane) and with all",
+                      "the session row (what the monitors cost); `vs cupy` as for fdtd"),
+    "channels": ("a ControlBuffer round trip host -> running kernel -> host (median µs); "
+                 "MemSock frames/s of 4 KiB and 4 MiB frames from per-launch kernels and "
+                 "from a persistent program, and GB/s of the 4 MiB ones",
+                 "no ratio: the targets in benchmarks/channels.py's docstring"),
+    "launch_overhead": ("µs per launch of a one-workgroup kernel: synchronised, "
+                        "asynchronous, with a new scalar each launch, batched, glsl_kernel, "
+                        "and a CuPy RawKernel",
+                        "`vs raw`: a pre-recorded command buffer submitted and waited for "
+                        "through the Vulkan binding (the raw Vulkan row)"),
+    "reductions": ("µs of `vkp.sum` of n float32 on a resident device array, and of "
+                   "`cupy.sum`", "`vs numpy`: `np.sum` on the CPU; `vs cupy`: `cupy.sum`"),
+    "arrays": ("ms of y = sin(x) + exp(x) on n float32: vkp fused (one kernel), vkp "
+               "unfused (three launches), cupy, cupy fused (`cp.fuse`)",
+               "`vs copy`: a vec4 GLSL copy kernel x -> y, the device's copy bandwidth; "
+               "`vs cupy`: CuPy's `cp.sin(x) + cp.exp(x)`"),
+}
+
 # The figures kept from each output: (pattern, figure's name template, unit). A figure is
 # "higher is better" unless its unit is a time.
 _NUM = r"([\d,]+(?:\.\d+)?)"
@@ -144,7 +179,7 @@ def benchmark(name: str, left: float) -> dict:
     args, timeout = BENCHMARKS[name]
     script = f"benchmarks/{SCRIPTS.get(name, name)}.py"
     status, out, seconds = run([sys.executable, script, *args], min(timeout, left))
-    return {"command": " ".join(["python", script, *args]), "status": status,
+    return {"command": script_command(name), "status": status,
             "seconds": seconds, "output": out, "figures": figures(name, out)}
 
 
@@ -189,14 +224,37 @@ def _fmt(value: float) -> str:
     return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.4g}"
 
 
+def script_command(name: str) -> str:
+    """The command line of benchmark `name`, as the gate runs it."""
+    return " ".join(["python", f"benchmarks/{SCRIPTS.get(name, name)}.py",
+                     *BENCHMARKS[name][0]])
+
+
+def about(names) -> list[str]:
+    """The page's explanation of the figures of benchmarks `names`: no figures in it."""
+    lines = ["## What the figures are", "",
+             "Each headline row is one figure a benchmark printed in this run on this device "
+             "(steps/s, Mcells/s, frames/s, GB/s: higher is better; µs, ms: lower is better). "
+             "The ratios are in each benchmark's output below, its `vs` columns, against a "
+             "baseline measured in the same run. [benchmarks/README.md]"
+             "(../benchmarks/README.md) describes every benchmark.", "",
+             "| benchmark | its rows | command | ratios against |", "|---|---|---|---|"]
+    for name in names:
+        rows, baseline = ABOUT[name]
+        lines.append(f"| {name} | {rows} | `{script_command(name)}` | {baseline} |")
+    return lines + [""]
+
+
 def page(device: str, when: str, rev: str, tests: dict | None, benches: dict,
          command: str) -> str:
     lines = ["# Performance: the current figures", "",
              "Written by the GPU gate (`tools/gpu_check.py`, DEVELOPERS.md) on the GPU machine; "
              "not edited by hand. Each figure is from one run; the history of every "
-             "measurement, with the reasons behind the choices, is docs/benchmarks.md.", "",
+             "measurement, with the reasons behind the choices, is the "
+             "[measurements log](measurements-log.md).", "",
              f"- device: {device}", f"- date: {when}", f"- commit: {rev}",
              f"- command: `{command}`", ""]
+    lines += about(benches)
     if tests is not None:
         lines += ["## Test suite", "", _suite_summary(tests), ""]
         lines += [f"- failed: `{name}`" for name in tests["failed"]]

@@ -10,7 +10,7 @@
 #   sed "s#LVPDIR#$L#" $L/lvp_icd.json > $L/icd.json
 #   NV=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 #   export LD_LIBRARY_PATH=$L/lib VK_DRIVER_FILES=$NV:$L/icd.json
-# Used for benchmarks/pipeline.py --producer dgpu --consumer llvmpipe (docs/benchmarks.md).
+# Used for benchmarks/pipeline.py --producer dgpu --consumer llvmpipe (docs/measurements-log.md).
 set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
 lvp=/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so

@@ -30,7 +30,7 @@ class CPML:
     2 cells from a 10-cell layer, worst probe 3e-5 of the peak; κ_max = 5 gave 3e-4 and
     κ_max = 15 gave 3e-2 there, α made no difference). κ shortens the wavelength in the
     layer κ-fold, so it pays only where waves are resolved by many more cells than
-    κ_max (benchmarks/fdtd_cpml_kappa.py)."""
+    κ_max (benchmarks/probes/fdtd_cpml_kappa.py)."""
     cells: int = 10
     order: float = 3.0
     sigma_factor: float = 0.75

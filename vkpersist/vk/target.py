@@ -4,7 +4,9 @@ probes that asks which driver a device runs. Tests and benchmarks that want anot
 construct one (`dataclasses.replace(ctx.target, steps_ahead=2)`) rather than patching
 constants. Pure data: importing it loads no Vulkan binding.
 
-The choices, and the measurements behind them (VULKAN_FACTS.md, docs/benchmarks.md):
+Each choice, its reason and one measurement (VULKAN_FACTS.md; their history, dated, is
+docs/measurements-log.md, "Device target knobs (from vk/target.py)";
+benchmarks/probes/target_ab.py runs any knob changed against the default):
 
 - memory_model: control words and the megakernel's barriers use the Vulkan memory model's
   scoped atomics and availability/visibility where the device has it, except on lavapipe
@@ -26,35 +28,24 @@ The choices, and the measurements behind them (VULKAN_FACTS.md, docs/benchmarks.
   the driver to keep (SignedZeroInfNanPreserve, vk/spirv.py), where the device offers it.
 - exact_division: whether the device's float32 `/` and sqrt are correctly rounded, as
   Python, NumPy and CUDA's defaults are; where not, the kernel language corrects them by
-  the exact residual (lang/_mathglsl.py: div_rn, sqrt_rn). Vulkan allows 2.5 ulp; measured
-  on the H200 (580.159.04) 30 % of random float32 quotients and 17 % of square roots
-  are off by an ulp, float64 ones none (benchmarks/float_semantics.py). lavapipe's (LLVM's)
-  are correctly rounded, and its `precise` fma is not fused, which the correction
-  needs: 11 % of quotients came out wrong with it there. Other drivers get the correction.
+  the exact residual (lang/_mathglsl.py: div_rn, sqrt_rn). Vulkan allows 2.5 ulp: on the
+  H200 (580.159.04) 30 % of random float32 quotients are off by an ulp
+  (benchmarks/probes/float_semantics.py). lavapipe's (LLVM's) are correctly rounded, and
+  its `precise` fma is not fused, which the correction needs; other drivers get it.
 - grid_barrier: how the megakernel's grid barriers order memory under the Vulkan memory
   model. "fence": every invocation's workgroup barrier makes the arrays' writes available
   at device scope, invocation 0 arrives with a relaxed add; "release": the workgroup
   barrier makes them available to the workgroup only, and invocation 0's arrival is a
-  release add at device scope (CUDA's __syncthreads + red.release.gpu; natively worth
-  5-15 %, VULKAN_FACTS.md §11). The polls end in an acquire fence in both. "release" on
-  every device: on the H200 (benchmarks/programs.py --barriers, two runs) the stencil made
-  268k / 152k / 41k steps/s at 32³ / 64³ / 128³ against 234k / 127k / 38k with "fence",
-  the step floor 1.58 / 2.67 µs against 1.79 / 3.40 (one / two stages), bit-identical.
-  (lavapipe has no usable memory model: neither applies there.)
-- spin_unroll: polls per spin-loop iteration: 1 on GPUs; 16 under the loop guard, which
-  counts iterations, not time (a poll costs ~23 ns on lavapipe, so 16 make an iteration of
-  ~0.4 µs). A waiter's iterations no longer threaten the limit (every grid barrier keeps
-  lavapipe's loop budget: scheduler/_budget.py), only end epochs sooner under load, while
-  each poll of every inlined barrier costs the driver's compiler: on 2 cores (2026-12-07,
-  Mesa shader cache off) the `combo` test program's megakernel took 13.2 s to build with
-  64 polls, 6.1 s with 32, 3.4 s with 16 (the FDTD megakernel ~40 s with 64), and with 2
-  workgroups the 8³ two-stage stencil ran 10.2k / 12.8k / 17.8k steps/s, D2Q9 at 129²
-  512 / 677 / 648 (medians of 3: a barrier that completes is left up to a whole
-  iteration later). On an H100 (2026-12-06, two rounds in one call, steps/s at 32³ /
-  64³ / 128³) 8 polls made 262k / 160k / 42k and 258k / 159k / 42k, one poll 270k /
-  162k / 42k twice; the step floor 1.56-1.61 / 3.00 µs against 1.49 / 2.85 (one / two
-  stages; benchmarks/barrier_floor.py: -0.04 to -0.09 µs a barrier at 65 to 257
-  workgroups).
+  release add at device scope (CUDA's __syncthreads + red.release.gpu). The polls end in
+  an acquire fence in both. "release" on every device: on the H200 the stencil made 268k
+  steps/s at 32³ against 234k with "fence" (benchmarks/programs.py --barriers),
+  bit-identical. (lavapipe has no usable memory model: neither applies there.)
+- spin_unroll: polls per spin-loop iteration: 1 on GPUs (8 gained nothing on an H100); 16
+  under the loop guard, which counts iterations, not time (a poll costs ~23 ns on
+  lavapipe, so 16 make an iteration of ~0.4 µs; every grid barrier keeps the loop budget,
+  so a waiter's iterations only end epochs sooner under load). No more, because each poll
+  of every inlined barrier costs the driver's compiler: on 2 cores the `combo` test
+  program's megakernel took 13.2 s to build with 64 polls, 3.4 s with 16 (2026-12-07).
 - loop_budget: under the loop guard, the loop iterations an invocation of the megakernel
   may reach before its epoch ends (scheduler/_budget.py: every grid barrier keeps to it,
   waits included): LOOP_BUDGET, 1,000 below the guard's report and 1,535 below lavapipe's
@@ -63,20 +54,15 @@ The choices, and the measurements behind them (VULKAN_FACTS.md, docs/benchmarks.
 - readonly_alias: the megakernel loads an array it also writes through a second block
   declared `readonly` on the same binding, where no store to that array can have happened
   since the last grid barrier (scheduler/_plan.py: place_cached_reads). On NVIDIA a
-  written buffer's loads skip the L1 cache whatever its qualifiers (nonprivate, plain and
-  restrict alike), and a readonly block's are cached: on an H100 (2026-12-06,
-  benchmarks/sweep_loads.py) the hand-written stencil's sweeps alone ran 47k -> 96k
-  steps/s at 128³ (CUDA's plain loads: 62k); benchmarks/programs.py, old and new in one
-  call: the megakernel's stencil 273k / 164k / 41.9k -> 317k / 197k / 72.1k steps/s at
-  32³ / 64³ / 128³ (0.88x / 0.93x / 1.58x the CUDA graph), bit-identical; the FDTD step
-  unchanged (barrier-bound at 32³-64³, memory-bound beyond). The cached path does not see
-  the invocation's own earlier stores (a stage that stored a[i] and loaded it back read
-  the old value: tests/test_cached_loads.py holds that program), hence the rule; loads
-  after a grid barrier saw every store. NVIDIA's driver only (driver_id 4): elsewhere not
-  measured. The two blocks are declared Aliased (vk/spirv.py `annotate`): SPIR-V lets a
-  driver assume that two variables never alias unless they say so, and without it
-  NVIDIA's (580.159, H100) loaded the readonly block's value from before the invocation's
-  own store through the other, across a barrier (tests/test_spirv_opt.py).
+  written buffer's loads skip the L1 cache whatever its qualifiers, and a readonly
+  block's are cached: the megakernel's stencil went from 41.9k to 72.1k steps/s at 128³
+  (H100, 2026-12-06, benchmarks/programs.py), bit-identical. The cached path does not see
+  the invocation's own earlier stores (tests/test_cached_loads.py), hence the rule.
+  NVIDIA's driver only (driver_id 4): elsewhere not measured. The two blocks are declared
+  Aliased (vk/spirv.py `annotate`): SPIR-V lets a driver assume that two variables never
+  alias unless they say so, and without it NVIDIA's (580.159, H100) loaded the readonly
+  block's value from before the invocation's own store through the other, across a
+  barrier (tests/test_spirv_opt.py).
 - float_as_written: every float operation of the code the language generates is
   decorated NoContraction (GLSL's `precise`): evaluated as written, never fused into an
   fma or reassociated. Vulkan lets a driver do both where the decoration is missing, and
@@ -90,52 +76,32 @@ The choices, and the measurements behind them (VULKAN_FACTS.md, docs/benchmarks.
   instead of one each per radix-2 pass: 11 for the rows of 2048 that Bluestein's n = 1000
   takes), longer rows in passes of radix up to 256, and Bluestein lengths whose padded
   rows fit as one kernel. Not on lavapipe, where the radix-2 passes spread over both
-  cores and the shared kernels' barriers cost more (2 cores, 2026-12-06, complex64,
-  radix-2 against shared): 2**20: 312 against 530 ms; 16 rows of 2**16: 254 against
-  394; 65 rows of 1000: 50 against 59; 64 rows of 1024: 15 against 15. On an H100:
-  1.0-1.1 ms for 16,777 rows of 2048 complex64, where the 11 passes move 6 GB.
+  cores and the shared kernels' barriers cost more (2**20 complex64 on 2 cores,
+  2026-12-06: 312 ms in radix-2 passes against 530 in the shared kernels).
 - ordered_from: a domain stage of at least this many indices, the step's only one, takes
   its indices in chunks of a workgroup, in order, from an atomic counter, instead of a
-  fixed grid stride (scheduler/_plan.py, `place_ordered`); 0: never.
-  Over the hundreds of indices each invocation takes a step on a large grid, a grid-stride loop
-  lets workgroups drift apart, and the window of planes a stencil stage reads spreads out
-  of L2; handed out in order, they sweep the grid together, as a launch's workgroups do.
-  On an H200 (2026-12-06, scratch A/B in one call, the fused FDTD update,
-  bit-identical): 39,098 -> 48,036 Mcells/s at 384³ and 30,737 -> 48,007 at 512³, where
-  its launch mode made 42,137 and 41,632 (on an H100 the strided megakernel had fallen to
-  0.80x / 0.59x the CUDA graph there, from 0.97x at 320³); on an H100 (2026-12-06,
-  benchmarks/target_ab.py ordered_from=0) 43.8k / 43.4k against 37.6k / 33.3k at 288³ /
-  320³ (launch mode 37.2k / 38.4k). NVIDIA only, from 24 million indices (~288³, where the
-  strided megakernel began to fall behind), and only where the step has one stage that
-  large: the two-stage heat stencil at 320³ lost in order (3,307 against 4,580 steps/s,
-  H100: the workgroup barriers around each grab; eight chunks a grab made it 0.97x of the
-  stride and the fused FDTD 0.78x; the fused stencil: the same either way). Below: forced
-  on at 32³ the stencil ran 0.66x (two-stage) and 0.77x (fused) of the stride (H100): the
-  counter's round trip per workgroup of indices costs more than the order gains on small
-  grids.
+  fixed grid stride (scheduler/_plan.py, `place_ordered`); 0: never. Over the hundreds of
+  indices each invocation takes a step on a large grid, a grid-stride loop lets workgroups
+  drift apart, and the window of planes a stencil stage reads spreads out of L2; handed
+  out in order, they sweep the grid together, as a launch's workgroups do: the fused FDTD
+  update went from 30,737 to 48,007 Mcells/s at 512³ (H200, 2026-12-06), bit-identical.
+  NVIDIA only, from 24 million indices (~288³, where the strided megakernel began to fall
+  behind), and only where the step has one stage that large (the two-stage stencil lost
+  in order: the workgroup barriers around each grab); on small grids the counter's round
+  trip per workgroup of indices costs more than the order gains.
 - spirv_opt: the spirv-opt passes (SPIRV_OPT_PASSES) the megakernel's SPIR-V goes through
   before the driver: "inline-cse" inlines every function, promotes variables to SSA,
   propagates constants and eliminates common subexpressions. Not simplify-instructions
   (nor -O, which runs it): it rewrites float arithmetic ((x * 3) * 5 -> x * 15), and the
-  states must stay bit-identical to the fallback's. On an H100 (2026-12-07,
-  benchmarks/target_ab.py spirv_opt=none, 4 rounds, best, two calls) the fused FDTD
-  update made 7,994 / 7,931 against 7,389 / 7,389 Mcells/s at 32³ (1.05x / 1.04x the CUDA
-  graph, from 0.97x), 0.99-1.01x as much at 64³, 0.99x at 128³; the stencils 0.99-1.01x.
-  The driver's code for the generated stage was what lagged: lifted into a hand-written
-  persistent loop it ran 4.4 µs a step against 3.7-3.9 for the update written by hand
-  (benchmarks/fdtd_glsl.py), and the hand-written stage with each neighbour's index
-  recomputed from (i, j, k), as the generated code does, lost 0.5 µs (H100, scratch A/B,
-  docs/benchmarks.md). -O (not offered: it rewrites floats): 1.08x at 32³, 0.95x / 0.93x
-  at 64³ / 128³. The FDTD megakernel's SPIR-V is byte for byte the same under the list
-  measured (with wrap-opkill, scalar replacement unbounded) and the one kept. On every
-  device, lavapipe included, so that CI runs the path: spirv-opt takes ~0.1 s a
-  megakernel there (58 in tests/test_programs.py and two more files: 5.5 of 37 s).
+  states must stay bit-identical to the fallback's. With it the fused FDTD update made
+  7,994 Mcells/s at 32³ against 7,389 without (1.05x the CUDA graph, from 0.97x; H100,
+  2026-12-07). On every device, lavapipe included, so that CI runs the path: spirv-opt
+  takes ~0.1 s a megakernel there.
 - solve_group_max: np.linalg.solve/inv/det factor and solve matrices up to this size with
-  one workgroup each, barriers instead of ~6 launches a column (a 256 x 256 solve was
-  ~1,500 launches, 31.6 ms on an H100 against CuPy's 0.69). 0 on lavapipe, where one
-  workgroup is one CPU thread and its barriers are dear: 252 against 170 ms at 256,
-  699 against 24 ms for 2,000 matrices of 8 (2026-12-05). On an H100 the 256 x 256 solve
-  takes 6.6 ms with it, 31.6 without (CuPy 0.65; benchmarks/numpy_functions.py).
+  one workgroup each, barriers instead of ~6 launches a column: a 256 x 256 solve takes
+  6.6 ms with it, 31.6 without (H100, CuPy 0.65; benchmarks/numpy_functions.py). 0 on
+  lavapipe, where one workgroup is one CPU thread and its barriers are dear (252 against
+  170 ms at 256, 2026-12-05).
 """
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ test's layer (10 cells, cubic grading, σ_max = 0.75σ_opt, α_max = 0.05 S/m), 
 (1 mm), time step (0.99 of the 3-D limit) and Ricker source, probed 2 cells from the layer
 against a grid too long to reflect.
 
-    python benchmarks/fdtd_cpml_kappa.py
+    python benchmarks/probes/fdtd_cpml_kappa.py
 
 The real stretch κ shortens a wave's wavelength in the layer by κ: a Ricker pulse has
 content up to ~3x its frequency, ~7 cells per wavelength at 15 GHz, and κ = 15 leaves

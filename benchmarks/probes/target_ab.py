@@ -2,7 +2,7 @@
 size run with the device's own target (vkpersist.vk.target.Target) and with the knobs
 changed, alternating in one process so that both see the same clocks and neighbours.
 
-    python benchmarks/target_ab.py ordered_from=1 [grid_barrier=fence ...] [shape=37x1024]
+    python benchmarks/probes/target_ab.py ordered_from=1 [grid_barrier=fence ...] [shape=37x1024]
         [--fdtd 32 64] [--updates fused split] [--stencil 32 64] [--stencils two-stage fused]
         [--groups G --local L] [--rounds 2] [--seconds 0.3] [--launch] [--graph]
 
@@ -22,15 +22,18 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import pathlib
 import sys
 
 import numpy as np
 
-import fdtd as F
-import programs as P
-import vkpersist as vkp
-from _device import selector
-from vkpersist.vk.target import Target
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))    # benchmarks/
+import fdtd as F                                   # noqa: E402  (benchmarks/fdtd.py)
+import programs as P                               # noqa: E402  (benchmarks/programs.py)
+import vkpersist as vkp                            # noqa: E402
+from _common import cupy_or_none                   # noqa: E402
+from _device import selector                       # noqa: E402
+from vkpersist.vk.target import Target             # noqa: E402
 
 STENCILS = {"two-stage": P.make_program, "fused": P.make_fused_program}
 TRUE, FALSE = ("1", "true", "on", "yes"), ("0", "false", "off", "no")
@@ -158,7 +161,7 @@ def main() -> None:
     args = ap.parse_args()
     change = dict(parse_knob(k) for k in args.knobs)
     ctx = vkp.Context(selector(args.device))
-    cp = P._cupy() if args.graph else None
+    cp = cupy_or_none() if args.graph else None
     if args.graph and cp is None:
         sys.exit("target_ab.py: --graph needs CuPy and a CUDA device; neither was found")
     default = ctx.target

@@ -1,7 +1,7 @@
 """The floor of a per-launch kernel: what one queue submission of a one-dispatch command
 buffer costs on the host and on the device, against the launch path and CuPy.
 
-    python3 benchmarks/submit_floor.py [--device SELECTOR] [--launches N]
+    python3 benchmarks/probes/submit_floor.py [--device SELECTOR] [--launches N]
 
 Issue 21's target 3 asks for asynchronous launches of <= 8 µs each. Every `k[g, l](...)`
 outside `ctx.batched()` is one vkQueueSubmit of a recorded command buffer that ends with
@@ -22,6 +22,8 @@ CuPy's RawKernel launch in the same process (launch_overhead.py's rows). Two rou
 from __future__ import annotations
 
 import argparse
+import pathlib
+import sys
 import time
 
 import numpy as np
@@ -29,8 +31,10 @@ import numpy as np
 import vkpersist as vkp
 from vkpersist.vk import _api, commands
 from vkpersist.vk._api import address, ffi, held, vk
-from _device import selector                  # benchmarks/_device.py
-from launch_overhead import _cupy_rows        # benchmarks/launch_overhead.py
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))    # benchmarks/
+from _device import selector                  # noqa: E402  (benchmarks/_device.py)
+from _common import cupy_launch_rows          # noqa: E402  (launch_overhead.py's CuPy rows)
 
 
 @vkp.kernel
@@ -291,7 +295,7 @@ def main() -> None:
     for rnd in range(2):
         for name, us in waited(ctx, dispatch, x, max(1, n // 2)).items():
             print(f"round {rnd} launch and wait, {name}: {us:.2f} us", flush=True)
-    for name, us in _cupy_rows(n):            # the same kernel launched through CuPy
+    for name, us in cupy_launch_rows(n):            # the same kernel launched through CuPy
         print(f"{name}: {us:.2f} us")
 
 

@@ -2,7 +2,7 @@
 an H100 (issue 47) without raising the megakernel's registers. One row a variant, each a
 session of benchmarks/fdtd.py's scene:
 
-    python benchmarks/fdtd_monitor_cost.py [N]      (default 256; run from the repository)
+    python benchmarks/probes/fdtd_monitor_cost.py [N]      (default 256; run from the repository)
 
 Rows: no monitor; the DFT plane across z (its loads 1 node apart along z, each in its own
 cache line) and across x (consecutive along z: coalesced); one frequency against two; the
@@ -15,8 +15,8 @@ from __future__ import annotations
 import pathlib
 import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))        # fdtd.py
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))    # examples/
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))    # benchmarks/: fdtd.py
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))    # examples/
 
 import numpy as np
 import vkpersist as vkp

@@ -2,7 +2,7 @@
 megakernel's participants: is the fallback faster on a CPU device (mode "auto" picks it
 there)?
 
-    python benchmarks/grayscott_modes.py [--size 256] [--seconds 3] [--repeat 5]
+    python benchmarks/probes/grayscott_modes.py [--size 256] [--seconds 3] [--repeat 5]
         [--device SELECTOR]
 
 examples/grayscott.py at `--size`², no frames, `prog.run` for about `--seconds` per run,
@@ -22,7 +22,8 @@ import sys
 import time
 import warnings
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))    # the root: examples/
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))    # benchmarks/
 
 import vkpersist as vkp                                     # noqa: E402
 from _device import selector                       # noqa: E402  (benchmarks/_device.py)

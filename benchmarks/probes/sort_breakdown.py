@@ -1,6 +1,6 @@
 """Where the radix sort's time goes: device time of each of its kernels, from timestamps.
 
-    python benchmarks/sort_breakdown.py [--device SELECTOR] [--size N] [--repeats R]
+    python benchmarks/probes/sort_breakdown.py [--device SELECTOR] [--size N] [--repeats R]
 
 `np.sort` / `np.argsort` of a 1-d float32 device array is vkpersist/_sorting/radix.py: a
 `prepare` kernel (keys from floats), eight 4-bit passes of `count` (per-tile digit
@@ -8,7 +8,7 @@ counts), `scan_segments` and `scan` (their exclusive prefix sums) and `scatter` 
 tile's keys to their sorted places), then `values` (floats from keys). Normally one
 submission; here each kernel is submitted alone with a timestamp after it, so each
 interval is that kernel's device time plus one submission's gap (~13 µs on an H100,
-benchmarks/submit_floor.py): subtract it in mind for the small kernels. Rows: the
+benchmarks/probes/submit_floor.py): subtract it in mind for the small kernels. Rows: the
 median over the repeats of each kernel's total per sort, its share, and the whole sort
 as one submission (and CuPy's, where present) for scale. Sorted results are checked
 against NumPy first. Defaults are quick on lavapipe; the GPU machine: --size 16777216.
@@ -17,16 +17,19 @@ from __future__ import annotations
 
 import argparse
 import collections
+import pathlib
 import statistics
+import sys
 
 import numpy as np
 
 import vkpersist as vkp
 from vkpersist._sorting import radix as _radix_sort
 from vkpersist.vk.timestamps import Timestamp, elapsed_ms
-from _device import selector                  # benchmarks/_device.py
-from numpy_functions import _median_ms        # benchmarks/numpy_functions.py
-from programs import _cupy                    # benchmarks/programs.py
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))    # benchmarks/
+from _device import selector                  # noqa: E402  (benchmarks/_device.py)
+from _common import cupy_or_none, median_ms   # noqa: E402  (benchmarks/_common.py)
 
 
 def breakdown(ctx, dx, indices: bool, repeats: int) -> dict[str, float]:
@@ -65,17 +68,17 @@ def main() -> None:
                          "radix sort (too short, or too little shared memory)")
     assert np.array_equal(np.sort(dx).numpy(), np.sort(x))
     assert np.array_equal(np.argsort(dx).numpy(), np.argsort(x, kind="stable"))
-    cp = _cupy()
+    cp = cupy_or_none()
     print(f"device: {ctx.info.name}; {args.size:,} float32, medians of {args.repeats}")
     for name, indices, fn in (("sort", False, np.sort), ("argsort", True, np.argsort)):
         per = breakdown(ctx, dx, indices, args.repeats)
-        whole = _median_ms(lambda: fn(dx), ctx.synchronize, args.repeats)
+        whole = median_ms(lambda: fn(dx), ctx.synchronize, args.repeats)
         total = sum(per.values())
         line = (f"\n{name}: kernels one by one {total:.3f} ms, as one submission "
                 f"{whole:.3f} ms")
         if cp is not None:
             cx = cp.asarray(x)
-            theirs = _median_ms(lambda: getattr(cp, name)(cx),
+            theirs = median_ms(lambda: getattr(cp, name)(cx),
                                 cp.cuda.runtime.deviceSynchronize, args.repeats)
             line += f", CuPy {theirs:.3f} ms"
         print(line)

@@ -1,6 +1,6 @@
 """How a device rounds float32/float64 division and sqrt, raw and through vkpersist.
 
-    python benchmarks/float_semantics.py [--device SELECTOR] [-n N]
+    python benchmarks/probes/float_semantics.py [--device SELECTOR] [-n N]
 
 Rows (each against NumPy, bit for bit, on N random operands spread over 2**-60..2**60):
   device        the driver's own `/`, sqrt and 1/x (a GLSL shader, vkp.lowlevel)
@@ -14,11 +14,15 @@ vkpersist's rows on every device.
 from __future__ import annotations
 
 import argparse
+import pathlib
+import sys
 
 import numpy as np
 
 import vkpersist as vkp
-from _device import selector                       # benchmarks/_device.py
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))    # benchmarks/
+from _device import selector                       # noqa: E402  (benchmarks/_device.py)
 
 RAW = """#version 450
 layout(local_size_x = 64) in;

@@ -1,6 +1,6 @@
 """What one grid barrier costs: native CUDA, hand-written Vulkan, and the megakernel's step.
 
-    python benchmarks/barrier_floor.py [--device SELECTOR] [--groups 65 132 257]
+    python benchmarks/probes/barrier_floor.py [--device SELECTOR] [--groups 65 132 257]
                                        [--local 512] [--steps 20000] [--seconds 1]
                                        [--knobs] [--decompose]
 
@@ -45,82 +45,11 @@ import numpy as np
 import vkpersist as vkp
 from vkpersist import lowlevel
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))    # benchmarks/
 from _device import selector  # noqa: E402
-from programs import _cupy, bench_floor, cuda_resident_blocks  # noqa: E402
-
-SPIN_CAP = 1 << 22      # polls before a barrier gives up and counts a failure, after which
-                        # every later barrier gives up within 1,024 polls (no hang); the
-                        # loops run only where every workgroup is known to run at once
-LAVAPIPE_SPIN_CAP = 60000   # below the ~65,535 iterations after which lavapipe ends a loop
-
-# The grid barrier, VARIANT (VARIANTS below) of its ordering at scope SCOPE: grid_sync() for
-# a shader that declares the push constant `groups` (workgroups launched) and the buffer
-# `sched` (sched[32]: arrivals, sched[64]: barriers that gave up after SPIN_CAP polls), with
-# the Vulkan memory model. fdtd_glsl.py's hand-written FDTD kernel takes it too.
-GRID_SYNC_GLSL = r"""
-#define DEV SCOPE
-#define BUF gl_StorageSemanticsBuffer
-#define GROUP_ORDERED controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, BUF | gl_StorageSemanticsShared, gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible)
-#define GROUP_PLAIN controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, 0, 0)
-#define ADD_RELEASE atomicAdd(sched[32], 1u, DEV, BUF, gl_SemanticsRelease | gl_SemanticsMakeAvailable)
-#define ADD_RELAXED atomicAdd(sched[32], 1u, DEV, gl_StorageSemanticsNone, gl_SemanticsRelaxed)
-#define POLL_RELAXED atomicLoad(sched[32], DEV, gl_StorageSemanticsNone, gl_SemanticsRelaxed)
-#define ACQUIRE_FENCE memoryBarrier(DEV, BUF, gl_SemanticsAcquire | gl_SemanticsMakeVisible)
-#if VARIANT == 0        // the megakernel's: available/visible workgroup barriers, relaxed polls
-#define GROUP_BARRIER GROUP_ORDERED
-#define ARRIVE ADD_RELEASE
-#define POLL POLL_RELAXED
-#define AFTER ACQUIRE_FENCE
-#elif VARIANT == 1      // acquire loads in the polls (CUDA's ld.acquire.gpu), no fence after
-#define GROUP_BARRIER GROUP_ORDERED
-#define ARRIVE ADD_RELEASE
-#define POLL atomicLoad(sched[32], DEV, BUF, gl_SemanticsAcquire | gl_SemanticsMakeVisible)
-#define AFTER
-#elif VARIANT == 2      // plain execution barriers (no memory semantics on the group barrier)
-#define GROUP_BARRIER GROUP_PLAIN
-#define ARRIVE ADD_RELEASE
-#define POLL POLL_RELAXED
-#define AFTER ACQUIRE_FENCE
-#elif VARIANT == 3      // a release fence by invocation 0, then a relaxed add (same ordering)
-#define GROUP_BARRIER GROUP_ORDERED
-#define ARRIVE memoryBarrier(DEV, BUF, gl_SemanticsRelease | gl_SemanticsMakeAvailable); ADD_RELAXED
-#define POLL POLL_RELAXED
-#define AFTER ACQUIRE_FENCE
-#elif VARIANT == 4      // timing only, unordered: the arrival relaxed
-#define GROUP_BARRIER GROUP_ORDERED
-#define ARRIVE ADD_RELAXED
-#define POLL POLL_RELAXED
-#define AFTER ACQUIRE_FENCE
-#elif VARIANT == 5      // timing only, unordered: no acquire after the polls
-#define GROUP_BARRIER GROUP_ORDERED
-#define ARRIVE ADD_RELEASE
-#define POLL POLL_RELAXED
-#define AFTER
-#elif VARIANT == 6      // timing only, unordered: no memory ordering anywhere
-#define GROUP_BARRIER GROUP_PLAIN
-#define ARRIVE ADD_RELAXED
-#define POLL POLL_RELAXED
-#define AFTER
-#endif
-
-void grid_sync(inout uint target) {
-    GROUP_BARRIER;
-    if (gl_LocalInvocationIndex == 0u) {
-        ARRIVE;
-        target += groups;
-        uint spins = 0u;
-        while (true) {
-            if (POLL >= target || POLL >= target || POLL >= target || POLL >= target) break;
-            spins += 1u;
-            if (spins > SPIN_CAP) { atomicAdd(sched[64], 1u); break; }
-            if ((spins & 1023u) == 0u && sched[64] != 0u) break;   // one gave up: all go
-        }
-        AFTER;
-    }
-    GROUP_BARRIER;
-}
-"""
+from _common import (GRID_SYNC_GLSL, LAVAPIPE_SPIN_CAP, SPIN_CAP,  # noqa: E402
+                     cupy_or_none)
+from programs import bench_floor, cuda_resident_blocks  # noqa: E402
 
 GLSL = r"""
 #version 450
@@ -313,7 +242,7 @@ def main() -> None:
     groups = args.groups or ([1] if at_once else [65, 132, 257])
     local = args.local or (64 if at_once else 512)
     steps = args.steps or 20000
-    cp = _cupy()
+    cp = cupy_or_none()
     print(f"device: {ctx.info.name}; {local} invocations per workgroup, {steps} barriers "
           "per timed loop")
     print(f"{'groups':>6}  {'row':<50} {'µs/barrier':>10}")

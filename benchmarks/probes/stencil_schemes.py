@@ -1,6 +1,6 @@
 """The megakernel's stencil against the same scheme written by hand, in CUDA and in GLSL.
 
-    python benchmarks/stencil_schemes.py [--device SELECTOR] [--sizes 32 64 128]
+    python benchmarks/probes/stencil_schemes.py [--device SELECTOR] [--sizes 32 64 128]
                                          [--seconds 1]
 
 benchmarks/programs.py's two-sweep 7-point stencil (same arithmetic, same order of
@@ -39,9 +39,10 @@ import numpy as np
 import vkpersist as vkp
 from vkpersist import lowlevel
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))    # benchmarks/
 from _device import selector  # noqa: E402
-from programs import (ALPHA, _cupy, bench_cuda_graph, bench_floor,  # noqa: E402
+from _common import cupy_or_none  # noqa: E402
+from programs import (ALPHA, bench_cuda_graph, bench_floor,  # noqa: E402
                       bench_program, cuda_resident_blocks)
 
 LOCAL = 512
@@ -53,7 +54,7 @@ SCHEMES = [("grid", "grid", 1), ("neighbour", "grid", 1), ("neighbour", "neighbo
            ("none", "none", 1), ("grid", "grid", 4), ("none", "none", 4)]   # unroll 1 / 4
 
 CUDA = r"""
-// the state's loads (-DLOADS=, benchmarks/sweep_loads.py): 0 plain (through L1), 1 __ldcg
+// the state's loads (-DLOADS=, benchmarks/probes/sweep_loads.py): 0 plain (through L1), 1 __ldcg
 // (L2 only), 2 ld.relaxed.gpu (coherent at device scope)
 #if LOADS == 1
 #define LD(p, i) __ldcg((p) + (i))
@@ -322,7 +323,7 @@ def glsl_rows(ctx, n, init, groups, reach, seconds, schemes=SCHEMES,
 
 def setup(doc: str, script: str, width: int):
     """(args, ctx, CuPy, SMs) of a benchmark comparing hand-written shaders with CUDA (this
-    one, benchmarks/sweep_loads.py); prints the device and the table's head."""
+    one, benchmarks/probes/sweep_loads.py); prints the device and the table's head."""
     ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("--device", default=None)
     ap.add_argument("--sizes", type=int, nargs="+", default=[32, 64, 128])
@@ -331,7 +332,7 @@ def setup(doc: str, script: str, width: int):
     if min(args.sizes) < 2 or args.seconds <= 0:
         ap.error("--sizes take grid sides of 2 or more, --seconds a positive time")
     ctx = vkp.Context(selector(args.device))
-    cp = _cupy()
+    cp = cupy_or_none()
     if cp is None or ctx.target.workgroups_at_once is not None:
         sys.exit(f"{script} compares with CUDA: it needs CuPy, a CUDA device and a Vulkan GPU "
                  "(hand-written grid barriers assume every workgroup co-resident, which "

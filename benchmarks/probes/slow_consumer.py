@@ -2,7 +2,7 @@
 works for a while on every frame, against the same program whose frames are released at
 once.
 
-    python benchmarks/slow_consumer.py [--size 256] [--steps 3000] [--every 150]
+    python benchmarks/probes/slow_consumer.py [--size 256] [--steps 3000] [--every 150]
         [--work 0.3] [--repeat 3] [--modes persistent,launch] [--device SELECTOR]
 
 examples/grayscott.py, `--size`² cells, one frame of V every `--every` steps into a ring
@@ -21,7 +21,7 @@ the consumer keeps up on average (`--work` < `--every` / steps/s; else "block" m
 device wait, by design). "render" competes for the CPU on a CPU device (lavapipe) and is
 reported, not targeted there. The device driver runs in a thread of its own
 (vkpersist/scheduler/_session.py); before, with it in the event loop, "sleep" ran at
-0.50x in launch mode on lavapipe (128², --every 150, --work 0.3; docs/benchmarks.md).
+0.50x in launch mode on lavapipe (128², --every 150, --work 0.3; docs/measurements-log.md).
 """
 from __future__ import annotations
 
@@ -34,7 +34,8 @@ import time
 
 import trio
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))    # the root: examples/
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))    # benchmarks/
 
 import vkpersist as vkp                                     # noqa: E402
 from _device import selector                       # noqa: E402  (benchmarks/_device.py)

@@ -1,9 +1,9 @@
 """How the stencil's loads are declared, and what that costs: GLSL's qualifiers against CUDA's
 cache operators.
 
-    python benchmarks/sweep_loads.py [--device SELECTOR] [--sizes 32 64 128] [--seconds 1]
+    python benchmarks/probes/sweep_loads.py [--device SELECTOR] [--sizes 32 64 128] [--seconds 1]
 
-benchmarks/stencil_schemes.py measured the hand-written GLSL sweeps (no synchronisation)
+benchmarks/probes/stencil_schemes.py measured the hand-written GLSL sweeps (no synchronisation)
 at 0.77x the same CUDA at 128³ on an H100, and four cells an invocation sped the GLSL up
 (+8 %) but slowed the CUDA down: as if the GLSL's loads waited longer. The megakernel
 declares its state buffers `nonprivate` (the Vulkan memory model: the grid barrier's
@@ -27,7 +27,7 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))    # benchmarks/
 from programs import bench_cuda_graph, bench_floor  # noqa: E402
 from stencil_schemes import LOCAL, cuda_rows, glsl_rows, print_rows, setup  # noqa: E402
 

@@ -1,6 +1,6 @@
 """A host that polls mapped memory in a tight loop: does the device slow down?
 
-    python3 benchmarks/host_polling.py [--device SELECTOR] [--seconds 1.5]
+    python3 benchmarks/probes/host_polling.py [--device SELECTOR] [--seconds 1.5]
                                        [--modes launch persistent]
 
 Why: tests/test_frame_integrity.py's launch-mode case stalled on GPUs. Its reader polls a
@@ -8,7 +8,7 @@ program memsock in a loop that never sleeps (`await trio.sleep(0)`). The cause w
 GIL: the session driver's thread gave it up in every Vulkan call and had to win it back
 from that loop each time (a dump: the driver recording a batch, no heartbeat poll in
 4.5 s). Short calls now keep the GIL, and the driver waits once per batch; this measures
-what a tight-polling body still costs, per read and per mode (docs/benchmarks.md).
+what a tight-polling body still costs, per read and per mode (docs/measurements-log.md).
 
 The test's program (tests/programs_lib.py `ticker`: one memsock frame per step, capacity
 4, policy "drop") runs unbounded in a session while its trio body, for `--seconds` each,
@@ -30,8 +30,9 @@ import time
 
 import trio
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))    # the root: vkpersist
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))    # benchmarks/
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tests"))
 import vkpersist as vkp                            # noqa: E402
 from _device import selector                       # noqa: E402  (benchmarks/_device.py)
 from programs_lib import ticker                    # noqa: E402  (the stalled test's program)

@@ -1,7 +1,7 @@
 """What pushing onto a program's work queue costs when every invocation of a stage pushes
 at once (the hot-cell monitor of examples/fdtd3d with a threshold below the field).
 
-    python benchmarks/queue_push.py [--device SELECTOR] [--pushers 65536]
+    python benchmarks/probes/queue_push.py [--device SELECTOR] [--pushers 65536]
                                     [--capacity 4096 65536] [--modes persistent launch]
                                     [--steps N]
 
@@ -31,7 +31,8 @@ import warnings
 
 import numpy as np
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))    # the root: vkpersist
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))    # benchmarks/
 import vkpersist as vkp                            # noqa: E402
 from _device import selector                       # noqa: E402  (benchmarks/_device.py)
 
