@@ -13,7 +13,7 @@ goes through shared memory, and the first subgroup combines those into the workg
 partial; the last workgroup to count itself done reduces the partials the same way (in the
 order a second launch of one workgroup would: the same bits), where a second launch used
 to. On an H100 the call's time did not change (the submission and its wait are its
-floor, docs/benchmarks.md); a reduction batched with other work is one dispatch fewer.
+floor, docs/measurements-log.md); a reduction batched with other work is one dispatch fewer.
 The order inside a subgroup operation is the driver's.
 
 Results without `out=` go to the next slot of a per-(context, dtype) results array, a slot

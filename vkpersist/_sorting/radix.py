@@ -3,7 +3,7 @@
 (_sorting.py); other shapes and dtypes keep the bitonic network.
 
 The bitonic network sorts 2**24 float32 in 59 ms on an H200 where CuPy (CUB's radix sort)
-takes 0.56 ms (docs/benchmarks.md, 2026-12-05): its log2(m)**2 / 2 passes each read and
+takes 0.56 ms (docs/measurements-log.md, 2026-12-05): its log2(m)**2 / 2 passes each read and
 write the whole array. A radix sort reads and writes it a fixed number of times: the keys
 become order-preserving unsigned words (`prepare`), then eight passes of 4 bits, each
 four launches:
@@ -362,7 +362,7 @@ def sort_row(src: Array, values: bool, indices: bool = True, after=None):
     """(sorted values or None, int32 indices or None), each of shape (1, n), for the
     contiguous 1-d `src` of a dtype `applies` accepts. Launched as one submission, not
     waited for. `after(name)`, if given, runs after each launch, and the launches are then
-    submitted one by one (benchmarks/sort_breakdown.py records a timestamp there)."""
+    submitted one by one (benchmarks/probes/sort_breakdown.py records a timestamp there)."""
     ctx, n, dtype = src.ctx, src.size, src.dtype
     tiles = -(-n // TILE)
     keys = [Array(ctx, (n,), np.uint32), Array(ctx, (n,), np.uint32)]

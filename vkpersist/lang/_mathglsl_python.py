@@ -7,7 +7,7 @@ _mathglsl's table:
   is not exact either);
 - `/` and sqrt correctly rounded on devices whose own are not (Target.exact_division):
   the device's result corrected once by its exact residual, an fma (Markstein's step).
-  Measured on the H200 (benchmarks/float_semantics.py): every one of 10^7 random float32
+  Measured on the H200 (benchmarks/probes/float_semantics.py): every one of 10^7 random float32
   quotients and square roots then equals NumPy's, against 70 % and 83 % before."""
 from __future__ import annotations
 

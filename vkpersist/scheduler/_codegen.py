@@ -542,5 +542,5 @@ class ProgramWriter(MegakernelWriter, BoundsChecks, Writer):
 def _host_scalar(name: str) -> str:
     """The running step's copy of a scalar host field: stages read it from a register
     (the fallback) or shared memory (the megakernel), not with a coherent load from the
-    snapshot per element (+3-6% on the stencil benchmark on the H200, docs/benchmarks.md)."""
+    snapshot per element (+3-6% on the stencil benchmark on the H200, docs/measurements-log.md)."""
     return f"_vkp_host_{name}"

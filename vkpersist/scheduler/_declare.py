@@ -431,7 +431,7 @@ def resource_vars(prog: Program, coherent: bool, sched_len: int
     # fallback's kernels only read what an earlier dispatch wrote, ordered by a pipeline
     # barrier, so there they may come from L1: every invocation of a stage reads its
     # step's words, and coherent loads of one address from all of them contend (2.2x
-    # the launch mode's steps/s at 128³ on the H200, docs/benchmarks.md)
+    # the launch mode's steps/s at 128³ on the H200, docs/measurements-log.md)
     return resources, arrays, ctl_var, sched
 
 

@@ -30,7 +30,7 @@ class MegakernelWriter(LoopBudget):
     def poll_load(self, word: str) -> str:
         """A load of a barrier counter in a spin loop: with the memory model a relaxed
         load, and one acquire fence once the loop ends (`poll_acquire`). Measured on the
-        H200 within the noise of acquire loads in every poll (docs/benchmarks.md). A
+        H200 within the noise of acquire loads in every poll (docs/measurements-log.md). A
         relaxed atomic names no storage class (spirv-val: VUID-StandaloneSpirv-
         MemorySemantics-10871); the fence names the buffers."""
         if self.memory_model:
@@ -56,7 +56,7 @@ class MegakernelWriter(LoopBudget):
         """A grid barrier's workgroup barrier. Under the Vulkan memory model it also makes
         the arrays' writes available (before the arrival) and the others' visible (after
         the poll): +4% / +1% / +22% at 32³ / 64³ / 128³ on the H200 against `coherent`
-        arrays, whose every load bypasses L1 (docs/benchmarks.md). Shared memory too: the
+        arrays, whose every load bypasses L1 (docs/measurements-log.md). Shared memory too: the
         end of step passes on `_vkp_words`."""
         if self.vulkan_memory_model:
             scope = "gl_ScopeWorkgroup" if self.release_arrivals else "gl_ScopeDevice"
@@ -88,7 +88,7 @@ class MegakernelWriter(LoopBudget):
     # Held in registers instead, each was live across every stage of the step, the heaviest
     # included: a monitor's frame slot and sequence number or a control it reads raised the
     # FDTD megakernel from 29 to 36 registers, and 6 workgroups fit per SM instead of 8
-    # (-13% at 256³ on the H200, docs/benchmarks.md).
+    # (-13% at 256³ on the H200, docs/measurements-log.md).
     @staticmethod
     def shared_word(index: int) -> str:
         return f"_vkp_words[{index}]"

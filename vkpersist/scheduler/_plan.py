@@ -427,13 +427,13 @@ def place_cached_reads(plan: StepPlan) -> None:
 
 
 # Target.ordered_from applies only to a step with one stage of that many indices: on an H100
-# (2026-12-06, benchmarks/target_ab.py ordered_from=0 --fdtd 288 320 --stencil 320, two
+# (2026-12-06, benchmarks/probes/target_ab.py ordered_from=0 --fdtd 288 320 --stencil 320, two
 # calls) the fused FDTD update, one stage a step, made 43.8k / 43.4k Mcells/s in order
 # against 37.6k / 33.3k with the stride at 288³ / 320³ and the fused stencil the same either
 # way, but the two-stage stencil at 320³ (two sweeps of 33 million cells) 3,307 / 3,442
 # steps/s in order against 4,580 / 4,574 with the stride. Why (H100, 2026-12-07): the
 # workgroup barriers around each grab; eight chunks a grab brought it to 0.97x of the
-# stride, never past it, and cost the fused FDTD 22 % (docs/benchmarks.md, seventeenth
+# stride, never past it, and cost the fused FDTD 22 % (docs/measurements-log.md, seventeenth
 # session). Tests switch it off to run the hand-out in programs of many stages.
 ORDER_A_SINGLE_LARGE_STAGE = True
 

@@ -51,7 +51,7 @@ MODES = ("auto", "persistent", "launch")
 LAVAPIPE_LOCAL = 128
 GPU_LOCAL = 512
 GPU_GROUPS = 256             # at most this many participants on GPUs (barriers cost more
-                             # with more; see docs/benchmarks.md), co-resident ones join
+                             # with more; see docs/measurements-log.md), co-resident ones join
 GPU_FILL = (1056, 256)       # stages of more than GPU_FILL_FROM indices: bandwidth-bound,
                              # fill the GPU (H200: 132 SMs x 8 workgroups of 256, every SM
                              # full: the 256³ FDTD ran 42.0 instead of 27.3 Gcells/s)
@@ -85,7 +85,7 @@ def choose_mode(prog: Program, mode: str) -> str:
     # On a CPU device the fallback: lavapipe spreads each dispatch over all its threads,
     # while the megakernel's participants spin at grid barriers and are only the threads
     # that started in time. On an idle machine persistent can win a little, on a busy
-    # one it loses 3x (docs/benchmarks.md, benchmarks/grayscott_modes.py).
+    # one it loses 3x (docs/measurements-log.md, benchmarks/probes/grayscott_modes.py).
     if prog.ctx.info.kind == "cpu":
         return "launch"
     return "persistent" if prog.ctl.live else "launch"
@@ -93,7 +93,7 @@ def choose_mode(prog: Program, mode: str) -> str:
 
 def default_launch(prog: Program, ctx) -> tuple[int, int]:
     """(groups, local) for the megakernel when the caller does not choose. Measured on the
-    H200 (docs/benchmarks.md): 512 invocations per workgroup and about one workgroup per
+    H200 (docs/measurements-log.md): 512 invocations per workgroup and about one workgroup per
     512 indices of the largest stage, up to 256 workgroups, were within 10% of the best
     settings for 32³ and 64³ stencils; larger stages get GPU_FILL, enough workgroups to
     fill every SM (the runner may choose workgroups of 1,024 instead: fill_launch). Where

@@ -138,7 +138,7 @@ def _signalled_within(device, count: int, handles, seconds: float, what: str) ->
 # thread holding it is made to switch (sys.getswitchinterval(), 5 ms), when that thread
 # runs Python without pause: a trio loop polling a memsock with `await trio.sleep(0)`. The
 # session driver (its own thread) makes a few such calls per batch of fallback steps, and
-# thousands when it records a new batch: on an H100 (2026-12-06, benchmarks/host_polling.py)
+# thousands when it records a new batch: on an H100 (2026-12-06, benchmarks/probes/host_polling.py)
 # a launch-mode session ran 262 steps/s against 46,700 while its body polled a drop count,
 # and tests/test_frame_integrity.py's reader saw no frame for 10 s while the driver recorded
 # a batch. A thread calling a C function 2,520 times/s through cffi while the main thread

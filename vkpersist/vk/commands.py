@@ -58,7 +58,7 @@ def barrier_at_end(cb) -> None:
     them to the submitted commands: the Vulkan spec's "Host Write Ordering Guarantees").
     One barrier at the end instead of one at the start (after everything before, host
     writes included) and one to the host at the end: on an H100 (2026-12-06,
-    benchmarks/submit_floor.py) the device takes 15.5 µs per one-dispatch submission
+    benchmarks/probes/submit_floor.py) the device takes 15.5 µs per one-dispatch submission
     instead of 18.7-20.2 (12.9-13.2 with no barrier at all; a leading barrier alone cost
     17.7 with or without the host in it, a trailing one 15.7), and an asynchronous launch
     18.9 -> 15.8 µs, launch + wait 31.4 -> 27.7 (benchmarks/launch_overhead.py, old and

@@ -328,7 +328,7 @@ class _Core:
         with short sleeps instead, each wake-up has to take the GIL back, and a thread
         that runs Python without pause (a trio body polling a memsock with
         `await trio.sleep(0)`) keeps it long each time: such a body held a launch-mode
-        session on an H100 to 5,500 steps/s against 53,000 (benchmarks/host_polling.py).
+        session on an H100 to 5,500 steps/s against 53,000 (benchmarks/probes/host_polling.py).
         The fence waited on stays pinned (`waited`, counted per waiter) so that neither
         `_recycle` resets it nor `close()` destroys it meanwhile."""
         pinned = None

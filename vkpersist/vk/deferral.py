@@ -1,12 +1,12 @@
 """Deferred launches: kernel launches made while the device is busy go out together.
 
 Why: the device side of a submission costs more than a small kernel. On an H100
-(2026-12-06, benchmarks/submit_floor.py, two rounds of 5,000) the device took 12.7-15.5 µs
+(2026-12-06, benchmarks/probes/submit_floor.py, two rounds of 5,000) the device took 12.7-15.5 µs
 per vkQueueSubmit of one small dispatch however fast the host submitted, 7.3 µs per
 command buffer when 32 went in one submission, and 5.2-5.8 µs per dispatch recorded into
 one buffer. An asynchronous launch loop (benchmarks/launch_overhead.py) was bound by the
 first: 15.5 µs per launch, against 4.5-4.7 for CuPy's; with this module 6.6-6.7 µs (old and
-new in one call, two runs each; docs/benchmarks.md).
+new in one call, two runs each; docs/measurements-log.md).
 
 The policy (`launch`):
 - a launch made while the device is idle is submitted at once: no latency is added where
@@ -26,7 +26,7 @@ channel are deferred: `glsl_kernel` launches, programs and kernels that take a M
 a ControlBuffer are submitted at once, since their users watch device memory (a frame, a
 control word) rather than the queue. A reader spinning on a frame holds the GIL the
 flusher thread needs: on an H100 per-launch MemSock frames fell from 7,323 to 2,700 a
-second while their launches were deferred (benchmarks/channels.py, docs/benchmarks.md).
+second while their launches were deferred (benchmarks/channels.py, docs/measurements-log.md).
 """
 from __future__ import annotations
 
