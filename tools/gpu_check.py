@@ -2,7 +2,7 @@
 call on a GPU machine; writes the current figures as docs/performance.md.
 
     python tools/gpu_check.py [--out DIR] [--compare docs/performance.md] [--no-suite]
-                              [--workers 8] [--only NAME ...]
+                              [--workers 12] [--only NAME ...]
 
 Why: every test passes on lavapipe in CI, and lavapipe hid three wrong-result paths and a
 46x MemSock regression that only a whole run on an NVIDIA GPU showed. Anything that
