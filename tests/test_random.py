@@ -8,6 +8,7 @@ import pytest
 
 import vkpersist as vkp
 from vkpersist import random as vr
+from vkpersist.random import _philox   # the algorithm's constants
 
 MASK = np.uint64(0xFFFFFFFF)
 
@@ -26,8 +27,8 @@ def philox_reference(ctr, key):
     k0, k1 = (key[:, i].astype(np.uint64) for i in range(2))
     for r in range(10):
         if r:
-            k0, k1 = (k0 + np.uint64(vr.W0)) & MASK, (k1 + np.uint64(vr.W1)) & MASK
-        p0, p1 = np.uint64(vr.M0) * c[0], np.uint64(vr.M1) * c[2]
+            k0, k1 = (k0 + np.uint64(_philox.W0)) & MASK, (k1 + np.uint64(_philox.W1)) & MASK
+        p0, p1 = np.uint64(_philox.M0) * c[0], np.uint64(_philox.M1) * c[2]
         c = [(p1 >> np.uint64(32)) ^ c[1] ^ k0, p1 & MASK, (p0 >> np.uint64(32)) ^ c[3] ^ k1,
              p0 & MASK]
     return np.stack(c, axis=1).astype(np.uint32)
@@ -113,7 +114,8 @@ def test_normals_are_box_muller_of_the_words(ctx):
     z = vr.default_rng(3, ctx=ctx).standard_normal(4000, dtype=np.float32).numpy()
     w = _stream(3, 0, 1000)
     u1 = ((w[0::2] >> 8).astype(np.float64) + 1) * 2.0 ** -24
-    t = np.float32(vr.TWO_PI) * ((w[1::2] >> 8).astype(np.float32) * np.float32(2.0 ** -24))
+    t = np.float32(_philox.TWO_PI) * ((w[1::2] >> 8).astype(np.float32)
+                                      * np.float32(2.0 ** -24))
     r = np.sqrt(-2 * np.log(u1))
     want = np.stack([r * np.cos(t.astype(np.float64)), r * np.sin(t.astype(np.float64))],
                     axis=1).reshape(-1)
