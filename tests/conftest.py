@@ -1,5 +1,9 @@
 """Every device test runs once per Vulkan device found (lavapipe in CI): request the
-`ctx` fixture (one Context per device for the whole session) or the `device_info` one."""
+`ctx` fixture (one Context per device for the whole session) or the `device_info` one.
+
+The devices are probed only when a collected test requests one of those (devices_found.py):
+tests that need no device run without Vulkan (`pytest tests/nodevice`), and a test that
+needs one fails its collection loudly when there is none."""
 import os
 
 import numpy as np
@@ -7,20 +11,27 @@ import pytest
 
 import vkpersist as vkp
 
+from devices_found import NoVulkan, device_id, devices
+
 # every SPIR-V module the tests make goes through spirv-val before the driver sees it
 os.environ.setdefault("VKPERSIST_VALIDATE", "1")
 
-try:
-    DEVICES = vkp.list_devices()
-except vkp.VulkanUnavailable as exc:  # fail loudly: CI must always have lavapipe
-    raise pytest.UsageError(f"no Vulkan available for the tests: {exc}")
+
+@pytest.hookimpl(tryfirst=True)      # first, so the device leads the ids: test[0-llvmpipe-...]
+def pytest_generate_tests(metafunc):
+    """One run per device for every test that requests `device_info`, directly or through
+    `ctx` (or another fixture built on it); the others never probe Vulkan."""
+    if "device_info" in metafunc.fixturenames:
+        try:
+            found, error = devices(), None
+        except NoVulkan as exc:
+            found, error = (), str(exc)
+        if error:                   # fail loudly: CI must always have lavapipe
+            pytest.fail(error, pytrace=False)
+        metafunc.parametrize("device_info", found, ids=device_id, indirect=True)
 
 
-def _ids(info):
-    return f"{info.index}-{info.name.split(' ')[0]}"
-
-
-@pytest.fixture(scope="session", params=DEVICES, ids=_ids)
+@pytest.fixture(scope="session")
 def device_info(request):
     return request.param
 

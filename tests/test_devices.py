@@ -3,7 +3,7 @@ import pytest
 import vkpersist as vkp
 from vkpersist.vk.devices import select_device
 
-from conftest import DEVICES
+from devices_found import devices
 
 
 def test_lists_every_device_with_its_facts():
@@ -31,7 +31,7 @@ def test_lavapipe_is_described_as_measured():
 
 
 def test_selects_by_index_kind_and_name(clean_env):
-    d = DEVICES[0]
+    d = devices()[0]
     assert select_device(0) == d
     assert select_device(d.kind).kind == d.kind
     assert select_device(d.name.split(" ")[0].upper()) is not None
@@ -39,13 +39,13 @@ def test_selects_by_index_kind_and_name(clean_env):
 
 def test_default_prefers_discrete_then_integrated_then_cpu(clean_env):
     order = ["dgpu", "igpu", "cpu", "virtual", "other"]
-    best = min(DEVICES, key=lambda d: (order.index(d.kind), d.index))
+    best = min(devices(), key=lambda d: (order.index(d.kind), d.index))
     assert select_device() == best
 
 
 def test_env_var_selects(clean_env, monkeypatch):
-    monkeypatch.setenv("VKPERSIST_DEVICE", str(DEVICES[-1].index))
-    assert select_device() == DEVICES[-1]
+    monkeypatch.setenv("VKPERSIST_DEVICE", str(devices()[-1].index))
+    assert select_device() == devices()[-1]
     monkeypatch.setenv("VKPERSIST_DEVICE", "no-such-gpu")
     with pytest.raises(vkp.DeviceNotFound, match="VKPERSIST_DEVICE='no-such-gpu'.*Devices: \\[0\\]"):
         vkp.Context()
@@ -67,7 +67,7 @@ def test_bad_selector_type(clean_env):
 
 def test_context_lifecycle(clean_env):
     with vkp.Context(0) as c:
-        assert not c.closed and c.name == DEVICES[0].name
+        assert not c.closed and c.name == devices()[0].name
         assert "closed" not in repr(c)
     assert c.closed and "closed" in repr(c)
     c.close()  # idempotent
