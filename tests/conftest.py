@@ -5,6 +5,8 @@ The devices are probed only when a collected test requests one of those (devices
 tests that need no device run without Vulkan (`pytest tests/nodevice`), and a test that
 needs one fails its collection loudly when there is none."""
 import os
+import pathlib
+import sys
 
 import numpy as np
 import pytest
@@ -12,6 +14,16 @@ import pytest
 import vkpersist as vkp
 
 from devices_found import NoVulkan, device_id, devices
+
+# The tests live in folders by layer (nodevice, lang, kernels, array, runtime, channels,
+# programs, golden, examples, api) and import each other's modules by bare name, as in the
+# flat layout: programs_lib.py here at the top, random_programs, snapshot_cases, test_docs,
+# test_plan, the language tests whose kernels the golden GLSL pins. Every folder is on
+# sys.path, whichever subset runs (module names stay unique across folders).
+TESTS = pathlib.Path(__file__).resolve().parent
+for _folder in sorted({p.parent for p in TESTS.rglob("*.py")}, reverse=True):
+    if str(_folder) not in sys.path:
+        sys.path.insert(0, str(_folder))
 
 # every SPIR-V module the tests make goes through spirv-val before the driver sees it
 os.environ.setdefault("VKPERSIST_VALIDATE", "1")

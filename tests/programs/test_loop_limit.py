@@ -222,6 +222,13 @@ def test_d2q9_matches_numpy_and_the_fallback_bit_for_bit(ctx):
 STRESS_RUNS, STRESS_N, STRESS_STEPS = 6, 129, 2000
 
 
+# the child runs this file as a script: test_programs, beside it, imports programs_lib.py from
+# the top of tests/
+CHILD_PATH = os.pathsep.join([os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
+                             + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+                                if p])
+
+
 @pytest.mark.slow
 def test_d2q9_under_load_in_fresh_processes(ctx, lavapipe, tmp_path):
     """The issue's workload: persistent D2Q9 at 129², each run in a new process (its own
@@ -241,7 +248,8 @@ def test_d2q9_under_load_in_fresh_processes(ctx, lavapipe, tmp_path):
             out = tmp_path / f"F{run}.npy"
             child = subprocess.run([sys.executable, __file__, str(STRESS_N), str(STRESS_STEPS),
                                     str(out)], capture_output=True, text=True, timeout=300,
-                                   env={**os.environ, "VKPERSIST_DEVICE": str(ctx.info.index)})
+                                   env={**os.environ, "VKPERSIST_DEVICE": str(ctx.info.index),
+                                        "PYTHONPATH": CHILD_PATH})
             assert child.returncode == 0, child.stderr[-3000:]
             assert np.array_equal(np.load(out), expected), f"run {run}: {child.stdout}"
     finally:

@@ -376,7 +376,7 @@ def test_numpy_ufuncs_on_device_arrays_stay_on_the_device(ctx):
         np.frexp(da)
     with pytest.raises(TypeError, match=r"numpy.subtract.accumulate has no device "
                                          r"implementation.*np.add.accumulate"):
-        np.subtract.accumulate(da)             # ufunc methods: tests/test_ufunc_methods.py
+        np.subtract.accumulate(da)             # ufunc methods: test_ufunc_methods.py
     with pytest.raises(TypeError, match="not supported on vkpersist arrays"):
         np.add(da, 1, dtype=np.float64)
 
@@ -457,7 +457,7 @@ def test_broadcast_errors_and_bad_operands(ctx):
     with pytest.raises(TypeError, match="bitwise_and"):
         vkp.bitwise_and(ctx.asarray(np.ones(3, np.float32)), 1)
     with pytest.raises(TypeError, match="rint of complex128 arrays is not supported"):
-        vkp.rint(np.ones(3, np.complex128))       # complex arrays: tests/test_array_complex.py
+        vkp.rint(np.ones(3, np.complex128))       # complex arrays: test_array_complex.py
     with pytest.raises(TypeError, match=r"vkp.arctan2\(\) takes 2 array arguments, got 1"):
         vkp.arctan2(np.ones(3))
     other = vkp.Context(ctx.info.index)

@@ -195,7 +195,7 @@ def pending_stores(src: str) -> list:
 @pytest.mark.parametrize("seed", SEEDS)
 def test_random_programs_alias_only_where_no_store_is_pending(ctx, monkeypatch, tmp_path,
                                                               seed):
-    """For random programs (tests/random_programs.py), the GLSL an NVIDIA target gets loads
+    """For random programs (random_programs.py here), the GLSL an NVIDIA target gets loads
     an array through its alias only in stages where, reading the megakernel's own step
     loop, no store to it is pending (its own stores included); and it does use the aliases
     (the stencil-like stages after a barrier)."""

@@ -13,7 +13,7 @@ import trio
 
 import vkpersist as vkp
 
-TESTS = os.path.dirname(os.path.abspath(__file__))
+TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # programs_lib.py
 
 # a per-launch kernel writing a plain MemSock (kernels are read from a file)
 KERNELS = '''

@@ -11,7 +11,7 @@ import pytest
 
 import vkpersist as vkp
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tools"))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools"))
 import math_accuracy as ma  # noqa: E402
 
 # the table of docs/language.md (max ulp measured on lavapipe, rounded up); the test allows

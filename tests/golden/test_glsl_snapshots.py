@@ -1,6 +1,6 @@
 """The generated GLSL is pinned: every kernel specialisation of the language tests and every
 program of programs_lib.py, for a lavapipe and a GPU target (snapshot_cases.py), must match
-tests/glsl_snapshots byte for byte. A refactor keeps them; a deliberate change to the
+tests/golden/glsl_snapshots byte for byte. A refactor keeps them; a deliberate change to the
 generated code updates them (`python tools/glsl_snapshots.py update`) in a commit of its
 own that shows the diff."""
 import difflib

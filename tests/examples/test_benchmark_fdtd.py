@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-BENCH = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "fdtd.py"
+BENCH = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "fdtd.py"
 
 
 def test_the_hand_written_kernel_matches_the_megakernel(ctx):

@@ -215,7 +215,7 @@ def test_docs_example_runs(tmp_path):
     import re
     import subprocess
     import sys
-    doc = pathlib.Path(__file__).resolve().parent.parent / "docs" / "reductions.md"
+    doc = pathlib.Path(__file__).resolve().parents[2] / "docs" / "reductions.md"
     script = tmp_path / "reductions_example.py"
     script.write_text("\n".join(re.findall(r"```python\n(.*?)```", doc.read_text(), re.S)))
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,

@@ -5,7 +5,7 @@ import pathlib
 import subprocess
 import sys
 
-SCRIPT = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "target_ab.py"
+SCRIPT = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "target_ab.py"
 
 
 def _run(*args, timeout=240):

@@ -1,4 +1,4 @@
-"""Random programs for the cached-load tests (tests/test_cached_loads.py): stages over one 1-d
+"""Random programs for the cached-load tests (test_cached_loads.py): stages over one 1-d
 domain that each store one array at their own index from two arrays read at offsets
 (`w[i] = r[(i + k) % n] * 0.5 + s[(i + m) % n]`, exact in float32: the halving is exact,
 so a fused multiply-add rounds the same), some under every(2) or every(3). Which loads

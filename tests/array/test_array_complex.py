@@ -197,7 +197,7 @@ INVERSE_MEASURED = {"arcsin": (2.0, 1.84), "arccos": (2.17, 2.48), "arctan": (2.
 
 
 def _inverse_bound(measured):
-    """As tests/test_lang_math.py: the measured maximum rounded up to the next half ulp
+    """As tests/lang/test_lang_math.py: the measured maximum rounded up to the next half ulp
     (a quarter at least to spare), plus 1 for devices that fuse multiply-adds."""
     return np.ceil((measured + 0.25) * 2) / 2 + 1
 
@@ -405,7 +405,7 @@ def test_reductions(ctx, dtype):
     assert _ulps(np.prod(dz[:, :8], axis=1), np.prod(z[:, :8], axis=1), dtype) <= 64
     assert _ulps(np.cumsum(dz[0]), np.cumsum(z[0]), dtype) <= 128
     assert bool(np.any(dz)) and not bool(np.all(ctx.asarray(np.zeros(3, dtype))))
-    # NumPy's lexicographic order (tests/test_reductions_complex.py tests it in depth)
+    # NumPy's lexicographic order (tests/array/test_reductions_complex.py tests it in depth)
     for f in (np.max, np.min, np.argmax, vkp.argmin):
         _exact(np.asarray(f(dz)), np.asarray(getattr(np, f.__name__)(z)))
 

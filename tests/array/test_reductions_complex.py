@@ -82,7 +82,7 @@ def _check(dx, x, axes, keepdims=(False,)):
 
 @pytest.fixture(params=["subgroups", "shared-memory"])
 def path(request, ctx, monkeypatch):
-    """Each reduction path this device has (tests/test_reductions.py's fixture); the
+    """Each reduction path this device has (tests/array/test_reductions.py's fixture); the
     subgroup launches are counted: complex values never take them."""
     if request.param == "subgroups" and not ctx.info.subgroup_arithmetic:
         pytest.skip(f"{ctx.info.name} has no subgroup arithmetic")

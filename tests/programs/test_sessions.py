@@ -19,7 +19,7 @@ from vkpersist.scheduler import _progress, _runner
 from vkpersist import OccupancyWarning
 from programs_lib import jacobi, jacobi_reference, wave, wave_expected
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
 from examples import grayscott                        # noqa: E402
 
 MODES = ["persistent", "launch"]
@@ -317,9 +317,9 @@ def test_grayscott_example_writes_pngs(tmp_path):
     run = subprocess.run([sys.executable, "-m", "examples.grayscott", "--size", "48",
                           "--steps", "400", "--every", "50", "--out", str(tmp_path)],
                          capture_output=True, text=True, timeout=300,
-                         cwd=pathlib.Path(__file__).resolve().parents[1],
+                         cwd=pathlib.Path(__file__).resolve().parents[2],
                          env={**os.environ, "PYTHONPATH": os.pathsep.join(
-                             [str(pathlib.Path(__file__).resolve().parents[1])]
+                             [str(pathlib.Path(__file__).resolve().parents[2])]
                              + os.environ.get("PYTHONPATH", "").split(os.pathsep))})
     assert run.returncode == 0, run.stderr
     pngs = sorted(tmp_path.glob("v_*.png"))
