@@ -1,7 +1,7 @@
 """vkpersist.cuda, numba.cuda's API: its host side (cuda.jit, launch configurations, device
 arrays, devices) and the compiler features it relies on (tuple locals, compile-time
 arguments of device functions, shared arrays in device functions). The ports of numba's
-own examples and tests are in test_numba_ports.py."""
+own examples and tests are in numba/, one file per numba-cuda test file."""
 import numpy as np
 import pytest
 
