@@ -71,12 +71,12 @@ The choices, and the measurements behind them (VULKAN_FACTS.md, docs/benchmarks.
   32³ / 64³ / 128³ (0.88x / 0.93x / 1.58x the CUDA graph), bit-identical; the FDTD step
   unchanged (barrier-bound at 32³-64³, memory-bound beyond). The cached path does not see
   the invocation's own earlier stores (a stage that stored a[i] and loaded it back read
-  the old value: tests/test_cached_loads.py holds that program), hence the rule; loads
+  the old value: tests/programs/test_cached_loads.py holds that program), hence the rule; loads
   after a grid barrier saw every store. NVIDIA's driver only (driver_id 4): elsewhere not
   measured. The two blocks are declared Aliased (vk/spirv.py `annotate`): SPIR-V lets a
   driver assume that two variables never alias unless they say so, and without it
   NVIDIA's (580.159, H100) loaded the readonly block's value from before the invocation's
-  own store through the other, across a barrier (tests/test_spirv_opt.py).
+  own store through the other, across a barrier (tests/lang/test_spirv_opt.py).
 - float_as_written: every float operation of the code the language generates is
   decorated NoContraction (GLSL's `precise`): evaluated as written, never fused into an
   fma or reassociated. Vulkan lets a driver do both where the decoration is missing, and
@@ -129,7 +129,7 @@ The choices, and the measurements behind them (VULKAN_FACTS.md, docs/benchmarks.
   at 64³ / 128³. The FDTD megakernel's SPIR-V is byte for byte the same under the list
   measured (with wrap-opkill, scalar replacement unbounded) and the one kept. On every
   device, lavapipe included, so that CI runs the path: spirv-opt takes ~0.1 s a
-  megakernel there (58 in tests/test_programs.py and two more files: 5.5 of 37 s).
+  megakernel there (58 in tests/programs/test_programs.py and two more files: 5.5 of 37 s).
 - solve_group_max: np.linalg.solve/inv/det factor and solve matrices up to this size with
   one workgroup each, barriers instead of ~6 launches a column (a 256 x 256 solve was
   ~1,500 launches, 31.6 ms on an H100 against CuPy's 0.69). 0 on lavapipe, where one
@@ -155,7 +155,7 @@ ORDERED_FROM = 24_000_000        # NVIDIA: stages of this many indices take them
 # variable decorated they would be); aggressive dead-code elimination deletes an empty spin
 # loop on a plain load, even a volatile one, and every poll of the megakernel is an
 # atomicLoad, which it keeps. No pass rewrites float arithmetic (-O's simplify-instructions
-# would: (x * 3) * 5 -> x * 15; tests/test_spirv_opt.py). Scalar replacement stops at 100
+# would: (x * 3) * 5 -> x * 15; tests/lang/test_spirv_opt.py). Scalar replacement stops at 100
 # elements, as in -O, so that a large local array is not split into as many variables.
 _INLINE_CSE = ("eliminate-dead-branches", "merge-return", "inline-entry-points-exhaustive",
                "eliminate-dead-functions", "eliminate-dead-code-aggressive", "private-to-local",
