@@ -1,26 +1,49 @@
 """Every device test runs once per Vulkan device found (lavapipe in CI): request the
-`ctx` fixture (one Context per device for the whole session) or the `device_info` one."""
+`ctx` fixture (one Context per device for the whole session) or the `device_info` one.
+
+The devices are probed only when a collected test requests one of those (devices_found.py):
+tests that need no device run without Vulkan (`pytest tests/nodevice`), and a test that
+needs one fails its collection loudly when there is none."""
 import os
+import pathlib
+import sys
 
 import numpy as np
 import pytest
 
 import vkpersist as vkp
 
+from devices_found import NoVulkan, device_id, devices
+
+# The tests live in folders by layer (nodevice, lang, kernels, array, runtime, channels,
+# programs, golden, examples, api) and import each other's modules by bare name, as in the
+# flat layout: programs_lib.py here at the top, random_programs, snapshot_cases, test_docs,
+# test_plan, the language tests whose kernels the golden GLSL pins. Every folder is on
+# sys.path, whichever subset runs (module names stay unique across folders).
+TESTS = pathlib.Path(__file__).resolve().parent
+for _folder in sorted({p.parent for p in TESTS.rglob("*.py")}, reverse=True):
+    if str(_folder) not in sys.path:
+        sys.path.insert(0, str(_folder))
+
 # every SPIR-V module the tests make goes through spirv-val before the driver sees it
 os.environ.setdefault("VKPERSIST_VALIDATE", "1")
 
-try:
-    DEVICES = vkp.list_devices()
-except vkp.VulkanUnavailable as exc:  # fail loudly: CI must always have lavapipe
-    raise pytest.UsageError(f"no Vulkan available for the tests: {exc}")
+
+@pytest.hookimpl(tryfirst=True)      # first, so the device leads the ids: test[0-llvmpipe-...]
+def pytest_generate_tests(metafunc):
+    """One run per device for every test that requests `device_info`, directly or through
+    `ctx` (or another fixture built on it); the others never probe Vulkan."""
+    if "device_info" in metafunc.fixturenames:
+        try:
+            found, error = devices(), None
+        except NoVulkan as exc:
+            found, error = (), str(exc)
+        if error:                   # fail loudly: CI must always have lavapipe
+            pytest.fail(error, pytrace=False)
+        metafunc.parametrize("device_info", found, ids=device_id, indirect=True)
 
 
-def _ids(info):
-    return f"{info.index}-{info.name.split(' ')[0]}"
-
-
-@pytest.fixture(scope="session", params=DEVICES, ids=_ids)
+@pytest.fixture(scope="session")
 def device_info(request):
     return request.param
 

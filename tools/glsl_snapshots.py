@@ -1,4 +1,4 @@
-"""Maintains the golden GLSL snapshots in tests/glsl_snapshots (see tests/snapshot_cases.py).
+"""Maintains the golden GLSL snapshots, tests/golden/ (glsl_snapshots/, snapshot_cases.py).
 
     python tools/glsl_snapshots.py record   # run the language tests, list every kernel
                                             # specialisation they compile in manifest.json
@@ -6,7 +6,7 @@
     python tools/glsl_snapshots.py diff     # show what the current code changes
 
 `update` is for a deliberate change to the generated code: commit it on its own, with the
-diff it shows. A refactor leaves `diff` empty (tests/test_glsl_snapshots.py checks that).
+diff it shows. A refactor leaves `diff` empty (tests/golden/test_glsl_snapshots.py checks that).
 """
 from __future__ import annotations
 
@@ -17,9 +17,13 @@ import pathlib
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-LANGUAGE_TESTS = sorted(str(p) for p in (ROOT / "tests").glob("test_lang_*.py")) + \
-    [str(ROOT / "tests" / "test_kernel_launch.py")]
+TESTS = ROOT / "tests"
+# importable by bare name, as tests/conftest.py makes them: snapshot_cases (golden/), the
+# programs_lib.py it builds programs from (the top) and the test modules whose kernels the
+# manifest names (lang/, kernels/)
+sys.path[:0] = [str(TESTS / "golden"), str(TESTS), str(TESTS / "lang"), str(TESTS / "kernels")]
+LANGUAGE_TESTS = sorted(str(p) for p in (TESTS / "lang").glob("test_lang_*.py")) + \
+    [str(TESTS / "kernels" / "test_kernel_launch.py")]
 
 
 def record() -> None:

@@ -8,7 +8,7 @@ correctly rounded result's magnitude) and whether every special value (nan, inf,
 zeros) came out as NumPy has it. The reference is NumPy in long double (x87 80-bit: 11 bits
 beyond float64) for float64 and NumPy float64 for float32. float32 results in the subnormal
 range may be flushed to zero by the device and count as exact then.
-tests/test_lang_math.py runs the same sweeps, smaller, against the bounds of docs/language.md.
+tests/lang/test_lang_math.py runs the same sweeps, smaller, against the bounds of docs/language.md.
 """
 from __future__ import annotations
 
@@ -89,7 +89,7 @@ def cases(name: str, dtype, n: int, seed: int = 0):
                   -rng.integers(1, 30, n // 8) + rng.uniform(-0.4, 0.4, n // 8)]
         if name == "lgamma":      # (the C library's lgamma is off near its zeros at 1 and 2,
             #                        and every lgamma loses relative accuracy near the
-            #                        negative zeros: tests/test_lang_math.py checks those)
+            #                        negative zeros: tests/lang/test_lang_math.py checks those)
             parts = [p[((p < 0.9) | (p > 3.1)) & (p > 0)] for p in parts]
             parts.append(_logspace(rng, 0, big, n // 4, False))
     elif name in ("erf", "erfc"):

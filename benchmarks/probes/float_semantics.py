@@ -8,7 +8,7 @@ Rows (each against NumPy, bit for bit, on N random operands spread over 2**-60..
                 decides whether they are corrected: lang/_mathglsl_python.py)
 and the float-controls properties the device reports (DeviceInfo.float_preserve). Vulkan
 lets float32 division and sqrt be 2.5 ulp off; Python, NumPy and CUDA's defaults round
-them correctly. This is a measurement, not a test: tests/test_float_semantics.py checks
+them correctly. This is a measurement, not a test: tests/lang/test_float_semantics.py checks
 vkpersist's rows on every device.
 """
 from __future__ import annotations

@@ -3,7 +3,7 @@
     python3 benchmarks/probes/host_polling.py [--device SELECTOR] [--seconds 1.5]
                                        [--modes launch persistent]
 
-Why: tests/test_frame_integrity.py's launch-mode case stalled on GPUs. Its reader polls a
+Why: tests/channels/test_frame_integrity.py's launch-mode case stalled on GPUs. Its reader polls a
 program memsock in a loop that never sleeps (`await trio.sleep(0)`). The cause was the
 GIL: the session driver's thread gave it up in every Vulkan call and had to win it back
 from that loop each time (a dump: the driver recording a batch, no heartbeat poll in

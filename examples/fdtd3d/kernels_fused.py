@@ -14,7 +14,7 @@ lavapipe in every scene tested, bit for bit; not by guarantee: a driver may cont
 a·b + c into one FMA differently where a function is inlined into different code (before
 the two shared their functions, lavapipe did in float32 in lossy materials, even where
 the source named the FMA, and NVIDIA's driver in float64 with a plane wave), so the tests
-compare them to rounding (tests/test_fdtd_fused.py). Within each formulation persistent
+compare them to rounding (tests/examples/test_fdtd_fused.py). Within each formulation persistent
 and launch modes are bit-identical, as for any program.
 
 What it costs: twice the field memory, and six more H evaluations per node (compute the

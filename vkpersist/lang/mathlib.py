@@ -3,7 +3,7 @@
 GLSL has float32 transcendental functions only, of a precision each driver picks (lavapipe's
 float32 asin is off by 4e-4, NVIDIA's sin by 1e-5). vkpersist writes its own, for both
 types, so that every device gives the accuracy docs/language.md states (tested by
-tests/test_lang_math.py, measured by tools/math_accuracy.py) and the special values of C99
+tests/lang/test_lang_math.py, measured by tools/math_accuracy.py) and the special values of C99
 Annex F / NumPy (inf, nan, signed zeros, overflow and underflow).
 
 The algorithms are the classic ones: Cody-Waite argument reduction (pi/2 in four parts,

@@ -19,7 +19,7 @@ directly and checks their result with `check_result`, one test per submit, no `w
 unwrapped on purpose, because the specification gives them no failure to report: vkCmd*
 recording (errors surface at vkEndCommandBuffer, which is wrapped), vkDestroy* and vkFree*
 (void), vkUpdateDescriptorSets (void), vkGetDeviceQueue and the vkGet*Properties /
-vkGet*Features / vkGetBufferMemoryRequirements queries (void). tests/test_vk_errors.py
+vkGet*Features / vkGetBufferMemoryRequirements queries (void). tests/runtime/test_vk_errors.py
 makes the wrapped calls fail and checks what the user gets, and that nothing leaks.
 """
 from __future__ import annotations
@@ -140,7 +140,7 @@ def _signalled_within(device, count: int, handles, seconds: float, what: str) ->
 # session driver (its own thread) makes a few such calls per batch of fallback steps, and
 # thousands when it records a new batch: on an H100 (2026-12-06, benchmarks/probes/host_polling.py)
 # a launch-mode session ran 262 steps/s against 46,700 while its body polled a drop count,
-# and tests/test_frame_integrity.py's reader saw no frame for 10 s while the driver recorded
+# and tests/channels/test_frame_integrity.py's reader saw no frame for 10 s while the driver recorded
 # a batch. A thread calling a C function 2,520 times/s through cffi while the main thread
 # computed managed 936,000 calls/s through PYFUNCTYPE (1.7M alone; same cost per call).
 # Waits that block (vkWaitForFences) still release the GIL. The price: while a held call

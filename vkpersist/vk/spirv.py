@@ -271,7 +271,7 @@ def annotate(code: bytes, *, as_written: bool = False) -> bytes:
       driver assume that two variables never alias unless they say so; GLSL does not
       decorate them, and NVIDIA's driver (580.159, H100) then served a load through the
       readonly block from before the invocation's own store through the other
-      (tests/test_spirv_opt.py).
+      (tests/lang/test_spirv_opt.py).
     - with `as_written`, NoContraction on every float arithmetic instruction (GLSL's
       `precise` on every expression): without it Vulkan lets a driver fuse a * b + c and
       reassociate, and NVIDIA's folded (x * 3) * 5 into x * 15 once spirv-opt had inlined

@@ -57,12 +57,12 @@ benchmarks/probes/target_ab.py runs any knob changed against the default):
   written buffer's loads skip the L1 cache whatever its qualifiers, and a readonly
   block's are cached: the megakernel's stencil went from 41.9k to 72.1k steps/s at 128³
   (H100, 2026-12-06, benchmarks/programs.py), bit-identical. The cached path does not see
-  the invocation's own earlier stores (tests/test_cached_loads.py), hence the rule.
+  the invocation's own earlier stores (tests/programs/test_cached_loads.py), hence the rule.
   NVIDIA's driver only (driver_id 4): elsewhere not measured. The two blocks are declared
   Aliased (vk/spirv.py `annotate`): SPIR-V lets a driver assume that two variables never
   alias unless they say so, and without it NVIDIA's (580.159, H100) loaded the readonly
   block's value from before the invocation's own store through the other, across a
-  barrier (tests/test_spirv_opt.py).
+  barrier (tests/lang/test_spirv_opt.py).
 - float_as_written: every float operation of the code the language generates is
   decorated NoContraction (GLSL's `precise`): evaluated as written, never fused into an
   fma or reassociated. Vulkan lets a driver do both where the decoration is missing, and
@@ -121,7 +121,7 @@ ORDERED_FROM = 24_000_000        # NVIDIA: stages of this many indices take them
 # variable decorated they would be); aggressive dead-code elimination deletes an empty spin
 # loop on a plain load, even a volatile one, and every poll of the megakernel is an
 # atomicLoad, which it keeps. No pass rewrites float arithmetic (-O's simplify-instructions
-# would: (x * 3) * 5 -> x * 15; tests/test_spirv_opt.py). Scalar replacement stops at 100
+# would: (x * 3) * 5 -> x * 15; tests/lang/test_spirv_opt.py). Scalar replacement stops at 100
 # elements, as in -O, so that a large local array is not split into as many variables.
 _INLINE_CSE = ("eliminate-dead-branches", "merge-return", "inline-entry-points-exhaustive",
                "eliminate-dead-functions", "eliminate-dead-code-aggressive", "private-to-local",
