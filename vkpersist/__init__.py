@@ -10,7 +10,7 @@ import sys as _sys
 
 import numpy as _np
 
-from ._errors import (CompileError, DeviceLimitError, DeviceLost, DeviceNotFound, DeviceTimeout,
+from ._errors import (CheckpointError, CompileError, DeviceLimitError, DeviceLost, DeviceNotFound, DeviceTimeout,
                       OutOfDeviceMemory, UnsupportedError, VkPersistError, VulkanUnavailable)
 from ._errors import BoundsError
 from .vk.context import Context, default_context, synchronize
@@ -21,7 +21,7 @@ from .memsock import Frame, MemSock, Relay
 from .vk.shared_pages import SharedPages
 from ._kernel import Kernel, func, kernel
 from .lang import source as _source
-from .scheduler import OccupancyWarning, Program, QueueOverflow, every, when
+from .scheduler import Checkpoints, OccupancyWarning, Program, QueueOverflow, every, when
 from ._render import render_in_thread
 from . import lowlevel
 from . import cuda
@@ -94,14 +94,16 @@ __version__ = "0.1.0"
 
 __all__ = [
     # devices, arrays, errors
-    "Array", "BoundsError", "CompileError", "Context", "DeviceLimitError", "DeviceLost", "DeviceNotFound",
+    "Array", "BoundsError", "CheckpointError", "CompileError", "Context", "DeviceLimitError",
+    "DeviceLost", "DeviceNotFound",
     "DeviceTimeout", "OutOfDeviceMemory", "UnsupportedError", "VkPersistError",
     "VulkanUnavailable", "default_context", "list_devices", "synchronize", "to_device",
     # device arrays made on the default context (or ctx=), NumPy's names
     "arange", "asarray", "asnumpy", "empty", "eye", "full", "identity", "linspace", "ones",
     "zeros",
     # kernels, programs and the channels to running kernels
-    "Kernel", "kernel", "func", "compile_source", "Program", "every", "when", "QueueOverflow", "OccupancyWarning",
+    "Kernel", "kernel", "func", "compile_source", "Program", "Checkpoints", "every", "when",
+    "QueueOverflow", "OccupancyWarning",
     "render_in_thread",      # frames drawn with matplotlib off the trio event loop
     "Ack", "ControlBuffer", "ControlField", "Controls", "MemSock", "Frame", "Socket",
     # host pages several devices share, and pipelines between devices (docs/pipelines.md)

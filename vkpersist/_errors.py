@@ -41,6 +41,12 @@ class BoundsError(VkPersistError, IndexError):
     the Python line, the array, the index and the shape)."""
 
 
+class CheckpointError(VkPersistError):
+    """A checkpoint that cannot be restored into this program: not a vkpersist checkpoint,
+    written in a newer format, damaged, or of a program declared otherwise (the message
+    names each difference)."""
+
+
 class CompileError(VkPersistError):
     """Shader source could not be compiled; the message shows the offending line."""
 

@@ -11,7 +11,7 @@ TOP = {
     "Array", "CompileError", "Context", "DeviceLimitError", "DeviceLost", "DeviceNotFound",
     "DeviceTimeout", "OutOfDeviceMemory", "UnsupportedError", "VkPersistError",
     "VulkanUnavailable", "default_context", "list_devices", "synchronize", "to_device",
-    "BoundsError",
+    "BoundsError", "CheckpointError", "Checkpoints",
     "arange", "asarray", "asnumpy", "empty", "eye", "full", "identity", "linspace", "ones",
     "zeros",
     "Kernel", "kernel", "func", "compile_source", "Program", "every", "when", "QueueOverflow",

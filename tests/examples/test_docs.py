@@ -49,6 +49,8 @@ def test_programs_example_runs(tmp_path):
     change = int(re.search(r"alpha changed before step (\d+)", out).group(1))
     done = int(re.search(r"^(\d+) steps done$", out, re.M).group(1))
     assert change >= 200 and done >= change + 100, out
+    back = int(re.search(r"back at step (\d+), as it was then", out).group(1))
+    assert back % 100 == 0 and done < back <= done + 200, out     # the checkpoints' block
 
 
 def test_cuda_porting_example_runs(tmp_path):

@@ -16,7 +16,8 @@ from vkpersist.vk.array import Array
 INIT = pathlib.Path(vkp.__file__)
 
 ALL = {
-    "Ack", "Array", "BoundsError", "CompileError", "Context", "ControlBuffer", "ControlField",
+    "Ack", "Array", "BoundsError", "CheckpointError", "Checkpoints", "CompileError", "Context",
+    "ControlBuffer", "ControlField",
     "Controls", "DeviceLimitError", "DeviceLost", "DeviceNotFound", "DeviceTimeout", "Frame",
     "Kernel", "MemSock", "OccupancyWarning", "OutOfDeviceMemory", "Program", "QueueOverflow",
     "Relay", "SharedPages", "Socket", "UnsupportedError", "VkPersistError",

@@ -26,6 +26,7 @@ finer analysis could prove one unnecessary.
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 
@@ -35,7 +36,9 @@ from ..lang import types as T
 from ..lang.bounds import debug_default
 from ..lang.source import glsl_name
 from ..vk.context import Context, default_context
+from . import _checkpoint
 from ._build import build_for
+from ._checkpoints import Checkpoints
 from ._declare import (MAX_PERIODS, QUEUE_TYPES, Every, PairHalf, ProgramArray, ProgramQueue,
                        ProgramSocket, RunReport, Stage, StepCounter, When, every, when)
 from ._runner import launch_shape, runner_for
@@ -404,26 +407,51 @@ class Program:
     @user_frames_only
     def run(self, steps: int | None = None, *, mode: str = "auto", groups: int | None = None,
             local: int | None = None, timeout: float | None = None,
-            progress: bool | None = None) -> "RunReport":
+            progress: bool | None = None, checkpoints=None) -> "RunReport":
         """Run `steps` steps and wait (a script's way; under trio use `session`); with
         `loop(steps=field)`, at most `steps` (default: until the field's count is reached).
         Returns what ran (steps, epochs, mode, participants). Ctrl-C stops the device at the
         next step boundary before it raises. `progress`: a progress bar with steps/s and
         the time left, for runs longer than a second (default: when stderr is a
-        terminal; True or False decide)."""
+        terminal; True or False decide). `checkpoints`: a vkp.Checkpoints, which writes
+        the program's state every N steps and/or T minutes while it runs."""
         self._usable("run")
-        return runner_for(self, mode, groups, local).run(steps, timeout, progress)
+        _check_checkpoints(checkpoints)
+        return runner_for(self, mode, groups, local).run(steps, timeout, progress,
+                                                          checkpoints)
 
     @user_frames_only
     def session(self, *, steps: int | None = None, mode: str = "auto",
                 groups: int | None = None, local: int | None = None,
-                timeout: float | None = None):
+                timeout: float | None = None, checkpoints=None):
         """`async with prog.session() as run:` under trio: the program runs in the
         background (until `steps` more steps, or until stopped) while the body reads
         progress, sends commands, pauses, resumes or stops it. Leaving the block stops the
-        program (also when the body raises)."""
+        program (also when the body raises). `checkpoints`: a vkp.Checkpoints, taken
+        between epochs while the session runs."""
         self._usable("open a session")
-        return open_session(runner_for(self, mode, groups, local), steps, timeout)
+        _check_checkpoints(checkpoints)
+        return open_session(runner_for(self, mode, groups, local), steps, timeout,
+                            checkpoints)
+
+    # ---- checkpoints -------------------------------------------------------------------
+    def checkpoint(self, path) -> "os.PathLike":
+        """Write the program's whole state at this step boundary to the HDF5 file `path`
+        (its arrays, controls, step count, queues and memsocks: scheduler/_checkpoint.py
+        says what and how), crash-safe: the file appears whole or not at all. Refused while
+        the program runs (pause a session first, or use its `run.checkpoint`) and after a
+        step was left half done. Returns the path."""
+        self._usable("write a checkpoint")
+        state = _checkpoint.capture(self)
+        return _checkpoint.write(state, path, program=self.name)
+
+    def restore(self, path) -> int:
+        """Make this program's state the one `prog.checkpoint(path)` wrote: the program
+        must be declared as it was then (the same arrays, shapes, dtypes, queues,
+        memsocks, controls and stage code; what differs is named and nothing is changed).
+        Its next step is the checkpoint's; returns that step. Refused while it runs."""
+        self._usable("restore a checkpoint")
+        return _checkpoint.restore(self, _checkpoint.read(path), path)
 
     def _refuse(self, why: str) -> None:
         """Refuse runs and sessions from now on, until reset_step(): `why`, an error left
@@ -468,3 +496,7 @@ class Program:
             self.ctl.free()
 
 
+def _check_checkpoints(checkpoints) -> None:
+    if checkpoints is not None and not isinstance(checkpoints, Checkpoints):
+        raise TypeError(f"checkpoints= takes a vkp.Checkpoints(folder, every=..., "
+                        f"minutes=...), got {checkpoints!r}")

@@ -425,7 +425,8 @@ class Runner:
             self.ctl["_halt"] = 1
 
     # ---- a whole run, synchronously -----------------------------------------------------------
-    def run(self, steps: int | None, timeout: float | None, progress=None) -> RunReport:
+    def run(self, steps: int | None, timeout: float | None, progress=None,
+            checkpoints=None) -> RunReport:
         show = wants_bar(progress)
         total = steps
         if steps is None:
@@ -440,9 +441,14 @@ class Runner:
             check_timeout(timeout, "run(timeout=)")
         left, epochs0, reason = steps, self.epochs, None
         bar = Bar(show, total, self.prog.name)
+        if checkpoints is not None:
+            checkpoints.start(self.prog)
         try:
             while left > 0 and reason != REASON_DONE:
-                self.start(min(left, 2**31))
+                budget = min(left, 2**31)
+                if checkpoints is not None and not self.resume:   # end an epoch where due
+                    budget = min(budget, checkpoints.steps_until_due(self.prog.steps_done))
+                self.start(budget)
                 try:
                     self.wait_epoch(limit, self.spin)
                     done, reason = self.finish()
@@ -451,8 +457,13 @@ class Runner:
                     raise
                 left -= done
                 bar.update(steps - left)
+                if checkpoints is not None and not self.resume \
+                        and checkpoints.due(self.prog.steps_done):
+                    checkpoints.take(self.prog)
                 if reason == REASON_BLOCKED and left > 0:
                     self.wait_for_readers(limit)
+            if checkpoints is not None:
+                checkpoints.finish()
         except BaseException:
             self.abandon_step()
             raise

@@ -47,7 +47,7 @@ PARK_CHECK_S = 0.05          # a parked driver looks for stop this often
 
 
 class Session:
-    def __init__(self, runner, steps: int | None, timeout: float | None):
+    def __init__(self, runner, steps: int | None, timeout: float | None, checkpoints=None):
         if steps is not None and (not isinstance(steps, int) or steps < 0):
             raise ValueError(f"steps must be a non-negative int or None (run until stopped), "
                              f"got {steps!r}")
@@ -65,6 +65,9 @@ class Session:
         self._parked = trio.Event()
         self._finished = trio.Event()
         self._token = trio.lowlevel.current_trio_token()
+        self.checkpoints = checkpoints          # vkp.Checkpoints: taken between epochs
+        if checkpoints is not None:
+            checkpoints.start(self.prog)
 
     # ---- what the body sees -----------------------------------------------------------
     @property
@@ -214,7 +217,11 @@ class Session:
                     elif want == "stop" or self._left <= 0:
                         return
                     elif want == "run":
-                        runner.start(int(min(self._left, 1 << 31)))
+                        budget = int(min(self._left, 1 << 31))
+                        if self.checkpoints is not None:      # end an epoch where one is due
+                            budget = min(budget, self.checkpoints.steps_until_due(
+                                self.prog.steps_done))
+                        runner.start(budget)
                     else:
                         parked, resumed = self._parked, self._resumed
                 if want == "pause":
@@ -227,6 +234,9 @@ class Session:
                     done, reason = runner.finish()
                     self._left -= done
                     self._meter.record(self.prog.steps_done - self._first)
+                    if self.checkpoints is not None and not runner.resume \
+                            and self.checkpoints.due(self.prog.steps_done):
+                        self.checkpoints.take(self.prog)
                 if reason == REASON_DONE:           # the loop's own step count is reached
                     return
                 if reason == REASON_BLOCKED and self._left > 0:
@@ -236,6 +246,9 @@ class Session:
                 self._halt_now(limit)                                   # mid-epoch: stop it
             runner.abandon_step()
             raise
+        finally:
+            if self.checkpoints is not None:
+                self.checkpoints.finish()     # the last file written (or its error raised)
 
     def _wait_for_readers(self, limit: float) -> None:
         """Until every "block" memsock has room (the reader released a frame), the body
@@ -268,8 +281,8 @@ class Session:
 
 
 @contextlib.asynccontextmanager
-async def open_session(runner, steps, timeout):
-    run = Session(runner, steps, timeout)
+async def open_session(runner, steps, timeout, checkpoints=None):
+    run = Session(runner, steps, timeout, checkpoints)
     runner.prog._session = run
     try:
         async with trio.open_nursery() as nursery:
