@@ -2,6 +2,8 @@
 
     python -m examples.fdtd3d --headless --out out/        # PNGs, GIF, spectrum, HDF5
     python -m examples.fdtd3d --size 64 --steps 4000 --live  # a matplotlib window
+    python -m examples.fdtd3d --checkpoint-every 400         # out/checkpoints/fdtd3d_*.h5
+    python -m examples.fdtd3d --restart latest               # a killed run goes on
 """
 from __future__ import annotations
 
@@ -32,11 +34,28 @@ def parse(argv):
     view.add_argument("--headless", action="store_true", help="write files (the default)")
     ap.add_argument("--out", type=pathlib.Path, default=pathlib.Path("fdtd3d-out"),
                     help="output folder of --headless (default fdtd3d-out)")
+    ap.add_argument("--checkpoint-every", type=int, default=None, metavar="N",
+                    help="write the simulation's state every N steps (headless)")
+    ap.add_argument("--checkpoint-dir", type=pathlib.Path, default=None,
+                    help="where checkpoints go (default OUT/checkpoints)")
+    ap.add_argument("--keep", type=int, default=3, help="checkpoints kept (default 3)")
+    ap.add_argument("--restart", default=None, metavar="FILE",
+                    help="go on from a checkpoint: a file, or 'latest' (the newest in the "
+                         "checkpoint folder); the run ends at --steps as an uninterrupted "
+                         "one would, bit for bit")
     args = ap.parse_args(argv)
     if args.steps < 1:
         ap.error(f"--steps must be >= 1, got {args.steps}")
     if args.snap_every < 1:
         ap.error(f"--snap-every must be >= 1, got {args.snap_every}")
+    if args.checkpoint_every is not None and args.checkpoint_every < 1:
+        ap.error(f"--checkpoint-every must be >= 1, got {args.checkpoint_every}")
+    if args.keep < 1:
+        ap.error(f"--keep must be >= 1, got {args.keep}")
+    if (args.checkpoint_every or args.restart) and args.live:
+        ap.error("--checkpoint-every and --restart are for headless runs")
+    if args.checkpoint_dir is None:
+        args.checkpoint_dir = args.out / "checkpoints"
     return args
 
 
@@ -48,10 +67,28 @@ def headless(sim, args):
     g = sim.grid
     print(f"fdtd3d: {g.shape} cells of {g.spacing[0] * 1e3:g} mm, dt = {g.dt * 1e12:.3f} ps, "
           f"{args.steps} steps on {sim.ctx.info.name}, mode {args.mode}")
+    import vkpersist as vkp
+    cp = None
+    if args.checkpoint_every:
+        cp = vkp.Checkpoints(args.checkpoint_dir, every=args.checkpoint_every, keep=args.keep)
+    start = 0
+    if args.restart:
+        path = args.restart
+        if path == "latest":
+            path = vkp.Checkpoints(args.checkpoint_dir, every=1).latest("fdtd3d")
+            if path is None:
+                raise SystemExit(f"fdtd3d: --restart latest: no checkpoint in "
+                                 f"{args.checkpoint_dir}/")
+        start = sim.restore(path)
+        if start >= args.steps:
+            raise SystemExit(f"fdtd3d: {path} is at step {start}, not before --steps "
+                             f"{args.steps}")
+        print(f"  restarted from {path} at step {start}")
     t0 = time.perf_counter()
-    sim.run(args.steps, mode=args.mode, progress=True)
+    sim.run(args.steps - start, mode=args.mode, progress=True, checkpoints=cp)
     wall = time.perf_counter() - t0
-    print(f"  {args.steps} steps in {wall:.1f} s: {g.cells * args.steps / wall / 1e6:.1f} Mcells/s")
+    steps = args.steps - start
+    print(f"  {steps} steps in {wall:.1f} s: {g.cells * steps / wall / 1e6:.1f} Mcells/s")
     sigma = scattering_cross_section(sim)
     ref = mie_reference(sim)
     print("  scattering cross-section of the sphere against the Mie series:")

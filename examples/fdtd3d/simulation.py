@@ -496,19 +496,64 @@ class Simulation:
                 with frame:
                     handle(frame)
 
+    # ---- checkpoints ------------------------------------------------------------------------
+    def _host_state(self) -> dict:
+        """What the host keeps that the program does not: the probe samples and the hot
+        cells taken so far. Called between epochs by the session's driver thread while
+        frame handlers add to them on the event loop's: dict() and list() of these copy
+        without running Python code, so under the GIL each copy is whole."""
+        rows = dict(self._probe_rows)
+        hot = list(self.hot_frames)
+        steps = np.array(sorted(rows), np.int64)
+        out = {"probe_steps": steps}
+        if len(steps):
+            out["probe_rows"] = np.stack([rows[s] for s in steps])
+        if hot:
+            out["hot_steps"] = np.array([s for s, _ in hot], np.int64)
+            out["hot_counts"] = np.array([len(c) for _, c in hot], np.int64)
+            out["hot_cells"] = np.concatenate([c for _, c in hot]).astype(np.int64)
+        return out
+
+    def checkpoint(self, path):
+        """Write the simulation's state (every field, the CPML's ψ, the incident grid, the
+        running DFTs, the probe buffers, the step, which sets the source's phase, and the
+        probe samples and hot cells taken so far) to `path` (vkpersist's checkpoint, HDF5).
+        Slice frames already taken are not in it (they are outputs: write them first)."""
+        self.build()
+        return self.prog.checkpoint(path, host=self._host_state())
+
+    def restore(self, path) -> int:
+        """Go on from `sim.checkpoint(path)`, written by this scene (the same grid,
+        materials, sources and monitors): returns the step it holds."""
+        self.build()
+        host = {}
+        step = self.prog.restore(path, host=host)
+        steps = host.get("probe_steps", np.zeros(0, np.int64))
+        self._probe_rows = {int(s): row for s, row in zip(steps, host.get("probe_rows", ()))}
+        self.hot_frames = []
+        if "hot_steps" in host:
+            cells = np.split(host["hot_cells"], np.cumsum(host["hot_counts"])[:-1])
+            self.hot_frames = [(int(s), c) for s, c in zip(host["hot_steps"], cells)]
+        return step
+
     @asynccontextmanager
     async def session(self, steps: int | None = None, *, mode: str = "auto",
-                      keep_frames: bool = True, on_slice=None):
+                      keep_frames: bool = True, on_slice=None, checkpoints=None):
         """`async with sim.session(steps) as run:` runs the simulation under trio while the
         body steers it (`await run.send(freq=..., amp=..., snap_every=...)`, `pause()`,
         `resume()`, `stop()`, `wait()`); leaving the block stops it, as vkpersist sessions
         do. Slice frames are kept in `sim.frames[name]` as (step, array) and passed to
-        `on_slice(name, step, data)`; probe samples go to `sim.probe(name)`."""
+        `on_slice(name, step, data)`; probe samples go to `sim.probe(name)`.
+        `checkpoints`: a vkp.Checkpoints, which saves the simulation's state as it runs
+        (the probe samples and hot cells too)."""
         prog = self.build()
+        if checkpoints is not None and checkpoints.host is None:
+            checkpoints.host = self._host_state
         self._slice_callbacks = [on_slice] if on_slice else []
         self._keep_frames = keep_frames
         try:
-            async with prog.session(steps=steps, mode=self._mode(mode)) as run:
+            async with prog.session(steps=steps, mode=self._mode(mode),
+                                    checkpoints=checkpoints) as run:
                 yield run
         finally:
             self._drain_left()
@@ -531,9 +576,9 @@ class Simulation:
         return mode
 
     def run(self, steps: int, *, mode: str = "auto", keep_frames: bool = True,
-            on_slice=None, progress: bool = False):
-        """Run `steps` more steps and wait (with a tqdm progress bar if `progress`);
-        returns the number of steps run."""
+            on_slice=None, progress: bool = False, checkpoints=None):
+        """Run `steps` more steps and wait (with a tqdm progress bar if `progress`;
+        `checkpoints`: a vkp.Checkpoints); returns the number of steps run."""
         if int(steps) != steps or steps < 1:
             raise ValueError(f"steps must be a whole number >= 1, got {steps}")
         report = {}
@@ -546,7 +591,7 @@ class Simulation:
                            disable=None)   # None: off when stderr is no terminal (CI logs)
             start = self.step
             async with self.session(int(steps), mode=mode, keep_frames=keep_frames,
-                                    on_slice=on_slice) as run:
+                                    on_slice=on_slice, checkpoints=checkpoints) as run:
                 while not run.finished:
                     if bar is not None:
                         bar.n = run.steps_done

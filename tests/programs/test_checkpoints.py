@@ -322,3 +322,27 @@ def test_run_refuses_what_is_not_a_checkpoints(ctx, tmp_path):
     prog = PROGRAMS["heat"](ctx)
     with pytest.raises(TypeError, match="checkpoints= takes a vkp.Checkpoints"):
         prog.run(2, checkpoints=str(tmp_path))
+
+
+def test_host_arrays_travel_with_the_checkpoint(ctx, tmp_path):
+    prog = PROGRAMS["heat"](ctx)
+    prog.run(3, mode="launch")
+    series = np.arange(12.0).reshape(3, 4)
+    path = prog.checkpoint(tmp_path / "h.h5", host={"series": series, "count": 3})
+    got = {}
+    assert PROGRAMS["heat"](ctx).restore(path, host=got) == 3
+    np.testing.assert_array_equal(got["series"], series)
+    assert int(got["count"]) == 3
+    with pytest.raises(TypeError, match="dict of name: NumPy array"):
+        prog.checkpoint(tmp_path / "x.h5", host=[1, 2])
+    with pytest.raises(TypeError, match="'bad' is not numbers"):
+        prog.checkpoint(tmp_path / "x.h5", host={"bad": [object()]})
+    with pytest.raises(TypeError, match="takes a dict to fill"):
+        prog.restore(path, host=[])
+    calls = []
+    cp = vkp.Checkpoints(tmp_path / "p", every=2, log=False,
+                         host=lambda: calls.append(1) or {"n": np.array(len(calls))})
+    prog.run(4, mode="launch", checkpoints=cp)
+    got = {}
+    PROGRAMS["heat"](ctx).restore(cp.latest(), host=got)
+    assert int(got["n"]) == len(calls) == 2

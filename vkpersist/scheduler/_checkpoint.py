@@ -188,7 +188,7 @@ def _control_difference(a, b) -> str:
 
 
 # ---- the state ---------------------------------------------------------------------------
-def capture(prog, *, between_epochs: bool = False) -> dict:
+def capture(prog, *, between_epochs: bool = False, host: dict | None = None) -> dict:
     """Every piece of state a step depends on, copied to the host, the program idle at a
     step boundary: between runs, or (`between_epochs`, the runner's or a session's driver
     asking) between two epochs of a run."""
@@ -199,7 +199,7 @@ def capture(prog, *, between_epochs: bool = False) -> dict:
         prog._require_idle("write a checkpoint")
     prog._refuse_if_cut()
     state = {"step": prog.steps_done, "structure": structure(prog), "meshes": {},
-             "queues": {}, "memsocks": {}, "controls": None}
+             "queues": {}, "memsocks": {}, "controls": None, "host": _host_arrays(host)}
     for name, a in prog.arrays.items():
         state["meshes"][name] = a.array[a._half()].numpy() if isinstance(a, PairHalf) \
             else a.array.numpy()
@@ -214,6 +214,26 @@ def capture(prog, *, between_epochs: bool = False) -> dict:
         state["controls"] = {"words": prog.ctl._live("write a checkpoint").copy(),
                              "fields": {n: np.asarray(prog.ctl[n]) for n in prog.ctl.fields}}
     return state
+
+
+def _host_arrays(host) -> dict:
+    """The caller's own host state (name: array), checked now rather than in the file."""
+    if host is None:
+        return {}
+    if not isinstance(host, dict):
+        raise TypeError(f"checkpoint(host=...) takes a dict of name: NumPy array, got "
+                        f"{type(host).__name__}")
+    out = {}
+    for name, value in host.items():
+        if not isinstance(name, str) or not name or "/" in name:
+            raise ValueError(f"checkpoint(host=...): {name!r} is not a usable name (a "
+                             "non-empty str without '/')")
+        data = np.asarray(value)
+        if data.dtype == object:
+            raise TypeError(f"checkpoint(host=...): {name!r} is not numbers (dtype object); "
+                            "store arrays of numbers")
+        out[name] = data.copy()
+    return out
 
 
 def write(state: dict, path, *, program: str) -> pathlib.Path:
@@ -297,6 +317,10 @@ def _write_file(f, state: dict, program: str) -> None:
         for key in ("frames", "header", "cursor"):
             g.create_dataset(key, data=s[key])
         g.attrs["tail"] = np.uint64(s["tail"])
+    if state["host"]:
+        g = it.create_group("host")
+        for name, data in state["host"].items():
+            g.create_dataset(name, data=data)
     f.attrs["complete"] = True            # last: a file without it was cut short
 
 
@@ -335,7 +359,8 @@ def read(path) -> dict:
             state = {"step": int(own.attrs["step"]), "program": str(f.attrs.get("program")),
                      "structure": json.loads(own.attrs["structure"]),
                      "meshes": {n: d[()] for n, d in it["meshes"].items()},
-                     "controls": None, "queues": {}, "memsocks": {}}
+                     "controls": None, "queues": {}, "memsocks": {},
+                     "host": {n: d[()] for n, d in it.get("host", {}).items()}}
             if "controls" in own:
                 state["controls"] = {"words": own["controls"]["words"][()]}
             for name, g in own.get("queues", {}).items():

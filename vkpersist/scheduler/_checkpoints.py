@@ -36,7 +36,7 @@ class Checkpoints:
     """When and where a running program writes its checkpoints (see the module's doc)."""
 
     def __init__(self, folder, *, every: int | None = None, minutes: float | None = None,
-                 keep: int = 3, log=True):
+                 keep: int = 3, host=None, log=True):
         if every is None and minutes is None:
             raise ValueError("Checkpoints(folder, every=N steps and/or minutes=T): say how "
                              "often; neither was given")
@@ -51,6 +51,10 @@ class Checkpoints:
         if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
             raise ValueError(f"Checkpoints(keep=...) takes how many files to keep, >= 1; got "
                              f"{keep!r}")
+        if host is not None and not callable(host):
+            raise TypeError(f"Checkpoints(host=...) takes a function returning a dict of "
+                            f"host arrays to save with each checkpoint, got {host!r}")
+        self.host = host          # () -> {name: array}, called at each checkpoint
         self.folder = pathlib.Path(folder)
         self.every, self.minutes, self.keep = every, minutes, keep
         # a line per checkpoint: True (stderr, above a progress bar), False, or a callable
@@ -114,7 +118,8 @@ class Checkpoints:
         background."""
         self._wait_previous()
         started = time.perf_counter()
-        state = _checkpoint.capture(prog, between_epochs=True)
+        state = _checkpoint.capture(prog, between_epochs=True,
+                                    host=self.host() if self.host is not None else None)
         copied = time.perf_counter() - started
         path = self.path(prog, state["step"])
         self._last_time, self._last_step = time.monotonic(), state["step"]

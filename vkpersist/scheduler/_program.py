@@ -435,23 +435,33 @@ class Program:
                             checkpoints)
 
     # ---- checkpoints -------------------------------------------------------------------
-    def checkpoint(self, path) -> "os.PathLike":
+    def checkpoint(self, path, *, host: dict | None = None) -> "os.PathLike":
         """Write the program's whole state at this step boundary to the HDF5 file `path`
         (its arrays, controls, step count, queues and memsocks: scheduler/_checkpoint.py
         says what and how), crash-safe: the file appears whole or not at all. Refused while
         the program runs (pause a session first, or use its `run.checkpoint`) and after a
-        step was left half done. Returns the path."""
+        step was left half done. `host`: NumPy arrays of your own state on the host
+        (name: array), saved with it and given back by `restore(path, host={})`. Returns
+        the path."""
         self._usable("write a checkpoint")
-        state = _checkpoint.capture(self)
+        state = _checkpoint.capture(self, host=host)
         return _checkpoint.write(state, path, program=self.name)
 
-    def restore(self, path) -> int:
+    def restore(self, path, *, host: dict | None = None) -> int:
         """Make this program's state the one `prog.checkpoint(path)` wrote: the program
         must be declared as it was then (the same arrays, shapes, dtypes, queues,
         memsocks, controls and stage code; what differs is named and nothing is changed).
-        Its next step is the checkpoint's; returns that step. Refused while it runs."""
+        Its next step is the checkpoint's; returns that step. Refused while it runs.
+        `host`: a dict that receives the host arrays saved with the checkpoint."""
         self._usable("restore a checkpoint")
-        return _checkpoint.restore(self, _checkpoint.read(path), path)
+        if host is not None and not isinstance(host, dict):
+            raise TypeError(f"restore(host=...) takes a dict to fill with the checkpoint's "
+                            f"host arrays, got {type(host).__name__}")
+        state = _checkpoint.read(path)
+        step = _checkpoint.restore(self, state, path)
+        if host is not None:
+            host.update(state["host"])
+        return step
 
     def _refuse(self, why: str) -> None:
         """Refuse runs and sessions from now on, until reset_step(): `why`, an error left

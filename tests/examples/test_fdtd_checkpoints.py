@@ -1,0 +1,73 @@
+"""The FDTD example's checkpoints (sim.checkpoint / sim.restore, the CLI's
+--checkpoint-every and --restart): a run restarted half-way, in the other mode, ends with
+every field, the running DFTs (so the cross-section), the probe series and the hot cells
+bit-identical to the uninterrupted run's."""
+import numpy as np
+import pytest
+
+from examples.fdtd3d.grid import FIELDS
+from examples.fdtd3d.scenes import mie_sphere
+
+STEPS = 60
+
+
+def scene(ctx):
+    return mie_sphere(42, radius_cells=3, ctx=ctx, snap_every=20)
+
+
+def outcome(sim) -> dict:
+    out = {f: sim.field(f) for f in FIELDS}
+    for d in sim.dfts:
+        for key, value in sim.dft(d.name).items():
+            out[f"dft {d.name} {key}"] = value
+    for p in sim.probes:
+        for key, value in sim.probe(p.name).items():
+            out[f"probe {p.name} {key}"] = value
+    # the hot cells of a frame come in the order the device's atomics pushed them
+    out["hot"] = [(s, sorted(map(tuple, c.tolist()))) for s, c in sim.hot_frames]
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("first, second", [("persistent", "launch"), ("launch", "persistent")])
+def test_a_simulation_restarted_half_way_ends_bit_identical(ctx, tmp_path, first, second):
+    whole = scene(ctx)
+    whole.run(2 * STEPS, mode=first)
+    part = scene(ctx)
+    part.run(STEPS, mode=first)
+    path = part.checkpoint(tmp_path / "half.h5")
+    again = scene(ctx)
+    assert again.restore(path) == STEPS
+    again.run(STEPS, mode=second)
+    want, got = outcome(whole), outcome(again)
+    assert want.keys() == got.keys()
+    for key in want:
+        if key == "hot":
+            assert got[key] == want[key]
+        else:
+            np.testing.assert_array_equal(got[key], want[key], err_msg=key)
+    assert len(want["probe forward ez"]) == 2 * STEPS
+
+
+@pytest.mark.slow
+def test_the_cli_restarts_from_a_checkpoint_and_ends_as_the_uninterrupted_run(tmp_path):
+    pytest.importorskip("miepython")
+    h5py = pytest.importorskip("h5py")
+    from examples.fdtd3d.__main__ import main
+    common = ["--headless", "--size", "42", "--radius", "3", "--steps", str(2 * STEPS),
+              "--snap-every", "30", "--mode", "launch"]
+    whole, restarted = tmp_path / "whole", tmp_path / "restarted"
+    assert main([*common, "--out", str(whole), "--checkpoint-every", str(STEPS // 2),
+                 "--keep", "2"]) == 0
+    kept = sorted(p.name for p in (whole / "checkpoints").iterdir())
+    assert kept == [f"fdtd3d_{s:012d}.h5" for s in (3 * STEPS // 2, 2 * STEPS)]
+    half = whole / "checkpoints" / kept[0]
+    assert main([*common, "--out", str(restarted), "--restart", str(half)]) == 0
+    with h5py.File(whole / "results.h5") as a, h5py.File(restarted / "results.h5") as b:
+        for key in ("cross_section/fdtd_m2", "probes/forward/ez"):
+            np.testing.assert_array_equal(a[key][()], b[key][()], err_msg=key)
+    with pytest.raises(SystemExit, match="not before --steps"):
+        main([*common, "--out", str(restarted), "--restart",
+              str(whole / "checkpoints" / kept[1])])
+    with pytest.raises(SystemExit, match="no checkpoint in"):
+        main([*common, "--out", str(tmp_path / "none"), "--restart", "latest"])
