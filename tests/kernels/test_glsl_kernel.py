@@ -8,6 +8,7 @@ import pytest
 
 import vkpersist as vkp
 from vkpersist.vk.glsl_kernel import guard_loops
+from vkpersist.vk import glslang
 from vkpersist.vk.glslang import compile_glsl
 from vkpersist.vk.spirv import reflect
 
@@ -177,6 +178,7 @@ def test_cache_is_reused_and_safe_under_concurrent_compiles(tmp_path, monkeypatc
     assert len(set(outs)) == 1
     entries = list((tmp_path / "spirv").iterdir())
     assert len(entries) == 1 and entries[0].suffix == ".spv"   # no stray temporary files
+    glslang.compiler()          # finding the compiler runs it once a process: not a compile
     def no_compiler(*a, **k):
         raise AssertionError("a cached shader must not be recompiled")
     monkeypatch.setattr(subprocess, "run", no_compiler)
@@ -331,3 +333,65 @@ def test_damaged_cache_entries_are_recompiled_with_a_warning(ctx, tmp_path, monk
         assert "cannot write the shader cache" in run.stderr
     else:                                # repaired: the next process compiles nothing
         assert {p: p.read_bytes() for p in good} == good
+
+
+# ---- the cache trusts neither other users nor entries it did not sign ------------------
+
+def _check_in_subprocess(ctx, cache, config):
+    env = {**os.environ, "VKPERSIST_CACHE": str(cache), "XDG_CONFIG_HOME": str(config)}
+    return subprocess.run([sys.executable, "-c", CACHE_CHECK, str(ctx.info.index)],
+                          capture_output=True, text=True, timeout=180, env=env)
+
+
+def test_a_cache_others_can_write_into_is_not_used(ctx, tmp_path):
+    cache = tmp_path / "shared"
+    cache.mkdir()
+    cache.chmod(0o777)                       # a directory a co-user can plant files in
+    run = _check_in_subprocess(ctx, cache, tmp_path / "config")
+    assert run.returncode == 0 and "results ok" in run.stdout, run.stderr
+    assert f"not using the shader cache {cache}: it is writable by other users" in run.stderr
+    assert run.stderr.count("not using the shader cache") == 1     # once per process
+    assert not any(cache.rglob("*.spv"))     # nothing written there either
+
+
+@pytest.mark.parametrize("forgery", ["checksum", "another key"])
+def test_a_planted_entry_under_the_right_name_is_refused(ctx, tmp_path, monkeypatch, forgery):
+    """The attack of issue 53: an entry under kernel A's key holding kernel B's SPIR-V,
+    with a valid plain checksum (what the cache trusted before) or signed with a key that
+    is not the user's."""
+    import hashlib
+    import hmac
+    cache, config = tmp_path / "cache", tmp_path / "config"
+    monkeypatch.setenv("VKPERSIST_CACHE", str(cache))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    glslang._secret.cache_clear()
+    try:
+        compile_glsl(PLUS)
+        (plus,) = _entries(cache)
+        compile_glsl(TIMES)
+        (times,) = _entries(cache) - {plus}
+    finally:
+        glslang._secret.cache_clear()
+    head = len(glslang._ENTRY_MAGIC)
+    plus_key, times_code = plus.read_bytes()[head:head + 32], times.read_bytes()[head + 64:]
+    stamp = hashlib.sha256(times_code).digest() if forgery == "checksum" else \
+        hmac.new(b"\x01" * 32, plus_key + times_code, hashlib.sha256).digest()
+    plus.write_bytes(glslang._ENTRY_MAGIC + plus_key + stamp + times_code)
+    run = _check_in_subprocess(ctx, cache, config)
+    assert run.returncode == 0 and "results ok" in run.stdout, run.stderr   # not 666.0
+    assert f"discarded the damaged shader cache entry {plus}" in run.stderr
+    assert "signature does not match" in run.stderr
+
+
+def test_the_signing_key_is_the_users_alone(ctx, tmp_path):
+    cache, config = tmp_path / "cache", tmp_path / "config"
+    run = _check_in_subprocess(ctx, cache, config)
+    assert run.returncode == 0, run.stderr
+    key = config / "vkpersist" / "cache-key"
+    assert key.stat().st_mode & 0o777 == 0o600 and len(key.read_bytes()) == 32
+    assert (config / "vkpersist").stat().st_mode & 0o777 == 0o700
+    assert cache.stat().st_mode & 0o777 == 0o700          # made for the user alone
+    key.chmod(0o644)                                      # others could read it now
+    run = _check_in_subprocess(ctx, cache, config)
+    assert run.returncode == 0 and "results ok" in run.stdout, run.stderr
+    assert f"{key} is readable or writable by others" in run.stderr

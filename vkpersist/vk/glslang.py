@@ -7,9 +7,13 @@ glslang-tools, Termux glslang).
 The cache ($VKPERSIST_CACHE, else $XDG_CACHE_HOME/vkpersist or ~/.cache/vkpersist) is keyed
 by the source, the options and the compiler's version. A cached shader runs without any
 further check, so an entry must prove it is the one asked for: it carries its key and a
-checksum of its contents, and one that does not match (truncated by a full disk, copied
-over by hand, written by another tool) is discarded and recompiled, with a warning naming
-the file. Entries are written to a temporary name and renamed, so a process that is killed
+signature of key and contents (HMAC-SHA256 under a per-user secret kept outside the
+cache, in a file only the user can read), and one that does not match (truncated by a
+full disk, copied over by hand, written by another tool, or planted by someone who could
+write into the cache: a plain checksum they could have computed too) is discarded and
+recompiled, with a warning naming the file. A cache directory that other users can write
+into, or that another user owns, is not used at all (a warning names it, as ssh refuses a
+key file others can read); vkpersist creates its directories for the user alone. Entries are written to a temporary name and renamed, so a process that is killed
 while writing, or processes compiling the same shader at once, never leave a partial entry.
 A cache that cannot be written only costs recompilation (one warning per process).
 """
@@ -17,8 +21,10 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import hmac
 import os
 import re
+import secrets
 import shutil
 import subprocess
 import sys
@@ -30,7 +36,7 @@ from .._errors import CompileError, VulkanUnavailable
 from . import spirv_val
 
 _COMPILE_TIMEOUT_S = 120
-_ENTRY_MAGIC = b"vkpersist cache entry 1\n"     # part of every key too: a new format, new names
+_ENTRY_MAGIC = b"vkpersist cache entry 2\n"     # part of every key too: a new format, new names
 _SPIRV_MAGIC = b"\x03\x02\x23\x07"
 _warned: set = set()                             # files and directories warned about
 
@@ -72,6 +78,84 @@ def cache_dir() -> Path:
         return Path(os.environ["VKPERSIST_CACHE"])
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "vkpersist"
+
+
+def _trusted(path: Path) -> bool:
+    """Whether the cache directory `path` may hold shaders: made for the user alone when
+    vkpersist creates it; one that other users can write into, or that another user owns,
+    is not used (a warning names it, once per process)."""
+    try:
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        st = path.stat()
+    except OSError:
+        return True          # cannot be created or read: _store says so, and compiles
+    problem = None
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        problem = f"owned by another user (uid {st.st_uid})"
+    elif st.st_mode & 0o022:
+        problem = f"writable by other users (mode {st.st_mode & 0o777:o})"
+    if problem is not None:
+        _warn_once(("untrusted", path),
+                   f"vkpersist: not using the shader cache {path}: it is {problem}, so "
+                   "someone else could plant shaders in it; make it yours alone (chmod 700 "
+                   f"{path}) or set VKPERSIST_CACHE to a private directory. Shaders are "
+                   "compiled again in every process meanwhile.")
+    return problem is None
+
+
+@functools.lru_cache(maxsize=1)
+def _secret() -> bytes:
+    """The per-user key that signs cache entries: $XDG_CONFIG_HOME/vkpersist/cache-key
+    (~/.config/...), 32 random bytes readable by the user alone, made on first use. Kept
+    apart from the cache, so that writing into a cache (a shared VKPERSIST_CACHE) is not
+    enough to forge an entry. Where it cannot be kept, or is readable or writable by
+    others, a key for this process only (with a warning): the cache then serves only the
+    process that filled it."""
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    path = Path(base) / "vkpersist" / "cache-key"
+    problem = None
+    for _ in range(100):           # another process may be writing it this moment
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                problem = f"cannot create {path} ({exc.strerror or exc})"
+                break
+            with os.fdopen(fd, "wb") as f:
+                f.write(secrets.token_bytes(32))
+                f.flush()
+                os.fsync(f.fileno())
+            continue
+        except OSError as exc:
+            problem = f"cannot read {path} ({exc.strerror or exc})"
+            break
+        if hasattr(os, "getuid") and (st.st_uid != os.getuid() or st.st_mode & 0o077):
+            problem = f"{path} is readable or writable by others, or not yours"
+            break
+        try:
+            key = path.read_bytes()
+        except OSError as exc:
+            problem = f"cannot read {path} ({exc.strerror or exc})"
+            break
+        if len(key) == 32:
+            return key
+        import time
+        time.sleep(0.01)           # being written: its writer fsyncs 32 bytes
+    else:
+        problem = f"{path} does not hold a key (32 bytes)"
+    _warn_once(("secret", path), f"vkpersist: {problem}; the shader cache is signed with "
+                                 "a key for this process only, so it serves only this "
+                                 "process (remove the file to have a new one made)")
+    return secrets.token_bytes(32)
+
+
+def _signature(key: bytes, data: bytes) -> bytes:
+    return hmac.new(_secret(), key + data, hashlib.sha256).digest()
 
 
 def _defines(defines: dict | None) -> list[str]:
@@ -154,15 +238,19 @@ def _run(exe, env, args, source, tmp, filename):
 
 def _cached(suffix: str, key_parts: list[str], produce, valid) -> bytes:
     """The bytes `produce(exe, env, tmpdir)` makes for `key_parts`, kept in the cache as
-    MAGIC, the key's digest, the contents' digest, the contents."""
+    MAGIC, the key's digest, the signature of key and contents, the contents."""
     exe, env, version = compiler()
     key = hashlib.sha256("\0".join([_ENTRY_MAGIC.decode(), version, *key_parts])
                          .encode()).digest()
-    path = cache_dir() / "spirv" / f"{key.hex()}.{suffix}"
-    try:
-        entry = path.read_bytes()
-    except OSError:
-        entry = None                     # not cached yet (or not readable: recompile)
+    folder = cache_dir()
+    trusted = _trusted(folder) and _trusted(folder / "spirv")
+    path = folder / "spirv" / f"{key.hex()}.{suffix}"
+    entry = None
+    if trusted:
+        try:
+            entry = path.read_bytes()
+        except OSError:
+            pass                         # not cached yet (or not readable: recompile)
     if entry is not None:
         data, problem = _open_entry(entry, key, valid)
         if problem is None:
@@ -171,7 +259,8 @@ def _cached(suffix: str, key_parts: list[str], produce, valid) -> bytes:
                          f"({problem}); the shader was compiled again")
     with tempfile.TemporaryDirectory(prefix="vkpersist-glslang-") as tmp:
         data = produce(exe, env, tmp)
-    _store(path, _ENTRY_MAGIC + key + hashlib.sha256(data).digest() + data)
+    if trusted:
+        _store(path, _ENTRY_MAGIC + key + _signature(key, data) + data)
     return data
 
 
@@ -185,8 +274,11 @@ def _open_entry(entry: bytes, key: bytes, valid) -> tuple[bytes | None, str | No
     if entry[head:head + 32] != key:
         return None, "it holds another shader"
     data = entry[head + 64:]
-    if hashlib.sha256(data).digest() != entry[head + 32:head + 64] or not valid(data):
-        return None, "its contents do not match its checksum (truncated or overwritten)"
+    if not hmac.compare_digest(_signature(key, data), entry[head + 32:head + 64]):
+        return None, ("its signature does not match (truncated, overwritten, or written "
+                      "by someone without your key)")
+    if not valid(data):
+        return None, "not a SPIR-V module"
     return data, None
 
 
