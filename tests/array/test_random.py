@@ -240,3 +240,14 @@ def test_exponential_integers_permutation_shuffle_choice(ctx):
         rng.integers(5, 5)
     with pytest.raises(ValueError, match="out of bounds for uint8"):
         rng.integers(0, 300, dtype=np.uint8)
+
+
+def test_uniform_refuses_the_ranges_numpy_refuses(ctx):
+    g, ref = vr.default_rng(1, ctx=ctx), np.random.default_rng(1)
+    for low, high, error in ((5, 1, ValueError), (0, np.inf, OverflowError),
+                             (np.nan, 1, OverflowError)):
+        with pytest.raises(error):
+            ref.uniform(low, high, 3)                 # what NumPy does, checked here too
+        with pytest.raises(error, match="high - low"):
+            g.uniform(low, high, 3)
+    np.testing.assert_array_equal(g.uniform(5, 5, 4).numpy(), np.full(4, 5.0))

@@ -106,3 +106,19 @@ def test_one_workgroup_a_matrix_takes_the_launch_paths_steps(ctx, dtype, monkeyp
     np.testing.assert_allclose(np.linalg.solve(ctx.asarray(a), ctx.asarray(a[..., :1])).numpy(),
                                np.broadcast_to(np.eye(12, 1), (5, 12, 1)),
                                atol=1e4 * np.finfo(a.real.dtype).eps)
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (3, 0, 0), (0, 3, 3), (2, 4, 0, 0)])
+def test_empty_matrices_and_stacks_are_numpys(ctx, shape):
+    """NumPy's answers for empty inputs (issue 53: det of 0x0 raised a reshape error):
+    the determinant of a 0x0 matrix is 1, its inverse 0x0, an empty stack empty results."""
+    a = np.zeros(shape, np.float32)
+    da = ctx.asarray(a)
+    np.testing.assert_array_equal(np.asarray(np.linalg.det(da)), np.linalg.det(a))
+    sign, logdet = np.linalg.slogdet(da)
+    want = np.linalg.slogdet(a)
+    np.testing.assert_array_equal(np.asarray(sign), want.sign)
+    np.testing.assert_array_equal(np.asarray(logdet), want.logabsdet)
+    assert np.linalg.inv(da).shape == np.linalg.inv(a).shape
+    b = np.zeros(shape[:-1] + (3,), np.float32)
+    assert np.linalg.solve(da, ctx.asarray(b)).shape == np.linalg.solve(a, b).shape

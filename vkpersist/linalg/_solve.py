@@ -17,6 +17,8 @@ instead of launches, so the results are the same bits; the target says why and w
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._core.elementwise import LOCAL, groups_for
@@ -283,7 +285,8 @@ def _square_stack(a: Array, what: str):
     dtype = a.dtype if a.dtype.kind in "fc" else np.dtype(np.float64)
     if dtype == np.float16:
         dtype = np.dtype(np.float32)
-    return a.astype(dtype).reshape(-1, a.shape[-1], a.shape[-1])     # a working copy
+    n = a.shape[-1]                         # (the batch counted: -1 is ambiguous for 0x0)
+    return a.astype(dtype).reshape(math.prod(a.shape[:-2]), n, n)    # a working copy
 
 
 def _lu(work: Array):
@@ -346,7 +349,7 @@ def solve(a, b):
                          f"({n}) disagree")
     batch = a.shape[:-2]
     rhs = np.broadcast_to(rhs, batch + rhs.shape[-2:]) if rhs.ndim - 2 < len(batch) else rhs
-    stack = rhs.astype(dtype).reshape(-1, n, rhs.shape[-1])
+    stack = rhs.astype(dtype).reshape(math.prod(rhs.shape[:-2]), n, rhs.shape[-1])
     if stack.shape[0] != work.shape[0]:
         raise ValueError(f"solve: the stacks of a {a.shape} and b {b.shape} do not match")
     piv = _lu(work)

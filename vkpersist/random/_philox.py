@@ -239,7 +239,15 @@ class Generator:
         return self._fill("uniform", size, dtype, 0.0, 1.0)
 
     def uniform(self, low=0.0, high=1.0, size=None, dtype=np.float64) -> Array:
-        """Uniform floats in [low, high): low + (high - low) * random()."""
+        """Uniform floats in [low, high): low + (high - low) * random(). As NumPy's, a
+        range below zero is a ValueError and one that is not finite an OverflowError."""
+        span = np.subtract(high, low, dtype=np.float64)
+        if not np.all(np.isfinite(span)):
+            raise OverflowError(f"uniform(low={low}, high={high}): high - low range exceeds "
+                                "valid bounds (NumPy's rule: a finite range)")
+        if np.any(span < 0):
+            raise ValueError(f"uniform(low={low}, high={high}): high - low < 0 (NumPy's "
+                             "rule: high >= low)")
         return self._fill("uniform", size, dtype, low, high - low)
 
     def standard_normal(self, size=None, dtype=np.float64) -> Array:
