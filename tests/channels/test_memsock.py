@@ -102,6 +102,21 @@ def test_frame_views_copies_and_release_order(ctx):
     sock.free()
 
 
+def test_a_frame_held_when_its_ring_is_freed_refuses_its_data(ctx):
+    """Issue 53: frame.data after sock.free() returned the freed ring's contents."""
+    sock = vkp.MemSock("freed", np.uint32, 256, capacity=2, payload={"step": vkp.u32}, ctx=ctx)
+    fill_frame[4, 64](sock, 7)
+    frame = sock.wait(10)
+    kept = frame.copy()
+    sock.free()
+    for use in (lambda: frame.data, frame.copy):
+        with pytest.raises(vkp.VkPersistError, match="frame 0 of MemSock 'freed': its ring "
+                                                     "was freed"):
+            use()
+    assert (kept == 7).all() and frame.payload == {"step": 0}
+    frame.release()                       # harmless after the free
+
+
 @vkp.kernel
 def image_frame(sock: vkp.Socket, field: vkp.Array[vkp.f32, 2]):
     x = vkp.global_id(0)

@@ -69,6 +69,13 @@ class Frame:
 
     @property
     def data(self) -> np.ndarray:
+        """The frame's data in the ring (no copy). Refused once the frame is released or
+        its ring freed: the memory then holds another frame, or nothing of this one."""
+        if not self.sock.frame_buffer.alive:
+            raise VkPersistError(
+                f"frame {self.seq} of MemSock {self.sock.name!r}: its ring was freed "
+                f"({self.sock._freed_by}, or its Context closed); take frame.copy() before "
+                "freeing it to keep the data")
         if self._released:
             raise VkPersistError(
                 f"frame {self.seq} of MemSock {self.sock.name!r} was released: its slot may "
