@@ -7,6 +7,7 @@ runs, under trio; keys steer the run through the program's commands.
 """
 from __future__ import annotations
 
+import sys
 import time
 
 import numpy as np
@@ -50,6 +51,17 @@ class SliceView:
         if self.hot:
             self.overlay.set_offsets(cells if cells is not None and len(cells)
                                      else np.zeros((0, 2)))
+
+
+async def steer(run, **values) -> bool:
+    """Send a key's command; one the controls refuse (out of its declared range, or not
+    finite: the scene's limits) is said on stderr and the run goes on unchanged."""
+    try:
+        await run.send(**values)
+    except ValueError as exc:
+        print(f"fdtd3d: not sent: {exc}", file=sys.stderr)
+        return False
+    return True
 
 
 def live(sim, args):
@@ -115,17 +127,19 @@ def live(sim, args):
                             await run.pause()
                         paused = not paused
                     elif key in ("+", "-"):
-                        freq = freq * 1.1 if key == "+" else freq / 1.1
-                        await run.send(freq=freq)
+                        if await steer(run, freq=freq * 1.1 if key == "+" else freq / 1.1):
+                            freq = freq * 1.1 if key == "+" else freq / 1.1
                     elif key in ("a", "z"):
-                        amp = amp * 2 if key == "a" else amp / 2
-                        await run.send(amp=amp)
+                        if await steer(run, amp=amp * 2 if key == "a" else amp / 2):
+                            amp = amp * 2 if key == "a" else amp / 2
                     elif key in ("]", "["):
-                        snap = max(1, snap // 2) if key == "]" else snap * 2
-                        await run.send(snap_every=snap)
+                        new = max(1, snap // 2) if key == "]" else snap * 2
+                        if await steer(run, snap_every=new):
+                            snap = new
                     elif key in ("h", "n") and thresh is not None:
-                        thresh = thresh * 1.25 if key == "h" else thresh / 1.25
-                        await run.send(hot_threshold=thresh)
+                        if await steer(run, hot_threshold=thresh * 1.25 if key == "h"
+                                       else thresh / 1.25):
+                            thresh = thresh * 1.25 if key == "h" else thresh / 1.25
                     elif key == "q":
                         await run.stop()
                         bar.close()

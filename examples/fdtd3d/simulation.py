@@ -347,7 +347,12 @@ class Simulation:
         ctl = prog.controls(freq=vkp.f32(primary.frequency if primary else 1.0),
                             amp=vkp.f32(primary.amplitude if primary else 0.0),
                             snap_every=vkp.u32(self.snap_every),
-                            hot_threshold=vkp.f32(self.hot.threshold if self.hot else 1.0))
+                            hot_threshold=vkp.f32(self.hot.threshold if self.hot else 1.0),
+                            # steering within physics: a source's frequency above 0 (1 Hz),
+                            # slices at least a step apart, a threshold of |E| >= 0; the
+                            # amplitude any finite number (NaN and inf are refused anyway)
+                            limits={"freq": (1.0, None), "snap_every": (1, None),
+                                    "hot_threshold": (0.0, None)})
         if fused:
             phase1, phase2 = add_fused_stages(prog, g, arrays, pml, srcs, aux, ctl), []
             # monitors of E read the state the step starts from (E at n·dt), those of H

@@ -71,8 +71,6 @@ def test_values_a_field_cannot_hold_are_refused_and_nothing_is_stored(ctrl, fiel
 
 
 @pytest.mark.parametrize("field, value, stored", [
-    ("freq", float("inf"), np.float32(np.inf)),        # IEEE values given as such are kept
-    ("freq", -np.inf, np.float32(-np.inf)),
     ("freq", 3.4028235e38, np.finfo(np.float32).max),  # the largest float32 itself
     ("freq", 7, np.float32(7.0)),
     ("freq", np.float64(0.1), np.float32(0.1)),
@@ -86,9 +84,53 @@ def test_values_a_field_can_hold_are_stored_exactly(ctrl, field, value, stored):
     assert ctrl[field] == stored and ctrl[field].dtype == np.asarray(stored).dtype
 
 
-def test_nan_given_as_such_is_stored_in_a_float_field(ctrl):
-    ctrl["freq"] = float("nan")
-    assert np.isnan(ctrl["freq"])
+@pytest.mark.parametrize("value, match", [
+    (float("nan"), "NaN is not a control value"),
+    (float("inf"), "inf is not finite; a float control takes finite values unless its "
+                   "declared range includes infinity"),
+    (-np.inf, "-inf is not finite")])
+def test_nan_and_infinities_are_refused_in_a_float_field(ctrl, value, match):
+    """Issue 53: a NaN or inf frequency was acknowledged and ran the FDTD to NaN fields."""
+    before = ctrl["freq"]
+    with pytest.raises(ValueError, match=match):
+        ctrl["freq"] = value
+    with pytest.raises(ValueError, match=match):
+        ctrl.send_nowait(freq=value)
+    assert ctrl["freq"] == before
+
+
+def test_declared_limits_are_checked_where_values_enter(ctx):
+    import math
+    c = vkp.ControlBuffer(ctx, freq=vkp.f32(2.0), every=vkp.u32(1), cap=vkp.f32(0.0),
+                          limits={"freq": (1.0, None), "every": (1, 100),
+                                  "cap": (0.0, math.inf)})
+    for act in (lambda: c.__setitem__("freq", 0.5), lambda: c.send_nowait(freq=-1.0),
+                lambda: c.exchange("freq", 0.0), lambda: c.add("freq", -5.0)):
+        with pytest.raises(ValueError, match=r"'freq': .* is outside its declared range "
+                                             r"\[1, inf\)"):
+            act()
+    assert c["freq"] == 2.0
+    with pytest.raises(ValueError, match=r"'every': 101 is outside its declared range "
+                                         r"\[1, 100\]"):
+        c["every"] = 101
+    c["cap"] = math.inf                        # the range names infinity: "no limit"
+    assert c["cap"] == np.inf
+    c["every"] = 100
+    c.send_nowait(freq=1.0)
+    with pytest.raises(ValueError, match="'freq': 0.0 is outside"):
+        vkp.ControlBuffer(ctx, freq=vkp.f32(0.0), limits={"freq": (1.0, None)})
+
+
+@pytest.mark.parametrize("limits, error, match", [
+    ({"nope": (0, 1)}, ValueError, "'nope' is not a host field of these controls \(host "
+                                   "fields: freq\)"),
+    ({"freq": (2, 1)}, ValueError, "low is above high"),
+    ({"freq": 3}, TypeError, "takes \(low, high\): numbers or None"),
+    ({"freq": (float("nan"), 1)}, TypeError, "takes \(low, high\)"),
+    ([("freq", (0, 1))], TypeError, "limits= takes a dict")])
+def test_bad_limits_are_explained(ctx, limits, error, match):
+    with pytest.raises(error, match=match):
+        vkp.ControlBuffer(ctx, freq=vkp.f32(1.0), limits=limits)
 
 
 @pytest.mark.parametrize("kwargs, error, match", [

@@ -223,6 +223,24 @@ def test_bad_scenes_are_refused_with_the_valid_choices(make, match):
         make()
 
 
+def test_steering_outside_physics_is_refused_before_it_reaches_the_device(ctx):
+    """Issue 53: run.send(freq=0.0) was acknowledged and 40 steps later every field was
+    NaN. The scene's controls declare their ranges; NaN and inf are refused anyway."""
+    sim = fd.Simulation(shape=(30, 30, 30), spacing=CM, ctx=ctx)
+    sim.add_source(fd.Dipole((0.15, 0.15, 0.15), "z", "ricker", 1e9))
+    sim.build()
+    for values, match in (({"freq": 0.0}, r"'freq': 0.0 is outside its declared range "
+                                          r"\[1, inf\)"),
+                          ({"freq": -1e9}, "outside its declared range"),
+                          ({"freq": float("nan")}, "NaN is not a control value"),
+                          ({"amp": float("inf")}, "inf is not finite"),
+                          ({"snap_every": 0}, r"'snap_every': 0 is outside .*\[1, inf\)"),
+                          ({"hot_threshold": -0.5}, "outside its declared range")):
+        with pytest.raises(ValueError, match=match):
+            sim.ctl.send_nowait(**values)
+    sim.ctl.send_nowait(freq=2e9, amp=-3.0)           # within: queued
+
+
 def test_bad_placements_are_refused(ctx):
     sim = fd.Simulation(shape=(30, 30, 30), spacing=CM, ctx=ctx)
     with pytest.raises(ValueError, match="reaches outside the grid"):

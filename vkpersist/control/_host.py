@@ -36,6 +36,7 @@ acknowledgements are unchanged.
 """
 from __future__ import annotations
 
+import math
 import numbers
 import threading
 import time
@@ -53,6 +54,37 @@ from ..vk.context import Context, default_context
 
 LINE_WORDS = 16          # 64-byte lines
 MAX_FIELD_ELEMENTS = 64
+
+
+def _declared_limits(limits, fields) -> dict:
+    """{name: (low, high)} checked: host fields of this buffer, closed ranges of numbers
+    (None: unbounded, finite; math.inf: infinity allowed)."""
+    if limits is None:
+        return {}
+    if not isinstance(limits, dict):
+        raise TypeError(f"limits= takes a dict of field name: (low, high), got {limits!r}")
+    out = {}
+    for name, pair in limits.items():
+        f = fields.get(name)
+        if f is None or name.startswith("_") or f.side != "host":
+            host = [n for n, x in fields.items() if x.side == "host" and not n.startswith("_")]
+            raise ValueError(f"limits: {name!r} is not a host field of these controls (host "
+                             f"fields: {', '.join(host) or 'none'})")
+        if not (isinstance(pair, tuple) and len(pair) == 2 and all(
+                b is None or (isinstance(b, numbers.Real) and not isinstance(b, bool)
+                              and not math.isnan(b)) for b in pair)):
+            raise TypeError(f"limits[{name!r}] takes (low, high): numbers or None (no "
+                            f"bound), got {pair!r}")
+        low, high = pair
+        if low is not None and high is not None and low > high:
+            raise ValueError(f"limits[{name!r}] = {pair!r}: low is above high")
+        out[name] = (low, high)
+    return out
+
+
+def _range_text(low, high) -> str:
+    return (f"[{low:g}" if low is not None else "(-inf") + ", " + \
+        (f"{high:g}]" if high is not None else "inf)")
 
 
 def _field_spec(name, value, side):
@@ -81,10 +113,11 @@ def control_value(field: T.ControlField, value, what: str) -> np.generic:
     """`value` as `field`'s type (int32, uint32, float32), by the one rule of host scalars
     (vk/array.py's to_scalar, which kernel arguments, push constants and fill() follow):
     no None, strings or arrays, nothing outside the type's range (1e39 would be stored as
-    inf in float32), nothing non-integral in an integer field. NaN and inf given as such are
-    stored in float fields: they are IEEE values with meanings (inf as "no limit") that a
-    kernel can test for. One rule more for controls: a bool for a float field is refused
-    (flags are integer fields, where True is 1)."""
+    inf in float32), nothing non-integral in an integer field. NaN and inf given as such
+    convert (they are IEEE values); the buffer then refuses NaN in a host field, and inf
+    unless the field's declared range includes it (ControlBuffer._within_limits). One rule
+    more for controls: a bool for a float field is refused (flags are integer fields, where
+    True is 1)."""
     dtype = field.type.dtype
     if isinstance(value, (bool, np.bool_)) and dtype == _F32:
         raise TypeError(f"{what} ({dtype}) takes a number, not the bool {value!r}")
@@ -121,8 +154,9 @@ class ControlField:
 
 class ControlBuffer:
     def __init__(self, ctx: Context | None = None, *, status: dict | None = None,
-                 commands: int = 16, _internal: dict | None = None,
-                 _internal_status: dict | None = None, **fields):
+                 commands: int = 16, limits: dict | None = None,
+                 _internal: dict | None = None, _internal_status: dict | None = None,
+                 **fields):
         self.ctx = ctx if ctx is not None else default_context()
         if not isinstance(commands, int) or commands < 0:
             raise ValueError(f"commands must be an int >= 0 (the command ring's capacity), "
@@ -171,6 +205,7 @@ class ControlBuffer:
         self._send_lock = threading.Lock()     # a send's ring places and head
         self._orphans: list[tuple[int, int]] = []    # cancelled sends a kernel may still apply
         self._owner = None          # a Program sets its name here (for error messages)
+        self._limits = _declared_limits(limits, self._fields)
         for name, (t, init, _) in specs.items():
             self[name] = init
 
@@ -200,6 +235,7 @@ class ControlBuffer:
                 raise ValueError(f"commands set scalar host fields; {name!r} is not one (host "
                                  f"fields: {', '.join(self._host_scalars())})")
             item = control_value(f, value, f"command for control field {name!r}")
+            self._within_limits(f, item, f"command for control field {name!r}")
             entries.append((f.word, int(np.array(item).view(np.uint32))))
         cap = self.command_capacity
         if len(entries) > cap:
@@ -384,9 +420,32 @@ class ControlBuffer:
                 raise ValueError(f"{what} holds {f.count} values, got shape {data.shape}")
             vals = np.array([control_value(f, v, f"{what}[{k}]") for k, v in enumerate(data)],
                             f.type.dtype)
+            for k, v in enumerate(vals):
+                self._within_limits(f, v, f"{what}[{k}]")
         else:
             vals = np.array([control_value(f, value, what)], f.type.dtype)
+            self._within_limits(f, vals[0], what)
         self._live(f"write {name!r}")[f.word:f.word + vals.size] = vals.view(np.uint32)
+
+    def _within_limits(self, f: T.ControlField, value, what: str) -> None:
+        """Refuse a value outside the field's declared range; in a float field, NaN always
+        and infinities unless the range names them (a NaN or inf frequency ran the FDTD to
+        NaN fields in 40 steps, acknowledged: issue 53)."""
+        if f.name.startswith("_") or f.side != "host":
+            return
+        v = value.item()
+        low, high = self._limits.get(f.name, (None, None))
+        if isinstance(v, float):
+            if math.isnan(v):
+                raise ValueError(f"{what}: NaN is not a control value (every step that read it "
+                                 "would compute NaN); give a number")
+            if math.isinf(v) and not (v == low or v == high):
+                raise ValueError(f"{what}: {v} is not finite; a float control takes finite "
+                                 "values unless its declared range includes infinity "
+                                 f"(limits={{{f.name!r}: (low, math.inf)}})")
+        if (low is not None and v < low) or (high is not None and v > high):
+            raise ValueError(f"{what}: {v!r} is outside its declared range "
+                             f"{_range_text(low, high)}")
 
     # ---- read-modify-write on the host ------------------------------------------------------
     def add(self, name: str, delta):

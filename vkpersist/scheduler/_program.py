@@ -264,18 +264,21 @@ class Program:
         return dict.fromkeys(mine, f"{what} {name!r}")
 
     def controls(self, *, commands: int = 16, status: dict | None = None,
-                 **fields) -> ControlBuffer:
+                 limits: dict | None = None, **fields) -> ControlBuffer:
         """The program's ControlBuffer: stages read its fields (`ctl.freq`); the host changes
-        them with commands (`run.send(freq=2.0)`), applied at a step boundary."""
+        them with commands (`run.send(freq=2.0)`), applied at a step boundary. `limits`:
+        {field: (low, high)}, the values a host field may take (None: no bound), checked
+        when a command is sent or a field set, refused with the range; float fields never
+        take NaN, nor infinity unless their range names it."""
         self._check_open("declare controls")
         if self.ctl is not None:
             raise VkPersistError(f"{self.name} already has its controls; declare every field "
                                  "in one prog.controls(...) call")
-        self.ctl = self._make_controls(commands, status, fields)
+        self.ctl = self._make_controls(commands, status, fields, limits)
         return self.ctl
 
-    def _make_controls(self, commands, status, fields) -> ControlBuffer:
-        ctl = ControlBuffer(self.ctx, commands=max(commands, 1), status=status,
+    def _make_controls(self, commands, status, fields, limits=None) -> ControlBuffer:
+        ctl = ControlBuffer(self.ctx, commands=max(commands, 1), status=status, limits=limits,
                             _internal={"_halt": T.u32, "_budget": T.u32},
                             _internal_status={"_step": T.u32, "_done": T.u32,
                                               "_reason": T.u32, "_parts": T.u32,
