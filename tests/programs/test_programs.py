@@ -660,3 +660,36 @@ def test_control_fields_on_the_host_are_handles(ctx):
     assert counts.numpy().tolist() == [6, 3, 2]         # by_control on steps 0 and 3
     prog.free()
     other.free()
+
+
+def test_a_program_runs_one_run_at_a_time_across_threads(ctx):
+    """Issue 53: two threads' runs of one Program raised internal errors or both went
+    ahead, and prog.step stayed behind the device for good. Now the second is refused
+    by name, the first runs whole, and reads from the other thread wait their turn."""
+    import threading
+    from checkpoint_programs import heat
+    prog = heat(ctx, n=64)
+    prog.run(1, mode="launch")
+    started, results = threading.Event(), {}
+
+    def run(name):
+        started.set()
+        try:
+            prog.run(200, mode="launch")
+            results[name] = "ran"
+        except vkp.VkPersistError as exc:
+            results[name] = str(exc)
+
+    first = threading.Thread(target=run, args=("first",))
+    first.start()
+    started.wait(10)
+    run("second")                  # while the first is (very likely) running
+    first.join(60)
+    outcomes = sorted(results.values())
+    ran = outcomes.count("ran")
+    assert int(prog.step) == 1 + 200 * ran        # never drifts
+    if ran == 1:                                   # the usual case: they overlapped
+        assert "cannot run: it is busy with a run started by another thread" in outcomes[0]
+    for _ in range(3):                             # and it runs on normally afterwards
+        prog.run(10, mode="launch")
+    assert int(prog.step) == 1 + 200 * ran + 30

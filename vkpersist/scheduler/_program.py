@@ -25,8 +25,10 @@ finer analysis could prove one unnecessary.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import threading
 
 import numpy as np
 
@@ -86,6 +88,11 @@ class Program:
         self._builds: dict = {}
         self._freed = False
         self._cut: str | None = None     # why it refuses to run (_refuse())
+        # one run or session at a time: a second thread's run was let through and left
+        # prog.step behind the device for good (issue 53); held by the thread that runs
+        self._busy = threading.Lock()
+        self._busy_thread: int | None = None
+        self._busy_what = ""
 
     def __repr__(self) -> str:
         return (f"<vkpersist.Program {self.name!r}: {len(self.arrays)} arrays, {len(self.stages)} stages, "
@@ -420,8 +427,9 @@ class Program:
         the program's state every N steps and/or T minutes while it runs."""
         self._usable("run")
         _check_checkpoints(checkpoints)
-        return runner_for(self, mode, groups, local).run(steps, timeout, progress,
-                                                          checkpoints)
+        with self._exclusive("run"):
+            return runner_for(self, mode, groups, local).run(steps, timeout, progress,
+                                                              checkpoints)
 
     @user_frames_only
     def session(self, *, steps: int | None = None, mode: str = "auto",
@@ -466,6 +474,22 @@ class Program:
             host.update(state["host"])
         return step
 
+    @contextlib.contextmanager
+    def _exclusive(self, what: str):
+        """Hold the program for one run or session: another thread's is refused, clearly,
+        instead of racing this one for the device's words and the step count."""
+        if not self._busy.acquire(blocking=False):
+            raise VkPersistError(
+                f"{self.name}: cannot {what}: it is busy with a {self._busy_what} started "
+                "by another thread; a program runs one run or session at a time (wait for "
+                "that one to return, or stop its session)")
+        self._busy_thread, self._busy_what = threading.get_ident(), what
+        try:
+            yield
+        finally:
+            self._busy_thread = None
+            self._busy.release()
+
     def _refuse(self, why: str) -> None:
         """Refuse runs and sessions from now on, until reset_step(): `why`, an error left
         part of a step in the arrays (scheduler/_runner.py)."""
@@ -479,6 +503,10 @@ class Program:
 
     def _require_idle(self, what: str) -> None:
         self._usable(what)
+        owner = self._busy_thread
+        if owner is not None and owner != threading.get_ident():
+            raise VkPersistError(f"{self.name}: cannot {what} while another thread's "
+                                 f"{self._busy_what} runs it; wait for it to return")
         session = self._session
         if session is not None and session.running:
             raise VkPersistError(f"{self.name}: cannot {what} while the program runs; pause "

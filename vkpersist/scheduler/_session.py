@@ -282,6 +282,13 @@ class Session:
 
 @contextlib.asynccontextmanager
 async def open_session(runner, steps, timeout, checkpoints=None):
+    with runner.prog._exclusive("session"):
+        async with _session(runner, steps, timeout, checkpoints) as run:
+            yield run
+
+
+@contextlib.asynccontextmanager
+async def _session(runner, steps, timeout, checkpoints):
     run = Session(runner, steps, timeout, checkpoints)
     runner.prog._session = run
     try:
