@@ -21,7 +21,7 @@ from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
 from ._core.copies import assign, converted
 from ._core.ufunc import run
-from ._errors import VkPersistError
+from ._errors import OutOfDeviceMemory, VkPersistError
 from .vk.array import Array
 
 
@@ -313,6 +313,18 @@ def repeat(a, repeats, axis=None):
     if counts.dtype.kind not in "iu":
         raise TypeError(f"Cannot cast array data from dtype('{counts.dtype}') to "
                         "dtype('int64') according to the rule 'safe'")
+    # the result's size before any of it is made: a count of 2**40 asked NumPy for the
+    # index of 32 TiB on the host (its MemoryError, from inside vkpersist). Negative counts
+    # get NumPy's own error from np.repeat below.
+    total = int(np.sum(np.broadcast_to(np.maximum(counts, 0), (a.shape[axis],)),
+                       dtype=np.uint64)) if a.shape[axis] else 0
+    nbytes = total * (a.size // max(a.shape[axis], 1)) * a.dtype.itemsize
+    limit = a.ctx.info.max_allocation_size
+    if nbytes > limit:
+        raise OutOfDeviceMemory(
+            f"np.repeat: the result would hold {total:,} rows along axis {axis} "
+            f"({nbytes / 2**30:,.1f} GiB), more than one array on {a.ctx.info.name} can "
+            f"(maxMemoryAllocationSize {limit / 2**30:,.1f} GiB)")
     index = np.repeat(np.arange(a.shape[axis]), counts)    # which source row each output is
     return a[(slice(None),) * axis + (index,)]
 

@@ -54,6 +54,10 @@ def parse(argv):
         ap.error(f"--keep must be >= 1, got {args.keep}")
     if (args.checkpoint_every or args.restart) and args.live:
         ap.error("--checkpoint-every and --restart are for headless runs")
+    for what, folder in (("--out", args.out), ("--checkpoint-dir", args.checkpoint_dir)):
+        if folder is not None and folder.exists() and not folder.is_dir():
+            ap.error(f"{what} {folder} is a file, not a folder: name a folder (it is made "
+                     "if missing)")
     if args.checkpoint_dir is None:
         args.checkpoint_dir = args.out / "checkpoints"
     return args

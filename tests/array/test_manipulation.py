@@ -214,3 +214,14 @@ def test_numpy_and_cupy_spellings_of_array_methods(ctx):
     assert complex(ctx.asarray(np.complex64(1 + 2j))) == 1 + 2j
     with pytest.raises(TypeError, match="integer scalar arrays"):
         [1, 2][dx[0, 0]]
+
+
+def test_repeat_beyond_the_device_says_so_before_anything_is_made(ctx):
+    """Issue 53: np.repeat(v, 2**40) raised NumPy's 32 TiB MemoryError from inside
+    vkpersist (the host index); now vkpersist's own error, naming the limit."""
+    v = ctx.asarray(np.arange(4, dtype=np.float32))
+    with pytest.raises(vkp.OutOfDeviceMemory, match="np.repeat: the result would hold "
+                       "4,398,046,511,104 rows along axis 0 .*maxMemoryAllocationSize"):
+        np.repeat(v, 2**40)
+    with pytest.raises(ValueError, match="negative dimensions are not allowed"):
+        np.repeat(v, -1)                                # NumPy's own message

@@ -365,3 +365,10 @@ def test_relay_mistakes_are_explained(ctx, other):
     relay.close()                                     # idempotent
     sock.free()
     pages.free()
+
+
+def test_pages_beyond_the_host_are_refused_by_vkpersist():
+    """Issue 53: SharedPages(2**60) raised a raw OSError from mmap."""
+    with pytest.raises(vkp.OutOfDeviceMemory, match="SharedPages\\(1,152,921,504,606,846,976\\)"
+                                                    ": the host cannot map"):
+        vkp.SharedPages(2**60)

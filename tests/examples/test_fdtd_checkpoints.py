@@ -71,3 +71,13 @@ def test_the_cli_restarts_from_a_checkpoint_and_ends_as_the_uninterrupted_run(tm
               str(whole / "checkpoints" / kept[1])])
     with pytest.raises(SystemExit, match="no checkpoint in"):
         main([*common, "--out", str(tmp_path / "none"), "--restart", "latest"])
+
+
+def test_the_cli_refuses_an_output_folder_that_is_a_file(tmp_path, capsys):
+    """Issue 53: --out naming a file gave a traceback after the run had been set up."""
+    from examples.fdtd3d.__main__ import main
+    taken = tmp_path / "taken"
+    taken.write_text("x")
+    with pytest.raises(SystemExit):
+        main(["--headless", "--out", str(taken)])
+    assert f"--out {taken} is a file, not a folder" in capsys.readouterr().err

@@ -25,7 +25,7 @@ import weakref
 
 import numpy as np
 
-from .._errors import UnsupportedError, VkPersistError
+from .._errors import OutOfDeviceMemory, UnsupportedError, VkPersistError
 from .array import Array, check_dtype, check_shape
 from .buffer import ImportedBuffer, _fmt
 from .devices import list_devices
@@ -56,7 +56,13 @@ class SharedPages:
         self.alignment = int(alignment)
         self.size = -(-self.nbytes // self.alignment) * self.alignment   # whole aligned pages
         # anonymous mappings start on a page boundary; a larger alignment takes slack
-        self._map = mmap.mmap(-1, self.size + self.alignment - mmap.PAGESIZE)
+        try:
+            self._map = mmap.mmap(-1, self.size + self.alignment - mmap.PAGESIZE)
+        except (OSError, OverflowError) as exc:   # the host's refusal, said as ours
+            raise OutOfDeviceMemory(
+                f"SharedPages({self.nbytes:,}): the host cannot map {_fmt(self.size)} "
+                f"({getattr(exc, 'strerror', None) or exc}); host pages are the host's RAM "
+                "(and swap): ask for less") from None
         self._bytes = self._aligned()
         self.address = self._bytes.ctypes.data
         self._imports: list = []       # (weakref to ImportedBuffer, what imported it)
