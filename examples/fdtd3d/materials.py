@@ -39,6 +39,13 @@ VACUUM = Material(1.0, 0.0, name="vacuum")
 PEC = Material(pec=True, name="pec")
 
 
+def _point(what: str, p) -> None:
+    """A point: 3 finite numbers (a NaN coordinate painted nothing, silently: issue 53)."""
+    if np.ndim(p) != 1 or len(p) != 3 or not all(
+            isinstance(c, (int, float, np.number)) and np.isfinite(c) for c in p):
+        raise ValueError(f"{what} must be 3 finite coordinates in metres, got {p!r}")
+
+
 class Shape:
     """A region of space in metres. Subclasses give `contains(x, y, z)` on arrays and
     `bounds()`: ((x0, y0, z0), (x1, y1, z1))."""
@@ -56,6 +63,8 @@ class Box(Shape):
     hi: tuple
 
     def __post_init__(self):
+        _point("a box's lo", self.lo)
+        _point("a box's hi", self.hi)
         if any(a >= b for a, b in zip(self.lo, self.hi)):
             raise ValueError(f"a box needs lo < hi on every axis, got lo={self.lo}, hi={self.hi}")
 
@@ -73,8 +82,9 @@ class Sphere(Shape):
     radius: float
 
     def __post_init__(self):
-        if not self.radius > 0:
-            raise ValueError(f"a sphere needs a positive radius, got {self.radius}")
+        _point("a sphere's center", self.center)
+        if not (self.radius > 0 and np.isfinite(self.radius)):
+            raise ValueError(f"a sphere needs a finite positive radius, got {self.radius}")
 
     def contains(self, x, y, z):
         cx, cy, cz = self.center
@@ -97,8 +107,11 @@ class Cylinder(Shape):
     def __post_init__(self):
         if self.axis not in AXES:
             raise ValueError(f"cylinder axis must be 'x', 'y' or 'z', got {self.axis!r}")
-        if not self.radius > 0 or not self.start < self.stop:
-            raise ValueError("a cylinder needs a positive radius and start < stop")
+        _point("a cylinder's center", self.center)
+        if not (self.radius > 0 and np.isfinite(self.radius)) or not self.start < self.stop:
+            raise ValueError(f"a cylinder needs a finite positive radius and start < stop "
+                             f"(either may be infinite), got radius {self.radius}, start "
+                             f"{self.start}, stop {self.stop}")
 
     def contains(self, x, y, z):
         p = (x, y, z)

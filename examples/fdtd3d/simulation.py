@@ -82,9 +82,19 @@ class Simulation:
             raise ValueError("give the grid as shape=(nx, ny, nz) cells or size=(Lx, Ly, Lz) "
                              "metres, not both and not neither")
         if shape is None:
-            if len(size) != 3:
-                raise ValueError(f"size takes 3 lengths in metres, got {size!r}")
-            shape = tuple(max(2, int(round(s / d))) for s, d in zip(size, spacing))
+            if np.ndim(size) != 1 or len(size) != 3 or not all(
+                    isinstance(s, (int, float, np.number)) and s > 0 and np.isfinite(s)
+                    for s in size):
+                raise ValueError(f"size takes 3 positive lengths in metres, got {size!r}")
+            shape = tuple(int(round(s / d)) for s, d in zip(size, spacing))
+            if min(shape) < 2:
+                raise ValueError(f"size {tuple(size)} m at spacing {spacing} m is {shape} "
+                                 "cells; the grid needs at least 2 cells along every axis")
+        elif np.ndim(shape) != 1 or len(shape) != 3 or not all(
+                isinstance(n, (int, float, np.number)) and float(n).is_integer() and n >= 2
+                for n in shape):
+            raise ValueError(f"shape takes 3 whole numbers of cells, each at least 2, got "
+                             f"{shape!r}")
         if update not in UPDATES:
             raise ValueError(f"update must be one of {', '.join(UPDATES)}, got {update!r}")
         self.update = update

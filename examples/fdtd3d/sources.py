@@ -54,8 +54,15 @@ def waveform_host(name: str, t, f: float, amplitude: float = 1.0, bandwidth: flo
 def check_drive(source) -> None:
     """What every source's waveform fields must satisfy."""
     check_waveform(source.waveform)
-    if not source.frequency > 0:
-        raise ValueError(f"source frequency must be > 0 Hz, got {source.frequency}")
+    if not (source.frequency > 0 and math.isfinite(source.frequency)):
+        raise ValueError(f"source frequency must be a finite number > 0 Hz, got "
+                         f"{source.frequency}")
+    if not math.isfinite(source.amplitude):
+        raise ValueError(f"source amplitude must be a finite number, got {source.amplitude}")
+    for name in ("bandwidth", "ramp"):
+        value = getattr(source, name)
+        if not (value > 0 and math.isfinite(value)):
+            raise ValueError(f"source {name} must be a finite number > 0, got {value}")
 
 
 @vkp.func

@@ -241,6 +241,25 @@ def test_steering_outside_physics_is_refused_before_it_reaches_the_device(ctx):
     sim.ctl.send_nowait(freq=2e9, amp=-3.0)           # within: queued
 
 
+@pytest.mark.parametrize("make, match", [
+    (lambda: fd.Simulation(shape=(10.5, 10, 10), spacing=CM), "3 whole numbers of cells"),
+    (lambda: fd.Simulation(shape=(10, 1, 10), spacing=CM), "each at least 2"),
+    (lambda: fd.Simulation(size=(-0.1, 0.1, 0.1), spacing=CM), "3 positive lengths"),
+    (lambda: fd.Simulation(size=(1e-9, 0.1, 0.1), spacing=CM), "is \\(0, 10, 10\\) cells"),
+    (lambda: fd.Box((float("nan"), 0, 0), (1, 1, 1)), "lo must be 3 finite coordinates"),
+    (lambda: fd.Sphere((0, 0, float("nan")), 0.1), "center must be 3 finite coordinates"),
+    (lambda: fd.Sphere((0, 0, 0), float("inf")), "finite positive radius"),
+    (lambda: fd.Dipole((0, 0, 0), "z", "ricker", float("inf")), "finite number > 0 Hz"),
+    (lambda: fd.Dipole((0, 0, 0), amplitude=float("nan")), "amplitude must be a finite"),
+    (lambda: fd.Dipole((0, 0, 0), bandwidth=0.0), "bandwidth must be a finite number > 0")])
+def test_scenes_that_are_not_physics_are_refused(make, match):
+    """Issue 53: these were accepted: 10.5 cells as 10, a negative size as 2 cells, a NaN
+    box or sphere painting nothing, an infinite frequency or NaN amplitude running to NaN
+    fields."""
+    with pytest.raises(ValueError, match=match):
+        make()
+
+
 def test_bad_placements_are_refused(ctx):
     sim = fd.Simulation(shape=(30, 30, 30), spacing=CM, ctx=ctx)
     with pytest.raises(ValueError, match="reaches outside the grid"):
