@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import pathlib
 import sys
 import time
@@ -63,11 +64,25 @@ def parse(argv):
     return args
 
 
+def writable(folder: pathlib.Path) -> None:
+    """Make `folder` and check that files can be written there, or stop with why."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / f".fdtd3d-write-test-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise SystemExit(f"fdtd3d: cannot write into {folder}/ ({exc.strerror or exc}); "
+                         "choose another --out or --checkpoint-dir") from None
+
+
 def headless(sim, args):
     from . import output
     from .scenes import mie_reference, scattering_cross_section
     out = args.out
-    out.mkdir(parents=True, exist_ok=True)
+    writable(out)                 # before the run: an unwritable folder lost its results
+    if args.checkpoint_every:
+        writable(args.checkpoint_dir)
     g = sim.grid
     print(f"fdtd3d: {g.shape} cells of {g.spacing[0] * 1e3:g} mm, dt = {g.dt * 1e12:.3f} ps, "
           f"{args.steps} steps on {sim.ctx.info.name}, mode {args.mode}")
@@ -89,7 +104,14 @@ def headless(sim, args):
                              f"{args.steps}")
         print(f"  restarted from {path} at step {start}")
     t0 = time.perf_counter()
-    sim.run(args.steps - start, mode=args.mode, progress=True, checkpoints=cp)
+    try:
+        sim.run(args.steps - start, mode=args.mode, progress=True, checkpoints=cp)
+    except KeyboardInterrupt:     # stopped at a step boundary: keep what was computed
+        writable(args.checkpoint_dir)
+        path = sim.checkpoint(args.checkpoint_dir / f"fdtd3d_{sim.step:012d}.h5")
+        print(f"\nfdtd3d: interrupted at step {sim.step}; its state is in {path}: go on with "
+              f"--restart latest --checkpoint-dir {args.checkpoint_dir}", file=sys.stderr)
+        raise
     wall = time.perf_counter() - t0
     steps = args.steps - start
     print(f"  {steps} steps in {wall:.1f} s: {g.cells * steps / wall / 1e6:.1f} Mcells/s")

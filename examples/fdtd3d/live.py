@@ -13,7 +13,7 @@ import time
 import numpy as np
 import trio
 
-from .output import on_screen, unit
+from .output import atomic, on_screen, unit
 
 KEYS = __doc__.split("\n\n")[1]
 
@@ -164,5 +164,6 @@ def live(sim, args):
     trio.run(main)
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
-        fig.savefig(args.out / "live_last.png", dpi=80)
+        with atomic(args.out / "live_last.png") as tmp:
+            fig.savefig(tmp, dpi=80)
     plt.close(fig)

@@ -3,9 +3,26 @@ probe spectrum plot, the cross-section plot against the Mie series, and the HDF5
 the probe series and DFT results (readable from h5py, MATLAB, ParaView, HDFView)."""
 from __future__ import annotations
 
+import contextlib
+import os
 import pathlib
 
 import numpy as np
+
+
+@contextlib.contextmanager
+def atomic(path: pathlib.Path):
+    """A temporary path beside `path` (same suffix, so writers pick the format from it),
+    renamed over `path` once written: a file is whole or absent, never cut short by an
+    interrupted run (Ctrl-C during output left a truncated PNG: issue 53)."""
+    path = pathlib.Path(path)
+    tmp = path.with_name(f".{path.stem}.partial{path.suffix}")
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
 
 
 def _plt():
@@ -64,7 +81,8 @@ def slice_pngs(sim, out: pathlib.Path, name: str, every: int = 1,
             ax.legend(loc="upper right", fontsize=7)
         ax.set_title(f"{sl.field} on {sl.axis} = {sl.index} cells, t = {step * sim.grid.dt * 1e9:.3f} ns")
         path = out / f"{name}_{step:06d}.png"
-        fig.savefig(path, dpi=90)
+        with atomic(path) as tmp:
+            fig.savefig(tmp, dpi=90)
         plt.close(fig)
         paths.append(path)
     return paths
@@ -104,7 +122,8 @@ def slice_gif(sim, out: pathlib.Path, name: str, fps: int = 10) -> pathlib.Path 
         return img, title
     anim = FuncAnimation(fig, update, frames=len(frames))
     path = out / f"{name}.gif"
-    anim.save(path, writer=PillowWriter(fps=fps), dpi=70)
+    with atomic(path) as tmp:
+        anim.save(tmp, writer=PillowWriter(fps=fps), dpi=70)
     plt.close(fig)
     return path
 
@@ -131,7 +150,8 @@ def probe_spectrum_png(sim, out: pathlib.Path) -> pathlib.Path | None:
     ax2.set_xlim(0, fmax / 1e9)
     fig.tight_layout()
     path = out / "probe_spectrum.png"
-    fig.savefig(path, dpi=90)
+    with atomic(path) as tmp:
+        fig.savefig(tmp, dpi=90)
     plt.close(fig)
     return path
 
@@ -155,14 +175,15 @@ def cross_section_png(sim, sigma, reference, out: pathlib.Path) -> pathlib.Path:
                  f"{sim.mie['radius'] / sim.grid.spacing[0]:g} cells")
     fig.tight_layout()
     path = out / "cross_section.png"
-    fig.savefig(path, dpi=90)
+    with atomic(path) as tmp:
+        fig.savefig(tmp, dpi=90)
     plt.close(fig)
     return path
 
 
 def write_hdf5(sim, path: pathlib.Path, extra: dict | None = None) -> pathlib.Path:
     import h5py
-    with h5py.File(path, "w") as h5:
+    with atomic(path) as tmp, h5py.File(tmp, "w") as h5:     # closed, then renamed
         g = sim.grid
         h5.attrs.update(shape=g.shape, spacing=g.spacing, dt=g.dt, courant=g.courant,
                         steps=sim.step, precision=str(np.dtype(g.dtype)))

@@ -81,3 +81,46 @@ def test_the_cli_refuses_an_output_folder_that_is_a_file(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["--headless", "--out", str(taken)])
     assert f"--out {taken} is a file, not a folder" in capsys.readouterr().err
+
+
+def test_outputs_are_checked_before_the_run_and_written_whole(tmp_path, capsys):
+    """Issue 53: an unwritable results folder was found after the whole run, and Ctrl-C
+    during output left a truncated PNG."""
+    import os
+    from examples.fdtd3d import output
+    from examples.fdtd3d.__main__ import main
+    if os.geteuid() == 0:
+        blocked = tmp_path / "file" / "sub"           # root writes anywhere: a file in the way
+        (tmp_path / "file").write_text("x")
+    else:
+        blocked = tmp_path / "ro"
+        blocked.mkdir()
+        blocked.chmod(0o500)
+    with pytest.raises(SystemExit, match="cannot write into"):
+        main(["--headless", "--size", "42", "--radius", "3", "--steps", "5",
+              "--out", str(blocked)])
+    target = tmp_path / "picture.png"
+    target.write_bytes(b"the old picture")
+    with pytest.raises(KeyboardInterrupt):
+        with output.atomic(target) as tmp:
+            tmp.write_bytes(b"half a pict")
+            raise KeyboardInterrupt
+    assert target.read_bytes() == b"the old picture"        # not cut short
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+def test_ctrl_c_in_a_headless_run_keeps_its_state(tmp_path, monkeypatch, capsys):
+    from examples.fdtd3d.__main__ import main
+    from examples.fdtd3d.simulation import Simulation
+    real_run = Simulation.run
+
+    def interrupted(self, steps, **kwargs):          # Ctrl-C after 10 steps
+        real_run(self, 10, mode="launch")
+        raise KeyboardInterrupt
+    monkeypatch.setattr(Simulation, "run", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        main(["--headless", "--size", "42", "--radius", "3", "--steps", "40",
+              "--out", str(tmp_path)])
+    saved = tmp_path / "checkpoints" / "fdtd3d_000000000010.h5"
+    assert saved.is_file()
+    assert f"interrupted at step 10; its state is in {saved}" in capsys.readouterr().err
