@@ -254,8 +254,12 @@ class MemSock:
                 self._release(seq)
                 raise DeviceLimitError(
                     f"MemSock {self.name!r}: frame {seq} was written while an invocation "
-                    f"was at {self.ctx.info.name}'s loop limit, which cuts loops short "
-                    "silently; it is not delivered (the next synchronize names the kernel)")
+                    f"was at {self.ctx.info.name}'s loop limit (65,535 iterations of a "
+                    "loop), which cuts loops short silently, so its data may be incomplete; "
+                    "it is not delivered. To fix it, loop less in each invocation: launch "
+                    "more invocations (a larger grid, each doing a part), or split the "
+                    "work into several launches; a GPU has no such limit. The next "
+                    "synchronize names the kernel.")
             return None
         self.next_read += 1
         return Frame(self, seq)
