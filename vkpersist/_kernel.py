@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import inspect
 import struct
+import weakref
 
 import numpy as np
 
@@ -107,7 +108,7 @@ class Kernel:
         self.annotations = [_annotation(self.__name__, n, p.annotation)
                             for n, p in sig.parameters.items()]
         self._compiled: dict = {}       # (types, device key) -> _Compiled
-        self._plans: dict = {}          # (core, signature, local) -> _Plan
+
         self.kernel_id = register_kernel_name(f"kernel {self.__name__!r}")
 
     def __repr__(self) -> str:
@@ -231,12 +232,24 @@ class Kernel:
         core = ctx._core
         if core.device is None:
             ctx._core_alive()                    # raises: the context is closed
-        key = (core, local, dynamic_shared, bounded, *[_arg_key(a) for a in args])
-        return ctx, key, self._plans.get(key)
+        key = (local, dynamic_shared, bounded, *[_arg_key(a) for a in args])
+        return ctx, key, self._plans_on(ctx).get(key)
+
+    def _plans_on(self, ctx) -> dict:
+        """This kernel's launch plans on `ctx`: kept on the context (they hold its
+        arrays: on the kernel they kept every dropped Context alive) and weakly keyed by
+        the kernel (a dropped program's stages go with their plans)."""
+        tables = ctx._caches.get("launch plans")
+        if tables is None:
+            tables = ctx._caches["launch plans"] = weakref.WeakKeyDictionary()
+        plans = tables.get(self)
+        if plans is None:
+            plans = tables[self] = {}
+        return plans
 
     def _new_plan(self, ctx, key, local, args, dynamic_shared, bounded):
         plan = _Plan(self, ctx, args, local, dynamic_shared, bounded)
-        self._plans[key] = plan
+        self._plans_on(ctx)[key] = plan             # (signature, local) -> _Plan
         return plan
 
 
@@ -311,7 +324,9 @@ class _Plan:
 
     def __init__(self, kern: Kernel, ctx: Context, args, local, dynamic_shared=0,
                  forall: bool = False):
-        self.kern = kern
+        # the kernel's names only (for errors): a plan is kept per context, weakly keyed by
+        # its kernel, and must not keep the kernel (and a program's stages) alive
+        self.name, self.param_names = kern.__name__, kern.param_names
         types = []
         for name, ann, a in zip(kern.param_names, kern.annotations, args):
             types.append(_param_type(kern.__name__, name, ann, a))
@@ -418,21 +433,21 @@ class _Plan:
         dev = ctx.asarray(host)
         if i in self.copy_back:
             if not host.flags.writeable:
-                raise ValueError(f"{self.kern.__name__}: the kernel writes "
-                                 f"{self.kern.param_names[i]!r} but the NumPy array is read-only")
+                raise ValueError(f"{self.name}: the kernel writes "
+                                 f"{self.param_names[i]!r} but the NumPy array is read-only")
             host_copies = (host_copies or []) + [(host, dev)]
         return dev, host_copies
 
     def _refuse_array(self, ctx, i, a):
-        params = self.kern.param_names
+        params = self.param_names
         if i < len(params):
-            name = f"{self.kern.__name__}: argument {params[i]!r}"
+            name = f"{self.name}: argument {params[i]!r}"
             if a.ctx is not ctx:
                 raise VkPersistError(f"{name} belongs to another Context; all arrays of a "
                                      "launch share one")
             a._check_alive()
             return
-        name = f"{self.kern.__name__}: the device array it reads from its globals ({a!r})"
+        name = f"{self.name}: the device array it reads from its globals ({a!r})"
         if a.ctx is not ctx:
             raise VkPersistError(f"{name} belongs to another Context than this launch's "
                                  "arrays; pass it as an argument, or make it on that Context")
@@ -445,11 +460,11 @@ class _Plan:
         """The push constants by the rules of to_scalar, for the values struct refused:
         either an error naming the kernel, the parameter and what it takes (1.5 for an i32,
         1e39 for an f32), or an exact conversion struct does not make (2.0 for an i32)."""
-        kname = self.kern.__name__
+        kname = self.name
         values = []
         for i in self.scalar_slots:
             t = self.types[i]
-            what = f"{kname}: parameter {self.kern.param_names[i]!r}"
+            what = f"{kname}: parameter {self.param_names[i]!r}"
             if isinstance(t, T.Complex):
                 z = complex(args[i])        # TypeError for what is no number, as a float's
                 values += [to_scalar(v, t.elem.dtype, what).item() for v in (z.real, z.imag)]

@@ -27,8 +27,7 @@ from ..vk import indexing
 from ..vk.array import Array, check_dtype
 from ..vk.context import default_context
 
-_RECIPES: dict = {}
-_MAX_RECIPES = 4096
+_MAX_RECIPES = 4096         # per context; the table is cleared when it is full
 
 
 def describe(x):
@@ -69,13 +68,18 @@ def call(fn_key, build, args, out, name: str, sources: set | None = None):
 
 
 def _recipe(key, build, args, out, name: str):
-    recipe = _RECIPES.get(key)
+    """The recipe of `key`, kept on the context it runs on (a recipe holds its context:
+    in a module-level table every dropped Context stayed alive)."""
+    ctx = next((a.ctx for a in (*args, out) if isinstance(a, Array)), None) \
+        or default_context()
+    recipes = ctx._caches.setdefault("recipes", {})
+    recipe = recipes.get(key)
     if recipe is None:
         nodes = [as_node(a) for a in args]
         recipe = Recipe(build(*nodes), nodes, out, name)
-        if len(_RECIPES) >= _MAX_RECIPES:
-            _RECIPES.clear()
-        _RECIPES[key] = recipe
+        if len(recipes) >= _MAX_RECIPES:
+            recipes.clear()
+        recipes[key] = recipe
     return recipe
 
 

@@ -142,7 +142,6 @@ def applies(op: str, src: Array, acc: np.dtype, out_dtype: np.dtype) -> bool:
 
 
 SLOTS = 4096
-_SLABS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 class _Slab:
@@ -160,7 +159,7 @@ class _Slab:
 
 
 def _slab(ctx, dtype) -> _Slab:
-    slabs = _SLABS.setdefault(ctx, {})
+    slabs = ctx._caches.setdefault("subgroup slabs", {})
     slab = slabs.get(dtype)
     if slab is None or slab.used >= SLOTS or not slab.values.buffer.alive:
         slab = slabs[dtype] = _Slab(ctx, dtype)
@@ -209,7 +208,7 @@ def reduce_all(op: str, src: Array, ident, divisor, target_groups: int, scratch,
         if keep:
             submit, holder = _batch_of(core).last
             hold = (holder, *[in_flight(a) for a in (part, slab.values, slab.counter)])
-            _plans(core).add(wanted[0] + (src.buffer.serial,), _Plan(submit, hold, slab))
+            _plans(ctx).add(wanted[0] + (src.buffer.serial,), _Plan(submit, hold, slab))
     slab.used += 1                                  # only once the launch was submitted
     return _slot(slab)
 
@@ -221,7 +220,6 @@ def _slot(slab: _Slab) -> Array:
 
 
 _CAPTURE = threading.local()        # .plan: (key, array) while `capture` is open
-_PLANS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 MAX_PLANS = 64                      # per device, the least recently added dropped first
 
 
@@ -240,7 +238,10 @@ class _Plans:
 
     def __init__(self, core):
         self.entries: collections.OrderedDict = collections.OrderedDict()
-        core.forget_listeners.append(self.forget)
+        # weakly: the core outlives its Context (its flusher thread holds it), and these
+        # plans hold arrays of the Context, which would then never be collected
+        method = weakref.WeakMethod(self.forget)
+        core.forget_listeners.append(lambda serial: (m := method()) and m(serial))
 
     def add(self, key, plan: _Plan) -> None:
         self.entries[key] = plan
@@ -254,10 +255,10 @@ class _Plans:
             del self.entries[key]
 
 
-def _plans(core) -> _Plans:
-    plans = _PLANS.get(core)
+def _plans(ctx) -> _Plans:
+    plans = ctx._caches.get("subgroup plans")
     if plans is None:
-        plans = _PLANS[core] = _Plans(core)
+        plans = ctx._caches["subgroup plans"] = _Plans(ctx._core)
     return plans
 
 
@@ -286,12 +287,12 @@ def repeat(key, a: Array) -> Array | None:
     next results slot), or None when there is none or it is stale. Under the caller's
     reduction lock, as `reduce_all`."""
     core = a.ctx._core_alive()
-    plans = _PLANS.get(core)
+    plans = a.ctx._caches.get("subgroup plans")
     plan = plans.entries.get(key + (a.buffer.serial,)) if plans is not None else None
     if plan is None:
         return None
     slab = plan.slab
-    current = _SLABS.get(a.ctx, {}).get(slab.values.dtype)
+    current = a.ctx._caches.get("subgroup slabs", {}).get(slab.values.dtype)
     if current is not slab or slab.used >= SLOTS or core.batch is not None \
             or not a.buffer.alive or not slab.values.buffer.alive:
         return None             # (a result's base freed: `r.base.free()`)

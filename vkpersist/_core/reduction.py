@@ -23,7 +23,6 @@ import builtins as py
 import math
 import threading
 import warnings
-import weakref
 
 import numpy as np
 
@@ -42,7 +41,6 @@ except ImportError:                                  # NumPy < 2
 _NAMES = {"min": "minimum", "max": "maximum"}        # NumPy's names in its errors
 ARG_OPS = ("argmin", "argmax")
 _KERNELS: dict = {}
-_SCRATCH: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
 # whole-array sums of contiguous arrays use subgroup operations where the device has them
 # (_reduce_subgroup.py); False forces the shared-memory kernel everywhere (tests use it)
@@ -114,7 +112,7 @@ def _scratch(ctx, shape, dtype, role: str = "values") -> Array:
     because every submission waits for the previous ones (vk/commands.py) and _LOCK keeps
     one reduction's two passes together (one submission, reduce_rows). `role` keeps an argmin's int32 values and its
     int32 indices apart."""
-    arrays = _SCRATCH.setdefault(ctx, {})
+    arrays = ctx._caches.setdefault("reduction scratch", {})
     key = (shape, np.dtype(dtype), role)
     a = arrays.get(key)
     if a is None or not a.buffer.alive:

@@ -152,6 +152,10 @@ class _Core:
         self.children: dict[int, weakref.finalize] = {}
         self._keys = itertools.count()
         self.forget_listeners: list = []
+        # what modules keep per core in tables keyed by it (batches, a kernel's pipelines),
+        # dropped at close: an entry that holds its core kept the core, and so every
+        # closed or collected Context's Python side, alive for good
+        self.on_close: list = []
         self.after_sync: list = []   # checks run once all submitted work has completed
         self.unchecked = False       # work was submitted since the checks last ran
         self.lost: str | None = None  # the error that reported the device lost
@@ -459,6 +463,14 @@ class _Core:
             vk.vkDestroyCommandPool(self.device, self.command_pool, None)
             device, self.device = self.device, None
             release_device(self, device)    # after the last NumPy view of its memory (buffer.py)
+            for drop in self.on_close:
+                drop()
+            self.on_close.clear()
+            # the checks and listeners hold views of mapped words (sync_words) and caches
+            # of the closed device; dropped, the last mappings are freed (and the device
+            # destroyed, release_device) instead of keeping each other alive for good
+            self.after_sync.clear()
+            self.forget_listeners.clear()
 
     def _leave_open(self, exc: BaseException) -> None:
         self.closing = False                 # still usable; a later close() tries again
@@ -497,6 +509,11 @@ class Context:
         self.target: Target = Target.for_device(self.info)   # what code is generated for it
         self._core = _Core(self.info, timeout)
         self._close = weakref.finalize(self, self._core.close)
+        # what the layers above keep per context (launch plans, recipes, reduction
+        # scratch): here, so that it dies with the context. Kept in module-level tables
+        # keyed by context, whose entries held the context, every dropped Context stayed
+        # alive with its memory and threads (300 of them: +1.36 GB; issue 53).
+        self._caches: dict = {}
         self._stager: Staging | None = None
         _contexts.add(self)
 

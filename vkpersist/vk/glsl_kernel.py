@@ -152,7 +152,12 @@ class GLSLKernel:
                         "it at launch declare `layout(local_size_x_id = 0, ...) in;`")
                 if spec_id is not None:
                     spec[spec_id] = size
-        per_core = self._pipelines.setdefault(core, {})
+        per_core = self._pipelines.get(core)
+        if per_core is None:
+            per_core = self._pipelines[core] = {}
+            mine = weakref.ref(self)       # weakly: the core would keep every kernel
+            core.on_close.append(lambda: (k := mine()) is not None
+                                 and k._pipelines.pop(core, None))
         as_written = self.as_written and ctx.target.float_as_written
         key = (tuple(sorted(spec.items())), as_written)
         if key not in per_core:

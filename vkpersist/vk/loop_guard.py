@@ -29,6 +29,8 @@ def register_kernel_name(name: str) -> int:
 
 def loop_status_array(ctx) -> Array:
     """Per-context word where loop-guarded kernels (lavapipe) report hitting the loop limit."""
+    device = ctx.info.name        # not ctx: the check lives on the core, which outlives it
+
     def check(view):
         culprit = int(view[0])
         if culprit:
@@ -36,7 +38,7 @@ def loop_status_array(ctx) -> Array:
             name = _kernel_names.get(culprit, "a kernel")
             raise DeviceLimitError(
                 f"{name}: an invocation ran more than {LOOP_GUARD_LIMIT:,} loop "
-                f"iterations on {ctx.info.name}, which stops every loop after ~65,535 "
+                f"iterations on {device}, which stops every loop after ~65,535 "
                 "per invocation (counting each loop's final test, so a loop inside a "
                 "loop costs one more each time); its results would be silently "
                 "truncated. Spread the work over more invocations, or run on a GPU.")

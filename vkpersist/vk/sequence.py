@@ -148,6 +148,7 @@ class batched:
             batch = _BATCHES.get(core)
             if batch is None:
                 batch = _BATCHES[core] = Batch(core)
+                core.on_close.append(lambda: _BATCHES.pop(core, None))
             core.batch = batch
 
     def __exit__(self, kind, value, tb) -> None:
