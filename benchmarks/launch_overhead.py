@@ -92,7 +92,7 @@ def main() -> None:
             glsl[1](x, by=1.0)
             ctx.synchronize()
 
-    plan = next(iter(bump._plans.values()))
+    plan = next(iter(bump._plans_on(ctx).values()))
     bound = [x.buffer] + ([plan.status.buffer] if plan.status is not None else [])
     ready = plan.pipeline.command_buffer(bound, (1, 1, 1),
                                          plan.packer.pack(1.0, 64))

@@ -517,10 +517,10 @@ def test_one_kernel_per_signature_scalars_are_push_constants(ctx):
         np.testing.assert_array_equal((x * v).numpy(), np.arange(5, dtype=np.float32) * v)
     assert len(_elementwise._KERNELS) == before
     rows = ctx.asarray(np.arange(20, dtype=np.float32).reshape(4, 5))
-    recipes = len(_recipe._RECIPES)
+    recipes = len(ctx._caches["recipes"])
     for i in range(1, 4):                  # views at other offsets: one recipe for all rows
         np.testing.assert_array_equal((rows[i] * 2).numpy(), np.arange(5, 10) * 2.0 + 10 * (i - 1))
-    assert len(_recipe._RECIPES) == recipes + 1
+    assert len(ctx._caches["recipes"]) == recipes + 1
 
 
 def test_dropped_results_lend_their_buffers_and_kept_ones_stay_intact(ctx):

@@ -45,11 +45,11 @@ def bump(x, by):
 def test_launch_plans_are_reused(ctx):
     x = ctx.asarray(np.ones(64, np.float32))
     bump.forall(64)(x, 1.5)
-    assert len(bump._plans) == 1
-    plan = next(iter(bump._plans.values()))
+    assert len(bump._plans_on(ctx)) == 1
+    plan = next(iter(bump._plans_on(ctx).values()))
     for _ in range(20):
         bump.forall(64)(x, 1.0)      # same signature: same plan, set and command buffer
-    assert len(bump._plans) == 1
+    assert len(bump._plans_on(ctx)) == 1
     assert len(plan.pipeline.cache.sets) == 1 and len(plan.pipeline.cache.recorded) == 2
     np.testing.assert_array_equal(x.numpy(), np.full(64, 22.5))
 

@@ -479,6 +479,9 @@ class Program:
         """Hold the program for one run or session: another thread's is refused, clearly,
         instead of racing this one for the device's words and the step count."""
         if not self._busy.acquire(blocking=False):
+            if self._busy_thread == threading.get_ident():
+                yield           # this thread's own session: its checks say what is wrong
+                return
             raise VkPersistError(
                 f"{self.name}: cannot {what}: it is busy with a {self._busy_what} started "
                 "by another thread; a program runs one run or session at a time (wait for "
