@@ -85,10 +85,13 @@ class BufferPool:
         self.free.setdefault(key, []).append(alloc)
         self.free.move_to_end(key)
         self.bytes += size
-        while self.bytes > limit:
+        while self.bytes > limit and self.free:
             old_key, entries = next(iter(self.free.items()))
-            entries.pop(0)
-            self.bytes -= old_key[1]
+            # empty while a take() of this thread is between its pop and its del: the
+            # garbage collector ran a buffer's finalizer (this put) in the middle of it
+            if entries:
+                entries.pop(0)
+                self.bytes -= old_key[1]
             if not entries:
                 del self.free[old_key]
 
