@@ -211,8 +211,10 @@ def array_ufunc(ufunc, method, inputs, kwargs):
     if method == "__call__" and ufunc is np.divmod and not kwargs:
         return apply("floor_divide", inputs), apply("remainder", inputs)
     if method == "__call__":            # one vkpersist has by name: np.matmul is vkp.matmul
-        impl = Array._numpy.function(ufunc, next(x for x in inputs if isinstance(x, Array)))
+        impl = Array._numpy.function(ufunc, None)    # (the array matters only for like=)
         if impl is not None:
+            if "out" in kwargs:          # NumPy hands a ufunc's out= over as a tuple
+                kwargs["out"] = _single_out(kwargs["out"], name)
             return impl(*inputs, **kwargs)
     if method in UFUNC_METHODS:
         return UFUNC_METHODS[method](ufunc, *inputs, **kwargs)

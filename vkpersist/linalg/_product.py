@@ -29,11 +29,13 @@ _MATMUL: dict = {}
 _SCAN: dict = {}
 
 
-def _operands(name, a, b):
-    """Both operands as device arrays of NumPy's result dtype, on one context, and whether
-    both came from the host (then the result goes back as NumPy)."""
+def _operands(name, a, b, out=None):
+    """Both operands as device arrays of NumPy's result dtype, on one context (an
+    operand's, else `out`'s), and whether both came from the host (then the result goes
+    back as NumPy)."""
     devices = [z for z in (a, b) if isinstance(z, Array)]
-    ctx = devices[0].ctx if devices else default_context()
+    ctx = devices[0].ctx if devices else out.ctx if isinstance(out, Array) \
+        else default_context()
     if any(z.ctx is not ctx for z in devices):
         raise VkPersistError(f"vkpersist.{name}: the operands belong to different Contexts")
     x, y = (z if isinstance(z, Array) else ctx.asarray(np.ascontiguousarray(z)) for z in (a, b))
@@ -92,7 +94,7 @@ def matmul(a, b, out=None):
     """a @ b as np.matmul: 1-d operands are vectors (the result drops their axis), and
     operands of 3 or more dimensions are stacks of matrices, their leading axes broadcast
     together (each matrix of the stack one tiled product)."""
-    x, y, dtype, host = _operands("matmul", a, b)
+    x, y, dtype, host = _operands("matmul", a, b, out)
     for i, z in enumerate((x, y)):
         if z.ndim == 0:
             raise ValueError(f"matmul: Input operand {i} does not have enough dimensions "
@@ -184,7 +186,7 @@ def dot(a, b, out=None):
     """np.dot: the inner product of vectors, matrix-vector and matrix-matrix products, and
     for N-d operands the sum over a's last axis and b's second-to-last (NumPy's rule), as
     one 2-d product of a as (..., K) rows and b with that axis moved first."""
-    x, y, dtype, host = _operands("dot", a, b)
+    x, y, dtype, host = _operands("dot", a, b, out)
     if x.ndim == 0 or y.ndim == 0:
         raise UnsupportedError(f"vkpersist.dot takes operands of 1 or more dimensions, got "
                                f"shapes {x.shape} and {y.shape}; for a scalar factor use a * b")
