@@ -127,19 +127,21 @@ def live(sim, args):
                             await run.pause()
                         paused = not paused
                     elif key in ("+", "-"):
-                        if await steer(run, freq=freq * 1.1 if key == "+" else freq / 1.1):
-                            freq = freq * 1.1 if key == "+" else freq / 1.1
+                        new = freq * 1.1 if key == "+" else freq / 1.1
+                        if await steer(run, freq=new):
+                            freq = new
                     elif key in ("a", "z"):
-                        if await steer(run, amp=amp * 2 if key == "a" else amp / 2):
-                            amp = amp * 2 if key == "a" else amp / 2
+                        new = amp * 2 if key == "a" else amp / 2
+                        if await steer(run, amp=new):
+                            amp = new
                     elif key in ("]", "["):
                         new = max(1, snap // 2) if key == "]" else snap * 2
                         if await steer(run, snap_every=new):
                             snap = new
                     elif key in ("h", "n") and thresh is not None:
-                        if await steer(run, hot_threshold=thresh * 1.25 if key == "h"
-                                       else thresh / 1.25):
-                            thresh = thresh * 1.25 if key == "h" else thresh / 1.25
+                        new = thresh * 1.25 if key == "h" else thresh / 1.25
+                        if await steer(run, hot_threshold=new):
+                            thresh = new
                     elif key == "q":
                         await run.stop()
                         bar.close()

@@ -29,6 +29,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import warnings
 from pathlib import Path
 
@@ -144,7 +145,6 @@ def _secret() -> bytes:
             break
         if len(key) == 32:
             return key
-        import time
         time.sleep(0.01)           # being written: its writer fsyncs 32 bytes
     else:
         problem = f"{path} does not hold a key (32 bytes)"
