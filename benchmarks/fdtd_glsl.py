@@ -10,8 +10,10 @@ NVIDIA, written as directly as Vulkan allows (one dispatch a run, a grid-stride 
 the cells, fields ping-ponged between two halves, loads of the half a step reads through
 readonly aliases, the megakernel's grid barrier, _common.py's GRID_SYNC_GLSL, a step) and nothing
 of vkpersist's code generator, step boundary or scheduler words. Its arithmetic is
-fdtd.py's FUSED_SOURCE cell update, value for value, so its state after 100 steps is
-compared with the megakernel's bit for bit. What it makes is what a Vulkan persistent
+fdtd.py's FUSED_SOURCE cell update, value for value, evaluated as written (no fused
+multiply-adds, as the megakernel's: glsl_kernel(as_written=True); with GLSL's rules NVIDIA's
+driver fuses them and the states part), so its state after 100 steps is compared with the
+megakernel's bit for bit. What it makes is what a Vulkan persistent
 kernel of this formulation makes on the device; the megakernel's gap to it is vkpersist's
 own. On an H100 (2026-12-07, two runs) it made 1.14x the CUDA graph at 32³ with 32
 registers, the megakernel then 0.97x (docs/measurements-log.md, the FDTD section).
@@ -139,7 +141,8 @@ class FusedKernel:
         self.kernel = lowlevel.glsl_kernel(GLSL, defines={"N": self.n, "VARIANT": 0,
                                                           "SPIN_CAP": f"{cap}u",
                                                           "SCOPE": "gl_ScopeDevice"},
-                                           name=f"fdtd_fused_glsl_{self.n}", ctx=ctx)
+                                           name=f"fdtd_fused_glsl_{self.n}", ctx=ctx,
+                                           as_written=True)
         self.init = init
         self.fields = {f: ctx.empty(2 * init[f].size, np.float32) for f in FIELDS}
         tables, scalars = update_tables(sim)

@@ -93,8 +93,9 @@ class GLSLKernel:
                  as_written: bool = False):
         if not isinstance(source, str):
             raise TypeError(f"glsl_kernel() takes GLSL source text, got {type(source).__name__}")
-        if not isinstance(loop_guard, bool):
-            raise TypeError(f"glsl_kernel(loop_guard=) takes True or False, got {loop_guard!r}")
+        for knob, value in (("loop_guard", loop_guard), ("as_written", as_written)):
+            if not isinstance(value, bool):
+                raise TypeError(f"glsl_kernel({knob}=) takes True or False, got {value!r}")
         self.source = source
         self.defines = dict(defines or {})
         self.name = name or "glsl_kernel"
@@ -368,7 +369,10 @@ class _Launcher:
 
 
 def glsl_kernel(source: str, *, defines: dict | None = None, name: str | None = None,
-                ctx: Context | None = None, loop_guard: bool = True) -> GLSLKernel:
+                ctx: Context | None = None, loop_guard: bool = True,
+                as_written: bool = False) -> GLSLKernel:
     """Compile a GLSL 450 compute shader into a launchable kernel (see the module docs;
-    `loop_guard`: see GLSLKernel)."""
-    return GLSLKernel(source, defines=defines, name=name, ctx=ctx, loop_guard=loop_guard)
+    `loop_guard`, `as_written`: see GLSLKernel; as_written=True computes what the same
+    arithmetic generated from Python computes, bit for bit)."""
+    return GLSLKernel(source, defines=defines, name=name, ctx=ctx, loop_guard=loop_guard,
+                      as_written=as_written)

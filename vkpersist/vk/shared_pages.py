@@ -20,6 +20,7 @@ device or an array still uses.
 """
 from __future__ import annotations
 
+import gc
 import mmap
 import weakref
 
@@ -175,6 +176,16 @@ class SharedPages:
         try:
             self._map.close()
         except BufferError:
+            # views that only unreachable objects still hold (an array dropped inside a
+            # reference cycle) are not the caller's: collect them once before refusing
+            gc.collect()
+            try:
+                self._map.close()
+            except BufferError:
+                pass
+            else:
+                self._map = None
+                return
             self._bytes = self._aligned()
             raise VkPersistError(
                 "SharedPages.free(): NumPy views of the pages (from pages.numpy(), a frame's "
