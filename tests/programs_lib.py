@@ -41,13 +41,19 @@ def jacobi(ctx, n, alpha=0.1, seed=0):
 
 
 def jacobi_reference(a, steps, alpha=0.1):
+    """`steps` steps in NumPy; it stops early at a fixed point (with zero boundaries the
+    heat decays to one within a few thousand sweeps, and a session on a GPU runs a million
+    steps in the seconds a test takes: ~100 s of NumPy on an H100's host)."""
     a = a.astype(np.float32)
     alpha = np.float32(alpha)
     for _ in range(2 * steps):
         p = np.pad(a, 1)
         lap = (p[:-2, 1:-1, 1:-1] + p[2:, 1:-1, 1:-1] + p[1:-1, :-2, 1:-1]
                + p[1:-1, 2:, 1:-1] + p[1:-1, 1:-1, :-2] + p[1:-1, 1:-1, 2:] - 6 * a)
-        a = (a + alpha * lap).astype(np.float32)
+        new = (a + alpha * lap).astype(np.float32)
+        if np.array_equal(new, a):
+            break
+        a = new
     return a
 
 
