@@ -257,12 +257,16 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
     def numpy(self) -> np.ndarray:
         """A NumPy copy of the contents (waits for pending launches first)."""
         self._check_alive()
-        self.ctx.synchronize()
         lo, hi = self._byte_span()
-        if self.buffer.host_visible:
-            raw = self.buffer.host_view()[lo:hi].copy()
-        else:
-            raw = self.ctx._staging().download(self.buffer, hi - lo, offset=lo)
+        # the wait and the host's copy in one hold of the Context's lock: another thread's
+        # fill or launch is issued wholly before the read or wholly after it, never half
+        # seen (a download goes through the queue, which orders it)
+        with self.ctx._core_alive().lock:
+            self.ctx.synchronize()
+            if self.buffer.host_visible:
+                raw = self.buffer.host_view()[lo:hi].copy()
+            else:
+                raw = self.ctx._staging().download(self.buffer, hi - lo, offset=lo)
         if self._contiguous:
             return raw.view(self.dtype).reshape(self.shape)
         return self._strided(raw, lo).copy()
@@ -383,6 +387,11 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
         the pending work is done, so their `numpy_view()` shows the values at once."""
         self._check_alive()
         item = to_scalar(value, self.dtype, "fill()")
+        with self.ctx._core_alive().lock:       # as issued, among threads (numpy())
+            self._fill(item)
+        return self
+
+    def _fill(self, item) -> None:
         words = np.full(4 // self.dtype.itemsize or 1, item, dtype=self.dtype).view(np.uint32)
         whole = self.nbytes == self.buffer.nbytes       # the padding to a word may be filled
         if not self._plain:
@@ -400,7 +409,6 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
                 cb, self.buffer, _SEED_BYTES, self.nbytes), keep=(in_flight(self),))
         else:
             self._write_bytes(np.full(self.size, item, dtype=self.dtype).view(np.uint8))
-        return self
 
     def _queued(self) -> bool:
         """Whether a write goes through the queue rather than the host: for 'device'
@@ -426,23 +434,25 @@ class Array(np.lib.mixins.NDArrayOperatorsMixin):
             self._write_bytes(np.ascontiguousarray(data).reshape(-1).view(np.uint8),
                               self._byte_span()[0])
             return
-        self.ctx.synchronize()
         lo, hi = self._byte_span()
-        if self.buffer.host_visible:
-            self._strided(self.buffer.host_view()[lo:hi], lo)[...] = data
-            return
-        raw = self.ctx._staging().download(self.buffer, hi - lo, offset=lo)
-        self._strided(raw, lo)[...] = data
-        self._write_bytes(raw, lo)
+        with self.ctx._core_alive().lock:       # read, change, store back: one turn
+            self.ctx.synchronize()
+            if self.buffer.host_visible:
+                self._strided(self.buffer.host_view()[lo:hi], lo)[...] = data
+                return
+            raw = self.ctx._staging().download(self.buffer, hi - lo, offset=lo)
+            self._strided(raw, lo)[...] = data
+            self._write_bytes(raw, lo)
 
     def _write_bytes(self, raw: np.ndarray, offset: int = 0) -> None:
         """Store bytes at `offset`: by the host into host-visible memory when `_queued()`
         says so, else through the queue (staging.py), behind the pending launches and
         without waiting for them."""
-        if self.buffer.host_visible and not self._queued():
-            self.buffer.host_view()[offset:offset + raw.size] = raw
-        else:
-            self.ctx._staging().upload(self.buffer, raw, offset=offset)
+        with self.ctx._core_alive().lock:       # the check and the host's copy: one turn
+            if self.buffer.host_visible and not self._queued():
+                self.buffer.host_view()[offset:offset + raw.size] = raw
+                return
+        self.ctx._staging().upload(self.buffer, raw, offset=offset)
 
     # ---- views and copies ------------------------------------------------------------
     def __getitem__(self, key) -> "Array":
