@@ -693,3 +693,31 @@ def test_a_program_runs_one_run_at_a_time_across_threads(ctx):
     for _ in range(3):                             # and it runs on normally afterwards
         prog.run(10, mode="launch")
     assert int(prog.step) == 1 + 200 * ran + 30
+
+
+@vkp.kernel
+def _busy_sines(x, rounds):
+    i = vkp.global_id(0)
+    if i < x.shape[0]:
+        v = x[i]
+        for _ in range(rounds):
+            v = vkp.sin(v) + 1.0
+        x[i] = v
+
+
+def test_a_persistent_timeout_says_how_far_the_start_got(ctx):
+    """A persistent epoch's timeout says whether its workgroups finished starting
+    (occupancy discovery) and how many took part: issue 53's start that never passed step
+    0 showed only the heartbeat. Here the epoch waits behind a busy kernel, so it has not
+    started when the timeout comes; then it runs."""
+    prog, A, init = jacobi(ctx, 8)
+    prog.run(1, mode="persistent")                   # built and warm
+    n, rounds = (1 << 19, 200) if ctx.info.is_lavapipe else (1 << 24, 4000)
+    _busy_sines.forall(n)(ctx.zeros(n), rounds)      # ~0.3 s on a 2-core lavapipe
+    with pytest.raises(vkp.DeviceTimeout, match=r"heartbeat stays at step 1, mode "
+                       r"'persistent'; its workgroups never finished starting: occupancy "
+                       r"discovery did not close, \d+ workgroups of \d+ were dispatched"):
+        prog.run(1, mode="persistent", timeout=0.01)
+    ctx.synchronize()
+    assert prog.run(1, mode="persistent").steps == 1
+    prog.free()

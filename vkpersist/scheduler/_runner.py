@@ -221,6 +221,7 @@ class Runner:
             sequence = self.build.batch(budget, self.local)
         self.ctl["_budget"] = budget
         self.ctl["_done"] = 0          # not the last epoch's count while this one starts
+        self.ctl["_parts"] = 0         # the megakernel's start sets it: a hang says where
         sequence.launch()
         self.running = True
         self._started = self._last_beat = time.perf_counter()
@@ -238,9 +239,20 @@ class Runner:
         elif now - self._last_beat > timeout:
             raise DeviceTimeout(
                 f"{self.prog.name}: no progress for {timeout:g} s (the heartbeat stays at step "
-                f"{step}, mode {self.mode!r}); a stage may loop forever or the device hangs. "
-                "The program may still be running on the device.")
+                f"{step}, mode {self.mode!r}{self._start_state()}); a stage may loop forever "
+                "or the device hangs. The program may still be running on the device.")
         return False
+
+    def _start_state(self) -> str:
+        """Where a persistent epoch's start got to, for a timeout's message: whether its
+        workgroups' occupancy discovery closed, and with how many participants."""
+        if self.mode != "persistent":
+            return ""
+        parts = int(self.ctl["_parts"])
+        if not parts:
+            return ("; its workgroups never finished starting: occupancy discovery did not "
+                    f"close, {self.groups} workgroups of {self.local} were dispatched")
+        return f"; {parts} of {self.groups} workgroups took part"
 
     def finish(self) -> tuple[int, int]:
         """(steps run, why the epoch ended) of the completed epoch."""
