@@ -167,23 +167,23 @@ bool _vkp_push_frontier(int item) {
     return true;
 }
 
-// programs_lib.py:148: visit
+// programs_lib.py:154: visit
 void stage_visit(int v) {
     int d;
     int e;
     int w;
     int _i1;
-    // programs_lib.py:149
+    // programs_lib.py:155
     d = dist[v];
-    // programs_lib.py:150
+    // programs_lib.py:156
     int _stop1 = off[(v + 1)];
     for (_i1 = off[v]; _i1 < _stop1; _i1 += 1) {
         e = _i1;
-        // programs_lib.py:151
+        // programs_lib.py:157
         w = adj[e];
-        // programs_lib.py:152
+        // programs_lib.py:158
         if (atomicCompSwap(dist[w], (-1), (d + 1)) == (-1)) {
-            // programs_lib.py:153
+            // programs_lib.py:159
             _vkp_push_frontier(w);
         }
     }

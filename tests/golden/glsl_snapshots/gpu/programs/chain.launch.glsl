@@ -163,13 +163,13 @@ bool _vkp_push_q(uint item) {
     return true;
 }
 
-// programs_lib.py:184: follow
+// programs_lib.py:190: follow
 void stage_follow(uint item) {
-    // programs_lib.py:185
+    // programs_lib.py:191
     seen[int(item)] = 1;
-    // programs_lib.py:186
+    // programs_lib.py:192
     if (item < 10u) {
-        // programs_lib.py:187
+        // programs_lib.py:193
         _vkp_push_q((item + 1u));
     }
 }

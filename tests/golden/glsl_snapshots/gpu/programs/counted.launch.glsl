@@ -138,9 +138,9 @@ const uint _vkp_SOCKETS = 131u;   // per memsock and slot: its frame's ring slot
 uint _vkp_step;       // the step being run, as stages see it
 uint _vkp_snap;       // where its snapshot of the host fields starts
 
-// programs_lib.py:250: tick
+// programs_lib.py:256: tick
 void stage_tick(int i) {
-    // programs_lib.py:251
+    // programs_lib.py:257
     ticks[0] = ticks[0] + 1;
 }
 

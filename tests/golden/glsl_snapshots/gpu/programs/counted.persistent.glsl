@@ -37,9 +37,9 @@ const uint _vkp_SOCKETS = 131u;   // per memsock and slot: its frame's ring slot
 #define _vkp_snap (_vkp_SNAPSHOT + 1u * _vkp_words[3])
 shared uint _vkp_words[4];   // the running step's words
 
-// programs_lib.py:250: tick
+// programs_lib.py:256: tick
 void stage_tick(int i) {
-    // programs_lib.py:251
+    // programs_lib.py:257
     ticks[0] = ticks[0] + 1;
 }
 

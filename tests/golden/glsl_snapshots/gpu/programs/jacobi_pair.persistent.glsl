@@ -64,9 +64,9 @@ void sweep_0(float alpha, int i, int j, int k) {
     A_next[(1 - _vkp_parity) * 512 + ((i) * 8 + j) * 8 + k] = _vkp_ro_A[_vkp_parity * 512 + ((i) * 8 + j) * 8 + k] + (alpha * lap);
 }
 
-// programs_lib.py:427: sweep_pair
+// programs_lib.py:433: sweep_pair
 void stage_sweep_pair(int i, int j, int k) {
-    // programs_lib.py:428
+    // programs_lib.py:434
     sweep_0(uintBitsToFloat(_vkp_host_alpha), i, j, k);
 }
 

@@ -134,20 +134,20 @@ const uint _vkp_SOCKETS = 128u;   // per memsock and slot: its frame's ring slot
 uint _vkp_step;       // the step being run, as stages see it
 uint _vkp_snap;       // where its snapshot of the host fields starts
 
-// programs_lib.py:87: spin
+// programs_lib.py:93: spin
 void stage_spin(int i) {
     float x;
     int k;
     int _i1;
-    // programs_lib.py:88
+    // programs_lib.py:94
     x = 0.0;
-    // programs_lib.py:89
+    // programs_lib.py:95
     for (_i1 = 0; _i1 < 100; _i1 += 1) {
         k = _i1;
-        // programs_lib.py:90
+        // programs_lib.py:96
         x = x + 1.0;
     }
-    // programs_lib.py:91
+    // programs_lib.py:97
     out_py[0] = x;
 }
 

@@ -37,20 +37,20 @@ const uint _vkp_SOCKETS = 128u;   // per memsock and slot: its frame's ring slot
 #define _vkp_snap (_vkp_SNAPSHOT + 0u * _vkp_words[3])
 shared uint _vkp_words[4];   // the running step's words
 
-// programs_lib.py:87: spin
+// programs_lib.py:93: spin
 void stage_spin(int i) {
     float x;
     int k;
     int _i1;
-    // programs_lib.py:88
+    // programs_lib.py:94
     x = 0.0;
-    // programs_lib.py:89
+    // programs_lib.py:95
     for (_i1 = 0; _i1 < 100; _i1 += 1) {
         k = _i1;
-        // programs_lib.py:90
+        // programs_lib.py:96
         x = x + 1.0;
     }
-    // programs_lib.py:91
+    // programs_lib.py:97
     out_py[0] = x;
 }
 

@@ -163,9 +163,9 @@ bool _vkp_push_q(int item) {
     return true;
 }
 
-// programs_lib.py:166: produce
+// programs_lib.py:172: produce
 void stage_produce(int i) {
-    // programs_lib.py:167
+    // programs_lib.py:173
     _vkp_push_q(i);
 }
 
@@ -276,9 +276,9 @@ const uint _vkp_SOCKETS = 128u;   // per memsock and slot: its frame's ring slot
 uint _vkp_step;       // the step being run, as stages see it
 uint _vkp_snap;       // where its snapshot of the host fields starts
 
-// programs_lib.py:170: drain
+// programs_lib.py:176: drain
 void stage_drain(int item) {
-    // programs_lib.py:171
+    // programs_lib.py:177
     atomicAdd(total[0], 1);
 }
 

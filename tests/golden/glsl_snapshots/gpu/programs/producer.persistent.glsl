@@ -64,15 +64,15 @@ bool _vkp_push_q(int item) {
     return true;
 }
 
-// programs_lib.py:166: produce
+// programs_lib.py:172: produce
 void stage_produce(int i) {
-    // programs_lib.py:167
+    // programs_lib.py:173
     _vkp_push_q(i);
 }
 
-// programs_lib.py:170: drain
+// programs_lib.py:176: drain
 void stage_drain(int item) {
-    // programs_lib.py:171
+    // programs_lib.py:177
     atomicAdd(total[0], 1);
 }
 

@@ -44,9 +44,9 @@ uint _vkp_host_thresh;   // host field thresh in this step's snapshot
 layout(std430, binding = 9) buffer VkpStatus { uint _vkp_status[]; };
 uint _vkp_iterations = 0u;
 
-// programs_lib.py:269: hot
+// programs_lib.py:275: hot
 bool when_hot_0() {
-    // programs_lib.py:270
+    // programs_lib.py:276
     return f[(8) * 16 + 8] > uintBitsToFloat(_vkp_host_thresh);
 }
 
@@ -246,13 +246,13 @@ bool _vkp_push_q(uint item) {
     return true;
 }
 
-// programs_lib.py:273: grow
+// programs_lib.py:279: grow
 void stage_grow(int i, int j) {
-    // programs_lib.py:274
+    // programs_lib.py:280
     f[(i) * 16 + j] = f[(i) * 16 + j] + (uintBitsToFloat(_vkp_host_gain) * uintBitsToFloat(_vkp_sched[_vkp_snap + 3u + uint(_vkp_mod((i + j), 4))]));
-    // programs_lib.py:275
+    // programs_lib.py:281
     if (((i == 8) && (j == 8)) && (((_vkp_step) % (2u)) == 0u)) {
-        // programs_lib.py:276
+        // programs_lib.py:282
         _vkp_push_q(_vkp_step);
     }
 }
@@ -415,11 +415,11 @@ uint snap_seq;
 layout(std430, binding = 9) buffer VkpStatus { uint _vkp_status[]; };
 uint _vkp_iterations = 0u;
 
-// programs_lib.py:279: count
+// programs_lib.py:285: count
 void stage_count(uint item) {
-    // programs_lib.py:280
+    // programs_lib.py:286
     atomicAdd(hits[0], 1);
-    // programs_lib.py:281
+    // programs_lib.py:287
     atomicMax(hits[1], int(item));
 }
 
@@ -584,9 +584,9 @@ uint snap_seq;
 layout(std430, binding = 9) buffer VkpStatus { uint _vkp_status[]; };
 uint _vkp_iterations = 0u;
 
-// programs_lib.py:284: when_hot
+// programs_lib.py:290: when_hot
 void stage_when_hot(int i) {
-    // programs_lib.py:285
+    // programs_lib.py:291
     hits[2] = hits[2] + 1;
 }
 
@@ -749,15 +749,15 @@ uint _vkp_host_gain;   // host field gain in this step's snapshot
 layout(std430, binding = 9) buffer VkpStatus { uint _vkp_status[]; };
 uint _vkp_iterations = 0u;
 
-// programs_lib.py:288: emit
+// programs_lib.py:294: emit
 void stage_emit(int i, int j) {
-    // programs_lib.py:289
+    // programs_lib.py:295
     if (snap_slot >= 0) snap_frames[snap_slot * (16 * 16) + (i) * 16 + j] = f[(i) * 16 + j];
-    // programs_lib.py:290
+    // programs_lib.py:296
     if ((i == 0) && (j == 0)) {
-        // programs_lib.py:291
+        // programs_lib.py:297
         if (snap_slot >= 0) snap_header[16 + snap_slot * 2] = _vkp_step;
-        // programs_lib.py:292
+        // programs_lib.py:298
         if (snap_slot >= 0) snap_header[17 + snap_slot * 2] = floatBitsToUint(uintBitsToFloat(_vkp_host_gain));
     }
 }

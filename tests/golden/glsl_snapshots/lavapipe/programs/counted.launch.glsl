@@ -143,9 +143,9 @@ uint _vkp_snap;       // where its snapshot of the host fields starts
 layout(std430, binding = 3) buffer VkpStatus { uint _vkp_status[]; };
 uint _vkp_iterations = 0u;
 
-// programs_lib.py:250: tick
+// programs_lib.py:256: tick
 void stage_tick(int i) {
-    // programs_lib.py:251
+    // programs_lib.py:257
     ticks[0] = ticks[0] + 1;
 }
 

@@ -37,9 +37,9 @@ shared uint _vkp_words[4];   // the running step's words
 layout(std430, binding = 3) buffer VkpStatus { uint _vkp_status[]; };
 uint _vkp_iterations = 0u;
 
-// programs_lib.py:250: tick
+// programs_lib.py:256: tick
 void stage_tick(int i) {
-    // programs_lib.py:251
+    // programs_lib.py:257
     ticks[0] = ticks[0] + 1;
 }
 

@@ -148,16 +148,16 @@ uint _vkp_snap;       // where its snapshot of the host fields starts
 layout(std430, binding = 4) buffer VkpStatus { uint _vkp_status[]; };
 uint _vkp_iterations = 0u;
 
-// programs_lib.py:63: each
+// programs_lib.py:69: each
 void stage_each(int i) {
     uint s;
-    // programs_lib.py:64
+    // programs_lib.py:70
     counts[0] = counts[0] + 1;
-    // programs_lib.py:65
+    // programs_lib.py:71
     s = _vkp_step;
-    // programs_lib.py:66
+    // programs_lib.py:72
     if (s < 64u) {
-        // programs_lib.py:67
+        // programs_lib.py:73
         log_py[int(s)] = s + 1u;
     }
 }
@@ -276,9 +276,9 @@ uint _vkp_snap;       // where its snapshot of the host fields starts
 layout(std430, binding = 4) buffer VkpStatus { uint _vkp_status[]; };
 uint _vkp_iterations = 0u;
 
-// programs_lib.py:70: second
+// programs_lib.py:76: second
 void stage_second(int i) {
-    // programs_lib.py:71
+    // programs_lib.py:77
     counts[1] = counts[1] + 1;
 }
 
@@ -397,9 +397,9 @@ uint _vkp_snap;       // where its snapshot of the host fields starts
 layout(std430, binding = 4) buffer VkpStatus { uint _vkp_status[]; };
 uint _vkp_iterations = 0u;
 
-// programs_lib.py:74: by_control
+// programs_lib.py:80: by_control
 void stage_by_control(int i) {
-    // programs_lib.py:75
+    // programs_lib.py:81
     counts[2] = counts[2] + 1;
 }
 

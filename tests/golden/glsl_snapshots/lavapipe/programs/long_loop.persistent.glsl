@@ -37,22 +37,22 @@ shared uint _vkp_words[4];   // the running step's words
 layout(std430, binding = 3) buffer VkpStatus { uint _vkp_status[]; };
 uint _vkp_iterations = 0u;
 
-// programs_lib.py:87: spin
+// programs_lib.py:93: spin
 void stage_spin(int i) {
     float x;
     int k;
     int _i1;
-    // programs_lib.py:88
+    // programs_lib.py:94
     x = 0.0;
-    // programs_lib.py:89
+    // programs_lib.py:95
     if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1692449497u);
     for (_i1 = 0; _i1 < 100; _i1 += 1) {
         if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 1692449497u);
         k = _i1;
-        // programs_lib.py:90
+        // programs_lib.py:96
         x = x + 1.0;
     }
-    // programs_lib.py:91
+    // programs_lib.py:97
     out_py[0] = x;
 }
 

@@ -216,22 +216,22 @@ float _vkp_sin(float x) {
     return n >= 2 ? -r : r;
 }
 
-// programs_lib.py:103: work
+// programs_lib.py:109: work
 void stage_work(int i) {
     float x;
     int k;
     int _i1;
-    // programs_lib.py:104
+    // programs_lib.py:110
     x = out_py[i];
-    // programs_lib.py:105
+    // programs_lib.py:111
     if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 711392280u);
     for (_i1 = 0; _i1 < 10; _i1 += 1) {
         if (++_vkp_iterations == 65000u) atomicCompSwap(_vkp_status[0], 0u, 711392280u);
         k = _i1;
-        // programs_lib.py:106
+        // programs_lib.py:112
         x = _vkp_sin(x) + 1.0;
     }
-    // programs_lib.py:107
+    // programs_lib.py:113
     out_py[i] = x;
 }
 

@@ -37,9 +37,9 @@ uint _vkp_host_limit;   // host field limit in this step's snapshot
 layout(std430, binding = 4) buffer VkpStatus { uint _vkp_status[]; };
 uint _vkp_iterations = 0u;
 
-// programs_lib.py:228: reached
+// programs_lib.py:234: reached
 bool when_reached_0() {
-    // programs_lib.py:229
+    // programs_lib.py:235
     return x[0] >= int(_vkp_host_limit);
 }
 
@@ -159,9 +159,9 @@ uint _vkp_snap;       // where its snapshot of the host fields starts
 layout(std430, binding = 4) buffer VkpStatus { uint _vkp_status[]; };
 uint _vkp_iterations = 0u;
 
-// programs_lib.py:232: grow
+// programs_lib.py:238: grow
 void stage_grow(int i) {
-    // programs_lib.py:233
+    // programs_lib.py:239
     x[0] = x[0] + 1;
 }
 
@@ -275,9 +275,9 @@ uint _vkp_snap;       // where its snapshot of the host fields starts
 layout(std430, binding = 4) buffer VkpStatus { uint _vkp_status[]; };
 uint _vkp_iterations = 0u;
 
-// programs_lib.py:236: fire
+// programs_lib.py:242: fire
 void stage_fire(int i) {
-    // programs_lib.py:237
+    // programs_lib.py:243
     fired[0] = fired[0] + 1;
 }
 

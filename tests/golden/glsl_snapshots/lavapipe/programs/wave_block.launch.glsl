@@ -176,9 +176,9 @@ uint snap_seq;
 layout(std430, binding = 6) buffer VkpStatus { uint _vkp_status[]; };
 uint _vkp_iterations = 0u;
 
-// programs_lib.py:202: grow
+// programs_lib.py:208: grow
 void stage_grow(int i, int j) {
-    // programs_lib.py:203
+    // programs_lib.py:209
     field[(i) * 8 + j] = field[(i) * 8 + j] + float(((i * 8) + j));
 }
 
@@ -319,13 +319,13 @@ uint snap_seq;
 layout(std430, binding = 6) buffer VkpStatus { uint _vkp_status[]; };
 uint _vkp_iterations = 0u;
 
-// programs_lib.py:206: snapshot
+// programs_lib.py:212: snapshot
 void stage_snapshot(int i, int j) {
-    // programs_lib.py:207
+    // programs_lib.py:213
     if (snap_slot >= 0) snap_frames[snap_slot * (8 * 8) + (i) * 8 + j] = field[(i) * 8 + j];
-    // programs_lib.py:208
+    // programs_lib.py:214
     if ((i == 0) && (j == 0)) {
-        // programs_lib.py:209
+        // programs_lib.py:215
         if (snap_slot >= 0) snap_header[4 + snap_slot * 1] = _vkp_step;
     }
 }
