@@ -67,3 +67,20 @@ def test_isclose_allclose_array_equal(ctx):
     assert np.array_equal(da, da, equal_nan=True) and not np.array_equal(da, da)
     assert not np.array_equal(da, da[:3])
     assert np.array_equal(ctx.asarray(np.arange(4)), ctx.asarray(np.arange(4)))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint32, np.uint64])
+def test_isclose_of_integers_is_computed_in_floating_point(ctx, dtype):
+    """NumPy makes the second operand inexact before subtracting: integer operands never
+    wrap (isclose(int32 0, int32 -2**31) and isclose(uint64 0, uint64 2**64-1) are False)."""
+    info = np.iinfo(dtype)
+    a = np.array([0, info.max, info.min, 5, info.max], dtype=dtype)
+    b = np.array([info.min, info.min, info.max, 5, info.max - 1], dtype=dtype)
+    da, db = ctx.asarray(a), ctx.asarray(b)
+    for x, y, dx, dy in ((a, b, da, db), (b, a, db, da)):
+        got = np.isclose(dx, dy).numpy()
+        np.testing.assert_array_equal(got, np.isclose(x, y))
+        assert got.dtype == np.isclose(x, y).dtype
+        assert np.allclose(dx, dy) == np.allclose(x, y)
+    np.testing.assert_array_equal(np.isclose(da, int(info.min)).numpy(),
+                                  np.isclose(a, int(info.min)))

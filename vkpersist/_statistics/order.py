@@ -137,10 +137,19 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """|a - b| <= atol + rtol |b|, infinities equal only to themselves, as np.isclose."""
-    finite = np.isfinite(a) & np.isfinite(b)
-    close = np.abs(a - b) <= atol + rtol * np.abs(b)
-    result = np.where(finite, close, a == b)
+    """|a - b| <= atol + rtol |b|, infinities equal only to themselves, as np.isclose.
+
+    As NumPy's, `b` is first made inexact (result_type(b, 1.0): integers become
+    float64), so integer operands subtract in floating point, never wrapping
+    (isclose(int32 0, int32 -2**31) is False, as NumPy's)."""
+    dtype = getattr(b, "dtype", None)
+    if dtype is not None and dtype.kind != "m":
+        inexact_b = np.result_type(dtype, 1.0)
+        if inexact_b != dtype:
+            b = b.astype(inexact_b) if isinstance(b, Array) else np.asarray(b, inexact_b)
+    elif isinstance(b, int):
+        b = float(b)
+    result = (np.abs(a - b) <= atol + rtol * np.abs(b)) & np.isfinite(b) | (a == b)
     if equal_nan:
         result = result | (np.isnan(a) & np.isnan(b))
     return result
