@@ -377,6 +377,17 @@ def test_parts_angle_and_astype(ctx, dtype):
     _exact(np.angle(real), np.angle(np.float32([1, -2])))
 
 
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint16, np.int32, np.float32,
+                                   np.float64])
+def test_angle_of_real_arrays_has_numpys_dtype(ctx, dtype):
+    """np.angle of a real array is arctan2(0, x) with a Python 0 (NEP 50): booleans give
+    float64 (not float16), int8 float16, int32 float64, as NumPy's."""
+    x = np.array([3, 0, -2, 1]).astype(dtype)          # bools: True, False, True, True
+    dx = ctx.asarray(x)
+    for got in (np.angle(dx), vkp.angle(dx), vkp.jit(lambda a: vkp.angle(a))(dx)):
+        _exact(got, np.angle(x))
+
+
 @DTYPES
 def test_fusion_is_one_kernel_and_matches_op_by_op(ctx, dtype):
     _need(ctx, dtype)

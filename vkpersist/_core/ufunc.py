@@ -13,7 +13,7 @@ import operator
 
 import numpy as np
 
-from .elementwise import Node, as_node
+from .elementwise import Node, as_node, resolve
 from .recipe import call
 from .ufunc_table import ALIASES, BY_UFUNC, EMIT
 from ..lang import builtins as B
@@ -162,13 +162,16 @@ def _part(val, which):
 
 def angle(z, deg=False):
     """The argument of complex `z` (np.angle): arctan2(z.imag, z.real), in degrees with
-    `deg`; of a real array arctan2(0, x), as NumPy's."""
+    `deg`; of a real array arctan2(0, x) with a Python 0, as NumPy's (so booleans give
+    float64, as arctan2(0, bool) does, and int8 float16)."""
     def build(node):
-        a = Node("arctan2", [Node("imag", [node]), Node("real", [node])])
+        resolve(node)
+        if node.dtype.kind == "c":
+            a = Node("arctan2", [Node("imag", [node]), Node("real", [node])])
+        else:
+            a = Node("arctan2", [as_node(0), node])
         return Node("multiply", [a, as_node(180 / np.pi)]) if deg else a
     return run(("angle", bool(deg)), build, (z,), None, "angle")
-
-
 
 
 def _masked(name, args, out, where):
