@@ -84,3 +84,24 @@ def test_isclose_of_integers_is_computed_in_floating_point(ctx, dtype):
         assert np.allclose(dx, dy) == np.allclose(x, y)
     np.testing.assert_array_equal(np.isclose(da, int(info.min)).numpy(),
                                   np.isclose(a, int(info.min)))
+
+
+
+def test_average_returned_weight_sum_has_numpys_dtype(ctx):
+    """np.average(weights=, returned=True) computes in result_type(a, w) (at least float64
+    for integer or bool data): the weights' sum of an integer or bool array is float64,
+    and integer products never wrap, as NumPy's."""
+    a = np.array([[1.5, 2.0, -3.0], [4.0, 0.5, 6.0]])
+    big = np.array([[2**30, 3, 2**30], [5, 2**30, 7]], dtype=np.int32)
+    cases = [(a, np.array([[1, 2, 3], [4, 5, 6]]), {}),
+             (a, np.array([[True, False, True], [True, True, False]]), {}),
+             (a.astype(np.float32), np.array([1, 2], np.int8), {"axis": 0}),
+             (big, np.array([[4, 1, 4], [2, 4, 1]], np.int32), {"axis": 1}),
+             (big, np.array([True, False, True]), {"axis": 1, "keepdims": True})]
+    for x, w, kw in cases:
+        got_avg, got_sum = np.average(ctx.asarray(x), weights=ctx.asarray(w), returned=True, **kw)
+        want_avg, want_sum = np.average(x, weights=w, returned=True, **kw)
+        for got, want in ((got_avg, want_avg), (got_sum, want_sum)):
+            got = np.asarray(got)
+            assert got.dtype == want.dtype and got.shape == np.shape(want), (x.dtype, w.dtype)
+            np.testing.assert_allclose(got, want, rtol=1e-15)

@@ -129,10 +129,18 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         if w.shape[0] != a.shape[ax]:
             raise ValueError("Length of weights not compatible with specified axis.")
         w = w.reshape((1,) * ax + (w.shape[0],) + (1,) * (a.ndim - ax - 1))
-    total = np.sum(w, axis=axis, keepdims=keepdims)
+    # NumPy's result dtype: at least float64 for integer or bool data, and both the
+    # weights' sum and the products computed in it (so the returned sum of integer or
+    # bool weights is float64, and a * w never wraps in an integer type)
+    if a.dtype.kind in "biu":
+        dtype = np.result_type(a.dtype, w.dtype, "f8")
+    else:
+        dtype = np.result_type(a.dtype, w.dtype)
+    total = np.sum(w.astype(dtype, copy=False), axis=axis, keepdims=keepdims)
     if bool(np.any(total == 0)):
         raise ZeroDivisionError("Weights sum to zero, can't be normalized")
-    avg = np.sum(a * w, axis=axis, keepdims=keepdims) / total
+    products = np.multiply(a.astype(dtype, copy=False), w.astype(dtype, copy=False))
+    avg = np.sum(products, axis=axis, keepdims=keepdims) / total
     return (avg, np.broadcast_to(total, avg.shape).copy()) if returned else avg
 
 
