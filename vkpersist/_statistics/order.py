@@ -37,10 +37,14 @@ def _keep(result, a: Array, ax, keepdims: bool):
     return np.expand_dims(result, ax)
 
 
-def _nan_where_any(s: Array, value):
-    """NaN where the sorted slice holds one (NaNs sort last), else `value`."""
+def _nan_where_any(s: Array, value, whole: bool = False):
+    """NaN where the sorted slice holds one (NaNs sort last), else `value`. `whole`: one
+    slice and one q, where NumPy returns the slice's NaN itself, in the data's dtype
+    (np.quantile(float32 data holding a NaN, np.float64(q)) is a float32 NaN)."""
     if s.dtype.kind != "f":
         return value
+    if whole and value.ndim == 0 and bool(np.isnan(s[..., -1])):
+        return s[..., -1]
     return np.where(np.isnan(s[..., -1]), s[..., -1], value)
 
 
@@ -67,41 +71,58 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, weights=None, interpolation=None):
     """np.quantile with NumPy's default method ("linear"); q a number or an array of
-    numbers in [0, 1] (then the result has q's axes first)."""
-    if method != "linear" or interpolation is not None or weights is not None:
-        raise TypeError("np.quantile on vkpersist arrays: only method='linear' (NumPy's "
-                        "default), without weights")
-    _check("quantile", a, out)
-    qs = np.asarray(q.numpy() if isinstance(q, Array) else q, dtype=np.float64)
-    if np.any((qs < 0) | (qs > 1)) or np.any(np.isnan(qs)):
-        raise ValueError("Quantiles must be in the range [0, 1]")
-    s, ax = _sorted_last(inexact(a), axis)
-    n = s.shape[-1]
-    # NumPy's interpolation weight has q's type: a Python number is weak (float32 data
-    # stays float32), an array or NumPy float64 promotes the result to float64 (NEP 50)
-    weak = type(q) in (int, float)           # np.float64 is a float subclass, and strong
-    results = []
-    for qv in qs.reshape(-1).tolist():
-        virtual = qv * (n - 1)
-        lo = int(np.floor(virtual))
-        hi = min(lo + 1, n - 1)
-        t = virtual - lo if weak else np.float64(virtual - lo)
-        below, above = s[..., lo], s[..., hi]
-        diff = above - below
-        value = (above - diff * (1 - t)) if t >= 0.5 else (below + diff * t)
-        results.append(_keep(_nan_where_any(s, value), a, ax, keepdims))
-    if qs.ndim == 0:
-        return results[0]
-    return np.stack(results).reshape(qs.shape + results[0].shape)
+    numbers in [0, 1] of at most 2 dimensions (then the result has q's axes first)."""
+    q = q.numpy() if isinstance(q, Array) else q
+    return _quantile(a, np.asarray(q), type(q) in (int, float), axis, out, method, keepdims,
+                     weights, interpolation, "Quantiles must be in the range [0, 1]")
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, weights=None, interpolation=None):
-    qs = np.asarray(q.numpy() if isinstance(q, Array) else q, dtype=np.float64)
-    if np.any((qs < 0) | (qs > 100)):
-        raise ValueError("Percentiles must be in the range [0, 100]")
-    return quantile(a, qs / 100, axis, out, overwrite_input, method, keepdims,
-                    weights=weights, interpolation=interpolation)
+    """np.percentile: np.quantile of q / 100, divided as NumPy divides it (a float32 q
+    stays float32, a Python number stays weak)."""
+    q = q.numpy() if isinstance(q, Array) else q
+    return _quantile(a, np.asarray(np.true_divide(q, 100)), type(q) in (int, float), axis, out, method,
+                     keepdims, weights, interpolation,
+                     "Percentiles must be in the range [0, 100]")
+
+
+def _quantile(a, qs, weak, axis, out, method, keepdims, weights, interpolation, range_msg):
+    """NumPy's "linear" quantile of sorted `a`, with NumPy's numbers: the virtual index
+    (n - 1) q and its fraction t in q's dtype, t a weak Python float when q was a Python
+    number (NEP 50: float32 data stays float32), else of q's dtype (float32 q with float32
+    or int8/int16 data gives float32, float64 q gives float64); NumPy's `_lerp`
+    (a + (b - a) t, or b - (b - a)(1 - t) from t >= 1/2) in the data's dtype, so integer
+    data with an integer q gives the element itself, in the data's dtype, as NumPy's."""
+    if method != "linear" or interpolation is not None or weights is not None:
+        raise TypeError("np.quantile on vkpersist arrays: only method='linear' (NumPy's "
+                        "default), without weights")
+    _check("quantile", a, out)
+    if np.any((qs < 0) | (qs > 1)) or np.any(np.isnan(qs)):
+        raise ValueError(range_msg)
+    if qs.ndim > 2:
+        raise ValueError(f"q must be a scalar or 1d (NumPy takes q of at most 2 dimensions); "
+                         f"got q of shape {qs.shape}")
+    s, ax = _sorted_last(a, axis)
+    n = s.shape[-1]
+    virtual = (n - 1) * qs                  # q's dtype, as NumPy's (n a weak Python int)
+    results = []
+    for v in virtual.reshape(-1):
+        lo = n - 1 if v >= n - 1 else int(np.floor(v))
+        below = s[..., lo]
+        if virtual.dtype.kind in "biu":     # an integer index: the element itself
+            value = below
+        else:
+            hi = min(lo + 1, n - 1)
+            t = v - (-1 if v >= n - 1 else np.floor(v))      # NumPy's gamma
+            t = float(t) if weak else virtual.dtype.type(t)
+            above = s[..., hi]
+            diff = above - below
+            value = (above - diff * (1 - t)) if t >= 0.5 else (below + diff * t)
+        results.append(_keep(_nan_where_any(s, value, qs.ndim == 0), a, ax, keepdims))
+    if qs.ndim == 0:
+        return results[0]
+    return np.stack(results).reshape(qs.shape + results[0].shape)
 
 
 def ptp(a, axis=None, out=None, keepdims=False):
