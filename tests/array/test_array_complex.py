@@ -292,6 +292,33 @@ def test_inverse_functions_everywhere(ctx, dtype):
 
 
 @DTYPES
+def test_division_of_real_operands_by_complex_zero(ctx, dtype):
+    """A real operand's imaginary part is the constant 0 in the kernel, and lavapipe folds
+    0.0 / x to 0: int / 0j gave -inf+0j where NumPy gives -inf+nanj (x / 0 is NaN for 0 or
+    NaN, else inf of x's sign, in each part). Real arrays over complex zeros (Python,
+    NumPy, device), and complex numbers over real zeros, every result as NumPy's."""
+    _need(ctx, dtype)
+    real = np.float32 if dtype == np.complex64 else np.float64
+    ints = np.array([-3, 1, 0, 7])
+    reals = np.array([-2.5, 1.0, 0.0, -0.0, inf, -inf, nan], real)
+    zeros = np.array([0j, complex(-0.0, 0.0), complex(0.0, -0.0), -0j], dtype)
+    with np.errstate(all="ignore"):
+        for x in (ints, ints.astype(np.int8), reals):
+            dx = ctx.asarray(x)
+            if x.dtype.kind in "iu" and dtype == np.complex64:
+                continue                                 # int / complex64 is complex128
+            for zero in (0j, complex(-0.0, -0.0), dtype(0)):
+                _exact(dx / zero, x / zero)
+            _exact(np.true_divide(dx[:, None], ctx.asarray(zeros)), x[:, None] / zeros)
+        z = _special(dtype)
+        for zero in (0, 0.0, -0.0):
+            _exact(1j / ctx.asarray(np.array([zero, zero], real)),
+                   1j / np.array([zero, zero], real))
+            _exact(ctx.asarray(z) / ctx.asarray(np.full(len(z), zero, real)),
+                   z / np.full(len(z), zero, real))
+
+
+@DTYPES
 def test_promotion_with_reals_and_python_scalars(ctx, dtype):
     _need(ctx, dtype)
     z = _random(dtype, n=16)
