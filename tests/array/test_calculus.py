@@ -50,6 +50,27 @@ def test_gradient_is_numpys(ctx, dtype):
         np.gradient(ctx.asarray(np.ones(2)), edge_order=2)
 
 
+def test_gradient_of_booleans_is_refused_as_numpys(ctx):
+    """NumPy's gradient subtracts a bool array's elements as booleans and raises TypeError
+    (vkpersist converted them to float64 and answered); too short an array is still the
+    ValueError first, as NumPy's. Other dtypes are unchanged: int8 as NumPy's."""
+    f = np.array([[True, False, True], [False, False, True]])
+    for kw in ({}, {"axis": 1}, {"axis": 1, "edge_order": 2}):
+        with pytest.raises(TypeError) as want:
+            np.gradient(f, **kw)
+        with pytest.raises(TypeError, match="boolean subtract") as got:
+            np.gradient(ctx.asarray(f), **kw)
+        assert str(want.value).split(",")[0] in str(got.value)
+    with pytest.raises(ValueError, match="too small"):
+        np.gradient(np.array([True]))
+    with pytest.raises(ValueError, match="too small"):
+        np.gradient(ctx.asarray(np.array([True])))
+    i = f.astype(np.int8)
+    for g, w in zip(np.gradient(ctx.asarray(i)), np.gradient(i)):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g.numpy(), w)
+
+
 def test_trapezoid_and_cross(ctx):
     y = RNG.standard_normal((4, 9))
     x = np.cumsum(RNG.random(9))

@@ -113,6 +113,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
         spacing = list(varargs)
     else:
         raise TypeError("invalid number of arguments")
+    boolean = f.dtype.kind == "b"
     f = inexact(f)
     out = []
     for ax, h in zip(axes, spacing):
@@ -120,6 +121,10 @@ def gradient(f, *varargs, axis=None, edge_order=1):
         if n < edge_order + 1:
             raise ValueError("Shape of array too small to calculate a numerical gradient, "
                              "at least (edge_order + 1) elements are required.")
+        if boolean:                   # NumPy subtracts the booleans themselves, and refuses
+            raise TypeError("numpy boolean subtract, the `-` operator, is not supported "
+                            "(np.gradient of a bool array); convert it first, e.g. "
+                            "np.gradient(f.astype(np.int8)) or f.astype(float)")
         g = np.empty_like(f)
         if np.ndim(h) == 0:
             h = float(h)
