@@ -6,6 +6,8 @@ for that function plus 1 ulp (of the exact result's magnitude, against NumPy flo
 float32 and NumPy's own float64 for float64, itself within about 1 ulp); +, -, *, /, sqrt,
 floor, comparisons, integer and bit operations exactly (Vulkan lets a device's division
 and sqrt be off by ~3 ulp: those get 3 ulp)."""
+import re
+
 import numpy as np
 import pytest
 
@@ -246,6 +248,29 @@ def test_nan_handling_is_numpys(ctx):
     for name in ("isnan", "isinf", "isfinite", "sign"):
         np.testing.assert_array_equal(getattr(vkp, name)(da).numpy(), getattr(np, name)(a))
     np.testing.assert_array_equal(vkp.clip(da, -1, 1.5).numpy(), np.clip(a, -1, 1.5))
+
+
+def test_clip_takes_numpys_arguments(ctx):
+    """np.clip(a, 3) with no a_max is NumPy 2's TypeError (vkpersist clipped below only);
+    min=/max= alone, None for no limit, both None (a copy) and the mixed forms NumPy
+    refuses, each as NumPy's: the same values and dtype, or the same exception."""
+    a = np.array([1, 5, -2, 7], np.int32)
+    da = ctx.asarray(a)
+    forms = [((3,), {}), ((None, 3), {}), ((3, None), {}), ((None, None), {}), ((), {}),
+             ((), {"min": 3}), ((), {"max": 3}), ((), {"min": 0, "max": 4}),
+             ((), {"a_min": 3}), ((), {"a_max": 3}), ((1, 3), {"min": 2})]
+    for args, kw in forms:
+        try:
+            want = np.clip(a, *args, **kw)
+        except (TypeError, ValueError) as e:
+            with pytest.raises(type(e), match=re.escape(str(e)[:40])):
+                np.clip(da, *args, **kw)
+            continue
+        got = np.clip(da, *args, **kw)
+        assert isinstance(got, vkp.Array) and got.dtype == want.dtype, (args, kw)
+        np.testing.assert_array_equal(got.numpy(), want)
+    np.testing.assert_array_equal(da.clip(3).numpy(), a.clip(3))          # the method's min
+    np.testing.assert_array_equal(da.clip(max=2).numpy(), a.clip(max=2))
 
 
 def test_narrow_integers_wrap_like_numpy(ctx):
