@@ -3,6 +3,7 @@ arrays against NumPy: interp and gradient bit for bit (NumPy's formulas, the sam
 roundings), trapezoid to the reductions' order (1e-15 relative), cross exactly,
 convolve/correlate to 3e-6 (single) and 1e-12 (double) of the largest output, both the
 direct sums and the FFT path (operands longer than 4,096)."""
+import itertools
 import re
 import warnings
 
@@ -29,6 +30,28 @@ def test_interp_is_numpys(ctx):
                                   np.interp(x[:5], [2.0], [7.0]))
     with pytest.raises(ValueError, match="same length"):
         np.interp(ctx.asarray(x), xp, fp[:3])
+
+
+def test_interp_special_values_are_numpys(ctx):
+    """NumPy's special cases, bit for bit: a query at a knot is the knot's value (it was
+    NaN where a neighbour is infinite); complex fp is interpolated part by part, each part
+    repaired on its own (an infinite real part left the imaginary part NaN), and a NaN in
+    xp gives NaN between its neighbours (complex fp gave finite values); a NaN query is
+    NaN. fp of every combination of 1, 5, +-inf and NaN at three knots."""
+    x = np.array([-1.0, 0.0, 0.5, 1.0, 1.5, 2.0, 2.5, np.nan, np.inf, -np.inf])
+    special = [1.0, 5.0, np.inf, -np.inf, np.nan]
+    with np.errstate(all="ignore"):
+        for xp, queries in (([0.0, 1.0, 2.0], x), ([0.0, np.nan, 2.0], np.array([0.5, 1.5]))):
+            dxp, dx = ctx.asarray(np.array(xp)), ctx.asarray(queries)
+            for fp in itertools.product(special, repeat=3):
+                fp = np.array(fp)
+                zf = np.array([complex(a, b) for a, b in zip(fp, fp[::-1])])
+                for f in (fp, zf):
+                    got = np.interp(dx, dxp, ctx.asarray(f)).numpy()
+                    want = np.interp(queries, np.array(xp), f)
+                    assert got.dtype == want.dtype
+                    np.testing.assert_array_equal(got.real, want.real, err_msg=f"{xp} {f}")
+                    np.testing.assert_array_equal(got.imag, want.imag, err_msg=f"{xp} {f}")
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
