@@ -352,6 +352,7 @@ class _Emitter:
     def __init__(self, index: str, root: Node | None = None):
         self.index = index
         self.root = root             # the node the kernel stores (rounded by the store)
+        self.zeros: dict = {}        # part dtype -> the zero parameter of real operands
         self.lines: list[str] = []
         self.arrays: list = []       # leaf arrays, one parameter each (deduplicated)
         self.scalars: list = []      # (scalar Node, loop dtype) per use of a scalar
@@ -370,6 +371,8 @@ class _Emitter:
             name = self._let(f"a{k}[{self.index}]")
         else:
             args = [self._scalar(a, want) if a.op == "scalar" else
+                    self._complex_of_real(self.emit(a), a.dtype, want)
+                    if want.kind == "c" and a.dtype.kind != "c" else
                     _cast(self.emit(a), a.dtype, want) for a, want in zip(node.args, node.loop)]
             if node.op == "where":
                 expr = f"({args[1]} if {args[0]} else {args[2]})"
@@ -392,6 +395,16 @@ class _Emitter:
                 self.lines.append(f"{name} = _f16_round({name})")
         self.seen[id(node)] = name
         return name
+
+    def _complex_of_real(self, expr: str, src: np.dtype, dst: np.dtype) -> str:
+        """A real operand of a complex loop, its imaginary part a zero passed as a
+        parameter: with the constant 0 there, a driver folds 0 * x and 0 / x to 0 (lavapipe
+        does, SignedZeroInfNanPreserve notwithstanding), where NumPy's complex loop gets NaN
+        from an infinite or NaN part (complex * real, complex / real)."""
+        part = np.dtype(f"f{dst.itemsize // 2}")
+        if part not in self.zeros:
+            self.zeros[part] = self._scalar(Node("scalar", value=0.0), part)
+        return f"{COMPUTE[dst]}(complex({_cast(expr, src, part)}, {self.zeros[part]}))"
 
     def _scalar(self, node, dtype) -> str:
         """A scalar operand: a parameter (a push constant) of its loop dtype, per use."""
