@@ -6,6 +6,9 @@ for that function plus 1 ulp (of the exact result's magnitude, against NumPy flo
 float32 and NumPy's own float64 for float64, itself within about 1 ulp); +, -, *, /, sqrt,
 floor, comparisons, integer and bit operations exactly (Vulkan lets a device's division
 and sqrt be off by ~3 ulp: those get 3 ulp)."""
+import re
+import warnings
+
 import numpy as np
 import pytest
 
@@ -248,6 +251,29 @@ def test_nan_handling_is_numpys(ctx):
     np.testing.assert_array_equal(vkp.clip(da, -1, 1.5).numpy(), np.clip(a, -1, 1.5))
 
 
+def test_clip_takes_numpys_arguments(ctx):
+    """np.clip(a, 3) with no a_max is NumPy 2's TypeError (vkpersist clipped below only);
+    min=/max= alone, None for no limit, both None (a copy) and the mixed forms NumPy
+    refuses, each as NumPy's: the same values and dtype, or the same exception."""
+    a = np.array([1, 5, -2, 7], np.int32)
+    da = ctx.asarray(a)
+    forms = [((3,), {}), ((None, 3), {}), ((3, None), {}), ((None, None), {}), ((), {}),
+             ((), {"min": 3}), ((), {"max": 3}), ((), {"min": 0, "max": 4}),
+             ((), {"a_min": 3}), ((), {"a_max": 3}), ((1, 3), {"min": 2})]
+    for args, kw in forms:
+        try:
+            want = np.clip(a, *args, **kw)
+        except (TypeError, ValueError) as e:
+            with pytest.raises(type(e), match=re.escape(str(e)[:40])):
+                np.clip(da, *args, **kw)
+            continue
+        got = np.clip(da, *args, **kw)
+        assert isinstance(got, vkp.Array) and got.dtype == want.dtype, (args, kw)
+        np.testing.assert_array_equal(got.numpy(), want)
+    np.testing.assert_array_equal(da.clip(3).numpy(), a.clip(3))          # the method's min
+    np.testing.assert_array_equal(da.clip(max=2).numpy(), a.clip(max=2))
+
+
 def test_narrow_integers_wrap_like_numpy(ctx):
     i8 = np.arange(-100, 100, 25, dtype=np.int8)
     u8 = np.arange(0, 256, 37, dtype=np.uint8)
@@ -258,6 +284,35 @@ def test_narrow_integers_wrap_like_numpy(ctx):
                           (ctx.asarray(i8) // 3, i8 // 3)]:
             assert got.dtype == want.dtype
             np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_float16_rounds_python_scalars_and_every_result_as_numpy(ctx):
+    """NEP 50: a Python number meeting a float16 array is converted to float16 first
+    (float16([2048]) == 2049 is True, 2050 + 2049 is 4096), and NumPy's float16 loops
+    round every result to float16, so a fused tree (vkp.jit, np.angle(deg=True)) rounds
+    after each node, not only where it stores. Bit for bit against NumPy op by op."""
+    x = np.array([2048, 2050, 0.1, -3.5, 65504, 1e-7, 3e-5, np.nan, np.inf, -0.0],
+                 np.float16)
+    r = (np.random.default_rng(8).standard_normal(5000) * 100).astype(np.float16)
+    dx, dr = ctx.asarray(x), ctx.asarray(r)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)        # NumPy's overflow in cast
+        cases = [(dx == 2049, x == 2049), (dx + 2049, x + 2049), (dx * 0.1, x * 0.1),
+                 (0.1 - dx, 0.1 - x), (dx / 3, x / 3), (dx < 2049.5, x < 2049.5),
+                 (np.where(dx > 1, dx, 2049.0), np.where(x > 1, x, 2049.0)),
+                 (np.maximum(dx, 2049), np.maximum(x, 2049)), (dx + 70000, x + 70000),
+                 (np.angle(dx, deg=True), np.angle(x, deg=True)),
+                 (np.add(dx, 0.3, out=ctx.zeros(10, np.float32)),
+                  np.add(x, 0.3, out=np.zeros(10, np.float32))),
+                 (vkp.jit(lambda a: a * 3 + 1)(dx), x * 3 + 1),
+                 (vkp.jit(lambda a: vkp.sqrt(a * a + 0.3) - a)(dx),
+                  np.sqrt(x * x + np.float16(0.3)) - x),
+                 (vkp.jit(lambda a: (a * 1.7 + 0.3) / 3.1 - a * a)(dr),
+                  (r * 1.7 + 0.3) / 3.1 - r * r),
+                 (vkp.jit(lambda a: a * 0.7 + 1e-6)(dx), x * 0.7 + 1e-6)]
+        for k, (got, want) in enumerate(cases):
+            assert got.dtype == want.dtype, k
+            np.testing.assert_array_equal(got.numpy(), want, err_msg=str(k))
 
 
 def test_64_bit_and_float16_and_mixed_signedness(ctx):

@@ -3,6 +3,7 @@ arrays against NumPy: interp and gradient bit for bit (NumPy's formulas, the sam
 roundings), trapezoid to the reductions' order (1e-15 relative), cross exactly,
 convolve/correlate to 3e-6 (single) and 1e-12 (double) of the largest output, both the
 direct sums and the FFT path (operands longer than 4,096)."""
+import itertools
 import re
 import warnings
 
@@ -31,6 +32,28 @@ def test_interp_is_numpys(ctx):
         np.interp(ctx.asarray(x), xp, fp[:3])
 
 
+def test_interp_special_values_are_numpys(ctx):
+    """NumPy's special cases, bit for bit: a query at a knot is the knot's value (it was
+    NaN where a neighbour is infinite); complex fp is interpolated part by part, each part
+    repaired on its own (an infinite real part left the imaginary part NaN), and a NaN in
+    xp gives NaN between its neighbours (complex fp gave finite values); a NaN query is
+    NaN. fp of every combination of 1, 5, +-inf and NaN at three knots."""
+    x = np.array([-1.0, 0.0, 0.5, 1.0, 1.5, 2.0, 2.5, np.nan, np.inf, -np.inf])
+    special = [1.0, 5.0, np.inf, -np.inf, np.nan]
+    with np.errstate(all="ignore"):
+        for xp, queries in (([0.0, 1.0, 2.0], x), ([0.0, np.nan, 2.0], np.array([0.5, 1.5]))):
+            dxp, dx = ctx.asarray(np.array(xp)), ctx.asarray(queries)
+            for fp in itertools.product(special, repeat=3):
+                fp = np.array(fp)
+                zf = np.array([complex(a, b) for a, b in zip(fp, fp[::-1])])
+                for f in (fp, zf):
+                    got = np.interp(dx, dxp, ctx.asarray(f)).numpy()
+                    want = np.interp(queries, np.array(xp), f)
+                    assert got.dtype == want.dtype
+                    np.testing.assert_array_equal(got.real, want.real, err_msg=f"{xp} {f}")
+                    np.testing.assert_array_equal(got.imag, want.imag, err_msg=f"{xp} {f}")
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
 def test_gradient_is_numpys(ctx, dtype):
     f = (RNG.standard_normal((6, 7)) * 10).astype(dtype)
@@ -48,6 +71,27 @@ def test_gradient_is_numpys(ctx, dtype):
             np.testing.assert_array_equal(g.numpy(), w)
     with pytest.raises(ValueError, match="too small"):
         np.gradient(ctx.asarray(np.ones(2)), edge_order=2)
+
+
+def test_gradient_of_booleans_is_refused_as_numpys(ctx):
+    """NumPy's gradient subtracts a bool array's elements as booleans and raises TypeError
+    (vkpersist converted them to float64 and answered); too short an array is still the
+    ValueError first, as NumPy's. Other dtypes are unchanged: int8 as NumPy's."""
+    f = np.array([[True, False, True], [False, False, True]])
+    for kw in ({}, {"axis": 1}, {"axis": 1, "edge_order": 2}):
+        with pytest.raises(TypeError) as want:
+            np.gradient(f, **kw)
+        with pytest.raises(TypeError, match="boolean subtract") as got:
+            np.gradient(ctx.asarray(f), **kw)
+        assert str(want.value).split(",")[0] in str(got.value)
+    with pytest.raises(ValueError, match="too small"):
+        np.gradient(np.array([True]))
+    with pytest.raises(ValueError, match="too small"):
+        np.gradient(ctx.asarray(np.array([True])))
+    i = f.astype(np.int8)
+    for g, w in zip(np.gradient(ctx.asarray(i)), np.gradient(i)):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g.numpy(), w)
 
 
 def test_trapezoid_and_cross(ctx):

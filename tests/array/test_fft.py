@@ -73,6 +73,23 @@ def test_multidimensional_and_real_transforms(ctx):
     _close(np.fft.rfft(ctx.asarray(f)), np.fft.rfft(f), TOL[np.dtype(np.float32)])
 
 
+def test_irfft_output_dtype_is_numpys(ctx):
+    """np.fft.irfft's output dtype is result_type(a.real.dtype, 1.0): float16 input stays
+    float16 (NumPy computes in float32 and rounds once; tolerance one float16 rounding),
+    int8 and bool give float64; irfftn of one axis is irfft, of two (a complex pass
+    first) float32, as NumPy's."""
+    h = np.array([[1.5, -2.0, 0.25, 3.0, 1.0], [0.0, 1.0, -1.0, 0.5, 2.0]], np.float16)
+    dh = ctx.asarray(h)
+    for got, want in ((np.fft.irfft(dh), np.fft.irfft(h)),
+                      (np.fft.irfft(dh, n=7, axis=0), np.fft.irfft(h, n=7, axis=0)),
+                      (np.fft.irfftn(dh[0]), np.fft.irfftn(h[0])),
+                      (np.fft.irfft2(dh), np.fft.irfft2(h))):
+        _close(got, want, 1e-3)
+    for dtype in (np.int8, np.bool_):
+        x = h.astype(dtype)
+        _close(np.fft.irfft(ctx.asarray(x)), np.fft.irfft(x), TOL[np.dtype(np.float64)])
+
+
 def test_shifts_and_round_trip(ctx):
     x = _data(np.complex128, (5, 8))
     dx = ctx.asarray(x)

@@ -192,6 +192,31 @@ def test_searchsorted_is_numpys(ctx, side):
         np.searchsorted(a[perm], a[:20], side=side, sorter=np.argsort(a[perm], kind="stable")))
 
 
+def test_searchsorted_refuses_a_bad_sorter_as_numpy(ctx):
+    """A sorter of the wrong length searched a prefix (or a longer array), and -1 wrapped:
+    NumPy raises, and so does vkpersist, with NumPy's exception type and words, for device
+    and NumPy sorters; a valid uint8 sorter is taken. (NumPy checks the range of only the
+    indices its binary search reads; vkpersist checks them all, so the queries here read
+    the bad one.)"""
+    a = np.array([3.0, 1.0, 2.0, 5.0])
+    da = ctx.asarray(a)
+    bad = ([0, 1], [1, 2, 0, 3, 3], [1, 2, 0, 4], [1, 2, 0, -1], [[1, 2, 0, 3]],
+           [1.0, 2.0, 0.0, 3.0], [True, False, True, True])
+    v = np.array([0.0, 2.5, 9.0])
+    for sorter in bad:
+        s = np.array(sorter)
+        with pytest.raises((TypeError, ValueError)) as want:
+            np.searchsorted(a, v, sorter=s)
+        for given in (s, ctx.asarray(s)):
+            with pytest.raises(want.type) as got:
+                np.searchsorted(da, ctx.asarray(v), sorter=given)
+            assert str(want.value).rstrip(".") in str(got.value), (sorter, got.value)
+    s = np.array([1, 2, 0, 3], np.uint8)
+    np.testing.assert_array_equal(
+        np.searchsorted(da, ctx.asarray(np.array([2.5, 9.0])), sorter=ctx.asarray(s)).numpy(),
+        np.searchsorted(a, [2.5, 9.0], sorter=s))
+
+
 @pytest.mark.parametrize("dtype", [np.int32, np.float32, np.float64])
 def test_unique_with_its_optional_results(ctx, dtype):
     x = RNG.integers(-5, 6, (6, 7)).astype(dtype)

@@ -87,6 +87,22 @@ def test_reshape_and_transpose_mistakes(base):
         dev.transpose(0, 0, 1)
 
 
+def test_reshape_beyond_numpys_64_dimensions_is_refused(base):
+    """NumPy arrays have at most 64 dimensions: reshape to 65 (even of ones) is NumPy's
+    ValueError, which vkpersist made as a 65-d view; 64 stay a view, as NumPy's."""
+    host, dev = base
+    for shape in ((1,) * 64 + (120,), (120,) + (1,) * 64, (1,) * 65 + (-1,)):
+        with pytest.raises(ValueError) as want:
+            host.reshape(shape)
+        for reshape in (dev.reshape, lambda s: np.reshape(dev, s), lambda s: dev.reshape(*s)):
+            with pytest.raises(ValueError, match="maximum supported dimension") as got:
+                reshape(shape)
+            assert str(want.value) in str(got.value)
+    shape = (1,) * 63 + (120,)
+    assert dev.reshape(shape).shape == host.reshape(shape).shape
+    np.testing.assert_array_equal(np.reshape(dev, shape).numpy(), host.reshape(shape))
+
+
 def test_setitem_broadcasts_and_casts_as_numpy(ctx):
     host = np.zeros((4, 6), np.int32)
     dev = ctx.asarray(host)

@@ -8,7 +8,9 @@ whole function into one tree, and so one kernel (vkpersist/_core/fusion.py). Eit
   a Python float meeting a float32 array stays float32), each operand is converted to its
   loop dtype in the kernel, and the result is stored as NumPy's `same_kind` cast to `out`.
   int8/int16/uint8/uint16 compute widened and wrap to their dtype after each node;
-  float16 computes in float32 and is rounded only where stored.
+  float16 computes in float32 and is rounded to float16 after each node (as NumPy's
+  float16 loops round every result; `_f16_round`), a weak Python scalar in a float16 loop
+  rounded to float16 first (NEP 50), as NumPy converts it.
 - Broadcasting is NumPy's; a broadcast operand is a view with stride 0, so nothing is
   copied. Axes that every operand walks contiguously are merged, so most launches index a
   1-d range; at most 3 axes reach the kernel (more are looped over here, one launch each).
@@ -32,12 +34,30 @@ from . import ufunc_complex as _ufunc_complex
 from .ufunc_table import BY_UFUNC, COMPUTE, EMIT, UFUNCS, wrap
 from .._kernel import func, kernel
 from ..lang import builtins as B, subgroups, types as T
+from ..lang.builtins import copysign, rint
 from ..lang.source import compile_source
 from ..vk.array import Array, window_room
 
 LOCAL = 256
 MAX_GROUPS = 65535
 _PY_SCALARS = (bool, int, float, complex)
+_INF = float("inf")
+_F16 = np.dtype(np.float16)
+
+
+@func
+def _f16_round(x):
+    # x (float32) rounded to the nearest float16, ties to even, as a float32: Veltkamp's
+    # split with 2**13 + 1 keeps 11 significant bits (checked against NumPy's conversion
+    # for every float32 in [2**-14, 65520)); float16's subnormals are multiples of 2**-24;
+    # from 65520 on, inf; NaN stays NaN (both tests fail)
+    a = abs(x)
+    if a < 6.103515625e-05:
+        return rint(x * 16777216.0) * 5.960464477539063e-08
+    if a >= 65520.0:
+        return copysign(_INF, x)
+    c = x * 8193.0
+    return c - (c - x)
 
 
 def groups_for(n: int, local: int = LOCAL) -> int:
@@ -329,8 +349,10 @@ def convert(expr: str, dst: np.dtype) -> str:
 class _Emitter:
     """Kernel source for one tree: each node a local, in evaluation order."""
 
-    def __init__(self, index: str):
+    def __init__(self, index: str, root: Node | None = None):
         self.index = index
+        self.root = root             # the node the kernel stores (rounded by the store)
+        self.zeros: dict = {}        # part dtype -> the zero parameter of real operands
         self.lines: list[str] = []
         self.arrays: list = []       # leaf arrays, one parameter each (deduplicated)
         self.scalars: list = []      # (scalar Node, loop dtype) per use of a scalar
@@ -349,6 +371,8 @@ class _Emitter:
             name = self._let(f"a{k}[{self.index}]")
         else:
             args = [self._scalar(a, want) if a.op == "scalar" else
+                    self._complex_of_real(self.emit(a), a.dtype, want)
+                    if want.kind == "c" and a.dtype.kind != "c" else
                     _cast(self.emit(a), a.dtype, want) for a, want in zip(node.args, node.loop)]
             if node.op == "where":
                 expr = f"({args[1]} if {args[0]} else {args[2]})"
@@ -366,8 +390,21 @@ class _Emitter:
             narrowed = wrap(node.dtype, name)
             if narrowed:
                 self.lines.append(f"{name} = {narrowed}")
+            elif node.dtype == _F16 and node is not self.root:   # the root: by its store
+                self.functions["_f16_round"] = _f16_round
+                self.lines.append(f"{name} = _f16_round({name})")
         self.seen[id(node)] = name
         return name
+
+    def _complex_of_real(self, expr: str, src: np.dtype, dst: np.dtype) -> str:
+        """A real operand of a complex loop, its imaginary part a zero passed as a
+        parameter: with the constant 0 there, a driver folds 0 * x and 0 / x to 0 (lavapipe
+        does, SignedZeroInfNanPreserve notwithstanding), where NumPy's complex loop gets NaN
+        from an infinite or NaN part (complex * real, complex / real)."""
+        part = np.dtype(f"f{dst.itemsize // 2}")
+        if part not in self.zeros:
+            self.zeros[part] = self._scalar(Node("scalar", value=0.0), part)
+        return f"{COMPUTE[dst]}(complex({_cast(expr, src, part)}, {self.zeros[part]}))"
 
     def _scalar(self, node, dtype) -> str:
         """A scalar operand: a parameter (a push constant) of its loop dtype, per use."""
@@ -392,7 +429,7 @@ def source(root: Node, out_dtype: np.dtype, ndim: int) -> tuple[str, _Emitter]:
     """The kernel source (`elementwise(out, a0.., s0..)`) of a resolved tree over `ndim`
     axes."""
     count, unravel, index = _INDEX[ndim]
-    em = _Emitter(index)
+    em = _Emitter(index, root if root.dtype == out_dtype else None)
     result = _cast(em.emit(root), root.dtype, out_dtype)
     params = ["out"] + [f"a{i}" for i in range(len(em.arrays))] + \
         [f"s{i}" for i in range(len(em.scalars))]

@@ -267,6 +267,8 @@ class Recipe:
             scalars = []
             for v, (_, dtype) in zip(values, self.scalars):
                 _check_int(v, dtype)
+                if dtype == np.float16:    # NumPy converts the scalar to float16 (NEP 50)
+                    v = np.float16(v)
                 scalars.append(PARAM[COMPUTE[dtype]](v))
             for per in self.layouts:
                 views = [op._view(self.inner, st, op._offset + delta)

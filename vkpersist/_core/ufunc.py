@@ -13,7 +13,7 @@ import operator
 
 import numpy as np
 
-from .elementwise import Node, as_node
+from .elementwise import Node, as_node, resolve
 from .recipe import call
 from .ufunc_table import ALIASES, BY_UFUNC, EMIT
 from ..lang import builtins as B
@@ -87,12 +87,28 @@ def _select(condition, x, y, out, name: str):
                name)
 
 
-def clip(a, a_min=None, a_max=None, out=None, **kwargs):
-    """`a` limited to [a_min, a_max] (either may be None), as np.clip: NaN stays NaN."""
+_NO_VALUE = object()      # np.clip's "not given" (np._NoValue): None is a bound's "no limit"
+
+
+def clip(a, a_min=_NO_VALUE, a_max=_NO_VALUE, out=None, *, min=_NO_VALUE, max=_NO_VALUE,
+         **kwargs):
+    """`a` limited to [a_min, a_max] (either may be None), as np.clip: NaN stays NaN.
+    NumPy 2's arguments: both bounds positionally, or both left out with min=/max= (or
+    neither: a copy); one bound alone is NumPy's TypeError."""
     if kwargs:
         _refuse_kwargs("clip", kwargs)
+    if a_min is _NO_VALUE and a_max is _NO_VALUE:
+        a_min = None if min is _NO_VALUE else min
+        a_max = None if max is _NO_VALUE else max
+    elif a_min is _NO_VALUE or a_max is _NO_VALUE:
+        missing = "a_min" if a_min is _NO_VALUE else "a_max"
+        raise TypeError(f"clip() missing 1 required positional argument: {missing!r} (give "
+                        "both bounds, None for no limit, or min=/max= alone)")
+    elif min is not _NO_VALUE or max is not _NO_VALUE:
+        raise ValueError("Passing `min` or `max` keyword argument when `a_min` and `a_max` "
+                         "are provided is forbidden.")
     if a_min is None and a_max is None:
-        raise ValueError("clip(): one of a_min or a_max must be given")
+        return run("copy", lambda x: x, (a,), out, "clip")
     bounds = [b for b in (a_min, a_max) if b is not None]
 
     def build(node, *limits):
@@ -162,13 +178,16 @@ def _part(val, which):
 
 def angle(z, deg=False):
     """The argument of complex `z` (np.angle): arctan2(z.imag, z.real), in degrees with
-    `deg`; of a real array arctan2(0, x), as NumPy's."""
+    `deg`; of a real array arctan2(0, x) with a Python 0, as NumPy's (so booleans give
+    float64, as arctan2(0, bool) does, and int8 float16)."""
     def build(node):
-        a = Node("arctan2", [Node("imag", [node]), Node("real", [node])])
+        resolve(node)
+        if node.dtype.kind == "c":
+            a = Node("arctan2", [Node("imag", [node]), Node("real", [node])])
+        else:
+            a = Node("arctan2", [as_node(0), node])
         return Node("multiply", [a, as_node(180 / np.pi)]) if deg else a
     return run(("angle", bool(deg)), build, (z,), None, "angle")
-
-
 
 
 def _masked(name, args, out, where):

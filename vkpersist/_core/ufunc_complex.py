@@ -70,7 +70,11 @@ def _arithmetic(C):
             if abr == 0 and abi == 0:
                 if (nr and (ai == 0 or ni)) or (ar == 0 and ni):
                     return C(complex(ar if nr else ai, ai if ni else ar))
-                return C(complex(ar / abr, ai / abi))
+                # x / +0 written out (NaN for 0 or NaN, else inf of x's sign): a real
+                # operand's imaginary part is the constant 0, and lavapipe folds 0.0 / x
+                # to 0 (int / 0j gave -inf+0j; NumPy's is -inf+nanj)
+                return C(complex(ar if nr else (_NAN if ar == 0 else copysign(_INF, ar)),
+                                 ai if ni else (_NAN if ai == 0 else copysign(_INF, ai))))
             rat = bi / br
             scl = 1.0 / (br + bi * rat)
             return C(complex((ar + ai * rat) * scl, (ai - ar * rat) * scl))

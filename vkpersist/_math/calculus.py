@@ -74,17 +74,33 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         j1 = j + 1                       # both within [0, n): no bounds record to wait for
         x0, x1 = take_within(xp, j), take_within(xp, j1)
         f0, f1 = take_within(fp, j), take_within(fp, j1)
-        slope = (f1 - f0) / (x1 - x0)
-        value = slope * (x - x0) + f0
-        # NumPy's repair of a NaN from an infinite slope: from the right end, then flat
-        again = slope * (x - x1) + f1
-        value = np.where(np.isnan(value), again, value)
-        value = np.where(np.isnan(value) & (f0 == f1), f0, value)
-        value = np.where(x == xp[n - 1], f_last, value)
+        if fp.dtype.kind == "c":
+            # NumPy's complex loop: each part on its own, its slope times 1 / (x1 - x0)
+            # (the parts written into the result's .real and .imag views: no complex
+            # arithmetic, which would mix an infinite part into the other, as r + 1j * i)
+            inv_dx = 1.0 / (x1 - x0)
+            value = Array(ctx, x.shape, wide)
+            value.real[...] = _lerp_part(f0.real, f1.real, x, x0, x1, inv_dx)
+            value.imag[...] = _lerp_part(f0.imag, f1.imag, x, x0, x1, inv_dx)
+        else:
+            value = _lerp_part(f0, f1, x, x0, x1)
+        value = np.where(x == x0, f0, value)     # at a knot: its value, as NumPy's (also
+        value = np.where(x == xp[n - 1], f_last, value)    # when a neighbour is infinite)
+        value = np.where(np.isnan(x), x.astype(wide), value)   # a NaN query: NaN (+0j)
     below = f_first if left is None else left
     above = f_last if right is None else right
     value = np.where(x < xp[0], below, value)
     return np.where(x > xp[n - 1], above, value)
+
+
+def _lerp_part(f0, f1, x, x0, x1, inv_dx=None):
+    """NumPy's interpolation between real f0 at x0 and f1 at x1: slope (x - x0) + f0, the
+    slope (f1 - f0) / (x1 - x0) (a complex part's: (f1 - f0) * inv_dx); a NaN (from an
+    infinite slope) is tried from the right end, then taken flat where f0 == f1."""
+    slope = (f1 - f0) / (x1 - x0) if inv_dx is None else (f1 - f0) * inv_dx
+    value = slope * (x - x0) + f0
+    value = np.where(np.isnan(value), slope * (x - x1) + f1, value)
+    return np.where(np.isnan(value) & (f0 == f1), f0, value)
 
 
 def _edges(f, axis, lo, hi):
@@ -113,6 +129,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
         spacing = list(varargs)
     else:
         raise TypeError("invalid number of arguments")
+    boolean = f.dtype.kind == "b"
     f = inexact(f)
     out = []
     for ax, h in zip(axes, spacing):
@@ -120,6 +137,10 @@ def gradient(f, *varargs, axis=None, edge_order=1):
         if n < edge_order + 1:
             raise ValueError("Shape of array too small to calculate a numerical gradient, "
                              "at least (edge_order + 1) elements are required.")
+        if boolean:                   # NumPy subtracts the booleans themselves, and refuses
+            raise TypeError("numpy boolean subtract, the `-` operator, is not supported "
+                            "(np.gradient of a bool array); convert it first, e.g. "
+                            "np.gradient(f.astype(np.int8)) or f.astype(float)")
         g = np.empty_like(f)
         if np.ndim(h) == 0:
             h = float(h)

@@ -202,7 +202,7 @@ def searchsorted(a, v, side="left", sorter=None):
         raise ValueError("object too deep for desired array" if a.ndim > 1 else
                          "object of too small depth for desired array")
     if sorter is not None:
-        a = a[sorter if isinstance(sorter, Array) else np.asarray(sorter)]
+        a = a[_checked_sorter(sorter, a.size)]
     vv = device_operand(a.ctx, v, "np.searchsorted")
     common = _key_dtype(np.result_type(a.dtype, vv.dtype), "searchsorted")
     sa = a.astype(common, copy=False)
@@ -211,6 +211,22 @@ def searchsorted(a, v, side="left", sorter=None):
     if flat.size:
         _search[groups_for(flat.size), LOCAL](sa, flat, out, np.int32(side == "right"))
     return out.reshape(vv.shape) if vv.ndim else out.reshape(())
+
+
+def _checked_sorter(sorter, n: int):
+    """searchsorted's `sorter` refused as NumPy refuses it: a 1-d integer array of a's
+    length whose indices are in [0, n) (a shorter one searched a prefix; -1 wrapped)."""
+    s = sorter if isinstance(sorter, Array) else np.asarray(sorter)
+    if s.ndim != 1:
+        raise TypeError(f"could not parse sorter argument: searchsorted's sorter must be a "
+                        f"1-d array of indices, got {s.ndim} dimension(s)")
+    if s.dtype.kind not in "iu":
+        raise TypeError(f"sorter must only contain integers (got {s.dtype})")
+    if s.size != n:
+        raise ValueError(f"sorter.size must equal a.size ({s.size} != {n})")
+    if n and bool(np.any((s < 0) | (s >= n))):
+        raise ValueError(f"Sorter index out of range: the indices must be in [0, {n})")
+    return s
 
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,

@@ -37,10 +37,14 @@ def _keep(result, a: Array, ax, keepdims: bool):
     return np.expand_dims(result, ax)
 
 
-def _nan_where_any(s: Array, value):
-    """NaN where the sorted slice holds one (NaNs sort last), else `value`."""
+def _nan_where_any(s: Array, value, whole: bool = False):
+    """NaN where the sorted slice holds one (NaNs sort last), else `value`. `whole`: one
+    slice and one q, where NumPy returns the slice's NaN itself, in the data's dtype
+    (np.quantile(float32 data holding a NaN, np.float64(q)) is a float32 NaN)."""
     if s.dtype.kind != "f":
         return value
+    if whole and value.ndim == 0 and bool(np.isnan(s[..., -1])):
+        return s[..., -1]
     return np.where(np.isnan(s[..., -1]), s[..., -1], value)
 
 
@@ -67,41 +71,58 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, weights=None, interpolation=None):
     """np.quantile with NumPy's default method ("linear"); q a number or an array of
-    numbers in [0, 1] (then the result has q's axes first)."""
-    if method != "linear" or interpolation is not None or weights is not None:
-        raise TypeError("np.quantile on vkpersist arrays: only method='linear' (NumPy's "
-                        "default), without weights")
-    _check("quantile", a, out)
-    qs = np.asarray(q.numpy() if isinstance(q, Array) else q, dtype=np.float64)
-    if np.any((qs < 0) | (qs > 1)) or np.any(np.isnan(qs)):
-        raise ValueError("Quantiles must be in the range [0, 1]")
-    s, ax = _sorted_last(inexact(a), axis)
-    n = s.shape[-1]
-    # NumPy's interpolation weight has q's type: a Python number is weak (float32 data
-    # stays float32), an array or NumPy float64 promotes the result to float64 (NEP 50)
-    weak = type(q) in (int, float)           # np.float64 is a float subclass, and strong
-    results = []
-    for qv in qs.reshape(-1).tolist():
-        virtual = qv * (n - 1)
-        lo = int(np.floor(virtual))
-        hi = min(lo + 1, n - 1)
-        t = virtual - lo if weak else np.float64(virtual - lo)
-        below, above = s[..., lo], s[..., hi]
-        diff = above - below
-        value = (above - diff * (1 - t)) if t >= 0.5 else (below + diff * t)
-        results.append(_keep(_nan_where_any(s, value), a, ax, keepdims))
-    if qs.ndim == 0:
-        return results[0]
-    return np.stack(results).reshape(qs.shape + results[0].shape)
+    numbers in [0, 1] of at most 2 dimensions (then the result has q's axes first)."""
+    q = q.numpy() if isinstance(q, Array) else q
+    return _quantile(a, np.asarray(q), type(q) in (int, float), axis, out, method, keepdims,
+                     weights, interpolation, "Quantiles must be in the range [0, 1]")
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, weights=None, interpolation=None):
-    qs = np.asarray(q.numpy() if isinstance(q, Array) else q, dtype=np.float64)
-    if np.any((qs < 0) | (qs > 100)):
-        raise ValueError("Percentiles must be in the range [0, 100]")
-    return quantile(a, qs / 100, axis, out, overwrite_input, method, keepdims,
-                    weights=weights, interpolation=interpolation)
+    """np.percentile: np.quantile of q / 100, divided as NumPy divides it (a float32 q
+    stays float32, a Python number stays weak)."""
+    q = q.numpy() if isinstance(q, Array) else q
+    return _quantile(a, np.asarray(np.true_divide(q, 100)), type(q) in (int, float), axis, out, method,
+                     keepdims, weights, interpolation,
+                     "Percentiles must be in the range [0, 100]")
+
+
+def _quantile(a, qs, weak, axis, out, method, keepdims, weights, interpolation, range_msg):
+    """NumPy's "linear" quantile of sorted `a`, with NumPy's numbers: the virtual index
+    (n - 1) q and its fraction t in q's dtype, t a weak Python float when q was a Python
+    number (NEP 50: float32 data stays float32), else of q's dtype (float32 q with float32
+    or int8/int16 data gives float32, float64 q gives float64); NumPy's `_lerp`
+    (a + (b - a) t, or b - (b - a)(1 - t) from t >= 1/2) in the data's dtype, so integer
+    data with an integer q gives the element itself, in the data's dtype, as NumPy's."""
+    if method != "linear" or interpolation is not None or weights is not None:
+        raise TypeError("np.quantile on vkpersist arrays: only method='linear' (NumPy's "
+                        "default), without weights")
+    _check("quantile", a, out)
+    if np.any((qs < 0) | (qs > 1)) or np.any(np.isnan(qs)):
+        raise ValueError(range_msg)
+    if qs.ndim > 2:
+        raise ValueError(f"q must be a scalar or 1d (NumPy takes q of at most 2 dimensions); "
+                         f"got q of shape {qs.shape}")
+    s, ax = _sorted_last(a, axis)
+    n = s.shape[-1]
+    virtual = (n - 1) * qs                  # q's dtype, as NumPy's (n a weak Python int)
+    results = []
+    for v in virtual.reshape(-1):
+        lo = n - 1 if v >= n - 1 else int(np.floor(v))
+        below = s[..., lo]
+        if virtual.dtype.kind in "biu":     # an integer index: the element itself
+            value = below
+        else:
+            hi = min(lo + 1, n - 1)
+            t = v - (-1 if v >= n - 1 else np.floor(v))      # NumPy's gamma
+            t = float(t) if weak else virtual.dtype.type(t)
+            above = s[..., hi]
+            diff = above - below
+            value = (above - diff * (1 - t)) if t >= 0.5 else (below + diff * t)
+        results.append(_keep(_nan_where_any(s, value, qs.ndim == 0), a, ax, keepdims))
+    if qs.ndim == 0:
+        return results[0]
+    return np.stack(results).reshape(qs.shape + results[0].shape)
 
 
 def ptp(a, axis=None, out=None, keepdims=False):
@@ -129,18 +150,35 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         if w.shape[0] != a.shape[ax]:
             raise ValueError("Length of weights not compatible with specified axis.")
         w = w.reshape((1,) * ax + (w.shape[0],) + (1,) * (a.ndim - ax - 1))
-    total = np.sum(w, axis=axis, keepdims=keepdims)
+    # NumPy's result dtype: at least float64 for integer or bool data, and both the
+    # weights' sum and the products computed in it (so the returned sum of integer or
+    # bool weights is float64, and a * w never wraps in an integer type)
+    if a.dtype.kind in "biu":
+        dtype = np.result_type(a.dtype, w.dtype, "f8")
+    else:
+        dtype = np.result_type(a.dtype, w.dtype)
+    total = np.sum(w.astype(dtype, copy=False), axis=axis, keepdims=keepdims)
     if bool(np.any(total == 0)):
         raise ZeroDivisionError("Weights sum to zero, can't be normalized")
-    avg = np.sum(a * w, axis=axis, keepdims=keepdims) / total
+    products = np.multiply(a.astype(dtype, copy=False), w.astype(dtype, copy=False))
+    avg = np.sum(products, axis=axis, keepdims=keepdims) / total
     return (avg, np.broadcast_to(total, avg.shape).copy()) if returned else avg
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """|a - b| <= atol + rtol |b|, infinities equal only to themselves, as np.isclose."""
-    finite = np.isfinite(a) & np.isfinite(b)
-    close = np.abs(a - b) <= atol + rtol * np.abs(b)
-    result = np.where(finite, close, a == b)
+    """|a - b| <= atol + rtol |b|, infinities equal only to themselves, as np.isclose.
+
+    As NumPy's, `b` is first made inexact (result_type(b, 1.0): integers become
+    float64), so integer operands subtract in floating point, never wrapping
+    (isclose(int32 0, int32 -2**31) is False, as NumPy's)."""
+    dtype = getattr(b, "dtype", None)
+    if dtype is not None and dtype.kind != "m":
+        inexact_b = np.result_type(dtype, 1.0)
+        if inexact_b != dtype:
+            b = b.astype(inexact_b) if isinstance(b, Array) else np.asarray(b, inexact_b)
+    elif isinstance(b, int):
+        b = float(b)
+    result = (np.abs(a - b) <= atol + rtol * np.abs(b)) & np.isfinite(b) | (a == b)
     if equal_nan:
         result = result | (np.isnan(a) & np.isnan(b))
     return result

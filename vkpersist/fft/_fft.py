@@ -299,8 +299,11 @@ def irfft(a, n=None, axis=-1, norm=None, out=None):
         x[..., half - 1] = x[..., half - 1].real
     mirror = np.conjugate(x[..., 1:n - half + 1][..., ::-1])
     spectrum = np.concatenate([x, mirror], axis=-1)
-    result = _c2c(spectrum, n, -1, norm, True, "ifft").real
-    return np.moveaxis(result, -1, axis).copy()
+    result = np.moveaxis(_c2c(spectrum, n, -1, norm, True, "ifft").real, -1, axis)
+    # NumPy's output dtype is result_type(a.real.dtype, 1.0): float16 input gives float16
+    # (computed in float32, as NumPy's loop, and rounded once)
+    real = np.result_type(a.real.dtype if a.dtype.kind == "c" else a.dtype, 1.0)
+    return result.astype(real) if real != result.dtype else result.copy()
 
 
 def _rnd(a, s, axes, norm, inverse):

@@ -122,10 +122,16 @@ def transpose(shape, strides, axes):
     return tuple(shape[a] for a in norm), tuple(strides[a] for a in norm)
 
 
+MAXDIMS = 64           # NumPy's NPY_MAXDIMS (NumPy 2)
+
+
 def reshape_shape(size: int, shape) -> tuple[int, ...]:
     """The new shape (one -1 inferred) with NumPy's errors."""
     if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
         shape = tuple(shape[0])
+    if len(shape) > MAXDIMS:
+        raise ValueError(f"maximum supported dimension for an ndarray is currently "
+                         f"{MAXDIMS}, found {len(shape)} (NumPy's limit)")
     try:
         shape = tuple(operator.index(n) for n in shape)
     except TypeError:
