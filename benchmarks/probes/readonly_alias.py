@@ -38,8 +38,9 @@ void main() {
 WG = ("controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, "
       "gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);")
 DEVICE = WG.replace("gl_ScopeWorkgroup, gl_ScopeWorkgroup", "gl_ScopeWorkgroup, gl_ScopeDevice")
+# the grid barrier's end, as tests/lang/test_spirv_opt.py writes it
 FENCE = (DEVICE + " memoryBarrier(gl_ScopeDevice, gl_StorageSemanticsBuffer, "
-         "gl_SemanticsAcquire | gl_SemanticsMakeVisible); " + DEVICE)    # tests/lang/test_spirv_opt.py
+         "gl_SemanticsAcquire | gl_SemanticsMakeVisible); " + DEVICE)
 VARIANTS = {   # name -> (first load, barrier, readonly block's extra qualifier)
     "r loaded, workgroup-scope barrier": ("r[i]", WG, ""),
     "r loaded, device-scope barrier": ("r[i]", DEVICE, ""),

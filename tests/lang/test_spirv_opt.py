@@ -20,14 +20,19 @@ OP_TYPE_FLOAT = 22
 OP_CONSTANT = 43
 
 
+def _instructions(code: bytes):
+    """(opcode, operand words) of each instruction of a SPIR-V module, after its header."""
+    words = np.frombuffer(code, np.uint32)
+    at = 5
+    while at < len(words):
+        count = int(words[at] >> 16)
+        yield int(words[at] & 0xFFFF), words[at + 1:at + count]
+        at += count
+
+
 def _functions(code: bytes) -> int:
     """How many functions a SPIR-V module defines."""
-    words = np.frombuffer(code, np.uint32)[5:]      # after the header
-    count, at = 0, 0
-    while at < len(words):
-        count += int(words[at] & 0xFFFF) == OP_FUNCTION
-        at += int(words[at] >> 16)
-    return count
+    return sum(op == OP_FUNCTION for op, _ in _instructions(code))
 
 
 def _reassociation_sensitive(n: int) -> np.ndarray:
@@ -87,15 +92,12 @@ void main() { uint i = gl_GlobalInvocationID.x; x[i] = scaled(x[i]) - half_of(sc
 
 def _float_constants(code: bytes) -> set[float]:
     """The 32-bit float constants a SPIR-V module declares."""
-    words = np.frombuffer(code, np.uint32)
-    types, found, at = set(), set(), 5
-    while at < len(words):
-        count, op = int(words[at] >> 16), int(words[at] & 0xFFFF)
-        if op == OP_TYPE_FLOAT and words[at + 2] == 32:
-            types.add(int(words[at + 1]))
-        elif op == OP_CONSTANT and int(words[at + 1]) in types:
-            found.add(float(words[at + 3:at + 4].view(np.float32)[0]))
-        at += count
+    types, found = set(), set()
+    for op, operands in _instructions(code):
+        if op == OP_TYPE_FLOAT and operands[1] == 32:
+            types.add(int(operands[0]))
+        elif op == OP_CONSTANT and int(operands[0]) in types:
+            found.add(float(operands[2:3].view(np.float32)[0]))
     return found
 
 
@@ -164,12 +166,7 @@ OP_LOAD = 61
 
 
 def _loads(code: bytes) -> int:
-    words = np.frombuffer(code, np.uint32)
-    count, at = 0, 5
-    while at < len(words):
-        count += int(words[at] & 0xFFFF) == OP_LOAD
-        at += int(words[at] >> 16)
-    return count
+    return sum(op == OP_LOAD for op, _ in _instructions(code))
 
 
 def test_a_readonly_alias_is_loaded_again_after_a_grid_barrier(ctx):

@@ -82,8 +82,8 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
     """np.percentile: np.quantile of q / 100, divided as NumPy divides it (a float32 q
     stays float32, a Python number stays weak)."""
     q = q.numpy() if isinstance(q, Array) else q
-    return _quantile(a, np.asarray(np.true_divide(q, 100)), type(q) in (int, float), axis, out, method,
-                     keepdims, weights, interpolation,
+    return _quantile(a, np.asarray(np.true_divide(q, 100)), type(q) in (int, float), axis,
+                     out, method, keepdims, weights, interpolation,
                      "Percentiles must be in the range [0, 100]")
 
 

@@ -216,12 +216,12 @@ class Runner:
         budget = min(steps_left, self.epoch_steps)
         if self.mode == "persistent":
             sequence = self.build.epoch(self.groups, self.local)
+            self.ctl["_parts"] = 0     # the megakernel's start sets it: a hang says where
         else:
             budget = 1 << (budget.bit_length() - 1)      # batches are recorded in powers of 2
             sequence = self.build.batch(budget, self.local)
         self.ctl["_budget"] = budget
         self.ctl["_done"] = 0          # not the last epoch's count while this one starts
-        self.ctl["_parts"] = 0         # the megakernel's start sets it: a hang says where
         sequence.launch()
         self.running = True
         self._started = self._last_beat = time.perf_counter()

@@ -182,15 +182,12 @@ class SharedPages:
             try:
                 self._map.close()
             except BufferError:
-                pass
-            else:
-                self._map = None
-                return
-            self._bytes = self._aligned()
-            raise VkPersistError(
-                "SharedPages.free(): NumPy views of the pages (from pages.numpy(), a frame's "
-                "data or an array's numpy_view()) are still alive; delete them first (`del "
-                "view`), since reading them after the pages are unmapped would crash") from None
+                self._bytes = self._aligned()
+                raise VkPersistError(
+                    "SharedPages.free(): NumPy views of the pages (from pages.numpy(), a "
+                    "frame's data or an array's numpy_view()) are still alive; delete them "
+                    "first (`del view`), since reading them after the pages are unmapped "
+                    "would crash") from None
         self._map = None
 
     def __enter__(self) -> "SharedPages":
